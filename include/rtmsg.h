@@ -1,0 +1,189 @@
+/*
+ * librtmsg — native message-passing API.
+ *
+ * Semantics follow MPI point-to-point where the two overlap: messages are
+ * byte buffers matched by (communicator, source, tag); messages between two
+ * ranks on one communicator never overtake each other; a receive buffer
+ * smaller than the matched message yields RTM_ERR_TRUNCATE in the status,
+ * never an overflow.
+ *
+ * Every function returns rtm_status_t (0 on success, negative on error) and
+ * validates its arguments. The message that goes with the last error of the
+ * calling thread is available from rtm_last_error(). Output parameters
+ * (ending in _p) are written only on success.
+ *
+ * Threading: the library may be called from one thread at a time
+ * (MPI_THREAD_SERIALIZED); it starts no thread of its own.
+ */
+#ifndef RTMSG_H
+#define RTMSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RTM_VERSION_MAJOR 0
+#define RTM_VERSION_MINOR 1
+#define RTM_VERSION_PATCH 0
+
+/* Status codes. RTM_ERR_AGAIN is flow control, not an error. */
+typedef enum rtm_status {
+    RTM_OK                  = 0,
+    RTM_ERR_AGAIN           = -1,  /* resource busy, try again after progress */
+    RTM_ERR_INVALID_ARG     = -2,  /* an argument is invalid (see rtm_last_error) */
+    RTM_ERR_NOT_INITIALIZED = -3,  /* called before rtm_init */
+    RTM_ERR_FINALIZED       = -4,  /* called after rtm_finalize */
+    RTM_ERR_ALREADY_INITIALIZED = -5,
+    RTM_ERR_NO_MEMORY       = -6,
+    RTM_ERR_RANK            = -7,  /* rank out of range for the communicator */
+    RTM_ERR_TAG             = -8,  /* tag negative or above RTM_TAG_UB */
+    RTM_ERR_COUNT           = -9,  /* byte count invalid */
+    RTM_ERR_COMM            = -10, /* invalid or freed communicator */
+    RTM_ERR_BUFFER          = -11, /* NULL buffer with a non-zero count */
+    RTM_ERR_REQUEST         = -12, /* invalid request handle */
+    RTM_ERR_TRUNCATE        = -13, /* message longer than the receive buffer */
+    RTM_ERR_IN_STATUS       = -14, /* see the error field of each status */
+    RTM_ERR_PENDING         = -15, /* request not complete (waitall with errors) */
+    RTM_ERR_CANCELED        = -16, /* request was canceled */
+    RTM_ERR_PMIX            = -17, /* the PMIx server failed or refused */
+    RTM_ERR_TRANSPORT       = -18, /* a transport failed (I/O error, lost peer) */
+    RTM_ERR_UNREACHABLE     = -19, /* no transport reaches the peer */
+    RTM_ERR_NOT_SUPPORTED   = -20,
+    RTM_ERR_TIMEOUT         = -21,
+    RTM_ERR_INTERNAL        = -22,
+    RTM_ERR_LAST            = -23
+} rtm_status_t;
+
+/* Communicators are small integer handles. */
+typedef int rtm_comm_t;
+#define RTM_COMM_NULL  (-1)
+#define RTM_COMM_WORLD 0
+#define RTM_COMM_SELF  1
+
+#define RTM_ANY_SOURCE (-1)
+#define RTM_ANY_TAG    (-1)
+#define RTM_PROC_NULL  (-2)
+#define RTM_UNDEFINED  (-32766)          /* color for rtm_comm_split: no new comm */
+#define RTM_TAG_UB     0x7fffffff        /* largest valid tag */
+
+#define RTM_COMM_TYPE_SHARED 1           /* rtm_comm_split_type: ranks of one host */
+
+/* What a completed receive (or probe) reports. */
+typedef struct rtm_msg_status {
+    int          source;     /* rank in the communicator */
+    int          tag;
+    size_t       count;      /* bytes delivered (probe: bytes in the message) */
+    rtm_status_t error;      /* RTM_OK, RTM_ERR_TRUNCATE, RTM_ERR_CANCELED, ... */
+    int          cancelled;  /* 1 when the request was canceled */
+} rtm_msg_status_t;
+
+#define RTM_STATUS_IGNORE   ((rtm_msg_status_t *)0)
+#define RTM_STATUSES_IGNORE ((rtm_msg_status_t *)0)
+
+/* Nonblocking operations return a request; wait/test free it on completion
+ * and set the handle to RTM_REQUEST_NULL. */
+typedef struct rtm_request *rtm_request_t;
+#define RTM_REQUEST_NULL ((rtm_request_t)0)
+
+/* A message taken out of matching by rtm_improbe, received by rtm_imrecv. */
+typedef struct rtm_request *rtm_message_t;
+#define RTM_MESSAGE_NULL    ((rtm_message_t)0)
+#define RTM_MESSAGE_NO_PROC ((rtm_message_t)1)   /* probe matched RTM_PROC_NULL */
+
+/* Send modes (rtm_isend_mode). */
+typedef enum rtm_send_mode {
+    RTM_SEND_STANDARD = 0,
+    RTM_SEND_SYNC     = 1,   /* completes only once the receive has matched */
+} rtm_send_mode_t;
+
+/* Environment */
+rtm_status_t rtm_init(void);
+rtm_status_t rtm_finalize(void);
+int          rtm_initialized(void);   /* 1 between rtm_init and rtm_finalize */
+int          rtm_finalized(void);     /* 1 after rtm_finalize */
+/* Ends the whole job: every rank exits; the launcher reports code and message. */
+void         rtm_abort(int code, const char *message) __attribute__((noreturn));
+double       rtm_wtime(void);         /* seconds, monotonic */
+double       rtm_wtick(void);
+const char  *rtm_strerror(rtm_status_t status);
+const char  *rtm_last_error(void);    /* detail of the calling thread's last error */
+const char  *rtm_hostname(void);
+const char  *rtm_version_string(void);
+/* Drive communication once; returns the number of events processed (>= 0). */
+int          rtm_progress(void);
+
+/* Communicators */
+rtm_status_t rtm_comm_rank(rtm_comm_t comm, int *rank_p);
+rtm_status_t rtm_comm_size(rtm_comm_t comm, int *size_p);
+/* Rank in RTM_COMM_WORLD of `rank` in `comm`. */
+rtm_status_t rtm_comm_world_rank(rtm_comm_t comm, int rank, int *world_rank_p);
+rtm_status_t rtm_comm_dup(rtm_comm_t comm, rtm_comm_t *newcomm_p);
+rtm_status_t rtm_comm_split(rtm_comm_t comm, int color, int key, rtm_comm_t *newcomm_p);
+rtm_status_t rtm_comm_split_type(rtm_comm_t comm, int split_type, int key,
+                                 rtm_comm_t *newcomm_p);
+rtm_status_t rtm_comm_free(rtm_comm_t *comm_p);   /* sets *comm_p to RTM_COMM_NULL */
+/* Node (host) index of a world rank, 0..nnodes-1. */
+rtm_status_t rtm_world_node(int world_rank, int *node_p);
+
+/* Point-to-point */
+rtm_status_t rtm_send(const void *buf, size_t count, int dest, int tag, rtm_comm_t comm);
+rtm_status_t rtm_ssend(const void *buf, size_t count, int dest, int tag, rtm_comm_t comm);
+rtm_status_t rtm_recv(void *buf, size_t count, int source, int tag, rtm_comm_t comm,
+                      rtm_msg_status_t *status);
+rtm_status_t rtm_isend(const void *buf, size_t count, int dest, int tag, rtm_comm_t comm,
+                       rtm_request_t *req_p);
+rtm_status_t rtm_isend_mode(const void *buf, size_t count, int dest, int tag,
+                            rtm_comm_t comm, rtm_send_mode_t mode, rtm_request_t *req_p);
+rtm_status_t rtm_irecv(void *buf, size_t count, int source, int tag, rtm_comm_t comm,
+                       rtm_request_t *req_p);
+rtm_status_t rtm_sendrecv(const void *sendbuf, size_t sendcount, int dest, int sendtag,
+                          void *recvbuf, size_t recvcount, int source, int recvtag,
+                          rtm_comm_t comm, rtm_msg_status_t *status);
+
+/* Completion. A NULL request handle (RTM_REQUEST_NULL) counts as complete
+ * with an empty status. On completion the request is freed and *req set to
+ * RTM_REQUEST_NULL. A receive that completed with an error (truncation) makes
+ * wait return that error too; the waitall/testall/waitany variants return
+ * RTM_ERR_IN_STATUS and set each status's error. */
+rtm_status_t rtm_wait(rtm_request_t *req, rtm_msg_status_t *status);
+rtm_status_t rtm_test(rtm_request_t *req, int *flag_p, rtm_msg_status_t *status);
+rtm_status_t rtm_waitall(int count, rtm_request_t reqs[], rtm_msg_status_t statuses[]);
+rtm_status_t rtm_testall(int count, rtm_request_t reqs[], int *flag_p,
+                         rtm_msg_status_t statuses[]);
+/* *index_p is -1 when every handle is RTM_REQUEST_NULL. */
+rtm_status_t rtm_waitany(int count, rtm_request_t reqs[], int *index_p,
+                         rtm_msg_status_t *status);
+rtm_status_t rtm_testany(int count, rtm_request_t reqs[], int *index_p, int *flag_p,
+                         rtm_msg_status_t *status);
+/* Non-destructive test: the request stays valid. */
+rtm_status_t rtm_request_get_status(rtm_request_t req, int *flag_p,
+                                    rtm_msg_status_t *status);
+/* Cancel a posted, unmatched receive; a send or a matched receive is left
+ * to complete normally. Wait on the request afterwards. */
+rtm_status_t rtm_cancel(rtm_request_t req);
+/* Release a request without waiting: the operation still completes. */
+rtm_status_t rtm_request_free(rtm_request_t *req);
+
+rtm_status_t rtm_probe(int source, int tag, rtm_comm_t comm, rtm_msg_status_t *status);
+rtm_status_t rtm_iprobe(int source, int tag, rtm_comm_t comm, int *flag_p,
+                        rtm_msg_status_t *status);
+/* Matched probe: the message is removed from matching and can only be
+ * received through rtm_imrecv/rtm_mrecv with the returned handle. */
+rtm_status_t rtm_improbe(int source, int tag, rtm_comm_t comm, int *flag_p,
+                         rtm_message_t *msg_p, rtm_msg_status_t *status);
+rtm_status_t rtm_mprobe(int source, int tag, rtm_comm_t comm, rtm_message_t *msg_p,
+                        rtm_msg_status_t *status);
+rtm_status_t rtm_imrecv(void *buf, size_t count, rtm_message_t *msg, rtm_request_t *req_p);
+rtm_status_t rtm_mrecv(void *buf, size_t count, rtm_message_t *msg,
+                       rtm_msg_status_t *status);
+
+/* Collectives */
+rtm_status_t rtm_barrier(rtm_comm_t comm);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RTMSG_H */

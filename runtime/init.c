@@ -1,0 +1,141 @@
+/*
+ * Start-up and shut-down of a rank: configuration, the job (PMIx),
+ * transports and the address exchange, communicators.
+ */
+#include "config.h"
+
+#include "runtime/runtime.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/rtconfig.h"
+#include "common/timer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { RT_NEVER = 0, RT_READY = 1, RT_FINALIZED = 2 };
+
+rtm_runtime_t rtm_rt;
+
+rtm_status_t rt_check_ready(const char *func)
+{
+    if (__builtin_expect(rtm_rt.state == RT_READY, 1))
+        return RTM_OK;
+    if (rtm_rt.state == RT_NEVER)
+        return rtm_error_set(RTM_ERR_NOT_INITIALIZED, "%s called before rtm_init", func);
+    return rtm_error_set(RTM_ERR_FINALIZED, "%s called after rtm_finalize", func);
+}
+
+rtm_status_t rtm_init(void)
+{
+    rtm_status_t status;
+
+    if (rtm_rt.state == RT_READY)
+        return rtm_error_set(RTM_ERR_ALREADY_INITIALIZED, "rtm_init called twice");
+    if (rtm_rt.state == RT_FINALIZED)
+        return rtm_error_set(RTM_ERR_FINALIZED,
+                             "rtm_init called after rtm_finalize (librtmsg cannot be restarted)");
+    status = rtm_config_load();
+    if (status != RTM_OK)
+        return status;
+    status = job_init();
+    if (status != RTM_OK) {
+        rtm_error("cannot join the job: %s", rtm_last_error());
+        return status;
+    }
+    rtm_log_set_identity(NULL, rtm_rt.world_rank);
+    rtm_mpool_init(&rtm_rt.req_pool, "requests", sizeof(rtm_request_impl_t), 256, 0);
+    rtm_mpool_init(&rtm_rt.unexp_pool, "unexpected", sizeof(rtm_unexp_t), 256, 0);
+    status = peers_init();
+    if (status != RTM_OK)
+        goto err_job;
+    status = peers_open_transports();
+    if (status != RTM_OK)
+        goto err_peers;
+    status = job_commit_and_fence();
+    if (status != RTM_OK) {
+        rtm_error("rank %d (%s): %s", rtm_rt.world_rank, rtm_rt.hostname, rtm_last_error());
+        goto err_peers;
+    }
+    status = peers_wireup();
+    if (status != RTM_OK)
+        goto err_peers;
+    status = comm_init();
+    if (status != RTM_OK)
+        goto err_peers;
+    rtm_rt.state = RT_READY;
+    rtm_debug("rank %d of %d ready (local rank %d of %d on node %d)", rtm_rt.world_rank,
+              rtm_rt.world_size, rtm_rt.local_rank, rtm_rt.local_size, rtm_rt.node_id);
+    return RTM_OK;
+
+err_peers:
+    peers_close();
+err_job:
+    rtm_mpool_cleanup(&rtm_rt.unexp_pool);
+    rtm_mpool_cleanup(&rtm_rt.req_pool);
+    job_finalize();
+    return status;
+}
+
+rtm_status_t rtm_finalize(void)
+{
+    rtm_status_t status = rt_check_ready("rtm_finalize");
+
+    if (status != RTM_OK)
+        return status;
+    /* Every rank gets here before any transport closes; then what is still
+     * queued (FIN, credits) goes out. */
+    status = coll_barrier(&rtm_rt.comms[RTM_COMM_WORLD]);
+    while (progress_has_pending())
+        progress_once();
+    comm_finalize();
+    peers_close();
+    rtm_mpool_cleanup(&rtm_rt.unexp_pool);
+    rtm_mpool_cleanup(&rtm_rt.req_pool);
+    job_finalize();
+    rtm_rt.state = RT_FINALIZED;
+    return status;
+}
+
+int rtm_initialized(void)
+{
+    return rtm_rt.state == RT_READY;
+}
+
+int rtm_finalized(void)
+{
+    return rtm_rt.state == RT_FINALIZED;
+}
+
+void rtm_abort(int code, const char *message)
+{
+    if (message == NULL)
+        message = "(no message)";
+    if (rtm_rt.state != RT_READY) {
+        rtm_error("abort with code %d: %s", code, message);
+        _exit(code != 0 ? code : 1);
+    }
+    job_abort(code, message);
+}
+
+double rtm_wtime(void)
+{
+    return rtm_time_now();
+}
+
+double rtm_wtick(void)
+{
+    return 1e-9;
+}
+
+const char *rtm_hostname(void)
+{
+    return rtm_rt.hostname[0] ? rtm_rt.hostname : rtm_log_hostname();
+}
+
+const char *rtm_version_string(void)
+{
+    return PACKAGE_NAME " " PACKAGE_VERSION;
+}

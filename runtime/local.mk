@@ -1,0 +1,30 @@
+# runtime/: the library ranks link. Other components append their sources to
+# librtmsg_la_SOURCES from their own local.mk.
+lib_LTLIBRARIES += librtmsg.la
+include_HEADERS += include/rtmsg.h
+librtmsg_la_SOURCES = \
+	runtime/comm.c \
+	runtime/init.c \
+	runtime/job.c \
+	runtime/match.c \
+	runtime/p2p.c \
+	runtime/peer.c \
+	runtime/progress.c \
+	runtime/proto.h \
+	runtime/recv.c \
+	runtime/request.c \
+	runtime/rndv.c \
+	runtime/runtime.h \
+	runtime/send.c \
+	transport/transport.h
+librtmsg_la_CPPFLAGS = $(AM_CPPFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
+librtmsg_la_LIBADD = common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS) -lpthread
+# Only the public API is exported (rtm_*, MPI_*, PMPI_*): internal names
+# such as job_init must not clash with an application's own symbols.
+librtmsg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
+	-export-symbols-regex '^(rtm_|MPI_|PMPI_|MPIX_)'
+
+bin_PROGRAMS += rtm_info
+rtm_info_SOURCES = runtime/rtm_info.c
+rtm_info_CPPFLAGS = $(AM_CPPFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS) $(IBVERBS_CFLAGS)
+rtm_info_LDADD = librtmsg.la

@@ -1,0 +1,209 @@
+/*
+ * Private state of the MPI binding (runtime/mpi/). The binding is a thin
+ * layer over the native API (rtmsg.h): communicators, point-to-point and
+ * matching come from the runtime; datatypes, reduction ops, attributes,
+ * topologies and collectives (schedules over point-to-point) live here.
+ *
+ * Threading: like the runtime, the binding may be called from one thread at
+ * a time (MPI_THREAD_SERIALIZED at most), so its tables take no locks.
+ */
+#ifndef RTMPI_IMPL_H
+#define RTMPI_IMPL_H
+
+#include "mpi.h"
+#include "rtmsg.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Defines PMPI_name's weak alias MPI_name (profiling interface). */
+#define RTMPI_STR(_x) #_x
+#define RTMPI_WEAK(_name) _Pragma(RTMPI_STR(weak MPI_##_name = PMPI_##_name))
+
+/* ---- Errors (errors.c) ---------------------------------------------------- */
+
+/* Raises error class `errclass` on communicator `comm` (MPI_COMM_NULL: the
+ * handler of MPI_COMM_WORLD) from MPI function `fn` ("PMPI_Send"): under
+ * MPI_ERRORS_ARE_FATAL prints one line and ends the job; otherwise calls the
+ * handler and returns errclass for the caller to return. */
+int rtmpi_error(MPI_Comm comm, const char *fn, int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The same for a native status; the detail comes from rtm_last_error(). */
+int rtmpi_error_rtm(MPI_Comm comm, const char *fn, rtm_status_t status);
+/* The MPI error class for a native status. */
+int rtmpi_class_of(rtm_status_t status);
+void rtmpi_errhandler_init(void);
+
+/* Entry check of every function that needs an initialized library. */
+int rtmpi_check_init(const char *fn);
+#define RTMPI_ENTER() \
+    do { \
+        if (!rtmpi_state.initialized || rtmpi_state.finalized) \
+            return rtmpi_check_init(__func__); \
+    } while (0)
+
+struct rtmpi_state {
+    int initialized;
+    int finalized;
+    int thread_level;
+    int world_rank;
+    int world_size;
+};
+extern struct rtmpi_state rtmpi_state;
+
+/* ---- Datatypes (datatype.c) ---------------------------------------------- */
+
+/* One contiguous run of basic elements of one type in a datatype's typemap,
+ * relative to the buffer address. */
+typedef struct rtmpi_seg {
+    MPI_Aint disp;
+    MPI_Aint len;       /* bytes */
+    int      basic;     /* predefined basic type of the elements */
+} rtmpi_seg_t;
+
+typedef struct rtmpi_dtype {
+    int         in_use;
+    int         refcount;     /* handle + operations in flight */
+    int         predefined;
+    int         committed;
+    int         combiner;
+    MPI_Count   size;         /* bytes of data in one element */
+    MPI_Aint    lb, extent;
+    MPI_Aint    true_lb, true_ub;
+    MPI_Aint    align;        /* largest alignment of its basic types */
+    int         basic;        /* the one basic type of every element, or -1 */
+    MPI_Count   nbasic;       /* basic elements in one element */
+    int         nsegs;
+    rtmpi_seg_t *segs;
+    char        name[MPI_MAX_OBJECT_NAME];
+} rtmpi_dtype_t;
+
+void rtmpi_dtype_init(void);
+void rtmpi_dtype_finalize(void);
+/* NULL when the handle is invalid. */
+rtmpi_dtype_t *rtmpi_dtype_get(MPI_Datatype dt);
+/* Checks a datatype argument of a communication call (valid and committed). */
+int rtmpi_dtype_check(MPI_Datatype dt, rtmpi_dtype_t **dtp);
+void rtmpi_dtype_retain(MPI_Datatype dt);
+void rtmpi_dtype_release(MPI_Datatype dt);
+/* 1 when `count` elements at buf occupy one contiguous byte range, which then
+ * starts at buf + *offset_p. */
+int rtmpi_dtype_contig(const rtmpi_dtype_t *d, MPI_Count count, MPI_Aint *offset_p);
+/* Pack/unpack `count` elements; unpack stops after `bytes` bytes of input. */
+void rtmpi_pack(const void *buf, MPI_Count count, const rtmpi_dtype_t *d, void *out);
+void rtmpi_unpack(const void *in, size_t bytes, void *buf, MPI_Count count,
+                  const rtmpi_dtype_t *d);
+size_t rtmpi_basic_size(int basic);
+
+/* ---- Reduction ops (op.c) ------------------------------------------------- */
+
+int rtmpi_op_check(MPI_Op op);
+int rtmpi_op_commutative(MPI_Op op);
+/* inout[i] = in[i] op inout[i]; returns MPI_ERR_OP when the op does not
+ * apply to the datatype. */
+int rtmpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count,
+                   MPI_Datatype dt);
+/* Checks that op applies to dt without applying it. */
+int rtmpi_op_valid_for(MPI_Op op, MPI_Datatype dt);
+void rtmpi_op_init(void);
+
+/* ---- Communicators and groups (comm.c, group.c) -------------------------- */
+
+typedef struct rtmpi_attr {
+    struct rtmpi_attr *next;
+    int   keyval;
+    void *value;
+} rtmpi_attr_t;
+
+typedef struct rtmpi_topo {
+    int  kind;            /* MPI_CART, MPI_DIST_GRAPH */
+    int  ndims;
+    int *dims, *periods, *coords;
+    int  indegree, outdegree, weighted;
+    int *sources, *sourceweights, *dests, *destweights;
+} rtmpi_topo_t;
+
+typedef struct rtmpi_comm {
+    int            in_use;
+    rtm_comm_t     pt2pt;       /* user messages */
+    rtm_comm_t     coll;        /* hidden duplicate: collectives never match user messages */
+    int            rank, size;
+    int           *world_ranks; /* world rank of each rank (the group) */
+    MPI_Errhandler errhandler;
+    rtmpi_attr_t  *attrs;
+    rtmpi_topo_t  *topo;
+    unsigned       coll_seq;    /* collective instance count: the tag of the next one */
+    char           name[MPI_MAX_OBJECT_NAME];
+} rtmpi_comm_t;
+
+rtmpi_comm_t *rtmpi_comm_get(MPI_Comm comm);   /* NULL when invalid */
+int rtmpi_comm_init(void);
+void rtmpi_comm_finalize(void);
+/* Wraps native communicator `pt2pt` (taking ownership) into a new handle. */
+int rtmpi_comm_wrap(rtm_comm_t pt2pt, const char *fn, MPI_Comm parent, MPI_Comm *newcomm_p);
+void rtmpi_topo_free(rtmpi_topo_t *t);
+rtmpi_topo_t *rtmpi_topo_copy(const rtmpi_topo_t *t);
+int rtmpi_attrs_copy(MPI_Comm oldcomm, rtmpi_comm_t *from, rtmpi_comm_t *to);
+int rtmpi_attrs_delete_all(MPI_Comm comm, rtmpi_comm_t *c);
+
+int rtmpi_group_new(int n, const int *world_ranks, MPI_Group *group_p);
+void rtmpi_group_finalize(void);
+
+/* ---- Requests (request.c, pt2pt.c) ---------------------------------------- */
+
+enum rtmpi_req_kind { RTMPI_REQ_SEND, RTMPI_REQ_RECV, RTMPI_REQ_COLL, RTMPI_REQ_DONE };
+
+struct rtmpi_sched;
+
+typedef struct rtmpi_request {
+    int            kind;
+    int            persistent;
+    int            active;       /* persistent: started and not yet completed */
+    int            complete;     /* status below is final */
+    int            freed;        /* MPI_Request_free'd while in flight */
+    int            bsend;        /* buffer is a slot of the attached Bsend buffer */
+    MPI_Comm       comm;
+    rtm_comm_t     ncomm;        /* native communicator the operation runs on */
+    rtm_request_t  native;
+    /* the user's buffer when the data is (un)packed through `packbuf` */
+    void          *buf;
+    int            count;
+    MPI_Datatype   dtype;
+    void          *packbuf;
+    size_t         packbytes;
+    /* persistent arguments */
+    int            peer, tag, mode;
+    struct rtmpi_sched *sched;
+    MPI_Status     status;
+    struct rtmpi_request *next_orphan;
+} rtmpi_request_t;
+
+struct rtmpi_request *rtmpi_req_alloc(int kind, MPI_Comm comm);
+void rtmpi_req_release(rtmpi_request_t *r);
+/* Starts a send/recv on native communicator ncomm into request r (which the
+ * caller allocated); handles packing. Returns an MPI error class. */
+int rtmpi_p2p_start(rtmpi_request_t *r, int kind, const void *buf, int count,
+                    MPI_Datatype dt, int peer, int tag, rtm_comm_t ncomm, int mode);
+/* 1 when r is complete (r->status final). */
+int rtmpi_req_poll(rtmpi_request_t *r);
+/* Drives the runtime and the binding's own schedules and orphans once;
+ * returns the number of events seen. */
+int rtmpi_progress(void);
+/* Blocks until r completes. */
+void rtmpi_req_wait_complete(rtmpi_request_t *r);
+void rtmpi_status_set(MPI_Status *st, const rtm_msg_status_t *ns);
+void rtmpi_status_empty(MPI_Status *st);
+void rtmpi_orphan_add(rtmpi_request_t *r);
+void rtmpi_requests_finalize(void);
+void rtmpi_bsend_release(rtmpi_request_t *r);
+int rtmpi_bsend_detach_all(void);
+
+/* ---- Collectives (coll_sched.c, coll_*.c) --------------------------------- */
+
+int rtmpi_sched_progress_all(void);
+int rtmpi_sched_active(void);
+int rtmpi_sched_poll(struct rtmpi_sched *s);
+int rtmpi_sched_error(struct rtmpi_sched *s);
+void rtmpi_sched_free(struct rtmpi_sched *s);
+
+#endif

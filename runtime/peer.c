@@ -1,0 +1,264 @@
+/*
+ * Transports and peers: which transports are opened (RTM_TRANSPORTS), what
+ * they publish, and which one reaches each peer. A peer's endpoint is made
+ * on first use, from the address it published in the modex.
+ */
+#include "config.h"
+
+#include "runtime/runtime.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/rtconfig.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every transport built into this library, in default preference order. */
+static const rtm_tl_ops_t *const builtin_tls[] = {
+    &rtm_tl_self,
+    &rtm_tl_shm,
+};
+
+#define NUM_BUILTIN (sizeof(builtin_tls) / sizeof(builtin_tls[0]))
+
+/* Transports named in RTM_TRANSPORTS but planned, not built yet. */
+static int tl_is_planned(const char *name)
+{
+    return !strcmp(name, "verbs") || !strcmp(name, "tcp");
+}
+
+rtm_status_t peers_init(void)
+{
+    rtm_rt.peers = calloc((size_t)rtm_rt.world_size, sizeof(rtm_peer_t));
+    if (rtm_rt.peers == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for %d peers",
+                             rtm_rt.world_size);
+    for (int i = 0; i < rtm_rt.world_size; i++) {
+        rtm_peer_t *p = &rtm_rt.peers[i];
+
+        p->tx_credits = (int)rtm_config.eager_credits;
+        p->node = -1;
+        rtm_list_init(&p->pending_sends);
+        rtm_list_init(&p->pending_ctrl);
+        rtm_list_init(&p->pending_link);
+    }
+    rtm_list_init(&rtm_rt.pending_peers);
+    return RTM_OK;
+}
+
+static const rtm_tl_ops_t *tl_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NUM_BUILTIN; i++) {
+        if (strlen(builtin_tls[i]->name) == len && !strncmp(builtin_tls[i]->name, name, len))
+            return builtin_tls[i];
+    }
+    return NULL;
+}
+
+static rtm_status_t tl_open(const rtm_tl_ops_t *ops)
+{
+    rtm_tl_params_t params;
+    rtm_tl_t *tl = &rtm_rt.tls[rtm_rt.num_tls];
+    unsigned char blob[RTM_TL_ADDR_MAX];
+    size_t blob_len = sizeof(blob);
+    char key[64];
+    char desc[256];
+    rtm_status_t status;
+
+    memset(&params, 0, sizeof(params));
+    params.world_rank = rtm_rt.world_rank;
+    params.world_size = rtm_rt.world_size;
+    params.local_rank = rtm_rt.local_rank;
+    params.local_size = rtm_rt.local_size;
+    params.local_peers = rtm_rt.local_peers;
+    params.node_id = rtm_rt.node_id;
+    params.nspace = rtm_rt.nspace;
+    params.hostname = rtm_rt.hostname;
+    params.am_cb = proto_am_handler;
+    params.am_arg = NULL;
+
+    status = ops->open(&params, &tl->iface);
+    if (status != RTM_OK)
+        return status;
+    tl->ops = ops;
+    ops->query(tl->iface, &tl->caps);
+    status = ops->addr_pack(tl->iface, blob, &blob_len);
+    if (status != RTM_OK)
+        goto err_close;
+    if (blob_len > 0) {
+        snprintf(key, sizeof(key), "rtm.tl.%s", ops->name);
+        status = job_publish(key, blob, blob_len);
+        if (status != RTM_OK)
+            goto err_close;
+    }
+    rtm_rt.num_tls++;
+    ops->describe(tl->iface, desc, sizeof(desc));
+    rtm_debug("transport %s opened: %s", ops->name, desc);
+    return RTM_OK;
+
+err_close:
+    ops->close(tl->iface);
+    tl->iface = NULL;
+    return status;
+}
+
+rtm_status_t peers_open_transports(void)
+{
+    const char *list = rtm_config.transports;
+    rtm_status_t status;
+
+    while (*list != '\0') {
+        size_t len = strcspn(list, ",");
+        const rtm_tl_ops_t *ops = tl_find(list, len);
+
+        if (ops == NULL) {
+            char name[64];
+
+            snprintf(name, sizeof(name), "%.*s", (int)len, list);
+            if (!tl_is_planned(name) && len > 0)
+                rtm_warn("RTM_TRANSPORTS: unknown transport \"%s\" ignored (built: self, shm)",
+                         name);
+        } else if (ops == &rtm_tl_shm && rtm_rt.local_size < 2) {
+            /* nobody to share memory with */
+        } else if (rtm_rt.num_tls < RTM_MAX_TRANSPORTS) {
+            int already = 0;
+
+            for (int i = 0; i < rtm_rt.num_tls; i++)
+                already |= (rtm_rt.tls[i].ops == ops);
+            if (!already) {
+                status = tl_open(ops);
+                if (status != RTM_OK) {
+                    rtm_error("rank %d (%s): cannot open transport %s: %s",
+                              rtm_rt.world_rank, rtm_rt.hostname, ops->name,
+                              rtm_last_error());
+                    return status;
+                }
+            }
+        }
+        list += len;
+        if (*list == ',')
+            list++;
+    }
+    if (rtm_rt.num_tls == 0)
+        return rtm_error_set(RTM_ERR_UNREACHABLE,
+                             "RTM_TRANSPORTS=\"%s\" names no usable transport (built: self, shm)",
+                             rtm_config.transports);
+    return RTM_OK;
+}
+
+rtm_status_t peers_wireup(void)
+{
+    for (int i = 0; i < rtm_rt.num_tls; i++) {
+        rtm_tl_t *tl = &rtm_rt.tls[i];
+        rtm_status_t status;
+        char desc[256];
+
+        if (tl->ops->wireup == NULL)
+            continue;
+        status = tl->ops->wireup(tl->iface);
+        if (status != RTM_OK) {
+            rtm_error("rank %d (%s): transport %s failed to connect: %s", rtm_rt.world_rank,
+                      rtm_rt.hostname, tl->ops->name, rtm_last_error());
+            return status;
+        }
+        /* wireup may have changed what the transport can do (e.g. CMA refused) */
+        tl->ops->query(tl->iface, &tl->caps);
+        tl->ops->describe(tl->iface, desc, sizeof(desc));
+        rtm_info("%s", desc);
+    }
+    return RTM_OK;
+}
+
+void peers_close(void)
+{
+    if (rtm_rt.peers != NULL) {
+        for (int i = 0; i < rtm_rt.world_size; i++) {
+            rtm_peer_t *p = &rtm_rt.peers[i];
+
+            if (p->ep != NULL)
+                p->tl->ops->ep_destroy(p->ep);
+        }
+        free(rtm_rt.peers);
+        rtm_rt.peers = NULL;
+    }
+    for (int i = rtm_rt.num_tls - 1; i >= 0; i--)
+        rtm_rt.tls[i].ops->close(rtm_rt.tls[i].iface);
+    rtm_rt.num_tls = 0;
+}
+
+/* Slow path, once per peer: pick the first transport that reaches it. */
+rtm_status_t peer_connect(int peer)
+{
+    rtm_peer_t *p = &rtm_rt.peers[peer];
+    char key[64];
+
+    for (int i = 0; i < rtm_rt.num_tls; i++) {
+        rtm_tl_t *tl = &rtm_rt.tls[i];
+        void *blob = NULL;
+        size_t blob_len = 0;
+        rtm_status_t status;
+
+        if (tl->caps.flags & RTM_TL_CAP_SELF) {
+            if (peer != rtm_rt.world_rank)
+                continue;
+        } else if (peer == rtm_rt.world_rank) {
+            continue;
+        } else {
+            snprintf(key, sizeof(key), "rtm.tl.%s", tl->ops->name);
+            if (job_lookup(peer, key, &blob, &blob_len) != RTM_OK)
+                continue;
+        }
+        if (!tl->ops->reachable(tl->iface, peer, blob, blob_len)) {
+            free(blob);
+            continue;
+        }
+        status = tl->ops->ep_create(tl->iface, peer, blob, blob_len, &p->ep);
+        free(blob);
+        if (status != RTM_OK) {
+            rtm_error("rank %d (%s): cannot connect to rank %d (%s) over %s: %s",
+                      rtm_rt.world_rank, rtm_rt.hostname, peer, job_peer_hostname(peer),
+                      tl->ops->name, rtm_last_error());
+            return status;
+        }
+        p->tl = tl;
+        rtm_debug("rank %d reaches rank %d (%s) over %s", rtm_rt.world_rank, peer,
+                  job_peer_hostname(peer), tl->ops->name);
+        return RTM_OK;
+    }
+    rtm_error("rank %d (%s): no transport reaches rank %d (%s); RTM_TRANSPORTS=%s "
+              "(self reaches this rank only, shm ranks on this host only; verbs and tcp "
+              "are not built yet)",
+              rtm_rt.world_rank, rtm_rt.hostname, peer, job_peer_hostname(peer),
+              rtm_config.transports);
+    return rtm_error_set(RTM_ERR_UNREACHABLE, "no transport reaches rank %d (%s)", peer,
+                         job_peer_hostname(peer));
+}
+
+void peer_pending_add(rtm_peer_t *peer)
+{
+    if (rtm_list_is_empty(&peer->pending_link))
+        rtm_list_push_tail(&rtm_rt.pending_peers, &peer->pending_link);
+}
+
+rtm_status_t rtm_world_node(int world_rank, int *node_p)
+{
+    rtm_status_t status = rt_check_ready("rtm_world_node");
+    int node;
+
+    if (status != RTM_OK)
+        return status;
+    if (world_rank < 0 || world_rank >= rtm_rt.world_size)
+        return rtm_error_set(RTM_ERR_RANK, "rtm_world_node: rank %d is not in 0..%d",
+                             world_rank, rtm_rt.world_size - 1);
+    if (node_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_world_node: node_p is NULL");
+    if (rtm_rt.peers[world_rank].node < 0)
+        rtm_rt.peers[world_rank].node = job_peer_node(world_rank);
+    node = rtm_rt.peers[world_rank].node;
+    if (node < 0)
+        return rtm_error_set(RTM_ERR_PMIX, "rtm_world_node: PMIx knows no node of rank %d",
+                             world_rank);
+    *node_p = node;
+    return RTM_OK;
+}

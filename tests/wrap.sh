@@ -1,0 +1,11 @@
+#!/bin/sh
+# Runs one test with a time bound, so a hang is a failure, never a stuck CI.
+# RTM_TEST_TIMEOUT (seconds) overrides the default bound of 300 s.
+limit=${RTM_TEST_TIMEOUT:-300}
+case "$1" in *.sh) set -- bash "$@" ;; esac
+timeout -k 10 "$limit" "$@"
+rc=$?
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    echo "FAIL: $* did not finish within ${limit} s" >&2
+fi
+exit $rc
