@@ -3,4 +3,7 @@
 set -e
 cd "$(dirname "$0")"
 mkdir -p m4 build-aux
-autoreconf --install --force --warnings=all
+# Serialize concurrent runs in one tree (they would delete each other's files).
+exec 9>.autogen.lock
+flock 9
+autoreconf --install --warnings=all

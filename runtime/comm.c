@@ -58,7 +58,7 @@ static rtm_status_t comm_create(int rank, int size, int *world_ranks, uint32_t c
 {
     rtm_comm_obj_t *c;
     rtm_match_ctx_t *p2p, *coll;
-    int handle;
+    int handle = -1;
     rtm_status_t status = comm_table_slot(&handle);
 
     if (status != RTM_OK)

@@ -27,4 +27,4 @@ librtmsg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
 bin_PROGRAMS += rtm_info
 rtm_info_SOURCES = runtime/rtm_info.c
 rtm_info_CPPFLAGS = $(AM_CPPFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS) $(IBVERBS_CFLAGS)
-rtm_info_LDADD = librtmsg.la
+rtm_info_LDADD = librtmsg.la $(PMIX_LIBS) $(HWLOC_LIBS)

@@ -18,7 +18,7 @@ static void protocol_fatal(int src, const char *what) __attribute__((noreturn));
 
 static void protocol_fatal(int src, const char *what)
 {
-    char msg[256];
+    char msg[768];
 
     snprintf(msg, sizeof(msg), "rank %d (%s): corrupt message from rank %d (%s): %s",
              rtm_rt.world_rank, rtm_rt.hostname, src, job_peer_hostname(src), what);

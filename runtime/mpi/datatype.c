@@ -131,6 +131,11 @@ rtmpi_dtype_t *rtmpi_dtype_get(MPI_Datatype dt)
     return types[dt];
 }
 
+rtmpi_dtype_t *rtmpi_dtype_obj(MPI_Datatype dt)
+{
+    return dt > 0 && dt < ntypes ? types[dt] : NULL;
+}
+
 int rtmpi_dtype_check(MPI_Datatype dt, rtmpi_dtype_t **dtp)
 {
     rtmpi_dtype_t *d = rtmpi_dtype_get(dt);

@@ -82,6 +82,8 @@ void rtmpi_dtype_init(void);
 void rtmpi_dtype_finalize(void);
 /* NULL when the handle is invalid. */
 rtmpi_dtype_t *rtmpi_dtype_get(MPI_Datatype dt);
+/* The object even after its handle was freed (operations hold a reference). */
+rtmpi_dtype_t *rtmpi_dtype_obj(MPI_Datatype dt);
 /* Checks a datatype argument of a communication call (valid and committed). */
 int rtmpi_dtype_check(MPI_Datatype dt, rtmpi_dtype_t **dtp);
 void rtmpi_dtype_retain(MPI_Datatype dt);

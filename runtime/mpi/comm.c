@@ -1,0 +1,350 @@
+/*
+ * MPI communicators. Each one owns two native communicators: `pt2pt` for
+ * the application's messages and a hidden duplicate `coll` on which the
+ * collectives run, so a collective can never match a user message.
+ */
+#include "config.h"
+
+#include "runtime/mpi/mpi_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static rtmpi_comm_t **comms;
+static int ncomms, comms_cap;
+
+rtmpi_comm_t *rtmpi_comm_get(MPI_Comm comm)
+{
+    if (comm <= 0 || comm >= ncomms || !comms[comm] || !comms[comm]->in_use)
+        return NULL;
+    return comms[comm];
+}
+
+static int handle_new(rtmpi_comm_t *c, MPI_Comm *h)
+{
+    for (int i = MPI_COMM_SELF + 1; i < ncomms; i++) {
+        if (!comms[i]) {
+            comms[i] = c;
+            *h = i;
+            return MPI_SUCCESS;
+        }
+    }
+    if (ncomms == comms_cap) {
+        int cap = comms_cap ? comms_cap * 2 : 16;
+        rtmpi_comm_t **t = realloc(comms, (size_t)cap * sizeof(*t));
+
+        if (!t)
+            return MPI_ERR_NO_MEM;
+        memset(t + comms_cap, 0, (size_t)(cap - comms_cap) * sizeof(*t));
+        comms = t;
+        comms_cap = cap;
+    }
+    if (ncomms == 0)
+        ncomms = 1;   /* handle 0 is MPI_COMM_NULL */
+    comms[ncomms] = c;
+    *h = ncomms++;
+    return MPI_SUCCESS;
+}
+
+int rtmpi_comm_wrap(rtm_comm_t pt2pt, const char *fn, MPI_Comm parent, MPI_Comm *newcomm_p)
+{
+    rtmpi_comm_t *c = calloc(1, sizeof(*c)), *p = rtmpi_comm_get(parent);
+    rtm_status_t st;
+    int rc = MPI_ERR_NO_MEM;
+
+    if (!c)
+        goto err_free_native;
+    c->in_use = 1;
+    c->pt2pt = pt2pt;
+    c->errhandler = p ? p->errhandler : MPI_ERRORS_ARE_FATAL;
+    rtm_comm_rank(pt2pt, &c->rank);
+    rtm_comm_size(pt2pt, &c->size);
+    c->world_ranks = malloc((size_t)c->size * sizeof(int));
+    if (!c->world_ranks)
+        goto err_free_comm;
+    for (int i = 0; i < c->size; i++)
+        rtm_comm_world_rank(pt2pt, i, &c->world_ranks[i]);
+    st = rtm_comm_dup(pt2pt, &c->coll);
+    if (st != RTM_OK) {
+        rc = rtmpi_class_of(st);
+        goto err_free_ranks;
+    }
+    rc = handle_new(c, newcomm_p);
+    if (rc)
+        goto err_free_coll;
+    return MPI_SUCCESS;
+
+err_free_coll:
+    rtm_comm_free(&c->coll);
+err_free_ranks:
+    free(c->world_ranks);
+err_free_comm:
+    free(c);
+err_free_native:
+    if (pt2pt != RTM_COMM_WORLD && pt2pt != RTM_COMM_SELF)
+        rtm_comm_free(&pt2pt);
+    (void)fn;
+    return rc;
+}
+
+int rtmpi_comm_init(void)
+{
+    MPI_Comm h;
+    int rc;
+
+    ncomms = 1;
+    if ((rc = rtmpi_comm_wrap(RTM_COMM_WORLD, "MPI_Init", MPI_COMM_NULL, &h)))
+        return rc;
+    if ((rc = rtmpi_comm_wrap(RTM_COMM_SELF, "MPI_Init", MPI_COMM_NULL, &h)))
+        return rc;
+    strcpy(comms[MPI_COMM_WORLD]->name, "MPI_COMM_WORLD");
+    strcpy(comms[MPI_COMM_SELF]->name, "MPI_COMM_SELF");
+    return MPI_SUCCESS;
+}
+
+static void comm_destroy(MPI_Comm h)
+{
+    rtmpi_comm_t *c = comms[h];
+
+    rtm_comm_free(&c->coll);
+    if (h != MPI_COMM_WORLD && h != MPI_COMM_SELF)
+        rtm_comm_free(&c->pt2pt);
+    rtmpi_topo_free(c->topo);
+    free(c->world_ranks);
+    free(c);
+    comms[h] = NULL;
+}
+
+void rtmpi_comm_finalize(void)
+{
+    /* MPI_COMM_SELF first: tools hang finalization hooks on its attributes. */
+    rtmpi_attrs_delete_all(MPI_COMM_SELF, comms[MPI_COMM_SELF]);
+    for (int i = 1; i < ncomms; i++)
+        if (comms[i] && i != MPI_COMM_SELF)
+            rtmpi_attrs_delete_all(i, comms[i]);
+    for (int i = 1; i < ncomms; i++)
+        if (comms[i])
+            comm_destroy(i);
+    free(comms);
+    comms = NULL;
+    ncomms = comms_cap = 0;
+}
+
+#define GET_COMM(_comm, _c) \
+    rtmpi_comm_t *_c = rtmpi_comm_get(_comm); \
+    if (!_c) \
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", _comm)
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    if (!size)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "size is NULL");
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_size)
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    if (!rank)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "rank is NULL");
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_rank)
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    rtm_comm_t n;
+    rtm_status_t st;
+    int rc;
+
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    if (!newcomm)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "newcomm is NULL");
+    st = rtm_comm_dup(c->pt2pt, &n);
+    if (st != RTM_OK)
+        return rtmpi_error_rtm(comm, __func__, st);
+    if ((rc = rtmpi_comm_wrap(n, __func__, comm, newcomm)))
+        return rtmpi_error(comm, __func__, rc, "cannot create the communicator");
+    rtmpi_comm_t *nc = rtmpi_comm_get(*newcomm);
+    nc->topo = rtmpi_topo_copy(c->topo);
+    rc = rtmpi_attrs_copy(comm, c, nc);
+    if (rc) {
+        PMPI_Comm_free(newcomm);
+        return rtmpi_error(comm, __func__, rc, "an attribute copy callback failed");
+    }
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_dup)
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    (void)info;   /* no info key changes how a communicator behaves here */
+    return PMPI_Comm_dup(comm, newcomm);
+}
+RTMPI_WEAK(Comm_dup_with_info)
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    rtm_comm_t n = RTM_COMM_NULL;
+    rtm_status_t st;
+    int rc;
+
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    if (!newcomm)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "newcomm is NULL");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "color %d is negative", color);
+    st = rtm_comm_split(c->pt2pt, color == MPI_UNDEFINED ? RTM_UNDEFINED : color, key, &n);
+    if (st != RTM_OK)
+        return rtmpi_error_rtm(comm, __func__, st);
+    if (n == RTM_COMM_NULL) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    if ((rc = rtmpi_comm_wrap(n, __func__, comm, newcomm)))
+        return rtmpi_error(comm, __func__, rc, "cannot create the communicator");
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_split)
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                         MPI_Comm *newcomm)
+{
+    int node = 0;
+
+    (void)info;
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "unknown split type %d", split_type);
+    /* A split by host: every rank takes part even with MPI_UNDEFINED. */
+    if (split_type == MPI_COMM_TYPE_SHARED) {
+        rtm_status_t st = rtm_world_node(rtmpi_state.world_rank, &node);
+
+        if (st != RTM_OK)
+            return rtmpi_error_rtm(comm, __func__, st);
+    }
+    return PMPI_Comm_split(comm, split_type == MPI_UNDEFINED ? MPI_UNDEFINED : node, key,
+                           newcomm);
+}
+RTMPI_WEAK(Comm_split_type)
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    int n, grank = MPI_UNDEFINED;
+
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    (void)c;
+    if (PMPI_Group_size(group, &n) != MPI_SUCCESS)
+        return MPI_ERR_GROUP;
+    PMPI_Group_rank(group, &grank);
+    /* Ranks of the group keep the group's order; the others get COMM_NULL. */
+    return PMPI_Comm_split(comm, grank == MPI_UNDEFINED ? MPI_UNDEFINED : 0, grank, newcomm);
+}
+RTMPI_WEAK(Comm_create)
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    int rc;
+
+    RTMPI_ENTER();
+    if (!comm)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "comm is NULL");
+    GET_COMM(*comm, c);
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+        return rtmpi_error(*comm, __func__, MPI_ERR_COMM, "%s cannot be freed", c->name);
+    if ((rc = rtmpi_attrs_delete_all(*comm, c)))
+        return rtmpi_error(*comm, __func__, rc, "an attribute delete callback failed");
+    comm_destroy(*comm);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_free)
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    RTMPI_ENTER();
+    GET_COMM(comm1, a);
+    GET_COMM(comm2, b);
+    if (!result)
+        return rtmpi_error(comm1, __func__, MPI_ERR_ARG, "result is NULL");
+    if (comm1 == comm2) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    if (a->size != b->size) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
+    if (!memcmp(a->world_ranks, b->world_ranks, (size_t)a->size * sizeof(int))) {
+        *result = MPI_CONGRUENT;
+        return MPI_SUCCESS;
+    }
+    *result = MPI_SIMILAR;
+    for (int i = 0; i < a->size && *result == MPI_SIMILAR; i++) {
+        int found = 0;
+
+        for (int j = 0; j < b->size && !found; j++)
+            found = a->world_ranks[i] == b->world_ranks[j];
+        if (!found)
+            *result = MPI_UNEQUAL;
+    }
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_compare)
+
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    if (!group)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "group is NULL");
+    int rc = rtmpi_group_new(c->size, c->world_ranks, group);
+    return rc ? rtmpi_error(comm, __func__, rc, "cannot create the group") : MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_group)
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    (void)c;
+    if (!flag)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "flag is NULL");
+    *flag = 0;   /* intercommunicators are not supported: every one is intra */
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_test_inter)
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    if (!comm_name)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "comm_name is NULL");
+    snprintf(c->name, sizeof(c->name), "%s", comm_name);
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_set_name)
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    if (!comm_name || !resultlen)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "comm_name or resultlen is NULL");
+    strcpy(comm_name, c->name);
+    *resultlen = (int)strlen(c->name);
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_get_name)

@@ -1,0 +1,842 @@
+/*
+ * MPI point-to-point: send modes, receives, probes, matched probes,
+ * persistent requests. Contiguous data goes straight to the native API
+ * (no copy, no allocation in the blocking calls); other layouts are packed.
+ */
+#include "config.h"
+
+#include "runtime/mpi/mpi_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { MODE_STANDARD = 0, MODE_SYNC = 1, MODE_READY = 2, MODE_BUFFERED = 3 };
+
+struct rtmpi_message {
+    rtm_message_t native;
+    MPI_Comm      comm;
+};
+
+/* Validates the arguments every send shares; on success *cp and *dp are set. */
+static int check_send(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
+                      int tag, MPI_Comm comm, rtmpi_comm_t **cp, rtmpi_dtype_t **dp)
+{
+    rtmpi_comm_t *c = rtmpi_comm_get(comm);
+
+    if (!c)
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COMM, "invalid communicator %d", comm);
+    if (count < 0)
+        return rtmpi_error(comm, fn, MPI_ERR_COUNT, "negative count %d", count);
+    if (rtmpi_dtype_check(dt, dp))
+        return rtmpi_error(comm, fn, MPI_ERR_TYPE, "invalid or uncommitted datatype %d", dt);
+    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= c->size))
+        return rtmpi_error(comm, fn, MPI_ERR_RANK,
+                           "destination %d out of range for a communicator of size %d", dest,
+                           c->size);
+    if (tag < 0 || tag > RTM_TAG_UB)
+        return rtmpi_error(comm, fn, MPI_ERR_TAG, "tag %d not in 0..%d", tag, RTM_TAG_UB);
+    if (!buf && count > 0 && (*dp)->size > 0 && (*dp)->true_lb == 0)
+        return rtmpi_error(comm, fn, MPI_ERR_BUFFER, "buffer is NULL with count %d", count);
+    *cp = c;
+    return MPI_SUCCESS;
+}
+
+static int check_recv(const char *fn, const void *buf, int count, MPI_Datatype dt, int source,
+                      int tag, MPI_Comm comm, rtmpi_comm_t **cp, rtmpi_dtype_t **dp)
+{
+    rtmpi_comm_t *c = rtmpi_comm_get(comm);
+
+    if (!c)
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COMM, "invalid communicator %d", comm);
+    if (count < 0)
+        return rtmpi_error(comm, fn, MPI_ERR_COUNT, "negative count %d", count);
+    if (rtmpi_dtype_check(dt, dp))
+        return rtmpi_error(comm, fn, MPI_ERR_TYPE, "invalid or uncommitted datatype %d", dt);
+    if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
+        return rtmpi_error(comm, fn, MPI_ERR_RANK,
+                           "source %d out of range for a communicator of size %d", source,
+                           c->size);
+    if (tag != MPI_ANY_TAG && (tag < 0 || tag > RTM_TAG_UB))
+        return rtmpi_error(comm, fn, MPI_ERR_TAG, "tag %d not in 0..%d", tag, RTM_TAG_UB);
+    if (!buf && count > 0 && (*dp)->size > 0 && (*dp)->true_lb == 0)
+        return rtmpi_error(comm, fn, MPI_ERR_BUFFER, "buffer is NULL with count %d", count);
+    *cp = c;
+    return MPI_SUCCESS;
+}
+
+static int check_probe(const char *fn, int source, int tag, MPI_Comm comm, rtmpi_comm_t **cp)
+{
+    rtmpi_comm_t *c = rtmpi_comm_get(comm);
+
+    if (!c)
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COMM, "invalid communicator %d", comm);
+    if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
+        return rtmpi_error(comm, fn, MPI_ERR_RANK,
+                           "source %d out of range for a communicator of size %d", source,
+                           c->size);
+    if (tag != MPI_ANY_TAG && (tag < 0 || tag > RTM_TAG_UB))
+        return rtmpi_error(comm, fn, MPI_ERR_TAG, "tag %d not in 0..%d", tag, RTM_TAG_UB);
+    *cp = c;
+    return MPI_SUCCESS;
+}
+
+/* ---- Buffered sends ---------------------------------------------------- */
+
+/* The attached buffer is carved first-fit into slots, one per buffered
+ * message in flight; each slot is charged MPI_BSEND_OVERHEAD like the
+ * standard says users must budget. */
+typedef struct bslot {
+    size_t start, len;
+} bslot_t;
+
+static struct {
+    char    *buf;
+    size_t   size;
+    bslot_t *slots;      /* sorted by start */
+    int      nslots, cap;
+    int      inflight;
+} bsend;
+
+static char *bslot_alloc(size_t need)
+{
+    size_t pos = 0;
+    int at = 0;
+
+    need += MPI_BSEND_OVERHEAD;
+    for (; at < bsend.nslots; at++) {
+        if (bsend.slots[at].start - pos >= need)
+            break;
+        pos = bsend.slots[at].start + bsend.slots[at].len;
+    }
+    if (at == bsend.nslots && bsend.size - pos < need)
+        return NULL;
+    if (bsend.nslots == bsend.cap) {
+        int cap = bsend.cap ? bsend.cap * 2 : 16;
+        bslot_t *s = realloc(bsend.slots, (size_t)cap * sizeof(*s));
+
+        if (!s)
+            return NULL;
+        bsend.slots = s;
+        bsend.cap = cap;
+    }
+    memmove(&bsend.slots[at + 1], &bsend.slots[at], (size_t)(bsend.nslots - at) * sizeof(bslot_t));
+    bsend.slots[at] = (bslot_t){ pos, need };
+    bsend.nslots++;
+    return bsend.buf + pos;
+}
+
+void rtmpi_bsend_release(rtmpi_request_t *r)
+{
+    size_t start = (size_t)((char *)r->packbuf - bsend.buf);
+
+    for (int i = 0; i < bsend.nslots; i++) {
+        if (bsend.slots[i].start == start) {
+            memmove(&bsend.slots[i], &bsend.slots[i + 1],
+                    (size_t)(bsend.nslots - i - 1) * sizeof(bslot_t));
+            bsend.nslots--;
+            break;
+        }
+    }
+    bsend.inflight--;
+    r->packbuf = NULL;
+    r->bsend = 0;
+}
+
+/* Copies the message into the attached buffer and starts sending it from
+ * there; the send then completes on its own (an orphan request). */
+static int bsend_start(const char *fn, const void *buf, int count, rtmpi_dtype_t *d, int dest,
+                       int tag, MPI_Comm comm, rtmpi_comm_t *c)
+{
+    size_t bytes = (size_t)count * (size_t)d->size;
+    rtmpi_request_t *r;
+    rtm_status_t st;
+    char *slot;
+
+    if (dest == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    rtmpi_progress();   /* reclaim the slots of completed messages */
+    slot = bslot_alloc(bytes);
+    if (!slot)
+        return rtmpi_error(comm, fn, MPI_ERR_BUFFER,
+                           "%zu bytes (+%d overhead) do not fit in the attached buffer "
+                           "(%zu bytes, %d messages in flight); attach a larger buffer",
+                           bytes, MPI_BSEND_OVERHEAD, bsend.size, bsend.inflight);
+    r = rtmpi_req_alloc(RTMPI_REQ_SEND, comm);
+    if (!r)
+        return rtmpi_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
+    r->bsend = 1;
+    r->packbuf = slot;
+    bsend.inflight++;
+    rtmpi_pack(buf, count, d, slot);
+    st = rtm_isend(slot, bytes, dest, tag, c->pt2pt, &r->native);
+    if (st != RTM_OK) {
+        rtmpi_req_release(r);
+        return rtmpi_error_rtm(comm, fn, st);
+    }
+    rtmpi_orphan_add(r);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    RTMPI_ENTER();
+    if (size < 0 || (!buffer && size > 0))
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_BUFFER, "invalid buffer or size %d", size);
+    if (bsend.buf)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_BUFFER,
+                           "a buffer is already attached; detach it first");
+    bsend.buf = buffer;
+    bsend.size = (size_t)size;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Buffer_attach)
+
+int rtmpi_bsend_detach_all(void)
+{
+    while (bsend.inflight > 0)
+        rtmpi_progress();
+    free(bsend.slots);
+    bsend.slots = NULL;
+    bsend.nslots = bsend.cap = 0;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    RTMPI_ENTER();
+    if (!buffer_addr || !size)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "buffer_addr or size is NULL");
+    /* Blocks until every buffered message has left the buffer. */
+    rtmpi_bsend_detach_all();
+    *(void **)buffer_addr = bsend.buf;
+    *size = (int)bsend.size;
+    bsend.buf = NULL;
+    bsend.size = 0;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Buffer_detach)
+
+/* ---- Sends --------------------------------------------------------------- */
+
+static int send_common(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
+                       int tag, MPI_Comm comm, int mode)
+{
+    rtmpi_comm_t *c;
+    rtmpi_dtype_t *d;
+    MPI_Aint off;
+    int rc;
+
+    RTMPI_ENTER();
+    if ((rc = check_send(fn, buf, count, dt, dest, tag, comm, &c, &d)))
+        return rc;
+    if (mode == MODE_BUFFERED)
+        return bsend_start(fn, buf, count, d, dest, tag, comm, c);
+    /* Fast path: nothing of the binding's own needs driving meanwhile. */
+    if (rtmpi_dtype_contig(d, count, &off) && !rtmpi_sched_active()) {
+        size_t bytes = (size_t)count * (size_t)d->size;
+        rtm_status_t st = mode == MODE_SYNC
+                        ? rtm_ssend((const char *)buf + off, bytes, dest, tag, c->pt2pt)
+                        : rtm_send((const char *)buf + off, bytes, dest, tag, c->pt2pt);
+
+        return st == RTM_OK ? MPI_SUCCESS : rtmpi_error_rtm(comm, fn, st);
+    }
+    rtmpi_request_t *r = rtmpi_req_alloc(RTMPI_REQ_SEND, comm);
+    if (!r)
+        return rtmpi_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
+    rc = rtmpi_p2p_start(r, RTMPI_REQ_SEND, buf, count, dt, dest, tag, c->pt2pt, mode);
+    if (rc) {
+        rtmpi_req_release(r);
+        return rtmpi_error(comm, fn, rc, "%s", rtm_last_error());
+    }
+    rtmpi_req_wait_complete(r);
+    rc = r->status.MPI_ERROR;
+    rtmpi_req_release(r);
+    return rc ? rtmpi_error(comm, fn, rc, "send failed") : MPI_SUCCESS;
+}
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm)
+{
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, MODE_STANDARD);
+}
+RTMPI_WEAK(Send)
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm)
+{
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, MODE_SYNC);
+}
+RTMPI_WEAK(Ssend)
+
+/* A ready send is correct as a standard send: the receive is posted. */
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm)
+{
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, MODE_READY);
+}
+RTMPI_WEAK(Rsend)
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm)
+{
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, MODE_BUFFERED);
+}
+RTMPI_WEAK(Bsend)
+
+static int isend_common(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
+                        int tag, MPI_Comm comm, int mode, MPI_Request *request)
+{
+    rtmpi_comm_t *c;
+    rtmpi_dtype_t *d;
+    rtmpi_request_t *r;
+    int rc;
+
+    RTMPI_ENTER();
+    if ((rc = check_send(fn, buf, count, dt, dest, tag, comm, &c, &d)))
+        return rc;
+    if (!request)
+        return rtmpi_error(comm, fn, MPI_ERR_ARG, "request is NULL");
+    r = rtmpi_req_alloc(RTMPI_REQ_SEND, comm);
+    if (!r)
+        return rtmpi_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
+    if (mode == MODE_BUFFERED) {
+        /* Complete as soon as the data sits in the attached buffer. */
+        rc = bsend_start(fn, buf, count, d, dest, tag, comm, c);
+        if (rc) {
+            rtmpi_req_release(r);
+            return rc;
+        }
+        rtmpi_status_empty(&r->status);
+        r->complete = 1;
+    } else {
+        rc = rtmpi_p2p_start(r, RTMPI_REQ_SEND, buf, count, dt, dest, tag, c->pt2pt, mode);
+        if (rc) {
+            rtmpi_req_release(r);
+            return rtmpi_error(comm, fn, rc, "%s", rtm_last_error());
+        }
+    }
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+               MPI_Comm comm, MPI_Request *request)
+{
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, MODE_STANDARD, request);
+}
+RTMPI_WEAK(Isend)
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
+{
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, MODE_SYNC, request);
+}
+RTMPI_WEAK(Issend)
+
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
+{
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, MODE_READY, request);
+}
+RTMPI_WEAK(Irsend)
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request)
+{
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, MODE_BUFFERED, request);
+}
+RTMPI_WEAK(Ibsend)
+
+/* ---- Receives ------------------------------------------------------------ */
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    rtmpi_comm_t *c;
+    rtmpi_dtype_t *d;
+    MPI_Aint off;
+    int rc;
+
+    RTMPI_ENTER();
+    if ((rc = check_recv(__func__, buf, count, datatype, source, tag, comm, &c, &d)))
+        return rc;
+    if (rtmpi_dtype_contig(d, count, &off) && !rtmpi_sched_active() &&
+        source != MPI_PROC_NULL) {
+        rtm_msg_status_t ns;
+        rtm_status_t st = rtm_recv((char *)buf + off, (size_t)count * (size_t)d->size, source,
+                                   tag, c->pt2pt, &ns);
+
+        if (st != RTM_OK && st != RTM_ERR_TRUNCATE)
+            return rtmpi_error_rtm(comm, __func__, st);
+        if (status != MPI_STATUS_IGNORE)
+            rtmpi_status_set(status, &ns);
+        if (st == RTM_ERR_TRUNCATE)
+            return rtmpi_error(comm, __func__, MPI_ERR_TRUNCATE,
+                               "a message of %zu bytes from rank %d (tag %d) does not fit in "
+                               "the receive buffer of %zu bytes", ns.count, ns.source, ns.tag,
+                               (size_t)count * (size_t)d->size);
+        return MPI_SUCCESS;
+    }
+    rtmpi_request_t *r = rtmpi_req_alloc(RTMPI_REQ_RECV, comm);
+    if (!r)
+        return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");
+    rc = rtmpi_p2p_start(r, RTMPI_REQ_RECV, buf, count, datatype, source, tag, c->pt2pt, 0);
+    if (rc) {
+        rtmpi_req_release(r);
+        return rtmpi_error(comm, __func__, rc, "%s", rtm_last_error());
+    }
+    rtmpi_req_wait_complete(r);
+    if (status != MPI_STATUS_IGNORE)
+        *status = r->status;
+    rc = r->status.MPI_ERROR;
+    rtmpi_req_release(r);
+    return rc ? rtmpi_error(comm, __func__, rc, "receive from %d failed", source) : MPI_SUCCESS;
+}
+RTMPI_WEAK(Recv)
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    rtmpi_comm_t *c;
+    rtmpi_dtype_t *d;
+    rtmpi_request_t *r;
+    int rc;
+
+    RTMPI_ENTER();
+    if ((rc = check_recv(__func__, buf, count, datatype, source, tag, comm, &c, &d)))
+        return rc;
+    if (!request)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+    r = rtmpi_req_alloc(RTMPI_REQ_RECV, comm);
+    if (!r)
+        return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");
+    rc = rtmpi_p2p_start(r, RTMPI_REQ_RECV, buf, count, datatype, source, tag, c->pt2pt, 0);
+    if (rc) {
+        rtmpi_req_release(r);
+        return rtmpi_error(comm, __func__, rc, "%s", rtm_last_error());
+    }
+    *request = r;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Irecv)
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    rtmpi_comm_t *c;
+    rtmpi_dtype_t *d;
+    rtmpi_request_t *rs, *rr;
+    int rc;
+
+    RTMPI_ENTER();
+    if ((rc = check_send(__func__, sendbuf, sendcount, sendtype, dest, sendtag, comm, &c, &d)))
+        return rc;
+    if ((rc = check_recv(__func__, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &d)))
+        return rc;
+    rr = rtmpi_req_alloc(RTMPI_REQ_RECV, comm);
+    rs = rtmpi_req_alloc(RTMPI_REQ_SEND, comm);
+    if (!rr || !rs) {
+        rc = MPI_ERR_NO_MEM;
+        goto out_release;
+    }
+    rc = rtmpi_p2p_start(rr, RTMPI_REQ_RECV, recvbuf, recvcount, recvtype, source, recvtag,
+                         c->pt2pt, 0);
+    if (rc)
+        goto out_release;
+    rc = rtmpi_p2p_start(rs, RTMPI_REQ_SEND, sendbuf, sendcount, sendtype, dest, sendtag,
+                         c->pt2pt, 0);
+    if (rc) {
+        rtmpi_req_wait_complete(rr);   /* cannot unpost it safely otherwise */
+        goto out_release;
+    }
+    rtmpi_req_wait_complete(rs);
+    rtmpi_req_wait_complete(rr);
+    if (status != MPI_STATUS_IGNORE)
+        *status = rr->status;
+    rc = rr->status.MPI_ERROR ? rr->status.MPI_ERROR : rs->status.MPI_ERROR;
+
+out_release:
+    if (rs)
+        rtmpi_req_release(rs);
+    if (rr)
+        rtmpi_req_release(rr);
+    return rc ? rtmpi_error(comm, __func__, rc, "send to %d / receive from %d failed", dest,
+                            source)
+              : MPI_SUCCESS;
+}
+RTMPI_WEAK(Sendrecv)
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    rtmpi_comm_t *c;
+    rtmpi_dtype_t *d;
+    void *copy;
+    int rc;
+
+    RTMPI_ENTER();
+    if ((rc = check_send(__func__, buf, count, datatype, dest, sendtag, comm, &c, &d)))
+        return rc;
+    if ((rc = check_recv(__func__, buf, count, datatype, source, recvtag, comm, &c, &d)))
+        return rc;
+    /* The outgoing data leaves from a packed copy so the receive can land
+     * in the buffer at once. */
+    size_t bytes = (size_t)count * (size_t)d->size;
+    copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");
+    rtmpi_pack(buf, count, d, copy);
+    rc = PMPI_Sendrecv(copy, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
+                       recvtag, comm, status);
+    free(copy);
+    return rc;
+}
+RTMPI_WEAK(Sendrecv_replace)
+
+/* ---- Probes -------------------------------------------------------------- */
+
+static void proc_null_status(MPI_Status *status)
+{
+    if (status != MPI_STATUS_IGNORE) {
+        rtmpi_status_empty(status);
+        status->MPI_SOURCE = MPI_PROC_NULL;
+    }
+}
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    rtmpi_comm_t *c;
+    rtm_msg_status_t ns;
+    rtm_status_t st;
+    int rc;
+
+    RTMPI_ENTER();
+    if ((rc = check_probe(__func__, source, tag, comm, &c)))
+        return rc;
+    if (!flag)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "flag is NULL");
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        proc_null_status(status);
+        return MPI_SUCCESS;
+    }
+    rtmpi_sched_progress_all();
+    st = rtm_iprobe(source, tag, c->pt2pt, flag, &ns);
+    if (st != RTM_OK)
+        return rtmpi_error_rtm(comm, __func__, st);
+    if (*flag && status != MPI_STATUS_IGNORE)
+        rtmpi_status_set(status, &ns);
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Iprobe)
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    rtmpi_comm_t *c;
+    rtm_msg_status_t ns;
+    rtm_status_t st;
+    int rc, flag = 0;
+
+    RTMPI_ENTER();
+    if ((rc = check_probe(__func__, source, tag, comm, &c)))
+        return rc;
+    if (source == MPI_PROC_NULL) {
+        proc_null_status(status);
+        return MPI_SUCCESS;
+    }
+    if (!rtmpi_sched_active()) {
+        st = rtm_probe(source, tag, c->pt2pt, &ns);
+    } else {
+        do {
+            st = rtm_iprobe(source, tag, c->pt2pt, &flag, &ns);
+            if (!flag && st == RTM_OK)
+                rtmpi_progress();
+        } while (!flag && st == RTM_OK);
+    }
+    if (st != RTM_OK)
+        return rtmpi_error_rtm(comm, __func__, st);
+    if (status != MPI_STATUS_IGNORE)
+        rtmpi_status_set(status, &ns);
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Probe)
+
+static int message_new(rtm_message_t native, MPI_Comm comm, MPI_Message *message)
+{
+    struct rtmpi_message *m;
+
+    if (native == RTM_MESSAGE_NO_PROC) {
+        *message = MPI_MESSAGE_NO_PROC;
+        return MPI_SUCCESS;
+    }
+    m = malloc(sizeof(*m));
+    if (!m)
+        return MPI_ERR_NO_MEM;
+    m->native = native;
+    m->comm = comm;
+    *message = m;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    rtmpi_comm_t *c;
+    rtm_msg_status_t ns;
+    rtm_message_t nm;
+    rtm_status_t st;
+    int rc;
+
+    RTMPI_ENTER();
+    if ((rc = check_probe(__func__, source, tag, comm, &c)))
+        return rc;
+    if (!flag || !message)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "flag or message is NULL");
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        *message = MPI_MESSAGE_NO_PROC;
+        proc_null_status(status);
+        return MPI_SUCCESS;
+    }
+    rtmpi_sched_progress_all();
+    st = rtm_improbe(source, tag, c->pt2pt, flag, &nm, &ns);
+    if (st != RTM_OK)
+        return rtmpi_error_rtm(comm, __func__, st);
+    if (!*flag)
+        return MPI_SUCCESS;
+    if ((rc = message_new(nm, comm, message)))
+        return rtmpi_error(comm, __func__, rc, "out of memory");
+    if (status != MPI_STATUS_IGNORE)
+        rtmpi_status_set(status, &ns);
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Improbe)
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    rtmpi_comm_t *c;
+    int rc, flag = 0;
+
+    RTMPI_ENTER();
+    if ((rc = check_probe(__func__, source, tag, comm, &c)))
+        return rc;
+    if (!message)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "message is NULL");
+    if (!rtmpi_sched_active() && source != MPI_PROC_NULL) {
+        rtm_msg_status_t ns;
+        rtm_message_t nm;
+        rtm_status_t st = rtm_mprobe(source, tag, c->pt2pt, &nm, &ns);
+
+        if (st != RTM_OK)
+            return rtmpi_error_rtm(comm, __func__, st);
+        if ((rc = message_new(nm, comm, message)))
+            return rtmpi_error(comm, __func__, rc, "out of memory");
+        if (status != MPI_STATUS_IGNORE)
+            rtmpi_status_set(status, &ns);
+        return MPI_SUCCESS;
+    }
+    for (;;) {
+        rc = PMPI_Improbe(source, tag, comm, &flag, message, status);
+        if (rc || flag)
+            return rc;
+        rtmpi_progress();
+    }
+}
+RTMPI_WEAK(Mprobe)
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                MPI_Request *request)
+{
+    rtmpi_dtype_t *d;
+    rtmpi_request_t *r;
+    MPI_Aint off;
+    rtm_status_t st;
+    void *data;
+
+    RTMPI_ENTER();
+    if (!message || *message == MPI_MESSAGE_NULL)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_REQUEST, "message is MPI_MESSAGE_NULL");
+    if (!request)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "request is NULL");
+    MPI_Comm comm = *message == MPI_MESSAGE_NO_PROC ? MPI_COMM_NULL : (*message)->comm;
+    if (count < 0)
+        return rtmpi_error(comm, __func__, MPI_ERR_COUNT, "negative count %d", count);
+    if (rtmpi_dtype_check(datatype, &d))
+        return rtmpi_error(comm, __func__, MPI_ERR_TYPE, "invalid or uncommitted datatype %d", datatype);
+    r = rtmpi_req_alloc(RTMPI_REQ_RECV, comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm);
+    if (!r)
+        return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");
+    if (*message == MPI_MESSAGE_NO_PROC) {
+        proc_null_status(&r->status);
+        r->complete = 1;
+        *message = MPI_MESSAGE_NULL;
+        *request = r;
+        return MPI_SUCCESS;
+    }
+    size_t bytes = (size_t)count * (size_t)d->size;
+    if (rtmpi_dtype_contig(d, count, &off)) {
+        data = (char *)buf + off;
+    } else {
+        r->packbuf = malloc(bytes ? bytes : 1);
+        if (!r->packbuf) {
+            rtmpi_req_release(r);
+            return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");
+        }
+        r->buf = buf;
+        r->count = count;
+        r->dtype = datatype;
+        rtmpi_dtype_retain(datatype);
+        data = r->packbuf;
+    }
+    st = rtm_imrecv(data, bytes, &(*message)->native, &r->native);
+    if (st != RTM_OK) {
+        if (r->packbuf)
+            rtmpi_dtype_release(datatype);
+        rtmpi_req_release(r);
+        return rtmpi_error_rtm(comm, __func__, st);
+    }
+    free(*message);
+    *message = MPI_MESSAGE_NULL;
+    *request = r;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Imrecv)
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Status *status)
+{
+    MPI_Request r;
+    int rc = PMPI_Imrecv(buf, count, datatype, message, &r);
+
+    if (rc)
+        return rc;
+    return PMPI_Wait(&r, status);
+}
+RTMPI_WEAK(Mrecv)
+
+/* ---- Persistent requests --------------------------------------------------- */
+
+static int persistent_init(const char *fn, int kind, const void *buf, int count,
+                           MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int mode,
+                           MPI_Request *request)
+{
+    rtmpi_comm_t *c;
+    rtmpi_dtype_t *d;
+    rtmpi_request_t *r;
+    int rc;
+
+    RTMPI_ENTER();
+    rc = kind == RTMPI_REQ_SEND ? check_send(fn, buf, count, dt, peer, tag, comm, &c, &d)
+                                : check_recv(fn, buf, count, dt, peer, tag, comm, &c, &d);
+    if (rc)
+        return rc;
+    if (!request)
+        return rtmpi_error(comm, fn, MPI_ERR_ARG, "request is NULL");
+    r = rtmpi_req_alloc(kind, comm);
+    if (!r)
+        return rtmpi_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
+    r->persistent = 1;
+    r->buf = (void *)buf;
+    r->count = count;
+    r->dtype = dt;
+    rtmpi_dtype_retain(dt);
+    r->peer = peer;
+    r->tag = tag;
+    r->mode = mode;
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return persistent_init(__func__, RTMPI_REQ_SEND, buf, count, datatype, dest, tag, comm,
+                           MODE_STANDARD, request);
+}
+RTMPI_WEAK(Send_init)
+
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return persistent_init(__func__, RTMPI_REQ_SEND, buf, count, datatype, dest, tag, comm,
+                           MODE_SYNC, request);
+}
+RTMPI_WEAK(Ssend_init)
+
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return persistent_init(__func__, RTMPI_REQ_SEND, buf, count, datatype, dest, tag, comm,
+                           MODE_READY, request);
+}
+RTMPI_WEAK(Rsend_init)
+
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return persistent_init(__func__, RTMPI_REQ_SEND, buf, count, datatype, dest, tag, comm,
+                           MODE_BUFFERED, request);
+}
+RTMPI_WEAK(Bsend_init)
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return persistent_init(__func__, RTMPI_REQ_RECV, buf, count, datatype, source, tag, comm,
+                           MODE_STANDARD, request);
+}
+RTMPI_WEAK(Recv_init)
+
+static int start_one(const char *fn, rtmpi_request_t *r)
+{
+    rtmpi_comm_t *c = rtmpi_comm_get(r->comm);
+    int rc;
+
+    if (!r->persistent)
+        return rtmpi_error(r->comm, fn, MPI_ERR_REQUEST, "not a persistent request");
+    if (r->active)
+        return rtmpi_error(r->comm, fn, MPI_ERR_REQUEST, "the persistent request is already active");
+    if (!c)
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COMM, "the request's communicator was freed");
+    if (r->kind == RTMPI_REQ_SEND && r->mode == MODE_BUFFERED) {
+        rc = bsend_start(fn, r->buf, r->count, rtmpi_dtype_obj(r->dtype), r->peer, r->tag,
+                         r->comm, c);
+        if (rc)
+            return rc;
+        rtmpi_status_empty(&r->status);
+        r->complete = 1;
+    } else {
+        rc = rtmpi_p2p_start(r, r->kind, r->buf, r->count, r->dtype, r->peer, r->tag, c->pt2pt,
+                             r->mode);
+        if (rc)
+            return rtmpi_error(r->comm, fn, rc, "%s", rtm_last_error());
+    }
+    r->active = 1;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Start(MPI_Request *request)
+{
+    RTMPI_ENTER();
+    if (!request || *request == MPI_REQUEST_NULL)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_REQUEST, "null request");
+    return start_one(__func__, *request);
+}
+RTMPI_WEAK(Start)
+
+int PMPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    RTMPI_ENTER();
+    if (count < 0 || (count > 0 && !array_of_requests))
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "invalid request array");
+    for (int i = 0; i < count; i++) {
+        if (array_of_requests[i] == MPI_REQUEST_NULL)
+            return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_REQUEST, "request %d is null", i);
+        int rc = start_one(__func__, array_of_requests[i]);
+        if (rc)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Startall)

@@ -1,0 +1,607 @@
+/*
+ * MPI requests and their completion (Wait/Test families, cancel, free).
+ *
+ * A request wraps one native request (point-to-point) or one collective
+ * schedule. Data of non-contiguous datatypes travels through `packbuf`,
+ * unpacked when a receive completes. Blocking waits drive the runtime and
+ * the binding's own work (collective schedules, requests the user freed
+ * before they completed) together, so a nonblocking collective progresses
+ * while the application waits for anything.
+ */
+#include "config.h"
+
+#include "runtime/mpi/mpi_impl.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Empty polls a blocking wait spins through before it yields the core on
+ * every further poll (oversubscribed ranks must let their peers run). */
+#define WAIT_SPIN_POLLS 1000
+
+static rtmpi_request_t *free_requests;   /* recycled: no malloc on the fast path */
+static rtmpi_request_t *orphans;         /* freed by the user, still in flight */
+
+rtmpi_request_t *rtmpi_req_alloc(int kind, MPI_Comm comm)
+{
+    rtmpi_request_t *r = free_requests;
+
+    if (r)
+        free_requests = r->next_orphan;
+    else if (!(r = malloc(sizeof(*r))))
+        return NULL;
+    memset(r, 0, sizeof(*r));
+    r->kind = kind;
+    r->comm = comm;
+    r->dtype = MPI_DATATYPE_NULL;
+    return r;
+}
+
+void rtmpi_req_release(rtmpi_request_t *r)
+{
+    if (r->native != RTM_REQUEST_NULL)
+        rtm_request_free(&r->native);
+    if (r->bsend)
+        rtmpi_bsend_release(r);
+    else
+        free(r->packbuf);
+    if (r->persistent)
+        rtmpi_dtype_release(r->dtype);
+    if (r->sched)
+        rtmpi_sched_free(r->sched);
+    r->next_orphan = free_requests;
+    free_requests = r;
+}
+
+void rtmpi_requests_finalize(void)
+{
+    while (free_requests) {
+        rtmpi_request_t *r = free_requests;
+
+        free_requests = r->next_orphan;
+        free(r);
+    }
+}
+
+void rtmpi_status_empty(MPI_Status *st)
+{
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+    st->rtmpi_cancelled = 0;
+    st->rtmpi_count = 0;
+}
+
+void rtmpi_status_set(MPI_Status *st, const rtm_msg_status_t *ns)
+{
+    st->MPI_SOURCE = ns->source;
+    st->MPI_TAG = ns->tag;
+    st->MPI_ERROR = rtmpi_class_of(ns->error);
+    st->rtmpi_cancelled = ns->cancelled;
+    st->rtmpi_count = (long long)ns->count;
+}
+
+static void proc_null_status(MPI_Status *st)
+{
+    rtmpi_status_empty(st);
+    st->MPI_SOURCE = MPI_PROC_NULL;
+}
+
+int rtmpi_p2p_start(rtmpi_request_t *r, int kind, const void *buf, int count,
+                    MPI_Datatype dt, int peer, int tag, rtm_comm_t ncomm, int mode)
+{
+    rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
+    size_t bytes = (size_t)count * (size_t)d->size;
+    MPI_Aint off;
+    rtm_status_t st;
+    void *data;
+
+    r->kind = kind;
+    r->ncomm = ncomm;
+    r->complete = 0;
+    r->native = RTM_REQUEST_NULL;
+    if (peer == MPI_PROC_NULL) {
+        proc_null_status(&r->status);
+        r->complete = 1;
+        return MPI_SUCCESS;
+    }
+    if (rtmpi_dtype_contig(d, count, &off)) {
+        data = (char *)buf + off;
+    } else {
+        r->packbuf = malloc(bytes ? bytes : 1);
+        if (!r->packbuf)
+            return MPI_ERR_NO_MEM;
+        r->packbytes = bytes;
+        if (kind == RTMPI_REQ_SEND) {
+            rtmpi_pack(buf, count, d, r->packbuf);
+        } else {
+            r->buf = (void *)buf;
+            r->count = count;
+            if (!r->persistent) {
+                r->dtype = dt;
+                rtmpi_dtype_retain(dt);
+            }
+        }
+        data = r->packbuf;
+    }
+    if (kind == RTMPI_REQ_SEND)
+        st = rtm_isend_mode(data, bytes, peer, tag, ncomm,
+                            mode == 1 ? RTM_SEND_SYNC : RTM_SEND_STANDARD, &r->native);
+    else
+        st = rtm_irecv(data, bytes, peer, tag, ncomm, &r->native);
+    if (st != RTM_OK) {
+        free(r->packbuf);
+        r->packbuf = NULL;
+        return rtmpi_class_of(st);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Final bookkeeping of a native operation that completed with `rc`. */
+static void complete_native(rtmpi_request_t *r, rtm_status_t rc, const rtm_msg_status_t *ns)
+{
+    rtmpi_status_set(&r->status, ns);
+    if (rc != RTM_OK && rc != RTM_ERR_CANCELED && r->status.MPI_ERROR == MPI_SUCCESS)
+        r->status.MPI_ERROR = rtmpi_class_of(rc);
+    if (r->packbuf && r->kind == RTMPI_REQ_RECV) {
+        /* The handle may have been freed meanwhile; our reference keeps the type. */
+        rtmpi_unpack(r->packbuf, (size_t)ns->count, r->buf, r->count,
+                     rtmpi_dtype_obj(r->dtype));
+        if (!r->persistent)
+            rtmpi_dtype_release(r->dtype);
+    }
+    if (r->packbuf && !r->bsend) {
+        free(r->packbuf);
+        r->packbuf = NULL;
+    }
+    r->native = RTM_REQUEST_NULL;
+    r->complete = 1;
+}
+
+int rtmpi_req_poll(rtmpi_request_t *r)
+{
+    if (r->complete)
+        return 1;
+    if (r->kind == RTMPI_REQ_COLL) {
+        if (!rtmpi_sched_poll(r->sched))
+            return 0;
+        rtmpi_status_empty(&r->status);
+        r->status.MPI_ERROR = rtmpi_sched_error(r->sched);
+        r->complete = 1;
+        return 1;
+    }
+    if (r->native == RTM_REQUEST_NULL) {
+        r->complete = 1;
+        return 1;
+    }
+    rtm_msg_status_t ns;
+    int flag = 0;
+    rtm_status_t rc = rtm_test(&r->native, &flag, &ns);
+
+    if (!flag && rc == RTM_OK)
+        return 0;
+    if (!flag) {
+        memset(&ns, 0, sizeof(ns));
+        ns.error = rc;
+    }
+    complete_native(r, rc, &ns);
+    return 1;
+}
+
+void rtmpi_orphan_add(rtmpi_request_t *r)
+{
+    r->freed = 1;
+    r->next_orphan = orphans;
+    orphans = r;
+}
+
+static int orphans_progress(void)
+{
+    int n = 0;
+
+    for (rtmpi_request_t **pp = &orphans; *pp;) {
+        rtmpi_request_t *r = *pp;
+
+        if (rtmpi_req_poll(r)) {
+            *pp = r->next_orphan;
+            rtmpi_req_release(r);
+            n++;
+        } else {
+            pp = &r->next_orphan;
+        }
+    }
+    return n;
+}
+
+int rtmpi_progress(void)
+{
+    int n = rtm_progress();
+
+    n += rtmpi_sched_progress_all();
+    if (orphans)
+        n += orphans_progress();
+    return n;
+}
+
+/* Called between polls of a blocking wait. */
+static void wait_idle(unsigned *polls)
+{
+    rtmpi_progress();
+    if (++*polls > WAIT_SPIN_POLLS)
+        sched_yield();
+}
+
+void rtmpi_req_wait_complete(rtmpi_request_t *r)
+{
+    unsigned polls = 0;
+
+    if (r->complete)
+        return;
+    /* Nothing of the binding's own to drive: the runtime's wait (with its
+     * spin-then-back-off) is the fastest way. */
+    if (r->kind != RTMPI_REQ_COLL && r->native != RTM_REQUEST_NULL &&
+        !rtmpi_sched_active() && !orphans) {
+        rtm_msg_status_t ns;
+        rtm_status_t rc = rtm_wait(&r->native, &ns);
+
+        complete_native(r, rc, &ns);
+        return;
+    }
+    while (!rtmpi_req_poll(r))
+        wait_idle(&polls);
+}
+
+int rtmpi_bsend_detach_all(void);
+
+/* Hands the completed request's status out and frees it (or, persistent,
+ * makes it inactive). Returns the operation's error class. */
+static int finish(MPI_Request *reqp, MPI_Status *status)
+{
+    rtmpi_request_t *r = *reqp;
+    int err = r->status.MPI_ERROR;
+
+    if (status != MPI_STATUS_IGNORE)
+        *status = r->status;
+    if (r->persistent) {
+        r->active = 0;
+        r->complete = 0;
+    } else {
+        rtmpi_req_release(r);
+        *reqp = MPI_REQUEST_NULL;
+    }
+    return err;
+}
+
+/* A handle that counts as already complete with an empty status: the null
+ * request and an inactive persistent request. */
+static int is_inactive(MPI_Request r)
+{
+    return r == MPI_REQUEST_NULL || (r->persistent && !r->active);
+}
+
+static int error_of(const char *fn, MPI_Comm comm, int err)
+{
+    return rtmpi_error(comm, fn, err, "the operation completed with an error");
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    RTMPI_ENTER();
+    if (!request)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_REQUEST, "request is NULL");
+    if (is_inactive(*request)) {
+        if (status != MPI_STATUS_IGNORE)
+            rtmpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    MPI_Comm comm = (*request)->comm;
+    rtmpi_req_wait_complete(*request);
+    int err = finish(request, status);
+    return err ? error_of(__func__, comm, err) : MPI_SUCCESS;
+}
+RTMPI_WEAK(Wait)
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    RTMPI_ENTER();
+    if (!request || !flag)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "request or flag is NULL");
+    if (is_inactive(*request)) {
+        *flag = 1;
+        if (status != MPI_STATUS_IGNORE)
+            rtmpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    rtmpi_sched_progress_all();
+    if (!rtmpi_req_poll(*request)) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    MPI_Comm comm = (*request)->comm;
+    int err = finish(request, status);
+    return err ? error_of(__func__, comm, err) : MPI_SUCCESS;
+}
+RTMPI_WEAK(Test)
+
+static int check_array(const char *fn, int count, MPI_Request reqs[])
+{
+    if (count < 0)
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COUNT, "negative count %d", count);
+    if (count > 0 && !reqs)
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_REQUEST, "request array is NULL");
+    return MPI_SUCCESS;
+}
+
+/* Finishes every request of the array (all complete); MPI_ERR_IN_STATUS
+ * when any failed, with each status's MPI_ERROR set. */
+static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    int any_err = 0;
+    MPI_Comm comm = MPI_COMM_NULL;
+
+    for (int i = 0; i < count; i++) {
+        MPI_Status tmp, *st = statuses != MPI_STATUSES_IGNORE ? &statuses[i] : &tmp;
+
+        if (is_inactive(reqs[i])) {
+            rtmpi_status_empty(st);
+            continue;
+        }
+        MPI_Comm c = reqs[i]->comm;
+        if (finish(&reqs[i], st) != MPI_SUCCESS) {
+            any_err = 1;
+            comm = c;
+        }
+    }
+    if (any_err)
+        return rtmpi_error(comm, fn, MPI_ERR_IN_STATUS, "see the MPI_ERROR field of each status");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    unsigned polls = 0;
+    int rc;
+
+    RTMPI_ENTER();
+    if ((rc = check_array(__func__, count, reqs)))
+        return rc;
+    for (int i = 0; i < count; i++) {
+        if (is_inactive(reqs[i]))
+            continue;
+        while (!rtmpi_req_poll(reqs[i]))
+            wait_idle(&polls);
+    }
+    return finish_all(__func__, count, reqs, statuses);
+}
+RTMPI_WEAK(Waitall)
+
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    int rc, all = 1;
+
+    RTMPI_ENTER();
+    if ((rc = check_array(__func__, count, reqs)))
+        return rc;
+    if (!flag)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "flag is NULL");
+    rtmpi_sched_progress_all();
+    for (int i = 0; i < count; i++)
+        if (!is_inactive(reqs[i]) && !rtmpi_req_poll(reqs[i]))
+            all = 0;
+    *flag = all;
+    if (!all)
+        return MPI_SUCCESS;
+    return finish_all(__func__, count, reqs, statuses);
+}
+RTMPI_WEAK(Testall)
+
+/* First complete request's index, -1 none yet, MPI_UNDEFINED all inactive. */
+static int any_complete(int count, MPI_Request reqs[])
+{
+    int active = 0;
+
+    for (int i = 0; i < count; i++) {
+        if (is_inactive(reqs[i]))
+            continue;
+        active = 1;
+        if (rtmpi_req_poll(reqs[i]))
+            return i;
+    }
+    return active ? -1 : MPI_UNDEFINED;
+}
+
+static int finish_one(const char *fn, MPI_Request reqs[], int i, MPI_Status *status)
+{
+    MPI_Comm comm = reqs[i]->comm;
+    int err = finish(&reqs[i], status);
+
+    return err ? error_of(fn, comm, err) : MPI_SUCCESS;
+}
+
+int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    unsigned polls = 0;
+    int rc, i;
+
+    RTMPI_ENTER();
+    if ((rc = check_array(__func__, count, reqs)))
+        return rc;
+    if (!index)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "index is NULL");
+    while ((i = any_complete(count, reqs)) == -1)
+        wait_idle(&polls);
+    *index = i;
+    if (i == MPI_UNDEFINED) {
+        if (status != MPI_STATUS_IGNORE)
+            rtmpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    return finish_one(__func__, reqs, i, status);
+}
+RTMPI_WEAK(Waitany)
+
+int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    int rc, i;
+
+    RTMPI_ENTER();
+    if ((rc = check_array(__func__, count, reqs)))
+        return rc;
+    if (!index || !flag)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "index or flag is NULL");
+    rtmpi_sched_progress_all();
+    i = any_complete(count, reqs);
+    if (i == -1) {
+        *flag = 0;
+        *index = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    *index = i;
+    if (i == MPI_UNDEFINED) {
+        if (status != MPI_STATUS_IGNORE)
+            rtmpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    return finish_one(__func__, reqs, i, status);
+}
+RTMPI_WEAK(Testany)
+
+/* Collects every completed request; *outcount MPI_UNDEFINED when all are
+ * inactive. Returns 1 when something was collected (or all inactive). */
+static int some(const char *fn, int incount, MPI_Request reqs[], int *outcount,
+                int indices[], MPI_Status statuses[], int *rc_p)
+{
+    int n = 0, active = 0, any_err = 0;
+    MPI_Comm comm = MPI_COMM_NULL;
+
+    for (int i = 0; i < incount; i++) {
+        if (is_inactive(reqs[i]))
+            continue;
+        active = 1;
+        if (!rtmpi_req_poll(reqs[i]))
+            continue;
+        MPI_Status tmp, *st = statuses != MPI_STATUSES_IGNORE ? &statuses[n] : &tmp;
+        MPI_Comm c = reqs[i]->comm;
+
+        if (finish(&reqs[i], st) != MPI_SUCCESS) {
+            any_err = 1;
+            comm = c;
+        }
+        indices[n++] = i;
+    }
+    if (!active) {
+        *outcount = MPI_UNDEFINED;
+        *rc_p = MPI_SUCCESS;
+        return 1;
+    }
+    *outcount = n;
+    *rc_p = any_err ? rtmpi_error(comm, fn, MPI_ERR_IN_STATUS,
+                                  "see the MPI_ERROR field of each status")
+                    : MPI_SUCCESS;
+    return n > 0;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status statuses[])
+{
+    unsigned polls = 0;
+    int rc;
+
+    RTMPI_ENTER();
+    if ((rc = check_array(__func__, incount, reqs)))
+        return rc;
+    if (!outcount || (incount > 0 && !indices))
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "outcount or indices is NULL");
+    while (!some(__func__, incount, reqs, outcount, indices, statuses, &rc))
+        wait_idle(&polls);
+    return rc;
+}
+RTMPI_WEAK(Waitsome)
+
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+                  MPI_Status statuses[])
+{
+    int rc;
+
+    RTMPI_ENTER();
+    if ((rc = check_array(__func__, incount, reqs)))
+        return rc;
+    if (!outcount || (incount > 0 && !indices))
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "outcount or indices is NULL");
+    rtmpi_sched_progress_all();
+    some(__func__, incount, reqs, outcount, indices, statuses, &rc);
+    return rc;
+}
+RTMPI_WEAK(Testsome)
+
+int PMPI_Cancel(MPI_Request *request)
+{
+    RTMPI_ENTER();
+    if (!request || *request == MPI_REQUEST_NULL)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_REQUEST, "null request");
+    rtmpi_request_t *r = *request;
+    if (r->kind == RTMPI_REQ_COLL)
+        return rtmpi_error(r->comm, __func__, MPI_ERR_REQUEST,
+                           "a nonblocking collective cannot be canceled");
+    if (r->persistent && !r->active)
+        return rtmpi_error(r->comm, __func__, MPI_ERR_REQUEST,
+                           "the persistent request is not active");
+    /* Only a receive not yet matched can be canceled; a send always
+     * completes normally (Test_cancelled then reports false). */
+    if (r->kind == RTMPI_REQ_RECV && !r->complete && r->native != RTM_REQUEST_NULL) {
+        rtm_status_t st = rtm_cancel(r->native);
+
+        if (st != RTM_OK)
+            return rtmpi_error_rtm(r->comm, __func__, st);
+    }
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Cancel)
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if (!status || !flag)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "status or flag is NULL");
+    *flag = status->rtmpi_cancelled;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Test_cancelled)
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    RTMPI_ENTER();
+    if (!request || *request == MPI_REQUEST_NULL)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_REQUEST, "null request");
+    rtmpi_request_t *r = *request;
+    if (r->complete || (r->persistent && !r->active)) {
+        rtmpi_req_release(r);
+    } else {
+        /* Still in flight: finished (and unpacked) by the binding's progress. */
+        rtmpi_orphan_add(r);
+    }
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Request_free)
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    RTMPI_ENTER();
+    if (!flag)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "flag is NULL");
+    if (is_inactive(request)) {
+        *flag = 1;
+        if (status != MPI_STATUS_IGNORE)
+            rtmpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    rtmpi_sched_progress_all();
+    *flag = rtmpi_req_poll(request);
+    if (*flag && status != MPI_STATUS_IGNORE)
+        *status = request->status;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Request_get_status)
