@@ -28,3 +28,13 @@ bin_PROGRAMS += rtm_info
 rtm_info_SOURCES = runtime/rtm_info.c
 rtm_info_CPPFLAGS = $(AM_CPPFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS) $(IBVERBS_CFLAGS)
 rtm_info_LDADD = librtmsg.la $(PMIX_LIBS) $(HWLOC_LIBS)
+
+# Unit tests of runtime and common logic. They compile the sources they test
+# (librtmsg exports only the public API).
+check_PROGRAMS += tests/unit/test_match tests/unit/test_config
+tests_unit_test_match_SOURCES = tests/unit/test_match.c runtime/match.c runtime/request.c
+tests_unit_test_match_LDADD = common/libcommon.la
+tests_unit_test_config_SOURCES = tests/unit/test_config.c
+tests_unit_test_config_LDADD = common/libcommon.la
+TESTS += tests/unit/test_match tests/unit/test_config tests/unit/config_doc.sh
+EXTRA_DIST += tests/unit/config_doc.sh docs/config.md
