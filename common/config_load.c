@@ -218,7 +218,7 @@ static const rtm_cfg_entry_t *find_entry(const char *name, size_t len)
     return NULL;
 }
 
-static void warn_unknown_variables(void)
+void rtm_config_warn_unknown(void)
 {
     for (char **env = environ; env && *env; env++) {
         const char *eq = strchr(*env, '=');
@@ -241,6 +241,15 @@ static void warn_unknown_variables(void)
 }
 
 rtm_status_t rtm_config_load(void)
+{
+    rtm_status_t status = rtm_config_parse_env();
+
+    if (status == RTM_OK)
+        rtm_config_warn_unknown();
+    return status;
+}
+
+rtm_status_t rtm_config_parse_env(void)
 {
     rtm_config_t fresh;
     rtm_status_t status;
@@ -268,6 +277,5 @@ rtm_status_t rtm_config_load(void)
     }
     rtm_config = fresh;
     rtm_log_level = (rtm_log_level_t)rtm_config.log_level;
-    warn_unknown_variables();
     return RTM_OK;
 }

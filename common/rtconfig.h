@@ -43,6 +43,10 @@ typedef struct rtm_cfg_entry {
  * Unknown RTM_* variables get a warning naming the closest known one.
  * Safe to call more than once. */
 rtm_status_t rtm_config_load(void);
+/* The same without the warnings, for processes of which only one should
+ * warn (the ranks of a job: rank 0 calls rtm_config_warn_unknown). */
+rtm_status_t rtm_config_parse_env(void);
+void rtm_config_warn_unknown(void);
 
 const rtm_cfg_entry_t *rtm_config_entries(size_t *count_p);
 /* The current value of an entry, formatted ("4096", "warn", ...). */

@@ -37,7 +37,7 @@ rtm_status_t rtm_init(void)
     if (rtm_rt.state == RT_FINALIZED)
         return rtm_error_set(RTM_ERR_FINALIZED,
                              "rtm_init called after rtm_finalize (librtmsg cannot be restarted)");
-    status = rtm_config_load();
+    status = rtm_config_parse_env();
     if (status != RTM_OK)
         return status;
     status = job_init();
@@ -46,6 +46,8 @@ rtm_status_t rtm_init(void)
         return status;
     }
     rtm_log_set_identity(NULL, rtm_rt.world_rank);
+    if (rtm_rt.world_rank == 0)   /* one warning per job, not one per rank */
+        rtm_config_warn_unknown();
     rtm_mpool_init(&rtm_rt.req_pool, "requests", sizeof(rtm_request_impl_t), 256, 0);
     rtm_mpool_init(&rtm_rt.unexp_pool, "unexpected", sizeof(rtm_unexp_t), 256, 0);
     status = peers_init();

@@ -149,6 +149,14 @@ static rtm_status_t send_blocking(const char *func, const void *buf, size_t coun
 
     if (status != RTM_OK)
         return status;
+    if (mode == RTM_SEND_STANDARD && dest != RTM_PROC_NULL) {
+        status = proto_send_eager_now(c, c->ctx_p2p, buf, count, dest, tag);
+        if (status != RTM_ERR_AGAIN) {
+            if (status != RTM_OK)
+                return rtm_error_set(status, "%s to rank %d failed", func, dest);
+            return RTM_OK;
+        }
+    }
     status = rtm_isend_mode(buf, count, dest, tag, comm, mode, &req);
     if (status != RTM_OK)
         return status;

@@ -191,6 +191,8 @@ int                 match_matches(int want_src, int want_tag, int src, int tag);
 /* --- send.c / recv.c / rndv.c: protocols --- */
 rtm_status_t proto_isend(rtm_comm_obj_t *comm, uint32_t ctx, const void *buf, size_t len,
                          int dest, int tag, int sync, rtm_request_impl_t **req_p);
+rtm_status_t proto_send_eager_now(rtm_comm_obj_t *comm, uint32_t ctx, const void *buf,
+                                  size_t len, int dest, int tag);
 rtm_status_t proto_irecv(rtm_comm_obj_t *comm, uint32_t ctx, void *buf, size_t len,
                          int src, int tag, rtm_request_impl_t **req_p);
 /* Receive an unexpected message into a matched receive request. */

@@ -265,6 +265,35 @@ void proto_release_credit(int peer)
     }
 }
 
+/* A blocking standard send that fits eagerly and has nothing queued ahead
+ * of it needs no request: the transport copies it out before returning.
+ * RTM_ERR_AGAIN: take the request path instead.
+ * Hot path: no allocation, lock or log. */
+rtm_status_t proto_send_eager_now(rtm_comm_obj_t *comm, uint32_t ctx, const void *buf,
+                                  size_t len, int dest, int tag)
+{
+    rtm_peer_t *p = &rtm_rt.peers[comm_world_rank_of(comm, dest)];
+    rtm_match_hdr_t hdr;
+    rtm_status_t status;
+
+    if (p->ep == NULL || p->tx_credits <= 0 || len > p->tl->caps.eager_limit ||
+        len + sizeof(hdr) > p->tl->caps.am_max || !rtm_list_is_empty(&p->pending_sends))
+        return RTM_ERR_AGAIN;
+    hdr.ctx = ctx;
+    hdr.src = comm->rank;
+    hdr.tag = tag;
+    hdr.seq = p->tx_seq;
+    hdr.credits = take_owed_credits(p);
+    status = p->tl->ops->am_send(p->ep, RTM_AM_EAGER, &hdr, sizeof(hdr), buf, len);
+    if (status != RTM_OK) {
+        p->credits_owed += hdr.credits;
+        return status;
+    }
+    p->tx_seq++;
+    p->tx_credits--;
+    return RTM_OK;
+}
+
 rtm_status_t proto_isend(rtm_comm_obj_t *comm, uint32_t ctx, const void *buf, size_t len,
                          int dest, int tag, int sync, rtm_request_impl_t **req_p)
 {
