@@ -30,7 +30,9 @@ static int handle_new(rtmpi_comm_t *c, MPI_Comm *h)
             return MPI_SUCCESS;
         }
     }
-    if (ncomms == comms_cap) {
+    if (ncomms == 0)
+        ncomms = 1;   /* handle 0 is MPI_COMM_NULL */
+    if (ncomms >= comms_cap) {
         int cap = comms_cap ? comms_cap * 2 : 16;
         rtmpi_comm_t **t = realloc(comms, (size_t)cap * sizeof(*t));
 
@@ -40,8 +42,6 @@ static int handle_new(rtmpi_comm_t *c, MPI_Comm *h)
         comms = t;
         comms_cap = cap;
     }
-    if (ncomms == 0)
-        ncomms = 1;   /* handle 0 is MPI_COMM_NULL */
     comms[ncomms] = c;
     *h = ncomms++;
     return MPI_SUCCESS;
@@ -93,7 +93,6 @@ int rtmpi_comm_init(void)
     MPI_Comm h;
     int rc;
 
-    ncomms = 1;
     if ((rc = rtmpi_comm_wrap(RTM_COMM_WORLD, "MPI_Init", MPI_COMM_NULL, &h)))
         return rc;
     if ((rc = rtmpi_comm_wrap(RTM_COMM_SELF, "MPI_Init", MPI_COMM_NULL, &h)))

@@ -416,7 +416,7 @@ static int indexed(const char *fn, int count, const int *blocklengths, int block
                    const int *int_disps, const MPI_Aint *aint_disps, MPI_Datatype oldtype,
                    int combiner, MPI_Datatype *newtype)
 {
-    rtmpi_dtype_t *old;
+    rtmpi_dtype_t *old = NULL;
     block_t *b;
     int rc;
 
@@ -520,7 +520,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                               const int array_of_subsizes[], const int array_of_starts[],
                               int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    rtmpi_dtype_t *old;
+    rtmpi_dtype_t *old = NULL;
     MPI_Aint stride[32];
     int idx[32];
     int fast, rc;
@@ -613,7 +613,7 @@ RTMPI_WEAK(Type_create_resized)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    rtmpi_dtype_t *old;
+    rtmpi_dtype_t *old = NULL;
 
     RTMPI_ENTER();
     CHECK_PTR(__func__, newtype, "newtype");

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "runtime/mpi/mpi_impl.h"
+#include "common/rtconfig.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@
 
 /* Empty polls a blocking wait spins through before it yields the core on
  * every further poll (oversubscribed ranks must let their peers run). */
-#define WAIT_SPIN_POLLS 1000
+#define WAIT_SPIN_POLLS ((unsigned)rtm_config.poll_spin)
 
 static rtmpi_request_t *free_requests;   /* recycled: no malloc on the fast path */
 static rtmpi_request_t *orphans;         /* freed by the user, still in flight */

@@ -1,0 +1,742 @@
+/*
+ * librtmsg MPI binding (MPI 3.1 C names).
+ *
+ * Handles of objects with predefined values (communicators, groups,
+ * datatypes, ops, error handlers, infos, windows) are small ints, so the
+ * predefined ones are compile-time constants; requests and matched messages
+ * are pointers. Every MPI_X is a weak alias of PMPI_X so that profiling
+ * tools can interpose.
+ *
+ * Only what the library implements is declared here: configure scripts
+ * probe for symbols, so nothing of MPI 4 (sessions, partitioned
+ * communication, ...) is declared. docs/mpi.md lists what is unsupported.
+ */
+#ifndef RTMSG_MPI_H
+#define RTMSG_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION    3
+#define MPI_SUBVERSION 1
+
+/* Identifies this implementation for codes that need to know. */
+#define RTMSG_MPI 1
+
+/* ---- Basic types ---- */
+typedef intptr_t  MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+
+typedef int MPI_Comm;
+typedef int MPI_Group;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Errhandler;
+typedef int MPI_Info;
+typedef int MPI_Win;
+typedef struct rtmpi_request *MPI_Request;
+typedef struct rtmpi_message *MPI_Message;
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int rtmpi_cancelled;     /* private */
+    long long rtmpi_count;   /* private: bytes received */
+} MPI_Status;
+
+/* ---- Limits ---- */
+#define MPI_MAX_PROCESSOR_NAME         256
+#define MPI_MAX_ERROR_STRING           256
+#define MPI_MAX_OBJECT_NAME            64
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_INFO_KEY               255
+#define MPI_MAX_INFO_VAL               1024
+#define MPI_MAX_PORT_NAME              1024
+#define MPI_BSEND_OVERHEAD             96
+
+/* ---- Special values ---- */
+#define MPI_ANY_SOURCE   (-1)
+#define MPI_ANY_TAG      (-1)
+#define MPI_PROC_NULL    (-2)
+#define MPI_ROOT         (-3)
+#define MPI_UNDEFINED    (-32766)
+#define MPI_KEYVAL_INVALID (-1)
+
+#define MPI_BOTTOM          ((void *)0)
+#define MPI_IN_PLACE        ((void *)1)
+#define MPI_STATUS_IGNORE   ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_UNWEIGHTED      ((int *)2)
+#define MPI_WEIGHTS_EMPTY   ((int *)3)
+#define MPI_ARGV_NULL       ((char **)0)
+#define MPI_ARGVS_NULL      ((char ***)0)
+
+#define MPI_REQUEST_NULL    ((MPI_Request)0)
+#define MPI_MESSAGE_NULL    ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)1)
+
+/* Comparison results */
+#define MPI_IDENT     0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR   2
+#define MPI_UNEQUAL   3
+
+/* Thread levels */
+#define MPI_THREAD_SINGLE     0
+#define MPI_THREAD_FUNNELED   1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE   3
+
+/* Topologies */
+#define MPI_GRAPH      1
+#define MPI_CART       2
+#define MPI_DIST_GRAPH 3
+
+#define MPI_COMM_TYPE_SHARED 1
+
+/* Subarray order */
+#define MPI_ORDER_C       0
+#define MPI_ORDER_FORTRAN 1
+
+/* Datatype combiners (MPI_Type_get_envelope) */
+#define MPI_COMBINER_NAMED          1
+#define MPI_COMBINER_DUP            2
+#define MPI_COMBINER_CONTIGUOUS     3
+#define MPI_COMBINER_VECTOR         4
+#define MPI_COMBINER_HVECTOR        5
+#define MPI_COMBINER_INDEXED        6
+#define MPI_COMBINER_HINDEXED       7
+#define MPI_COMBINER_INDEXED_BLOCK  8
+#define MPI_COMBINER_HINDEXED_BLOCK 9
+#define MPI_COMBINER_STRUCT         10
+#define MPI_COMBINER_SUBARRAY       11
+#define MPI_COMBINER_DARRAY         12
+#define MPI_COMBINER_RESIZED        13
+
+/* One-sided constants (the Win_* functions are not supported yet) */
+#define MPI_MODE_NOCHECK    1
+#define MPI_MODE_NOSTORE    2
+#define MPI_MODE_NOPUT      4
+#define MPI_MODE_NOPRECEDE  8
+#define MPI_MODE_NOSUCCEED  16
+#define MPI_LOCK_EXCLUSIVE  1
+#define MPI_LOCK_SHARED     2
+
+/* ---- Error classes ---- */
+#define MPI_SUCCESS                   0
+#define MPI_ERR_BUFFER                1
+#define MPI_ERR_COUNT                 2
+#define MPI_ERR_TYPE                  3
+#define MPI_ERR_TAG                   4
+#define MPI_ERR_COMM                  5
+#define MPI_ERR_RANK                  6
+#define MPI_ERR_REQUEST               7
+#define MPI_ERR_ROOT                  8
+#define MPI_ERR_GROUP                 9
+#define MPI_ERR_OP                    10
+#define MPI_ERR_TOPOLOGY              11
+#define MPI_ERR_DIMS                  12
+#define MPI_ERR_ARG                   13
+#define MPI_ERR_UNKNOWN               14
+#define MPI_ERR_TRUNCATE              15
+#define MPI_ERR_OTHER                 16
+#define MPI_ERR_INTERN                17
+#define MPI_ERR_IN_STATUS             18
+#define MPI_ERR_PENDING               19
+#define MPI_ERR_ACCESS                20
+#define MPI_ERR_AMODE                 21
+#define MPI_ERR_ASSERT                22
+#define MPI_ERR_BAD_FILE              23
+#define MPI_ERR_BASE                  24
+#define MPI_ERR_CONVERSION            25
+#define MPI_ERR_DISP                  26
+#define MPI_ERR_DUP_DATAREP           27
+#define MPI_ERR_FILE_EXISTS           28
+#define MPI_ERR_FILE_IN_USE           29
+#define MPI_ERR_FILE                  30
+#define MPI_ERR_INFO_KEY              31
+#define MPI_ERR_INFO_NOKEY            32
+#define MPI_ERR_INFO_VALUE            33
+#define MPI_ERR_INFO                  34
+#define MPI_ERR_IO                    35
+#define MPI_ERR_KEYVAL                36
+#define MPI_ERR_LOCKTYPE              37
+#define MPI_ERR_NAME                  38
+#define MPI_ERR_NO_MEM                39
+#define MPI_ERR_NOT_SAME              40
+#define MPI_ERR_NO_SPACE              41
+#define MPI_ERR_NO_SUCH_FILE          42
+#define MPI_ERR_PORT                  43
+#define MPI_ERR_QUOTA                 44
+#define MPI_ERR_READ_ONLY             45
+#define MPI_ERR_RMA_CONFLICT          46
+#define MPI_ERR_RMA_SYNC              47
+#define MPI_ERR_SERVICE               48
+#define MPI_ERR_SIZE                  49
+#define MPI_ERR_SPAWN                 50
+#define MPI_ERR_UNSUPPORTED_DATAREP   51
+#define MPI_ERR_UNSUPPORTED_OPERATION 52
+#define MPI_ERR_WIN                   53
+#define MPI_ERR_RMA_RANGE             54
+#define MPI_ERR_RMA_ATTACH            55
+#define MPI_ERR_RMA_SHARED            56
+#define MPI_ERR_RMA_FLAVOR            57
+#define MPI_T_ERR_INVALID             58
+#define MPI_ERR_LASTCODE              59
+
+/* ---- Predefined handles ---- */
+#define MPI_COMM_NULL  0
+#define MPI_COMM_WORLD 1
+#define MPI_COMM_SELF  2
+
+#define MPI_GROUP_NULL  0
+#define MPI_GROUP_EMPTY 1
+
+#define MPI_ERRHANDLER_NULL  0
+#define MPI_ERRORS_ARE_FATAL 1
+#define MPI_ERRORS_RETURN    2
+
+#define MPI_INFO_NULL 0
+#define MPI_INFO_ENV  1
+
+#define MPI_WIN_NULL 0
+
+/* Datatypes: the numbering is the library's table index; do not reorder. */
+#define MPI_DATATYPE_NULL          0
+#define MPI_CHAR                   1
+#define MPI_SIGNED_CHAR            2
+#define MPI_UNSIGNED_CHAR          3
+#define MPI_BYTE                   4
+#define MPI_SHORT                  5
+#define MPI_UNSIGNED_SHORT         6
+#define MPI_INT                    7
+#define MPI_UNSIGNED               8
+#define MPI_LONG                   9
+#define MPI_UNSIGNED_LONG          10
+#define MPI_LONG_LONG_INT          11
+#define MPI_LONG_LONG              MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG     12
+#define MPI_FLOAT                  13
+#define MPI_DOUBLE                 14
+#define MPI_LONG_DOUBLE            15
+#define MPI_WCHAR                  16
+#define MPI_C_BOOL                 17
+#define MPI_INT8_T                 18
+#define MPI_INT16_T                19
+#define MPI_INT32_T                20
+#define MPI_INT64_T                21
+#define MPI_UINT8_T                22
+#define MPI_UINT16_T               23
+#define MPI_UINT32_T               24
+#define MPI_UINT64_T               25
+#define MPI_AINT                   26
+#define MPI_COUNT                  27
+#define MPI_OFFSET                 28
+#define MPI_C_FLOAT_COMPLEX        29
+#define MPI_C_COMPLEX              MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX       30
+#define MPI_C_LONG_DOUBLE_COMPLEX  31
+#define MPI_PACKED                 32
+#define MPI_FLOAT_INT              33
+#define MPI_DOUBLE_INT             34
+#define MPI_LONG_INT               35
+#define MPI_2INT                   36
+#define MPI_SHORT_INT              37
+#define MPI_LONG_DOUBLE_INT        38
+#define RTMPI_N_PREDEFINED_TYPES   39
+
+/* Reduction operations */
+#define MPI_OP_NULL 0
+#define MPI_MAX     1
+#define MPI_MIN     2
+#define MPI_SUM     3
+#define MPI_PROD    4
+#define MPI_LAND    5
+#define MPI_BAND    6
+#define MPI_LOR     7
+#define MPI_BOR     8
+#define MPI_LXOR    9
+#define MPI_BXOR    10
+#define MPI_MAXLOC  11
+#define MPI_MINLOC  12
+#define MPI_REPLACE 13
+#define MPI_NO_OP   14
+
+/* Predefined attribute keys */
+#define MPI_TAG_UB          1
+#define MPI_HOST            2
+#define MPI_IO              3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_APPNUM          5
+#define MPI_UNIVERSE_SIZE   6
+#define MPI_LASTUSEDCODE    7
+#define MPI_WIN_BASE        8
+#define MPI_WIN_SIZE        9
+#define MPI_WIN_DISP_UNIT   10
+#define MPI_WIN_CREATE_FLAVOR 11
+#define MPI_WIN_MODEL       12
+
+/* ---- Callbacks ---- */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out,
+                                        int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval,
+                                          void *attribute_val, void *extra_state);
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *error_code, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out,
+                                       int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
+                                         void *extra_state);
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error_code, ...);
+/* MPI-1 names, still part of MPI 3.1 (deprecated) */
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+                              void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val,
+                                void *extra_state);
+
+/* The predefined copy callbacks that copy are real functions. */
+int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                    void *attribute_val_in, void *attribute_val_out, int *flag);
+int MPI_WIN_DUP_FN(MPI_Win oldwin, int win_keyval, void *extra_state,
+                   void *attribute_val_in, void *attribute_val_out, int *flag);
+#define MPI_COMM_NULL_COPY_FN   ((MPI_Comm_copy_attr_function *)0)
+#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
+#define MPI_NULL_COPY_FN        ((MPI_Copy_function *)0)
+#define MPI_NULL_DELETE_FN      ((MPI_Delete_function *)0)
+#define MPI_DUP_FN              MPI_COMM_DUP_FN
+#define MPI_WIN_NULL_COPY_FN    ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_NULL_DELETE_FN  ((MPI_Win_delete_attr_function *)0)
+
+/* Every function is declared twice: MPI_X (weak) and PMPI_X. */
+#define RTMPI_API(_name, _args) int MPI_##_name _args; int PMPI_##_name _args;
+
+/* ---- Environment ---- */
+RTMPI_API(Init, (int *argc, char ***argv))
+RTMPI_API(Init_thread, (int *argc, char ***argv, int required, int *provided))
+RTMPI_API(Initialized, (int *flag))
+RTMPI_API(Finalize, (void))
+RTMPI_API(Finalized, (int *flag))
+RTMPI_API(Abort, (MPI_Comm comm, int errorcode))
+RTMPI_API(Query_thread, (int *provided))
+RTMPI_API(Is_thread_main, (int *flag))
+RTMPI_API(Get_version, (int *version, int *subversion))
+RTMPI_API(Get_library_version, (char *version, int *resultlen))
+RTMPI_API(Get_processor_name, (char *name, int *resultlen))
+RTMPI_API(Pcontrol, (const int level, ...))
+double MPI_Wtime(void);
+double PMPI_Wtime(void);
+double MPI_Wtick(void);
+double PMPI_Wtick(void);
+
+/* ---- Errors ---- */
+RTMPI_API(Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
+RTMPI_API(Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
+RTMPI_API(Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+RTMPI_API(Comm_create_errhandler, (MPI_Comm_errhandler_function *function,
+                                   MPI_Errhandler *errhandler))
+RTMPI_API(Errhandler_free, (MPI_Errhandler *errhandler))
+RTMPI_API(Error_string, (int errorcode, char *string, int *resultlen))
+RTMPI_API(Error_class, (int errorcode, int *errorclass))
+
+/* ---- Point-to-point ---- */
+RTMPI_API(Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm))
+RTMPI_API(Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm))
+RTMPI_API(Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm))
+RTMPI_API(Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm))
+RTMPI_API(Buffer_attach, (void *buffer, int size))
+RTMPI_API(Buffer_detach, (void *buffer_addr, int *size))
+RTMPI_API(Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                 MPI_Comm comm, MPI_Status *status))
+RTMPI_API(Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                  MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+RTMPI_API(Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest,
+                             int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Status *status))
+RTMPI_API(Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
+RTMPI_API(Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))
+RTMPI_API(Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message,
+                   MPI_Status *status))
+RTMPI_API(Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                    MPI_Status *status))
+RTMPI_API(Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                  MPI_Status *status))
+RTMPI_API(Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                   MPI_Request *request))
+RTMPI_API(Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                       MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Rsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                       MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Bsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                       MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                      MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Start, (MPI_Request *request))
+RTMPI_API(Startall, (int count, MPI_Request array_of_requests[]))
+
+/* ---- Completion ---- */
+RTMPI_API(Wait, (MPI_Request *request, MPI_Status *status))
+RTMPI_API(Waitall, (int count, MPI_Request array_of_requests[],
+                    MPI_Status array_of_statuses[]))
+RTMPI_API(Waitany, (int count, MPI_Request array_of_requests[], int *index,
+                    MPI_Status *status))
+RTMPI_API(Waitsome, (int incount, MPI_Request array_of_requests[], int *outcount,
+                     int array_of_indices[], MPI_Status array_of_statuses[]))
+RTMPI_API(Test, (MPI_Request *request, int *flag, MPI_Status *status))
+RTMPI_API(Testall, (int count, MPI_Request array_of_requests[], int *flag,
+                    MPI_Status array_of_statuses[]))
+RTMPI_API(Testany, (int count, MPI_Request array_of_requests[], int *index, int *flag,
+                    MPI_Status *status))
+RTMPI_API(Testsome, (int incount, MPI_Request array_of_requests[], int *outcount,
+                     int array_of_indices[], MPI_Status array_of_statuses[]))
+RTMPI_API(Cancel, (MPI_Request *request))
+RTMPI_API(Test_cancelled, (const MPI_Status *status, int *flag))
+RTMPI_API(Request_free, (MPI_Request *request))
+RTMPI_API(Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+RTMPI_API(Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+RTMPI_API(Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+RTMPI_API(Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype,
+                           MPI_Count *count))
+RTMPI_API(Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count))
+RTMPI_API(Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype,
+                                  MPI_Count count))
+RTMPI_API(Status_set_cancelled, (MPI_Status *status, int flag))
+
+/* ---- Datatypes ---- */
+RTMPI_API(Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
+RTMPI_API(Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype,
+                        MPI_Datatype *newtype))
+RTMPI_API(Type_create_hvector, (int count, int blocklength, MPI_Aint stride,
+                                MPI_Datatype oldtype, MPI_Datatype *newtype))
+RTMPI_API(Type_indexed, (int count, const int array_of_blocklengths[],
+                         const int array_of_displacements[], MPI_Datatype oldtype,
+                         MPI_Datatype *newtype))
+RTMPI_API(Type_create_hindexed, (int count, const int array_of_blocklengths[],
+                                 const MPI_Aint array_of_displacements[],
+                                 MPI_Datatype oldtype, MPI_Datatype *newtype))
+RTMPI_API(Type_create_indexed_block, (int count, int blocklength,
+                                      const int array_of_displacements[],
+                                      MPI_Datatype oldtype, MPI_Datatype *newtype))
+RTMPI_API(Type_create_hindexed_block, (int count, int blocklength,
+                                       const MPI_Aint array_of_displacements[],
+                                       MPI_Datatype oldtype, MPI_Datatype *newtype))
+RTMPI_API(Type_create_struct, (int count, const int array_of_blocklengths[],
+                               const MPI_Aint array_of_displacements[],
+                               const MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+RTMPI_API(Type_create_subarray, (int ndims, const int array_of_sizes[],
+                                 const int array_of_subsizes[], const int array_of_starts[],
+                                 int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+RTMPI_API(Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                                MPI_Datatype *newtype))
+RTMPI_API(Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
+RTMPI_API(Type_commit, (MPI_Datatype *datatype))
+RTMPI_API(Type_free, (MPI_Datatype *datatype))
+RTMPI_API(Type_size, (MPI_Datatype datatype, int *size))
+RTMPI_API(Type_size_x, (MPI_Datatype datatype, MPI_Count *size))
+RTMPI_API(Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
+RTMPI_API(Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent))
+RTMPI_API(Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb,
+                                 MPI_Aint *true_extent))
+RTMPI_API(Type_get_true_extent_x, (MPI_Datatype datatype, MPI_Count *true_lb,
+                                   MPI_Count *true_extent))
+RTMPI_API(Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
+RTMPI_API(Type_set_name, (MPI_Datatype datatype, const char *type_name))
+RTMPI_API(Get_address, (const void *location, MPI_Aint *address))
+RTMPI_API(Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+                 int outsize, int *position, MPI_Comm comm))
+RTMPI_API(Unpack, (const void *inbuf, int insize, int *position, void *outbuf,
+                   int outcount, MPI_Datatype datatype, MPI_Comm comm))
+RTMPI_API(Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+
+/* ---- Communicators ---- */
+RTMPI_API(Comm_size, (MPI_Comm comm, int *size))
+RTMPI_API(Comm_rank, (MPI_Comm comm, int *rank))
+RTMPI_API(Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+RTMPI_API(Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
+RTMPI_API(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
+RTMPI_API(Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info,
+                            MPI_Comm *newcomm))
+RTMPI_API(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
+RTMPI_API(Comm_free, (MPI_Comm *comm))
+RTMPI_API(Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+RTMPI_API(Comm_group, (MPI_Comm comm, MPI_Group *group))
+RTMPI_API(Comm_test_inter, (MPI_Comm comm, int *flag))
+RTMPI_API(Comm_set_name, (MPI_Comm comm, const char *comm_name))
+RTMPI_API(Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
+RTMPI_API(Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                               MPI_Comm_delete_attr_function *comm_delete_attr_fn,
+                               int *comm_keyval, void *extra_state))
+RTMPI_API(Comm_free_keyval, (int *comm_keyval))
+RTMPI_API(Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
+RTMPI_API(Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))
+RTMPI_API(Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+RTMPI_API(Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn,
+                          int *keyval, void *extra_state))
+RTMPI_API(Keyval_free, (int *keyval))
+RTMPI_API(Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
+RTMPI_API(Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
+RTMPI_API(Attr_delete, (MPI_Comm comm, int keyval))
+
+/* ---- Groups ---- */
+RTMPI_API(Group_size, (MPI_Group group, int *size))
+RTMPI_API(Group_rank, (MPI_Group group, int *rank))
+RTMPI_API(Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+RTMPI_API(Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+RTMPI_API(Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+RTMPI_API(Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+RTMPI_API(Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+RTMPI_API(Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+RTMPI_API(Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+RTMPI_API(Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[],
+                                  MPI_Group group2, int ranks2[]))
+RTMPI_API(Group_compare, (MPI_Group group1, MPI_Group group2, int *result))
+RTMPI_API(Group_free, (MPI_Group *group))
+
+/* ---- Info ---- */
+RTMPI_API(Info_create, (MPI_Info *info))
+RTMPI_API(Info_set, (MPI_Info info, const char *key, const char *value))
+RTMPI_API(Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))
+RTMPI_API(Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+RTMPI_API(Info_get_nkeys, (MPI_Info info, int *nkeys))
+RTMPI_API(Info_get_nthkey, (MPI_Info info, int n, char *key))
+RTMPI_API(Info_delete, (MPI_Info info, const char *key))
+RTMPI_API(Info_dup, (MPI_Info info, MPI_Info *newinfo))
+RTMPI_API(Info_free, (MPI_Info *info))
+
+/* ---- Topologies ---- */
+RTMPI_API(Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                        int reorder, MPI_Comm *comm_cart))
+RTMPI_API(Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
+RTMPI_API(Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
+RTMPI_API(Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source,
+                       int *rank_dest))
+RTMPI_API(Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]))
+RTMPI_API(Cartdim_get, (MPI_Comm comm, int *ndims))
+RTMPI_API(Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm))
+RTMPI_API(Dims_create, (int nnodes, int ndims, int dims[]))
+RTMPI_API(Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[],
+                                       const int sourceweights[], int outdegree,
+                                       const int destinations[], const int destweights[],
+                                       MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+RTMPI_API(Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree,
+                                       int *weighted))
+RTMPI_API(Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[],
+                                 int sourceweights[], int maxoutdegree, int destinations[],
+                                 int destweights[]))
+RTMPI_API(Topo_test, (MPI_Comm comm, int *status))
+
+/* ---- Reduction operations ---- */
+RTMPI_API(Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
+RTMPI_API(Op_free, (MPI_Op *op))
+RTMPI_API(Op_commutative, (MPI_Op op, int *commute))
+RTMPI_API(Reduce_local, (const void *inbuf, void *inoutbuf, int count,
+                         MPI_Datatype datatype, MPI_Op op))
+
+/* ---- Collectives ---- */
+RTMPI_API(Barrier, (MPI_Comm comm))
+RTMPI_API(Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
+RTMPI_API(Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, int root, MPI_Comm comm))
+RTMPI_API(Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm))
+RTMPI_API(Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+RTMPI_API(Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int displs[],
+                    MPI_Datatype recvtype, int root, MPI_Comm comm))
+RTMPI_API(Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                    MPI_Comm comm))
+RTMPI_API(Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[],
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm))
+RTMPI_API(Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+RTMPI_API(Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[], const int displs[],
+                       MPI_Datatype recvtype, MPI_Comm comm))
+RTMPI_API(Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+RTMPI_API(Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                      MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+RTMPI_API(Alltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                      const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                      const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
+RTMPI_API(Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[],
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+RTMPI_API(Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+RTMPI_API(Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                 MPI_Op op, MPI_Comm comm))
+RTMPI_API(Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm))
+
+RTMPI_API(Ibarrier, (MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                   MPI_Request *request))
+RTMPI_API(Ireduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, int root, MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Iallreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Igather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                    MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Igatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Iscatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Iscatterv, (const void *sendbuf, const int sendcounts[], const int displs[],
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Iallgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                       MPI_Request *request))
+RTMPI_API(Iallgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int displs[],
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Ialltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request))
+RTMPI_API(Ialltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                       MPI_Request *request))
+RTMPI_API(Ialltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                       MPI_Request *request))
+RTMPI_API(Ireduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[],
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                            MPI_Request *request))
+RTMPI_API(Ireduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                  MPI_Request *request))
+RTMPI_API(Iscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Iexscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, MPI_Comm comm, MPI_Request *request))
+
+/* ---- One-sided: declared so codes build; every call returns
+ * MPI_ERR_UNSUPPORTED_OPERATION through the error handler. ---- */
+RTMPI_API(Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                       MPI_Comm comm, MPI_Win *win))
+RTMPI_API(Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                         void *baseptr, MPI_Win *win))
+RTMPI_API(Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                void *baseptr, MPI_Win *win))
+RTMPI_API(Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+                             void *baseptr))
+RTMPI_API(Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win))
+RTMPI_API(Win_attach, (MPI_Win win, void *base, MPI_Aint size))
+RTMPI_API(Win_detach, (MPI_Win win, const void *base))
+RTMPI_API(Win_free, (MPI_Win *win))
+RTMPI_API(Win_fence, (int assert, MPI_Win win))
+RTMPI_API(Win_start, (MPI_Group group, int assert, MPI_Win win))
+RTMPI_API(Win_complete, (MPI_Win win))
+RTMPI_API(Win_post, (MPI_Group group, int assert, MPI_Win win))
+RTMPI_API(Win_wait, (MPI_Win win))
+RTMPI_API(Win_test, (MPI_Win win, int *flag))
+RTMPI_API(Win_lock, (int lock_type, int rank, int assert, MPI_Win win))
+RTMPI_API(Win_unlock, (int rank, MPI_Win win))
+RTMPI_API(Win_lock_all, (int assert, MPI_Win win))
+RTMPI_API(Win_unlock_all, (MPI_Win win))
+RTMPI_API(Win_flush, (int rank, MPI_Win win))
+RTMPI_API(Win_flush_all, (MPI_Win win))
+RTMPI_API(Win_flush_local, (int rank, MPI_Win win))
+RTMPI_API(Win_flush_local_all, (MPI_Win win))
+RTMPI_API(Win_sync, (MPI_Win win))
+RTMPI_API(Win_get_group, (MPI_Win win, MPI_Group *group))
+RTMPI_API(Win_set_name, (MPI_Win win, const char *win_name))
+RTMPI_API(Win_get_name, (MPI_Win win, char *win_name, int *resultlen))
+RTMPI_API(Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))
+RTMPI_API(Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler))
+RTMPI_API(Win_create_errhandler, (MPI_Win_errhandler_function *function,
+                                  MPI_Errhandler *errhandler))
+RTMPI_API(Win_call_errhandler, (MPI_Win win, int errorcode))
+RTMPI_API(Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag))
+RTMPI_API(Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val))
+RTMPI_API(Win_delete_attr, (MPI_Win win, int win_keyval))
+RTMPI_API(Win_create_keyval, (MPI_Win_copy_attr_function *win_copy_attr_fn,
+                              MPI_Win_delete_attr_function *win_delete_attr_fn,
+                              int *win_keyval, void *extra_state))
+RTMPI_API(Win_free_keyval, (int *win_keyval))
+RTMPI_API(Win_set_info, (MPI_Win win, MPI_Info info))
+RTMPI_API(Win_get_info, (MPI_Win win, MPI_Info *info_used))
+RTMPI_API(Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, int target_count,
+                MPI_Datatype target_datatype, MPI_Win win))
+RTMPI_API(Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                int target_rank, MPI_Aint target_disp, int target_count,
+                MPI_Datatype target_datatype, MPI_Win win))
+RTMPI_API(Accumulate, (const void *origin_addr, int origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                       MPI_Win win))
+RTMPI_API(Get_accumulate, (const void *origin_addr, int origin_count,
+                           MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                           MPI_Datatype result_datatype, int target_rank,
+                           MPI_Aint target_disp, int target_count,
+                           MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+RTMPI_API(Fetch_and_op, (const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                         int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win))
+RTMPI_API(Compare_and_swap, (const void *origin_addr, const void *compare_addr,
+                             void *result_addr, MPI_Datatype datatype, int target_rank,
+                             MPI_Aint target_disp, MPI_Win win))
+RTMPI_API(Rput, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                 int target_rank, MPI_Aint target_disp, int target_count,
+                 MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+RTMPI_API(Rget, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                 int target_rank, MPI_Aint target_disp, int target_count,
+                 MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+RTMPI_API(Raccumulate, (const void *origin_addr, int origin_count,
+                        MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                        int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                        MPI_Win win, MPI_Request *request))
+RTMPI_API(Rget_accumulate, (const void *origin_addr, int origin_count,
+                            MPI_Datatype origin_datatype, void *result_addr,
+                            int result_count, MPI_Datatype result_datatype, int target_rank,
+                            MPI_Aint target_disp, int target_count,
+                            MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                            MPI_Request *request))
+RTMPI_API(Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
+RTMPI_API(Free_mem, (void *base))
+
+#undef RTMPI_API
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RTMSG_MPI_H */

@@ -1,0 +1,348 @@
+/*
+ * Execution of collective schedules (see coll_sched.h).
+ */
+#include "config.h"
+
+#include "runtime/mpi/coll_sched.h"
+#include "common/rtconfig.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Empty polls a blocking collective spins through before yielding. */
+#define SCHED_SPIN_POLLS ((unsigned)rtm_config.poll_spin)
+
+enum step_kind { STEP_SEND, STEP_RECV, STEP_REDUCE, STEP_COPY };
+
+typedef struct step {
+    int          kind;
+    int          round;
+    const void  *sbuf;
+    void        *rbuf;
+    MPI_Count    count;
+    MPI_Datatype dt;
+    int          peer;
+    MPI_Op       op;
+    MPI_Count    rcount;
+    MPI_Datatype rdt;
+    rtmpi_request_t req;     /* send/recv in flight */
+} step_t;
+
+struct rtmpi_sched {
+    MPI_Comm    comm;
+    rtm_comm_t  ncomm;
+    int         tag;
+    step_t     *steps;
+    int         nsteps, cap;
+    int         round;          /* round being built */
+    int         cur, started;   /* execution: first step of the running round */
+    int         done, error, build_error;
+    void      **tmps;
+    int         ntmps, tmpcap;
+    struct rtmpi_sched *next_active;
+};
+
+static rtmpi_sched_t *active;   /* nonblocking collectives in flight */
+
+rtmpi_sched_t *rtmpi_sched_new(MPI_Comm comm)
+{
+    rtmpi_comm_t *c = rtmpi_comm_get(comm);
+    rtmpi_sched_t *s = calloc(1, sizeof(*s));
+
+    if (!s)
+        return NULL;
+    s->comm = comm;
+    s->ncomm = c->coll;
+    s->tag = (int)(c->coll_seq++ & 0x3fffffff);
+    return s;
+}
+
+int rtmpi_sched_failed(const rtmpi_sched_t *s)
+{
+    return s->build_error;
+}
+
+void rtmpi_sched_round(rtmpi_sched_t *s)
+{
+    if (s->nsteps > 0 && s->steps[s->nsteps - 1].round == s->round)
+        s->round++;
+}
+
+static step_t *add(rtmpi_sched_t *s, int kind)
+{
+    if (s->nsteps == s->cap) {
+        int cap = s->cap ? s->cap * 2 : 16;
+        step_t *t = realloc(s->steps, (size_t)cap * sizeof(*t));
+
+        if (!t) {
+            s->build_error = MPI_ERR_NO_MEM;
+            return NULL;
+        }
+        s->steps = t;
+        s->cap = cap;
+    }
+    step_t *st = &s->steps[s->nsteps++];
+    memset(st, 0, sizeof(*st));
+    st->kind = kind;
+    st->round = s->round;
+    return st;
+}
+
+int rtmpi_sched_send(rtmpi_sched_t *s, const void *buf, MPI_Count count, MPI_Datatype dt, int peer)
+{
+    step_t *st = add(s, STEP_SEND);
+
+    if (!st)
+        return MPI_ERR_NO_MEM;
+    st->sbuf = buf;
+    st->count = count;
+    st->dt = dt;
+    st->peer = peer;
+    return MPI_SUCCESS;
+}
+
+int rtmpi_sched_recv(rtmpi_sched_t *s, void *buf, MPI_Count count, MPI_Datatype dt, int peer)
+{
+    step_t *st = add(s, STEP_RECV);
+
+    if (!st)
+        return MPI_ERR_NO_MEM;
+    st->rbuf = buf;
+    st->count = count;
+    st->dt = dt;
+    st->peer = peer;
+    return MPI_SUCCESS;
+}
+
+int rtmpi_sched_reduce(rtmpi_sched_t *s, const void *in, void *inout, MPI_Count count,
+                       MPI_Datatype dt, MPI_Op op)
+{
+    step_t *st = add(s, STEP_REDUCE);
+
+    if (!st)
+        return MPI_ERR_NO_MEM;
+    st->sbuf = in;
+    st->rbuf = inout;
+    st->count = count;
+    st->dt = dt;
+    st->op = op;
+    return MPI_SUCCESS;
+}
+
+int rtmpi_sched_copy(rtmpi_sched_t *s, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                     void *rbuf, MPI_Count rcount, MPI_Datatype rtype)
+{
+    step_t *st = add(s, STEP_COPY);
+
+    if (!st)
+        return MPI_ERR_NO_MEM;
+    st->sbuf = sbuf;
+    st->count = scount;
+    st->dt = stype;
+    st->rbuf = rbuf;
+    st->rcount = rcount;
+    st->rdt = rtype;
+    return MPI_SUCCESS;
+}
+
+void *rtmpi_sched_tmp(rtmpi_sched_t *s, size_t bytes)
+{
+    void *p;
+
+    if (s->ntmps == s->tmpcap) {
+        int cap = s->tmpcap ? s->tmpcap * 2 : 4;
+        void **t = realloc(s->tmps, (size_t)cap * sizeof(*t));
+
+        if (!t) {
+            s->build_error = MPI_ERR_NO_MEM;
+            return NULL;
+        }
+        s->tmps = t;
+        s->tmpcap = cap;
+    }
+    p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        s->build_error = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    s->tmps[s->ntmps++] = p;
+    return p;
+}
+
+void *rtmpi_sched_tmp_dt(rtmpi_sched_t *s, MPI_Count count, MPI_Datatype dt)
+{
+    rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
+    MPI_Aint span = count > 0 ? (MPI_Aint)(count - 1) * d->extent + (d->true_ub - d->true_lb) : 0;
+    char *p = rtmpi_sched_tmp(s, (size_t)(span > 0 ? span : 1));
+
+    return p ? p - d->true_lb : NULL;
+}
+
+/* copy step: contiguous to contiguous is one memcpy, anything else goes
+ * through a packed intermediate. */
+static int do_copy(step_t *st)
+{
+    rtmpi_dtype_t *sd = rtmpi_dtype_obj(st->dt), *rd = rtmpi_dtype_obj(st->rdt);
+    size_t sbytes = (size_t)(st->count * sd->size), rbytes = (size_t)(st->rcount * rd->size);
+    size_t n = sbytes < rbytes ? sbytes : rbytes;
+    MPI_Aint soff, roff;
+
+    if (n == 0)
+        return MPI_SUCCESS;
+    if (rtmpi_dtype_contig(sd, st->count, &soff) && rtmpi_dtype_contig(rd, st->rcount, &roff)) {
+        memmove((char *)st->rbuf + roff, (const char *)st->sbuf + soff, n);
+        return MPI_SUCCESS;
+    }
+    void *tmp = malloc(sbytes);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    rtmpi_pack(st->sbuf, st->count, sd, tmp);
+    rtmpi_unpack(tmp, n, st->rbuf, st->rcount, rd);
+    free(tmp);
+    return MPI_SUCCESS;
+}
+
+static void finish(rtmpi_sched_t *s, int error)
+{
+    s->done = 1;
+    if (!s->error)
+        s->error = error;
+}
+
+int rtmpi_sched_poll(rtmpi_sched_t *s)
+{
+    while (!s->done) {
+        int end = s->cur;
+
+        while (end < s->nsteps && s->steps[end].round == s->steps[s->cur].round)
+            end++;
+        if (!s->started) {
+            s->started = 1;
+            for (int i = s->cur; i < end; i++) {
+                step_t *st = &s->steps[i];
+                int rc = MPI_SUCCESS;
+
+                if (st->kind == STEP_REDUCE)
+                    rc = rtmpi_op_apply(st->op, st->sbuf, st->rbuf, st->count, st->dt);
+                else if (st->kind == STEP_COPY)
+                    rc = do_copy(st);
+                if (rc) {
+                    finish(s, rc);
+                    return 1;
+                }
+            }
+            for (int i = s->cur; i < end; i++) {
+                step_t *st = &s->steps[i];
+                int rc;
+
+                if (st->kind != STEP_SEND && st->kind != STEP_RECV)
+                    continue;
+                st->req.comm = s->comm;
+                rc = rtmpi_p2p_start(&st->req, st->kind == STEP_SEND ? RTMPI_REQ_SEND
+                                                                      : RTMPI_REQ_RECV,
+                                     st->kind == STEP_SEND ? st->sbuf : st->rbuf,
+                                     (int)st->count, st->dt, st->peer, s->tag, s->ncomm, 0);
+                if (rc) {
+                    finish(s, rc);
+                    return 1;
+                }
+            }
+        }
+        for (int i = s->cur; i < end; i++) {
+            step_t *st = &s->steps[i];
+
+            if (st->kind != STEP_SEND && st->kind != STEP_RECV)
+                continue;
+            if (!rtmpi_req_poll(&st->req))
+                return 0;
+            if (st->req.status.MPI_ERROR && !s->error)
+                s->error = st->req.status.MPI_ERROR;
+        }
+        s->cur = end;
+        s->started = 0;
+        if (s->cur >= s->nsteps)
+            finish(s, MPI_SUCCESS);
+    }
+    /* Done: leave the active list. */
+    for (rtmpi_sched_t **pp = &active; *pp; pp = &(*pp)->next_active) {
+        if (*pp == s) {
+            *pp = s->next_active;
+            break;
+        }
+    }
+    return 1;
+}
+
+int rtmpi_sched_error(rtmpi_sched_t *s)
+{
+    return s->error;
+}
+
+void rtmpi_sched_free(rtmpi_sched_t *s)
+{
+    for (int i = 0; i < s->ntmps; i++)
+        free(s->tmps[i]);
+    free(s->tmps);
+    free(s->steps);
+    free(s);
+}
+
+int rtmpi_sched_active(void)
+{
+    return active != NULL;
+}
+
+int rtmpi_sched_progress_all(void)
+{
+    int n = 0;
+
+    for (rtmpi_sched_t *s = active, *next; s; s = next) {
+        next = s->next_active;
+        n += rtmpi_sched_poll(s);
+    }
+    return n;
+}
+
+int rtmpi_sched_run(rtmpi_sched_t *s)
+{
+    unsigned polls = 0;
+    int err;
+
+    if (s->build_error) {
+        err = s->build_error;
+        rtmpi_sched_free(s);
+        return err;
+    }
+    while (!rtmpi_sched_poll(s)) {
+        rtmpi_progress();
+        if (++polls > SCHED_SPIN_POLLS)
+            sched_yield();
+    }
+    err = s->error;
+    rtmpi_sched_free(s);
+    return err;
+}
+
+int rtmpi_sched_start(rtmpi_sched_t *s, MPI_Request *request)
+{
+    rtmpi_request_t *r;
+
+    if (s->build_error) {
+        int err = s->build_error;
+
+        rtmpi_sched_free(s);
+        return err;
+    }
+    r = rtmpi_req_alloc(RTMPI_REQ_COLL, s->comm);
+    if (!r) {
+        rtmpi_sched_free(s);
+        return MPI_ERR_NO_MEM;
+    }
+    r->sched = s;
+    s->next_active = active;
+    active = s;
+    rtmpi_sched_poll(s);   /* post the first round now */
+    *request = r;
+    return MPI_SUCCESS;
+}

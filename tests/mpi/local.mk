@@ -1,0 +1,33 @@
+# tests/mpi/: MPI programs built against the in-tree mpi.h and librtmsg;
+# the .sh drivers run them as singletons and under rtrun.
+MPITEST_LINK_FLAGS = $(AM_LDFLAGS) -no-install
+MPITEST_PROGS = \
+	tests/mpi/mpi_p2p \
+	tests/mpi/mpi_coll \
+	tests/mpi/mpi_dtype \
+	tests/mpi/mpi_comm \
+	tests/mpi/mpi_errors
+check_PROGRAMS += $(MPITEST_PROGS)
+noinst_HEADERS += tests/mpi/mpitest.h
+dist_noinst_SCRIPTS += tests/mpi/common.sh
+
+tests_mpi_mpi_p2p_LDADD = librtmsg.la
+tests_mpi_mpi_p2p_LDFLAGS = $(MPITEST_LINK_FLAGS)
+tests_mpi_mpi_coll_LDADD = librtmsg.la
+tests_mpi_mpi_coll_LDFLAGS = $(MPITEST_LINK_FLAGS)
+tests_mpi_mpi_dtype_LDADD = librtmsg.la
+tests_mpi_mpi_dtype_LDFLAGS = $(MPITEST_LINK_FLAGS)
+tests_mpi_mpi_comm_LDADD = librtmsg.la
+tests_mpi_mpi_comm_LDFLAGS = $(MPITEST_LINK_FLAGS)
+tests_mpi_mpi_errors_LDADD = librtmsg.la
+tests_mpi_mpi_errors_LDFLAGS = $(MPITEST_LINK_FLAGS)
+
+MPITEST_DRIVERS = \
+	tests/mpi/mpi_p2p.sh \
+	tests/mpi/mpi_coll.sh \
+	tests/mpi/mpi_dtype.sh \
+	tests/mpi/mpi_comm.sh \
+	tests/mpi/mpi_errors.sh \
+	tests/mpi/mpi_wrappers.sh
+dist_noinst_SCRIPTS += $(MPITEST_DRIVERS)
+TESTS += $(MPITEST_DRIVERS)
