@@ -1,0 +1,130 @@
+# Sourced by softib's acceptance scripts: run unmodified Debian verbs tools
+# on libsoftib through LD_PRELOAD, in a SOFTIB_DIR of their own, with every
+# process bounded in time and reaped, and the directory removed at exit.
+#
+# Provides: sib_need TOOL...; sib_port; sib_pair NAME SERVER... -- CLIENT...
+# (logs in $SIB_TMP/NAME.server and NAME.client); sib_fail MSG.
+
+set -u
+: "${top_builddir:?top_builddir must be set (run through make check)}"
+
+SIB_LIB="$top_builddir/tests/softib/.libs/libsoftib.so"
+if [ ! -f "$SIB_LIB" ]; then
+    echo "FAIL: $SIB_LIB was not built" >&2
+    exit 1
+fi
+
+# An ASan build of libsoftib needs the ASan runtime loaded first when it is
+# preloaded into uninstrumented tools; their leaks are not ours to report.
+SIB_PRELOAD="$SIB_LIB"
+if readelf -d "$SIB_LIB" 2>/dev/null | grep -q 'NEEDED.*libasan'; then
+    SIB_PRELOAD="$(gcc -print-file-name=libasan.so):$SIB_LIB"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+fi
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
+
+SIB_TMP=$(mktemp -d /tmp/softib-acc.XXXXXX) || exit 1
+export SOFTIB_DIR="$SIB_TMP"
+SIB_PIDS=""
+
+sib_cleanup() {
+    for p in $SIB_PIDS; do
+        kill -9 "$p" 2>/dev/null
+        wait "$p" 2>/dev/null
+    done
+    if [ -n "${SIB_CLEANUP_HOOK:-}" ]; then
+        $SIB_CLEANUP_HOOK
+    fi
+    rm -rf "$SIB_TMP"
+}
+trap sib_cleanup EXIT
+trap 'exit 1' INT TERM
+
+sib_fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+sib_need() {
+    for t in "$@"; do
+        if ! command -v "$t" >/dev/null 2>&1; then
+            echo "SKIP: $t is not installed (apt-get install ibverbs-utils perftest)"
+            exit 77
+        fi
+    done
+}
+
+# run a command with libsoftib preloaded (and an optional `ip netns exec`
+# prefix in SIB_NS)
+sib_run() {
+    ${SIB_NS:-} env LD_PRELOAD="$SIB_PRELOAD" "$@"
+}
+
+# a TCP port no socket uses, below the ephemeral range so that no outgoing
+# connection takes it meanwhile
+sib_port() {
+    local p i lo
+    lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+    lo=${lo:-32768}
+    [ "$lo" -gt 12000 ] || lo=32768
+    for i in $(seq 1 100); do
+        p=$((10000 + (RANDOM * 7 + i) % (lo - 10000)))
+        if ! ss -Htan "sport = :$p" 2>/dev/null | grep -q .; then
+            echo "$p"
+            return 0
+        fi
+    done
+    sib_fail "no free TCP port"
+}
+
+# wait until something listens on port $1 (in namespace SIB_SERVER_NS)
+sib_wait_listen() {
+    local i
+    for i in $(seq 1 200); do
+        if ${SIB_SERVER_NS:-} ss -Htln "sport = :$1" 2>/dev/null | grep -q .; then
+            return 0
+        fi
+        sleep 0.05
+    done
+    return 1
+}
+
+# sib_pair NAME PORT LIMIT SERVER_ARGS... -- CLIENT_ARGS...
+# Both run under `timeout LIMIT`; passes when both exit 0.
+sib_pair() {
+    local name=$1 port=$2 limit=$3
+    shift 3
+    local server=() client=() seen=0 spid rc_s rc_c
+    for a in "$@"; do
+        if [ "$a" = "--" ] && [ $seen = 0 ]; then
+            seen=1
+        elif [ $seen = 0 ]; then
+            server+=("$a")
+        else
+            client+=("$a")
+        fi
+    done
+    SIB_NS="${SIB_SERVER_NS:-}" sib_run timeout -k 2 "$limit" "${server[@]}" \
+        >"$SIB_TMP/$name.server" 2>&1 &
+    spid=$!
+    SIB_PIDS="$SIB_PIDS $spid"
+    if ! sib_wait_listen "$port"; then
+        kill -9 $spid 2>/dev/null
+        wait $spid 2>/dev/null
+        cat "$SIB_TMP/$name.server" >&2
+        sib_fail "$name: server did not listen on port $port"
+    fi
+    SIB_NS="${SIB_CLIENT_NS:-}" sib_run timeout -k 2 "$limit" "${client[@]}" \
+        >"$SIB_TMP/$name.client" 2>&1
+    rc_c=$?
+    wait $spid
+    rc_s=$?
+    if [ $rc_s != 0 ] || [ $rc_c != 0 ]; then
+        echo "--- $name server (exit $rc_s):" >&2
+        cat "$SIB_TMP/$name.server" >&2
+        echo "--- $name client (exit $rc_c):" >&2
+        cat "$SIB_TMP/$name.client" >&2
+        sib_fail "$name"
+    fi
+    echo "ok: $name"
+}

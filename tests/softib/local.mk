@@ -1,0 +1,66 @@
+# tests/softib build rules: libsoftib (the userspace verbs emulator) and its
+# tests. See tests/softib/README.md.
+if HAVE_IBVERBS
+
+lib_LTLIBRARIES += tests/softib/libsoftib.la
+tests_softib_libsoftib_la_SOURCES = \
+	tests/softib/softib.h \
+	tests/softib/device.c \
+	tests/softib/wire.c \
+	tests/softib/mr.c \
+	tests/softib/cq.c \
+	tests/softib/srq.c \
+	tests/softib/qp.c \
+	tests/softib/send.c \
+	tests/softib/recv.c \
+	tests/softib/progress.c \
+	tests/softib/xrc.c
+tests_softib_libsoftib_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS) -fvisibility=hidden
+tests_softib_libsoftib_la_LDFLAGS = $(AM_LDFLAGS) -avoid-version -no-undefined
+tests_softib_libsoftib_la_LIBADD = -lpthread
+
+# softib's own tests: exact statuses and errnos, linked straight to libsoftib
+check_LTLIBRARIES += tests/softib/libsoftib_test.la
+tests_softib_libsoftib_test_la_SOURCES = tests/softib/t_common.c tests/softib/t_common.h
+tests_softib_libsoftib_test_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+
+SOFTIB_TESTS = \
+	tests/softib/t_qp_state \
+	tests/softib/t_wc_errors \
+	tests/softib/t_ops \
+	tests/softib/t_two_proc \
+	tests/softib/t_xrc
+check_PROGRAMS += $(SOFTIB_TESTS)
+TESTS += $(SOFTIB_TESTS)
+SOFTIB_TEST_LDADD = tests/softib/libsoftib_test.la tests/softib/libsoftib.la
+tests_softib_t_qp_state_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_softib_t_qp_state_LDADD = $(SOFTIB_TEST_LDADD)
+tests_softib_t_wc_errors_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_softib_t_wc_errors_LDADD = $(SOFTIB_TEST_LDADD)
+tests_softib_t_ops_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_softib_t_ops_LDADD = $(SOFTIB_TEST_LDADD)
+tests_softib_t_two_proc_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_softib_t_two_proc_LDADD = $(SOFTIB_TEST_LDADD)
+tests_softib_t_xrc_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_softib_t_xrc_LDADD = $(SOFTIB_TEST_LDADD)
+
+# acceptance: unmodified Debian tools under LD_PRELOAD (acceptance.sh)
+SOFTIB_ACCEPTANCE = \
+	tests/softib/tools_info.sh \
+	tests/softib/rc_pingpong.sh \
+	tests/softib/srq_pingpong.sh \
+	tests/softib/ud_pingpong.sh \
+	tests/softib/xsrq_pingpong.sh \
+	tests/softib/perftest_send_lat.sh \
+	tests/softib/perftest_send_bw.sh \
+	tests/softib/perftest_write_lat.sh \
+	tests/softib/perftest_write_bw.sh \
+	tests/softib/perftest_read_lat.sh \
+	tests/softib/perftest_read_bw.sh \
+	tests/softib/netns_rc_pingpong.sh
+TESTS += $(SOFTIB_ACCEPTANCE)
+dist_noinst_SCRIPTS += $(SOFTIB_ACCEPTANCE)
+
+endif HAVE_IBVERBS
+
+EXTRA_DIST += tests/softib/README.md tests/softib/acceptance.sh
