@@ -1,0 +1,518 @@
+/*
+ * The shm transport driven directly through rtm_tl_shm by 2-4 forked
+ * processes (no runtime, no PMIx): ordering, every message size from 0 to
+ * am_max checked byte by byte, RTM_ERR_AGAIN without loss, wrap-around,
+ * CMA get, the CMA-off and CMA-refused paths, and that nothing is left in
+ * /dev/shm, also when a rank is SIGKILLed.
+ */
+#include "config.h"
+
+#include "tests/unit/test_shm_util.h"
+#include "common/rtconfig.h"
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+enum { AM_SIZED = 1, AM_SEQ = 2, AM_CTRL = 3 };
+
+/* Per-process test state. */
+static struct {
+    tjob_t         *job;
+    rtm_tl_iface_t *iface;
+    rtm_tl_ep_t    *ep[TJOB_MAX];
+    rtm_tl_caps_t   caps;
+    uint64_t        next_size;            /* AM_SIZED: size expected next */
+    uint64_t        seq_next[TJOB_MAX];   /* AM_SEQ: per source */
+    unsigned char   ctrl[256];            /* last AM_CTRL */
+    size_t          ctrl_len;
+    int             ctrl_count;
+    int             in_cb;
+} T;
+
+static unsigned char pattern(uint64_t msg, size_t i)
+{
+    return (unsigned char)(msg * 131u + i * 7u + 1u);
+}
+
+static void am_cb(void *arg, int src, unsigned am_id, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+
+    (void)arg;
+    CHECK(!T.in_cb, "am_cb re-entered");
+    CHECK(src >= 0 && src < T.job->nprocs && src != T.job->rank, "bad source %d", src);
+    CHECK(((uintptr_t)data & 7) == 0, "data %p not 8-byte aligned", data);
+    T.in_cb = 1;
+    switch (am_id) {
+    case AM_SIZED:
+        CHECK(len == T.next_size, "message %llu arrived with %zu bytes (lost or reordered)",
+              (unsigned long long)T.next_size, len);
+        for (size_t i = 0; i < len; i++)
+            CHECK(p[i] == pattern(len, i), "size %zu: byte %zu is %u, expected %u", len, i, p[i],
+                  pattern(len, i));
+        T.next_size++;
+        break;
+    case AM_SEQ: {
+        uint64_t seq;
+
+        CHECK(len >= 8, "AM_SEQ of %zu bytes", len);
+        memcpy(&seq, p, 8);
+        CHECK(seq == T.seq_next[src], "from %d: seq %llu, expected %llu", src,
+              (unsigned long long)seq, (unsigned long long)T.seq_next[src]);
+        for (size_t i = 8; i < len; i++)
+            CHECK(p[i] == pattern(seq + (uint64_t)src, i), "from %d seq %llu: byte %zu differs",
+                  src, (unsigned long long)seq, i);
+        T.seq_next[src]++;
+        break;
+    }
+    case AM_CTRL:
+        CHECK(len <= sizeof(T.ctrl), "control message of %zu bytes", len);
+        memcpy(T.ctrl, data, len);
+        T.ctrl_len = len;
+        T.ctrl_count++;
+        break;
+    default:
+        CHECK(0, "unknown am_id %u", am_id);
+    }
+    T.in_cb = 0;
+}
+
+/* The runtime's modex lookup, for the transports that use it at wireup. */
+static int use_addr_lookup;
+static tjob_t *lookup_job;
+static int lookups;
+
+static rtm_status_t test_addr_lookup(int peer, const char *name, void **blob_p, size_t *len_p)
+{
+    void *blob;
+
+    CHECK(strcmp(name, "shm") == 0, "lookup of transport %s", name);
+    CHECK(peer >= 0 && peer < lookup_job->nprocs, "lookup of rank %d", peer);
+    blob = malloc(lookup_job->shared->blob_len[peer]);
+    CHECK(blob != NULL, "no memory");
+    memcpy(blob, lookup_job->shared->blob[peer], lookup_job->shared->blob_len[peer]);
+    *blob_p = blob;
+    *len_p = lookup_job->shared->blob_len[peer];
+    lookups++;
+    return RTM_OK;
+}
+
+static void tsetup(tjob_t *job)
+{
+    rtm_tl_params_t params;
+    size_t len = RTM_TL_ADDR_MAX;
+
+    memset(&T, 0, sizeof(T));
+    T.job = job;
+    CHECK(rtm_config_load() == RTM_OK, "%s", rtm_last_error());
+    memset(&params, 0, sizeof(params));
+    params.world_rank = job->rank;
+    params.world_size = job->nprocs;
+    params.local_rank = job->rank;
+    params.local_size = job->nprocs;
+    params.local_peers = job->peers;
+    params.node_id = 0;
+    params.nspace = job->nspace;
+    params.hostname = "testhost";
+    params.am_cb = am_cb;
+    if (use_addr_lookup) {
+        lookup_job = job;
+        params.addr_lookup = test_addr_lookup;
+    }
+    CHECK(rtm_tl_shm.open(&params, &T.iface) == RTM_OK, "open: %s", rtm_last_error());
+    CHECK(rtm_tl_shm.addr_pack(T.iface, job->shared->blob[job->rank], &len) == RTM_OK, "%s",
+          rtm_last_error());
+    job->shared->blob_len[job->rank] = len;
+    tjob_barrier(job);   /* the "PMIx fence" */
+}
+
+static void twireup(tjob_t *job)
+{
+    CHECK(rtm_tl_shm.wireup(T.iface) == RTM_OK, "wireup: %s", rtm_last_error());
+    for (int p = 0; p < job->nprocs; p++) {
+        if (p == job->rank)
+            continue;
+        CHECK(rtm_tl_shm.reachable(T.iface, p, job->shared->blob[p], job->shared->blob_len[p]),
+              "peer %d not reachable", p);
+        CHECK(rtm_tl_shm.ep_create(T.iface, p, job->shared->blob[p], job->shared->blob_len[p],
+                                   &T.ep[p]) == RTM_OK, "ep_create %d: %s", p, rtm_last_error());
+    }
+    rtm_tl_shm.query(T.iface, &T.caps);
+}
+
+static void tteardown(tjob_t *job)
+{
+    tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
+    for (int p = 0; p < job->nprocs; p++)
+        if (T.ep[p] != NULL)
+            rtm_tl_shm.ep_destroy(T.ep[p]);
+    rtm_tl_shm.close(T.iface);
+}
+
+/* Send, progressing (and counting) while the ring is full. */
+static unsigned long send_retry(int peer, unsigned am_id, const void *hdr, size_t hdr_len,
+                                const void *payload, size_t len)
+{
+    unsigned long again = 0;
+    rtm_status_t st;
+
+    while ((st = rtm_tl_shm.am_send(T.ep[peer], am_id, hdr, hdr_len, payload, len)) ==
+           RTM_ERR_AGAIN) {
+        again++;
+        rtm_tl_shm.progress(T.iface);
+    }
+    CHECK(st == RTM_OK, "am_send of %zu+%zu B: %s", hdr_len, len, rtm_last_error());
+    return again;
+}
+
+/* Every size 0..am_max from rank 0 to rank 1, hdr/payload split varying;
+ * the receiver starts late so the sender must see AGAIN. */
+static void body_every_size(tjob_t *job)
+{
+    static unsigned char buf[1 << 20];
+    unsigned long again = 0;
+    char desc[256];
+
+    tsetup(job);
+    twireup(job);
+    CHECK(T.caps.flags & RTM_TL_CAP_LOCAL, "no CAP_LOCAL");
+    CHECK(T.caps.am_max >= 1024, "am_max %zu", T.caps.am_max);
+    CHECK(T.caps.eager_limit <= T.caps.am_max, "eager %zu > am_max %zu", T.caps.eager_limit,
+          T.caps.am_max);
+    rtm_tl_shm.describe(T.iface, desc, sizeof(desc));
+    CHECK(strstr(desc, "2 local ranks") != NULL, "describe: %s", desc);
+    CHECK(!shm_name_exists(job->nspace), "name still there after every rank attached");
+    if (job->rank == 0) {
+        size_t len = 8;
+        unsigned char small[8];
+
+        /* argument checks */
+        CHECK(rtm_tl_shm.am_send(T.ep[1], AM_SIZED, NULL, 0, buf, T.caps.am_max + 1) ==
+              RTM_ERR_INVALID_ARG, "oversized am_send accepted");
+        CHECK(rtm_tl_shm.am_send(T.ep[1], RTM_TL_AM_ID_MAX, NULL, 0, buf, 1) ==
+              RTM_ERR_INVALID_ARG, "am_id too large accepted");
+        CHECK(rtm_tl_shm.addr_pack(T.iface, small, &len) == RTM_ERR_INVALID_ARG,
+              "addr_pack into 8 B");
+        CHECK(!rtm_tl_shm.reachable(T.iface, 0, job->shared->blob[0], job->shared->blob_len[0]),
+              "reaches itself");
+        CHECK(!rtm_tl_shm.reachable(T.iface, 1, NULL, 0), "reaches without address");
+        CHECK(!rtm_tl_shm.reachable(T.iface, 1, job->shared->blob[1], 3), "short address");
+
+        for (size_t size = 0; size <= T.caps.am_max; size++) {
+            size_t hdr_len = size < 32 ? size / 2 : 16;
+
+            for (size_t i = 0; i < size; i++)
+                buf[i] = pattern(size, i);
+            again += send_retry(1, AM_SIZED, buf, hdr_len, buf + hdr_len, size - hdr_len);
+        }
+        CHECK(again > 0, "never saw RTM_ERR_AGAIN with a late receiver");
+        printf("    rank 0: %zu messages 0..%zu B, %lu AGAIN retries\n", T.caps.am_max + 1,
+               T.caps.am_max, again);
+    } else {
+        struct timespec ts = {0, 200 * 1000 * 1000};
+
+        nanosleep(&ts, NULL);
+        while (T.next_size <= T.caps.am_max)
+            rtm_tl_shm.progress(T.iface);
+    }
+    tteardown(job);
+}
+
+static void body_every_size_small_fifo(tjob_t *job)
+{
+    setenv("RTM_SHM_FIFO_SIZE", "8K", 1);
+    body_every_size(job);
+}
+
+static uint64_t prng(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* All to all, every rank sending and receiving at once. */
+static void body_all_to_all(tjob_t *job)
+{
+    enum { M = 20000 };
+    static unsigned char buf[512];
+    uint64_t sent[TJOB_MAX] = {0};
+    uint64_t rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)job->rank;
+    int done;
+
+    tsetup(job);
+    twireup(job);
+    do {
+        done = 1;
+        for (int p = 0; p < job->nprocs; p++) {
+            if (p == job->rank)
+                continue;
+            if (sent[p] < M) {
+                size_t len = 8 + (size_t)(prng(&rng) % 200);
+                uint64_t seq = sent[p];
+
+                memcpy(buf, &seq, 8);
+                for (size_t i = 8; i < len; i++)
+                    buf[i] = pattern(seq + (uint64_t)job->rank, i);
+                /* half of them split into header and payload */
+                if (rtm_tl_shm.am_send(T.ep[p], AM_SEQ, buf, (seq & 1) ? 8 : len,
+                                       buf + ((seq & 1) ? 8 : len),
+                                       (seq & 1) ? len - 8 : 0) == RTM_OK)
+                    sent[p]++;
+                done = 0;
+            }
+            if (T.seq_next[p] < M)
+                done = 0;
+        }
+        rtm_tl_shm.progress(T.iface);
+    } while (!done);
+    tteardown(job);
+}
+
+static int test_comp_calls;
+static rtm_status_t test_comp_status;
+
+static void comp_cb(rtm_tl_comp_t *comp, rtm_status_t status)
+{
+    (void)comp;
+    test_comp_calls++;
+    test_comp_status = status;
+}
+
+/* Rank 1 reads rank 0's buffer with get. */
+static void cma_exchange(tjob_t *job, int expect_get)
+{
+    enum { LEN = (1 << 20) + 3 };
+    static unsigned char src[LEN], dst[LEN];
+    unsigned char rkey[RTM_TL_RKEY_MAX];
+    size_t rkey_len = sizeof(rkey);
+    rtm_tl_memh_t *memh;
+
+    if (job->rank == 0) {
+        uint64_t addr = (uint64_t)(uintptr_t)src;
+        unsigned char msg[8 + 8 + RTM_TL_RKEY_MAX];
+
+        for (size_t i = 0; i < LEN; i++)
+            src[i] = pattern(LEN, i);
+        CHECK(rtm_tl_shm.mem_reg(T.iface, src, LEN, &memh, rkey, &rkey_len) == RTM_OK, "%s",
+              rtm_last_error());
+        memcpy(msg, &addr, 8);
+        memcpy(msg + 8, &rkey_len, 8);
+        memcpy(msg + 16, rkey, rkey_len);
+        send_retry(1, AM_CTRL, msg, 16 + rkey_len, NULL, 0);
+        tjob_barrier_progress(job, &rtm_tl_shm, T.iface);   /* rank 1 has read it */
+        rtm_tl_shm.mem_dereg(T.iface, memh);
+    } else {
+        struct {
+            rtm_tl_comp_t comp;
+        } tc;
+        uint64_t addr;
+        rtm_status_t st;
+
+        while (T.ctrl_count == 0)
+            rtm_tl_shm.progress(T.iface);
+        memcpy(&addr, T.ctrl, 8);
+        memcpy(&rkey_len, T.ctrl + 8, 8);
+        memcpy(rkey, T.ctrl + 16, rkey_len);
+        tc.comp.cb = comp_cb;
+        test_comp_calls = 0;
+        st = rtm_tl_shm.get(T.ep[0], dst, NULL, LEN, addr, rkey, rkey_len, &tc.comp);
+        if (expect_get) {
+            CHECK(st == RTM_OK, "get: %s", rtm_last_error());
+            CHECK(test_comp_calls == 1 && test_comp_status == RTM_OK,
+                  "completion called %d times", test_comp_calls);
+            for (size_t i = 0; i < LEN; i++)
+                CHECK(dst[i] == pattern(LEN, i), "get: byte %zu differs", i);
+            memset(dst, 0, LEN);
+            test_comp_calls = 0;
+            CHECK(rtm_tl_shm.get(T.ep[0], dst, NULL, 1000, addr + 12345, rkey, rkey_len,
+                                 &tc.comp) == RTM_OK, "sub-range get: %s", rtm_last_error());
+            for (size_t i = 0; i < 1000; i++)
+                CHECK(dst[i] == pattern(LEN, i + 12345), "sub-range: byte %zu differs", i);
+            test_comp_calls = 0;
+            CHECK(rtm_tl_shm.get(T.ep[0], dst, NULL, 16, addr + LEN - 8, rkey, rkey_len,
+                                 &tc.comp) == RTM_ERR_INVALID_ARG, "get past the exposure");
+            CHECK(test_comp_calls == 0, "completion called for a refused get");
+        } else {
+            CHECK(st == RTM_ERR_NOT_SUPPORTED, "get without CMA returned %d", st);
+            CHECK(test_comp_calls == 0, "completion called for a refused get");
+        }
+        tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
+    }
+}
+
+static void body_cma(tjob_t *job)
+{
+    char desc[256];
+
+    tsetup(job);
+    twireup(job);
+    rtm_tl_shm.describe(T.iface, desc, sizeof(desc));
+    CHECK(T.caps.flags & RTM_TL_CAP_GET, "no CAP_GET although CMA should work here: %s", desc);
+    CHECK(T.caps.get_threshold == rtm_config.shm_cma_threshold, "get_threshold %zu",
+          T.caps.get_threshold);
+    CHECK(strstr(desc, "CMA single copy") != NULL, "describe: %s", desc);
+    if (job->rank == 1)
+        printf("    %s\n", desc);
+    cma_exchange(job, 1);
+    tteardown(job);
+}
+
+/* The same with the runtime's addr_lookup: rank 0 probes rank 1's blob. */
+static void body_cma_lookup(tjob_t *job)
+{
+    use_addr_lookup = 1;
+    body_cma(job);
+    CHECK(job->rank != 0 || lookups == 1, "rank 0 made %d lookups", lookups);
+}
+
+static void check_no_cma(tjob_t *job, const char *why)
+{
+    char desc[256];
+
+    rtm_tl_shm.describe(T.iface, desc, sizeof(desc));
+    CHECK(!(T.caps.flags & RTM_TL_CAP_GET), "CAP_GET offered: %s", desc);
+    CHECK(strstr(desc, why) != NULL, "describe lacks \"%s\": %s", why, desc);
+    CHECK(strstr(desc, "copy through shared memory") != NULL, "describe: %s", desc);
+    if (job->rank == 1)
+        printf("    %s\n", desc);
+    cma_exchange(job, 0);
+}
+
+static void body_cma_off(tjob_t *job)
+{
+    setenv("RTM_SHM_CMA", "off", 1);
+    tsetup(job);
+    twireup(job);
+    check_no_cma(job, "RTM_SHM_CMA=off");
+    tteardown(job);
+}
+
+/* A seccomp filter that makes process_vm_readv fail with EPERM, as in a
+ * container whose profile forbids it. */
+static int forbid_cma(void)
+{
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {sizeof(filter) / sizeof(filter[0]), filter};
+
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return -1;
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static void body_cma_refused(tjob_t *job)
+{
+    CHECK(forbid_cma() == 0, "cannot install the seccomp filter: %s", strerror(errno));
+    tsetup(job);
+    twireup(job);
+    check_no_cma(job, "CMA refused by the kernel (EPERM)");
+    tteardown(job);
+}
+
+/* Once every rank attached, the name is gone: a SIGKILL leaks nothing. */
+static void body_sigkill(tjob_t *job)
+{
+    tsetup(job);
+    twireup(job);
+    tjob_barrier(job);
+    CHECK(!shm_name_exists(job->nspace), "name still there after every rank attached");
+    if (job->rank == 2)
+        kill(getpid(), SIGKILL);
+    if (job->rank == 0) {
+        for (uint64_t seq = 0; seq < 1000; seq++) {
+            unsigned char buf[16];
+
+            memcpy(buf, &seq, 8);
+            for (size_t i = 8; i < 16; i++)
+                buf[i] = pattern(seq, i);
+            send_retry(1, AM_SEQ, buf, 16, NULL, 0);
+        }
+    } else if (job->rank == 1) {
+        while (T.seq_next[0] < 1000)
+            rtm_tl_shm.progress(T.iface);
+    }
+    /* no barrier with the dead rank */
+    rtm_tl_shm.close(T.iface);
+}
+
+/* A rank that dies before it attaches: the name stays until rank 0 closes. */
+static void body_dies_before_attach(tjob_t *job)
+{
+    setenv("RTM_SHM_CMA", "off", 1);
+    tsetup(job);
+    if (job->rank == 1)
+        _exit(0);
+    CHECK(rtm_tl_shm.wireup(T.iface) == RTM_OK, "%s", rtm_last_error());
+    CHECK(shm_name_exists(job->nspace), "name gone although rank 1 never attached");
+    rtm_tl_shm.close(T.iface);
+    CHECK(!shm_name_exists(job->nspace), "close left the name behind");
+}
+
+/* /dev/shm cannot hold the segment: a clear error naming it, nothing left.
+ * 64 local ranks with 1 GiB rings ask for 4032 GiB: far beyond any tmpfs
+ * here, so the kernel refuses at once instead of filling memory. */
+static void body_no_space(tjob_t *job)
+{
+    rtm_tl_params_t params;
+    rtm_tl_iface_t *iface;
+    int peers[64];
+    struct statvfs vfs;
+    rtm_status_t st;
+
+    if (statvfs("/dev/shm", &vfs) != 0 || (double)vfs.f_blocks * (double)vfs.f_frsize > 1e12 ||
+        vfs.f_blocks == 0) {
+        printf("    skipped: /dev/shm is too large or unbounded to provoke ENOSPC safely\n");
+        return;
+    }
+    for (int i = 0; i < 64; i++)
+        peers[i] = i;
+    setenv("RTM_SHM_FIFO_SIZE", "1G", 1);
+    CHECK(rtm_config_load() == RTM_OK, "%s", rtm_last_error());
+    memset(&params, 0, sizeof(params));
+    params.local_size = 64;
+    params.world_size = 64;
+    params.local_peers = peers;
+    params.nspace = job->nspace;
+    params.hostname = "testhost";
+    params.am_cb = am_cb;
+    st = rtm_tl_shm.open(&params, &iface);
+    CHECK(st == RTM_ERR_TRANSPORT, "open of a 4032 GiB segment returned %d", st);
+    CHECK(strstr(rtm_last_error(), "/dev/shm/rtm-") != NULL &&
+          strstr(rtm_last_error(), "RTM_SHM_FIFO_SIZE") != NULL, "message: %s",
+          rtm_last_error());
+    printf("    %s\n", rtm_last_error());
+    setenv("RTM_SHM_FIFO_SIZE", "2G", 1);
+    CHECK(rtm_config_load() == RTM_OK, "%s", rtm_last_error());
+    CHECK(rtm_tl_shm.open(&params, &iface) == RTM_ERR_INVALID_ARG, "2 GiB rings accepted");
+}
+
+int main(void)
+{
+    int failed = 0;
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    failed |= tjob_run("every size 0..am_max, in order, AGAIN, 256K ring", 2, body_every_size, 0);
+    failed |= tjob_run("every size 0..am_max, 8K ring (many wraps)", 2,
+                       body_every_size_small_fifo, 0);
+    failed |= tjob_run("all to all, 4 ranks, ordering and content", 4, body_all_to_all, 0);
+    failed |= tjob_run("CMA get", 2, body_cma, 0);
+    failed |= tjob_run("CMA get, probe through addr_lookup", 2, body_cma_lookup, 0);
+    failed |= tjob_run("CMA off (RTM_SHM_CMA=off)", 2, body_cma_off, 0);
+    failed |= tjob_run("CMA refused by seccomp (EPERM)", 2, body_cma_refused, 0);
+    failed |= tjob_run("SIGKILL after attach leaves nothing", 3, body_sigkill, 1u << 2);
+    failed |= tjob_run("rank dying before attach: close removes the name", 2,
+                       body_dies_before_attach, 0);
+    failed |= tjob_run("/dev/shm too small: clear error", 1, body_no_space, 0);
+    return failed ? 1 : 0;
+}

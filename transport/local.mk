@@ -1,0 +1,36 @@
+# transport/: the self and shm transports (verbs and tcp come later).
+# Their sources go into librtmsg; the unit tests compile the same sources
+# directly, so they exercise the transports without the runtime or PMIx.
+
+SELF_SOURCES = \
+	transport/self/self.c
+
+SHM_SOURCES = \
+	transport/shm/shm.h \
+	transport/shm/shm_cma.c \
+	transport/shm/shm_fifo.h \
+	transport/shm/shm_iface.c \
+	transport/shm/shm_seg.c
+
+librtmsg_la_SOURCES += $(SELF_SOURCES) $(SHM_SOURCES)
+
+# Unit tests: forked processes driving rtm_tl_shm / rtm_tl_self directly,
+# exchanging addresses through a pipe instead of PMIx.
+check_PROGRAMS += tests/unit/test_shm_ring tests/unit/test_shm_fifo tests/unit/test_shm_self
+TESTS += tests/unit/test_shm_ring tests/unit/test_shm_fifo tests/unit/test_shm_self
+noinst_HEADERS += tests/unit/test_shm_util.h
+
+# the ring alone, producer and consumer threads (also meant for TSan)
+tests_unit_test_shm_ring_SOURCES = tests/unit/test_shm_ring.c transport/shm/shm_fifo.h
+tests_unit_test_shm_ring_CFLAGS = $(AM_CFLAGS) -pthread
+tests_unit_test_shm_ring_LDFLAGS = $(AM_LDFLAGS) -pthread
+tests_unit_test_shm_fifo_SOURCES = tests/unit/test_shm_fifo.c $(SHM_SOURCES)
+tests_unit_test_shm_fifo_LDADD = common/libcommon.la
+tests_unit_test_shm_self_SOURCES = tests/unit/test_shm_self.c $(SELF_SOURCES)
+tests_unit_test_shm_self_LDADD = common/libcommon.la
+
+# Micro-benchmark (prints figures; not a test): 8 B ping-pong half round
+# trip through the rings, and ring copy vs CMA bandwidth by message size.
+noinst_PROGRAMS += transport/shm/bench_shm
+transport_shm_bench_shm_SOURCES = transport/shm/bench_shm.c $(SHM_SOURCES)
+transport_shm_bench_shm_LDADD = common/libcommon.la

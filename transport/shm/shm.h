@@ -1,0 +1,150 @@
+/*
+ * shm transport, private declarations: the job's shared segment (one per
+ * host), the interface and endpoints.
+ *
+ * Segment layout ("/rtm-<nspace>-<node_id>", created and sized by local
+ * rank 0 in open(), attached by the others in wireup()):
+ *
+ *   0                shm_seg_hdr_t      one page: geometry, attach counter
+ *   4096             shm_rank_info_t[local_size]   64 B each: pid and CMA
+ *                                       probe word of every local rank
+ *   rings_offset     local_size * (local_size - 1) rings of ring_stride
+ *                    bytes, ring (s, r) carrying messages s -> r at index
+ *                    s * (local_size - 1) + (r < s ? r : r - 1); see
+ *                    shm_fifo.h for a ring's layout
+ *
+ * The name lives only until every local rank has attached: the last one
+ * to attach unlinks it, so a rank killed later cannot leak it.
+ */
+#ifndef RTM_TRANSPORT_SHM_H
+#define RTM_TRANSPORT_SHM_H
+
+#include "transport/transport.h"
+#include "transport/shm/shm_fifo.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SHM_SEG_MAGIC   UINT64_C(0x31304d48534d5452)  /* "RTMSHM01" */
+#define SHM_SEG_VERSION 1u
+#define SHM_ADDR_MAGIC  0x72736d68u                   /* "hmsr" */
+#define SHM_NAME_MAX    256
+
+typedef struct shm_seg_hdr {
+    uint64_t         magic;
+    uint32_t         version;
+    uint32_t         local_size;
+    uint64_t         fifo_lines;      /* data lines per ring, a power of two */
+    uint64_t         ring_stride;     /* bytes per ring, page multiple */
+    uint64_t         rings_offset;
+    uint64_t         size;            /* of the whole segment */
+    _Atomic uint32_t attached;        /* ranks that have mapped it */
+    _Atomic uint32_t unlinked;        /* 1 once the name is gone */
+} shm_seg_hdr_t;
+
+/* One per local rank, written by that rank: before the fence for local
+ * rank 0 (in open), in wireup for the others. */
+typedef struct shm_rank_info {
+    _Atomic uint32_t ready;           /* 1 once the fields below are written */
+    int32_t          pid;
+    int32_t          world_rank;
+    int32_t          pad;
+    uint64_t         probe_addr;      /* address of a word CMA peers read */
+    uint64_t         probe_value;     /* what they must find there */
+    char             reserved[32];
+} shm_rank_info_t;
+
+_Static_assert(sizeof(shm_rank_info_t) == 64, "rank info is one line");
+
+/* The address blob published through PMIx: 40 bytes. */
+typedef struct shm_addr {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t local_rank;
+    int32_t  node_id;
+    int32_t  pid;
+    uint64_t probe_addr;
+    uint64_t probe_value;
+    uint64_t reserved;
+} shm_addr_t;
+
+/* Packed remote key of a CMA exposure: 16 bytes. */
+typedef struct shm_rkey {
+    uint64_t addr;
+    uint64_t len;
+} shm_rkey_t;
+
+typedef enum shm_cma_state {
+    SHM_CMA_UNPROBED = 0,    /* before wireup */
+    SHM_CMA_OK,
+    SHM_CMA_OFF,             /* RTM_SHM_CMA=off */
+    SHM_CMA_REFUSED,         /* the kernel said no (cma_errno) */
+    SHM_CMA_NO_PEER,         /* nobody to probe within the wait */
+} shm_cma_state_t;
+
+typedef struct shm_iface shm_iface_t;
+
+struct rtm_tl_ep {
+    shm_iface_t   *iface;
+    shm_fifo_tx_t *tx;           /* persistent ring state, owned by the iface */
+    int            peer;         /* world rank */
+    int            local;        /* local rank */
+    pid_t          pid;
+    int            in_use;
+};
+
+struct shm_iface {
+    /* hot fields first */
+    shm_fifo_rx_t     *rx;           /* local_size - 1 incoming rings */
+    int                num_rx;
+    int                in_progress;  /* guards against re-entry from am_cb */
+    rtm_tl_am_cb_t     am_cb;
+    void              *am_arg;
+    rtm_status_t     (*addr_lookup)(int peer, const char *name, void **blob_p, size_t *len_p);
+
+    int                world_rank;
+    int                local_rank;
+    int                local_size;
+    int               *local_peers;  /* copy: world rank by local rank */
+    int                node_id;
+    char               hostname[64];
+    char               name[SHM_NAME_MAX];   /* shm_open name, "/rtm-..." */
+
+    int                fd;
+    shm_seg_hdr_t     *seg;
+    size_t             seg_size;
+    uint64_t           fifo_lines;
+    size_t             am_max;
+
+    shm_fifo_tx_t     *tx;           /* by local rank (own slot unused) */
+    unsigned char     *harmless;     /* local_size * fifo_lines bytes */
+    struct rtm_tl_ep  *eps;          /* by local rank */
+
+    shm_cma_state_t    cma;
+    int                cma_errno;
+    int                cma_warned;   /* a run-time CMA failure was reported */
+    volatile uint64_t  cma_probe;    /* the word peers read to test CMA */
+    char               memh_token;   /* address handed out as every memh */
+};
+
+/* shm_seg.c */
+void         shm_seg_name(const char *nspace, int node_id, char *buf, size_t len);
+rtm_status_t shm_seg_create(shm_iface_t *iface, uint64_t fifo_lines);
+rtm_status_t shm_seg_attach(shm_iface_t *iface);
+void         shm_seg_unlink_if_named(shm_iface_t *iface);
+void         shm_seg_detach(shm_iface_t *iface);
+shm_rank_info_t *shm_seg_rank_info(shm_iface_t *iface, int local_rank);
+void        *shm_seg_ring(shm_iface_t *iface, int src_local, int dst_local);
+
+/* shm_cma.c */
+void         shm_cma_probe(shm_iface_t *iface);
+rtm_status_t shm_mem_reg(rtm_tl_iface_t *tl_iface, void *addr, size_t len,
+                         rtm_tl_memh_t **memh_p, void *rkey, size_t *rkey_len_p);
+void         shm_mem_dereg(rtm_tl_iface_t *tl_iface, rtm_tl_memh_t *memh);
+rtm_status_t shm_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, size_t len,
+                     uint64_t remote_addr, const void *rkey, size_t rkey_len,
+                     rtm_tl_comp_t *comp);
+const char  *shm_cma_describe(const shm_iface_t *iface, char *buf, size_t len);
+
+#endif

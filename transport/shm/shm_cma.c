@@ -1,0 +1,248 @@
+/*
+ * Single-copy rendezvous by CMA (process_vm_readv): the receiver reads the
+ * sender's buffer straight into its own. Whether the kernel lets one rank
+ * read another (ptrace access rules, Yama, containers, seccomp) is tested
+ * once at wireup by reading a probe word a local peer published; when it is
+ * refused the transport does not offer get, and the runtime streams such
+ * messages through the rings instead.
+ */
+#include "config.h"
+
+#include "transport/shm/shm.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/rtconfig.h"
+#include "common/timer.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+
+/* How long local rank 0 waits after the fence for another local rank to
+ * publish its probe word, when the runtime offers no addr_lookup. */
+#define SHM_CMA_PROBE_WAIT_S 30.0
+
+static int cma_read(pid_t pid, void *local, uint64_t remote, size_t len)
+{
+    struct iovec liov;
+    struct iovec riov;
+    ssize_t n;
+
+    while (len > 0) {
+        liov.iov_base = local;
+        liov.iov_len = len;
+        riov.iov_base = (void *)(uintptr_t)remote;
+        riov.iov_len = len;
+        n = process_vm_readv(pid, &liov, 1, &riov, 1, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (n == 0)
+            return EFAULT;
+        local = (char *)local + n;
+        remote += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Whom to probe, into *target: a local peer whose pid and probe word are
+ * known now. Returns 0, or -1 when none turned up in time. */
+static int probe_target(shm_iface_t *iface, shm_rank_info_t *target)
+{
+    double deadline;
+    void *blob = NULL;
+    size_t len = 0;
+
+    /* Local rank 0 published its word in the segment before the fence. */
+    if (iface->local_rank != 0) {
+        *target = *shm_seg_rank_info(iface, 0);
+        return 0;
+    }
+    /* Rank 0 reads local rank 1's address blob when the runtime offers it... */
+    if (iface->addr_lookup != NULL &&
+        iface->addr_lookup(iface->local_peers[1], "shm", &blob, &len) == RTM_OK) {
+        shm_addr_t addr;
+        int ok = blob != NULL && len == sizeof(addr);
+
+        if (ok) {
+            memcpy(&addr, blob, sizeof(addr));
+            ok = addr.magic == SHM_ADDR_MAGIC && addr.local_rank == 1;
+        }
+        free(blob);
+        if (ok) {
+            memset(target, 0, sizeof(*target));
+            target->pid = addr.pid;
+            target->world_rank = iface->local_peers[1];
+            target->probe_addr = addr.probe_addr;
+            target->probe_value = addr.probe_value;
+            return 0;
+        }
+    }
+    /* ...else waits for another local rank to attach and publish its word
+     * (they all left the same fence, so normally microseconds). */
+    deadline = rtm_time_now() + SHM_CMA_PROBE_WAIT_S;
+    for (unsigned spins = 0;; spins++) {
+        for (int i = 1; i < iface->local_size; i++) {
+            const shm_rank_info_t *info = shm_seg_rank_info(iface, i);
+
+            if (atomic_load_explicit(&info->ready, memory_order_acquire)) {
+                *target = *info;
+                return 0;
+            }
+        }
+        if (rtm_time_now() > deadline)
+            return -1;
+        if (spins < 1000) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 100000};
+
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+void shm_cma_probe(shm_iface_t *iface)
+{
+    shm_rank_info_t target;
+    uint64_t value = 0;
+    int err;
+
+    if (rtm_config.shm_cma != 0) {
+        iface->cma = SHM_CMA_OFF;
+        return;
+    }
+    if (probe_target(iface, &target) != 0) {
+        iface->cma = SHM_CMA_NO_PEER;
+        rtm_warn("rank %d (%s): no other local rank attached %s within %.0f s; CMA not "
+                 "probed, copying through shared memory",
+                 iface->world_rank, iface->hostname, iface->name, SHM_CMA_PROBE_WAIT_S);
+        return;
+    }
+    err = cma_read((pid_t)target.pid, &value, target.probe_addr, sizeof(value));
+    if (err == 0 && value != target.probe_value)
+        err = EIO;   /* read something, but not the word published: don't trust it */
+    if (err != 0) {
+        iface->cma = SHM_CMA_REFUSED;
+        iface->cma_errno = err;
+        rtm_debug("shm: process_vm_readv of rank %d (pid %d) refused: %s; large messages are "
+                  "copied through shared memory",
+                  target.world_rank, target.pid, strerror(err));
+        return;
+    }
+    iface->cma = SHM_CMA_OK;
+}
+
+const char *shm_cma_describe(const shm_iface_t *iface, char *buf, size_t len)
+{
+    const char *errname;
+
+    switch (iface->cma) {
+    case SHM_CMA_OK:
+        snprintf(buf, len, "CMA single copy from %zu B", rtm_config.shm_cma_threshold);
+        break;
+    case SHM_CMA_OFF:
+        snprintf(buf, len, "CMA off (RTM_SHM_CMA=off): copy through shared memory");
+        break;
+    case SHM_CMA_REFUSED:
+        switch (iface->cma_errno) {
+        case EPERM:  errname = "EPERM"; break;
+        case EFAULT: errname = "EFAULT"; break;
+        case ENOSYS: errname = "ENOSYS"; break;
+        case ESRCH:  errname = "ESRCH"; break;
+        case EIO:    errname = "wrong probe value"; break;
+        default:     errname = strerror(iface->cma_errno); break;
+        }
+        snprintf(buf, len, "CMA refused by the kernel (%s): copy through shared memory",
+                 errname);
+        break;
+    case SHM_CMA_NO_PEER:
+        snprintf(buf, len, "CMA not probed (no peer in time): copy through shared memory");
+        break;
+    default:
+        snprintf(buf, len, "CMA not probed yet");
+        break;
+    }
+    return buf;
+}
+
+/* Exposing memory to CMA needs no kernel object: the rkey is the range. */
+rtm_status_t shm_mem_reg(rtm_tl_iface_t *tl_iface, void *addr, size_t len,
+                         rtm_tl_memh_t **memh_p, void *rkey, size_t *rkey_len_p)
+{
+    shm_iface_t *iface = (shm_iface_t *)(void *)tl_iface;
+    shm_rkey_t key;
+
+    if (iface == NULL || memh_p == NULL || rkey == NULL || rkey_len_p == NULL ||
+        (addr == NULL && len > 0))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm mem_reg: NULL argument");
+    if (*rkey_len_p < sizeof(key))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm mem_reg: rkey buffer of %zu B, need %zu",
+                             *rkey_len_p, sizeof(key));
+    key.addr = (uint64_t)(uintptr_t)addr;
+    key.len = len;
+    memcpy(rkey, &key, sizeof(key));
+    *rkey_len_p = sizeof(key);
+    *memh_p = (rtm_tl_memh_t *)(void *)&iface->memh_token;
+    return RTM_OK;
+}
+
+void shm_mem_dereg(rtm_tl_iface_t *tl_iface, rtm_tl_memh_t *memh)
+{
+    (void)tl_iface;
+    (void)memh;
+}
+
+/* Completes before returning: comp->cb runs on success only; on failure
+ * the error is returned and the runtime falls back to the copy path. */
+rtm_status_t shm_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, size_t len,
+                     uint64_t remote_addr, const void *rkey, size_t rkey_len,
+                     rtm_tl_comp_t *comp)
+{
+    shm_iface_t *iface;
+    shm_rkey_t key;
+    int err;
+
+    (void)local_memh;
+    if (ep == NULL || comp == NULL || comp->cb == NULL || rkey == NULL ||
+        (local == NULL && len > 0))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm get: NULL argument");
+    iface = ep->iface;
+    if (iface->cma != SHM_CMA_OK)
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED,
+                             "shm get: CMA is not available on rank %d (%s)", iface->world_rank,
+                             iface->hostname);
+    if (rkey_len != sizeof(key))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm get: rkey of %zu B, expected %zu",
+                             rkey_len, sizeof(key));
+    memcpy(&key, rkey, sizeof(key));
+    if (remote_addr < key.addr || len > key.len || remote_addr - key.addr > key.len - len)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "shm get: %zu B at %#llx from rank %d lie outside the %llu B the "
+                             "peer exposed at %#llx",
+                             len, (unsigned long long)remote_addr, ep->peer,
+                             (unsigned long long)key.len, (unsigned long long)key.addr);
+    err = cma_read(ep->pid, local, remote_addr, len);
+    if (err != 0) {
+        if (!iface->cma_warned) {
+            iface->cma_warned = 1;
+            rtm_warn("rank %d (%s): CMA read of %zu B from rank %d (pid %d) failed: %s; "
+                     "copying through shared memory instead",
+                     iface->world_rank, iface->hostname, len, ep->peer, (int)ep->pid,
+                     strerror(err));
+        }
+        return rtm_error_set(RTM_ERR_TRANSPORT,
+                             "rank %d (%s): CMA read of %zu B from rank %d (pid %d) failed: %s",
+                             iface->world_rank, iface->hostname, len, ep->peer, (int)ep->pid,
+                             strerror(err));
+    }
+    comp->cb(comp, RTM_OK);
+    return RTM_OK;
+}

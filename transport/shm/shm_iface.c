@@ -1,0 +1,411 @@
+/*
+ * shm transport: ranks of one host exchange active messages through
+ * per-pair lock-free rings in the job's shared segment (shm_fifo.h), and
+ * large messages by a single process_vm_readv copy when the kernel permits
+ * it (shm_cma.c).
+ */
+#include "config.h"
+
+#include "transport/shm/shm.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/rtconfig.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * Largest active message: the runtime streams medium messages as DATA
+ * fragments of up to am_max minus its 16 B header. Measured with bench_shm
+ * (2-vCPU VM, 256 KiB rings, best of 7): 256K/512K messages streamed at
+ * 33/35 GB/s with 8K fragments, 40/47 with 32K, 36/41 with 64K. 32K keeps
+ * eight fragments in flight in a ring that stays in L2.
+ */
+#ifndef SHM_AM_MAX_DEFAULT   /* -D for experiments with bench_shm */
+#define SHM_AM_MAX_DEFAULT (32u * 1024u)
+#endif
+/* Records delivered from one ring per progress call, so one busy sender
+ * cannot starve the others. */
+#define SHM_RX_BATCH 32
+#define SHM_MIN_FIFO_LINES 128u   /* 8 KiB */
+/* Stamps are the low 32 bits of a line position: a ring must stay far
+ * below 2^32 lines for a stale header never to carry the current stamp. */
+#define SHM_MAX_FIFO_SIZE  ((size_t)1 << 30)
+
+static inline shm_iface_t *shm_iface(rtm_tl_iface_t *tl_iface)
+{
+    return (shm_iface_t *)(void *)tl_iface;
+}
+
+/* Rings are a power of two of lines, holding at least four of the largest
+ * messages so that a stream keeps several fragments in flight. */
+static uint64_t fifo_lines_for(size_t fifo_size)
+{
+    uint64_t lines = SHM_MIN_FIFO_LINES;
+
+    while (lines * 2 * SHM_LINE <= fifo_size)
+        lines *= 2;
+    return lines;
+}
+
+static size_t am_max_for(uint64_t fifo_lines)
+{
+    size_t max = (size_t)(fifo_lines / 4) * SHM_LINE - SHM_REC_HDR;
+
+    return max < SHM_AM_MAX_DEFAULT ? max : SHM_AM_MAX_DEFAULT;
+}
+
+static void shm_free(shm_iface_t *iface)
+{
+    free(iface->eps);
+    free(iface->harmless);
+    free(iface->tx);
+    free(iface->rx);
+    free(iface->local_peers);
+    free(iface);
+}
+
+static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t **iface_p)
+{
+    shm_iface_t *iface;
+    rtm_status_t status;
+
+    if (params == NULL || iface_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm open: params or iface_p is NULL");
+    if (params->local_size < 1 || params->local_rank < 0 ||
+        params->local_rank >= params->local_size || params->local_peers == NULL ||
+        params->nspace == NULL || params->am_cb == NULL ||
+        params->local_peers[params->local_rank] != params->world_rank)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "shm open: inconsistent parameters (local rank %d of %d, world "
+                             "rank %d, local_peers %p, nspace %p, am_cb %s)",
+                             params->local_rank, params->local_size, params->world_rank,
+                             (const void *)params->local_peers, (const void *)params->nspace,
+                             params->am_cb ? "set" : "NULL");
+    if (rtm_config.shm_fifo_size < SHM_MIN_FIFO_LINES * SHM_LINE ||
+        rtm_config.shm_fifo_size > SHM_MAX_FIFO_SIZE)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "RTM_SHM_FIFO_SIZE=%zu is outside %u B .. %zu B",
+                             rtm_config.shm_fifo_size, SHM_MIN_FIFO_LINES * SHM_LINE,
+                             SHM_MAX_FIFO_SIZE);
+
+    iface = calloc(1, sizeof(*iface));
+    if (iface == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "shm open: no memory");
+    iface->fd = -1;
+    iface->am_cb = params->am_cb;
+    iface->am_arg = params->am_arg;
+    iface->addr_lookup = params->addr_lookup;
+    iface->world_rank = params->world_rank;
+    iface->local_rank = params->local_rank;
+    iface->local_size = params->local_size;
+    iface->node_id = params->node_id;
+    snprintf(iface->hostname, sizeof(iface->hostname), "%s",
+             params->hostname ? params->hostname : rtm_log_hostname());
+    shm_seg_name(params->nspace, params->node_id, iface->name, sizeof(iface->name));
+    iface->fifo_lines = fifo_lines_for(rtm_config.shm_fifo_size);
+    iface->am_max = am_max_for(iface->fifo_lines);
+    iface->cma = SHM_CMA_UNPROBED;
+    /* any value a stale or foreign mapping would not hold by chance */
+    iface->cma_probe = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)iface ^
+                       (uint64_t)time(NULL) ^ UINT64_C(0x5deece66d);
+
+    iface->local_peers = malloc((size_t)params->local_size * sizeof(int));
+    if (iface->local_peers == NULL) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "shm open: no memory");
+        goto err_free;
+    }
+    memcpy(iface->local_peers, params->local_peers, (size_t)params->local_size * sizeof(int));
+
+    /* Local rank 0 makes the segment before the fence, so that it exists
+     * when the others attach after it. Alone on the host: nothing to share. */
+    if (iface->local_rank == 0 && iface->local_size > 1) {
+        status = shm_seg_create(iface, iface->fifo_lines);
+        if (status != RTM_OK)
+            goto err_free;
+    }
+    *iface_p = (rtm_tl_iface_t *)(void *)iface;
+    return RTM_OK;
+
+err_free:
+    shm_free(iface);
+    return status;
+}
+
+static void shm_close(rtm_tl_iface_t *tl_iface)
+{
+    shm_iface_t *iface = shm_iface(tl_iface);
+
+    if (iface == NULL)
+        return;
+    shm_seg_unlink_if_named(iface);
+    shm_seg_detach(iface);
+    shm_free(iface);
+}
+
+/* Rings of this rank, once the segment is mapped. */
+static rtm_status_t shm_setup_rings(shm_iface_t *iface)
+{
+    int n = iface->local_size;
+    uint64_t lines = iface->seg->fifo_lines;
+
+    iface->fifo_lines = lines;
+    iface->am_max = am_max_for(lines);
+    iface->rx = calloc((size_t)n, sizeof(*iface->rx));
+    iface->tx = calloc((size_t)n, sizeof(*iface->tx));
+    iface->eps = calloc((size_t)n, sizeof(*iface->eps));
+    iface->harmless = malloc((size_t)n * lines);
+    if (iface->rx == NULL || iface->tx == NULL || iface->eps == NULL ||
+        iface->harmless == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "shm: no memory for %d rings", 2 * n);
+    /* a fresh segment is all zeroes: every line is harmless */
+    memset(iface->harmless, 1, (size_t)n * lines);
+
+    iface->num_rx = 0;
+    for (int peer = 0; peer < n; peer++) {
+        char *in, *out;
+
+        if (peer == iface->local_rank)
+            continue;
+        in = shm_seg_ring(iface, peer, iface->local_rank);
+        out = shm_seg_ring(iface, iface->local_rank, peer);
+
+        iface->rx[iface->num_rx].lines = (shm_line_t *)(void *)(in + SHM_FIFO_DATA_OFS);
+        iface->rx[iface->num_rx].tail = &((shm_fifo_ctrl_t *)(void *)in)->tail;
+        iface->rx[iface->num_rx].mask = lines - 1;
+        iface->rx[iface->num_rx].pos = 0;
+        iface->rx[iface->num_rx].src = iface->local_peers[peer];
+        iface->num_rx++;
+
+        iface->tx[peer].lines = (shm_line_t *)(void *)(out + SHM_FIFO_DATA_OFS);
+        iface->tx[peer].tail = &((shm_fifo_ctrl_t *)(void *)out)->tail;
+        iface->tx[peer].mask = lines - 1;
+        iface->tx[peer].head = 0;
+        iface->tx[peer].cached_tail = 0;
+        iface->tx[peer].harmless = iface->harmless + (size_t)peer * lines;
+    }
+    return RTM_OK;
+}
+
+static rtm_status_t shm_wireup(rtm_tl_iface_t *tl_iface)
+{
+    shm_iface_t *iface = shm_iface(tl_iface);
+    char desc[256];
+    rtm_status_t status;
+
+    if (iface == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm wireup: iface is NULL");
+    if (iface->local_size < 2 || iface->rx != NULL)
+        return RTM_OK;
+    if (iface->seg == NULL) {
+        status = shm_seg_attach(iface);
+        if (status != RTM_OK)
+            return status;
+    }
+    status = shm_setup_rings(iface);
+    if (status != RTM_OK)
+        return status;
+    shm_cma_probe(iface);
+    shm_cma_describe(iface, desc, sizeof(desc));
+    rtm_debug("shm: %s, %d local ranks, rings of %llu KiB, %s", iface->name, iface->local_size,
+              (unsigned long long)(iface->fifo_lines * SHM_LINE / 1024), desc);
+    return RTM_OK;
+}
+
+static void shm_query(rtm_tl_iface_t *tl_iface, rtm_tl_caps_t *caps)
+{
+    shm_iface_t *iface = shm_iface(tl_iface);
+    size_t am_max = iface ? iface->am_max : SHM_AM_MAX_DEFAULT;
+
+    memset(caps, 0, sizeof(*caps));
+    caps->flags = RTM_TL_CAP_LOCAL;
+    caps->am_max = am_max;
+    /* leave room for the largest runtime header next to an eager payload */
+    caps->eager_limit = rtm_config.shm_eager_limit;
+    if (caps->eager_limit > am_max - 256)
+        caps->eager_limit = am_max - 256;
+    if (iface != NULL && iface->cma == SHM_CMA_OK) {
+        caps->flags |= RTM_TL_CAP_GET;
+        caps->get_threshold = rtm_config.shm_cma_threshold;
+    }
+    caps->latency_us = 0.1;
+    caps->bandwidth_gbs = 10.0;
+}
+
+static void shm_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
+{
+    shm_iface_t *iface = shm_iface(tl_iface);
+    rtm_tl_caps_t caps;
+    char cma[160];
+
+    if (iface == NULL) {
+        snprintf(buf, len,
+                 "shm: ranks of one host, per-pair lock-free rings in /dev/shm, eager <= %zu B, "
+                 "CMA single copy from %zu B when the kernel permits (RTM_SHM_CMA=%s)",
+                 rtm_config.shm_eager_limit, rtm_config.shm_cma_threshold,
+                 rtm_config.shm_cma == 0 ? "auto" : "off");
+        return;
+    }
+    shm_query(tl_iface, &caps);
+    snprintf(buf, len, "shm: %d local ranks, eager <= %zu B, messages <= %zu B, %s",
+             iface->local_size, caps.eager_limit, caps.am_max,
+             shm_cma_describe(iface, cma, sizeof(cma)));
+}
+
+static rtm_status_t shm_addr_pack(rtm_tl_iface_t *tl_iface, void *buf, size_t *len_p)
+{
+    shm_iface_t *iface = shm_iface(tl_iface);
+    shm_addr_t addr;
+
+    if (iface == NULL || buf == NULL || len_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm addr_pack: NULL argument");
+    if (*len_p < sizeof(addr))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm addr_pack: buffer of %zu B, need %zu",
+                             *len_p, sizeof(addr));
+    memset(&addr, 0, sizeof(addr));
+    addr.magic = SHM_ADDR_MAGIC;
+    addr.version = SHM_SEG_VERSION;
+    addr.local_rank = (uint16_t)iface->local_rank;
+    addr.node_id = iface->node_id;
+    addr.pid = (int32_t)getpid();
+    addr.probe_addr = (uint64_t)(uintptr_t)&iface->cma_probe;
+    addr.probe_value = iface->cma_probe;
+    memcpy(buf, &addr, sizeof(addr));
+    *len_p = sizeof(addr);
+    return RTM_OK;
+}
+
+/* Local rank of a world rank, or -1 when it is not on this host. */
+static int shm_local_of(const shm_iface_t *iface, int peer)
+{
+    for (int i = 0; i < iface->local_size; i++) {
+        if (iface->local_peers[i] == peer)
+            return i;
+    }
+    return -1;
+}
+
+static int shm_addr_check(const shm_iface_t *iface, int peer, const void *blob,
+                          size_t blob_len, shm_addr_t *addr)
+{
+    int local;
+
+    if (iface == NULL || peer == iface->world_rank || blob == NULL ||
+        blob_len != sizeof(*addr))
+        return -1;
+    memcpy(addr, blob, sizeof(*addr));
+    local = shm_local_of(iface, peer);
+    if (addr->magic != SHM_ADDR_MAGIC || addr->version != SHM_SEG_VERSION ||
+        addr->node_id != iface->node_id || local < 0 || addr->local_rank != local)
+        return -1;
+    return local;
+}
+
+static int shm_reachable(rtm_tl_iface_t *tl_iface, int peer, const void *blob,
+                         size_t blob_len)
+{
+    shm_addr_t addr;
+
+    return shm_addr_check(shm_iface(tl_iface), peer, blob, blob_len, &addr) >= 0;
+}
+
+static rtm_status_t shm_ep_create(rtm_tl_iface_t *tl_iface, int peer, const void *blob,
+                                  size_t blob_len, rtm_tl_ep_t **ep_p)
+{
+    shm_iface_t *iface = shm_iface(tl_iface);
+    shm_addr_t addr;
+    rtm_tl_ep_t *ep;
+    int local;
+
+    if (iface == NULL || ep_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm ep_create: NULL argument");
+    local = shm_addr_check(iface, peer, blob, blob_len, &addr);
+    if (local < 0)
+        return rtm_error_set(RTM_ERR_UNREACHABLE,
+                             "shm: rank %d is not a local peer of rank %d (%s) or its address "
+                             "(%zu B) is not an shm address of node %d",
+                             peer, iface->world_rank, iface->hostname, blob_len, iface->node_id);
+    if (iface->rx == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm ep_create: called before wireup");
+    ep = &iface->eps[local];
+    ep->iface = iface;
+    ep->tx = &iface->tx[local];
+    ep->peer = peer;
+    ep->local = local;
+    ep->pid = (pid_t)addr.pid;
+    ep->in_use = 1;
+    *ep_p = ep;
+    return RTM_OK;
+}
+
+/* The ring's state lives in the iface: a later ep_create to the same peer
+ * continues the same stream. */
+static void shm_ep_destroy(rtm_tl_ep_t *ep)
+{
+    if (ep != NULL)
+        ep->in_use = 0;
+}
+
+/* Hot path: no allocation, lock or log (except for a caller's bug). */
+static rtm_status_t shm_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr,
+                                size_t hdr_len, const void *payload, size_t len)
+{
+    if (__builtin_expect(hdr_len + len > ep->iface->am_max || am_id >= RTM_TL_AM_ID_MAX, 0))
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "shm am_send: am_id %u, %zu B of header + %zu B of payload; the "
+                             "limits are am_id < %d and %zu B in all",
+                             am_id, hdr_len, len, RTM_TL_AM_ID_MAX, ep->iface->am_max);
+    if (shm_fifo_push(ep->tx, am_id, hdr, hdr_len, payload, len) != 0)
+        return RTM_ERR_AGAIN;
+    return RTM_OK;
+}
+
+/* Hot path: no allocation, lock or log. Cheap when every ring is empty:
+ * one load per local peer, of a line only that peer writes. */
+static int shm_progress(rtm_tl_iface_t *tl_iface)
+{
+    shm_iface_t *iface = shm_iface(tl_iface);
+    int events = 0;
+
+    if (iface->in_progress)
+        return 0;
+    iface->in_progress = 1;
+    for (int i = 0; i < iface->num_rx; i++) {
+        shm_fifo_rx_t *rx = &iface->rx[i];
+        shm_line_t *line;
+        uint64_t word;
+        int n = 0;
+
+        while (n < SHM_RX_BATCH && (line = shm_fifo_peek(rx, &word)) != NULL) {
+            iface->am_cb(iface->am_arg, rx->src, (unsigned)(word >> 24) & 0x7fu, line->data,
+                         (size_t)(word & SHM_REC_LEN_MAX));
+            shm_fifo_release(rx, word);
+            n++;
+        }
+        events += n;
+    }
+    iface->in_progress = 0;
+    return events;
+}
+
+const rtm_tl_ops_t rtm_tl_shm = {
+    .name       = "shm",
+    .open       = shm_open_iface,
+    .close      = shm_close,
+    .query      = shm_query,
+    .describe   = shm_describe,
+    .addr_pack  = shm_addr_pack,
+    .wireup     = shm_wireup,
+    .reachable  = shm_reachable,
+    .ep_create  = shm_ep_create,
+    .ep_destroy = shm_ep_destroy,
+    .am_send    = shm_am_send,
+    .mem_reg    = shm_mem_reg,
+    .mem_dereg  = shm_mem_dereg,
+    .get        = shm_get,
+    .progress   = shm_progress,
+};

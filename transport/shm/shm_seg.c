@@ -1,0 +1,238 @@
+/*
+ * The job's shared segment on one host: naming, creation by local rank 0,
+ * attachment by the others, and making sure the name never outlives the
+ * moment every local rank has mapped it.
+ */
+#include "config.h"
+
+#include "transport/shm/shm.h"
+#include "common/error.h"
+#include "common/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SHM_PAGE 4096u
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+/* "/rtm-<nspace>-<node_id>", nspace characters outside [A-Za-z0-9._-] as
+ * '_' (the convention rtrun relies on to delete leftovers by prefix). */
+void shm_seg_name(const char *nspace, int node_id, char *buf, size_t len)
+{
+    char clean[SHM_NAME_MAX];
+    size_t i;
+
+    for (i = 0; nspace[i] != '\0' && i < sizeof(clean) - 1; i++) {
+        char c = nspace[i];
+        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                 c == '.' || c == '_' || c == '-';
+
+        clean[i] = ok ? c : '_';
+    }
+    clean[i] = '\0';
+    snprintf(buf, len, "/rtm-%s-%d", clean, node_id);
+}
+
+static uint64_t seg_rings_offset(int local_size)
+{
+    return align_up(SHM_PAGE + (uint64_t)local_size * sizeof(shm_rank_info_t), SHM_PAGE);
+}
+
+static uint64_t seg_ring_stride(uint64_t fifo_lines)
+{
+    return align_up(SHM_FIFO_DATA_OFS + fifo_lines * SHM_LINE, SHM_PAGE);
+}
+
+shm_rank_info_t *shm_seg_rank_info(shm_iface_t *iface, int local_rank)
+{
+    return (shm_rank_info_t *)((char *)iface->seg + SHM_PAGE) + local_rank;
+}
+
+void *shm_seg_ring(shm_iface_t *iface, int src_local, int dst_local)
+{
+    int n = iface->local_size;
+    uint64_t index = (uint64_t)src_local * (uint64_t)(n - 1) +
+                     (uint64_t)(dst_local < src_local ? dst_local : dst_local - 1);
+
+    return (char *)iface->seg + iface->seg->rings_offset + index * iface->seg->ring_stride;
+}
+
+static void seg_publish_self(shm_iface_t *iface)
+{
+    shm_rank_info_t *info = shm_seg_rank_info(iface, iface->local_rank);
+
+    info->pid = (int32_t)getpid();
+    info->world_rank = iface->world_rank;
+    info->probe_addr = (uint64_t)(uintptr_t)&iface->cma_probe;
+    info->probe_value = iface->cma_probe;
+    atomic_store_explicit(&info->ready, 1, memory_order_release);
+}
+
+/* The last rank to map the segment removes its name at once. */
+static void seg_count_attach(shm_iface_t *iface)
+{
+    uint32_t n = atomic_fetch_add(&iface->seg->attached, 1) + 1;
+
+    if (n == (uint32_t)iface->local_size) {
+        if (shm_unlink(iface->name) != 0 && errno != ENOENT)
+            rtm_warn("rank %d (%s): cannot remove shared memory name %s: %s",
+                     iface->world_rank, iface->hostname, iface->name, strerror(errno));
+        atomic_store(&iface->seg->unlinked, 1);
+        rtm_debug("shm: all %d local ranks attached; %s unlinked", iface->local_size,
+                  iface->name);
+    }
+}
+
+rtm_status_t shm_seg_create(shm_iface_t *iface, uint64_t fifo_lines)
+{
+    uint64_t rings = (uint64_t)iface->local_size * (uint64_t)(iface->local_size - 1);
+    uint64_t stride = seg_ring_stride(fifo_lines);
+    uint64_t offset = seg_rings_offset(iface->local_size);
+    uint64_t size = offset + rings * stride;
+    shm_seg_hdr_t *seg;
+    int fd, rc;
+
+    fd = shm_open(iface->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        /* Only a crashed earlier job with the very same namespace leaves
+         * this; its ranks are gone (rtrun names jobs by its pid). */
+        rtm_warn("rank %d (%s): removing stale shared memory segment /dev/shm%s",
+                 iface->world_rank, iface->hostname, iface->name);
+        shm_unlink(iface->name);
+        fd = shm_open(iface->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    }
+    if (fd < 0)
+        return rtm_error_set(RTM_ERR_TRANSPORT,
+                             "rank %d (%s): cannot create shared memory segment /dev/shm%s: %s",
+                             iface->world_rank, iface->hostname, iface->name, strerror(errno));
+
+    /* Allocate the pages now: on a full /dev/shm a later first touch would
+     * be a SIGBUS in the middle of a send instead of this message. */
+    rc = posix_fallocate(fd, 0, (off_t)size);
+    if (rc == EINVAL || rc == EOPNOTSUPP)
+        rc = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
+    if (rc != 0) {
+        rtm_error_set(RTM_ERR_TRANSPORT,
+                      "rank %d (%s): cannot size shared memory segment /dev/shm%s to %llu bytes "
+                      "(%d local ranks, RTM_SHM_FIFO_SIZE=%llu): %s; free space in /dev/shm "
+                      "(df /dev/shm) or lower RTM_SHM_FIFO_SIZE",
+                      iface->world_rank, iface->hostname, iface->name, (unsigned long long)size,
+                      iface->local_size, (unsigned long long)(fifo_lines * SHM_LINE),
+                      strerror(rc));
+        goto err_unlink;
+    }
+    seg = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (seg == MAP_FAILED) {
+        rtm_error_set(RTM_ERR_TRANSPORT,
+                      "rank %d (%s): cannot map shared memory segment /dev/shm%s (%llu bytes): %s",
+                      iface->world_rank, iface->hostname, iface->name, (unsigned long long)size,
+                      strerror(errno));
+        goto err_unlink;
+    }
+
+    seg->version = SHM_SEG_VERSION;
+    seg->local_size = (uint32_t)iface->local_size;
+    seg->fifo_lines = fifo_lines;
+    seg->ring_stride = stride;
+    seg->rings_offset = offset;
+    seg->size = size;
+    atomic_store(&seg->attached, 0);
+    atomic_store(&seg->unlinked, 0);
+    /* magic last: a peer checks it after the fence, which orders it anyway */
+    seg->magic = SHM_SEG_MAGIC;
+
+    iface->fd = fd;
+    iface->seg = seg;
+    iface->seg_size = size;
+    seg_publish_self(iface);
+    seg_count_attach(iface);
+    return RTM_OK;
+
+err_unlink:
+    shm_unlink(iface->name);
+    close(fd);
+    return RTM_ERR_TRANSPORT;
+}
+
+rtm_status_t shm_seg_attach(shm_iface_t *iface)
+{
+    shm_seg_hdr_t *seg;
+    struct stat st;
+    int fd;
+
+    fd = shm_open(iface->name, O_RDWR, 0);
+    if (fd < 0)
+        return rtm_error_set(RTM_ERR_TRANSPORT,
+                             "rank %d (%s, local rank %d): cannot open shared memory segment "
+                             "/dev/shm%s made by local rank 0 (world rank %d): %s",
+                             iface->world_rank, iface->hostname, iface->local_rank, iface->name,
+                             iface->local_peers[0], strerror(errno));
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < SHM_PAGE) {
+        rtm_error_set(RTM_ERR_TRANSPORT,
+                      "rank %d (%s): shared memory segment /dev/shm%s is truncated (%lld bytes)",
+                      iface->world_rank, iface->hostname, iface->name, (long long)st.st_size);
+        goto err_close;
+    }
+    seg = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (seg == MAP_FAILED) {
+        rtm_error_set(RTM_ERR_TRANSPORT,
+                      "rank %d (%s): cannot map shared memory segment /dev/shm%s (%lld bytes): %s",
+                      iface->world_rank, iface->hostname, iface->name, (long long)st.st_size,
+                      strerror(errno));
+        goto err_close;
+    }
+    if (seg->magic != SHM_SEG_MAGIC || seg->version != SHM_SEG_VERSION ||
+        seg->local_size != (uint32_t)iface->local_size || seg->size != (uint64_t)st.st_size) {
+        rtm_error_set(RTM_ERR_TRANSPORT,
+                      "rank %d (%s): shared memory segment /dev/shm%s does not belong to this "
+                      "job (magic %#llx, version %u, %u local ranks, expected %d)",
+                      iface->world_rank, iface->hostname, iface->name,
+                      (unsigned long long)seg->magic, seg->version, seg->local_size,
+                      iface->local_size);
+        munmap(seg, (size_t)st.st_size);
+        goto err_close;
+    }
+    iface->fd = fd;
+    iface->seg = seg;
+    iface->seg_size = (size_t)st.st_size;
+    seg_publish_self(iface);
+    seg_count_attach(iface);
+    return RTM_OK;
+
+err_close:
+    close(fd);
+    return RTM_ERR_TRANSPORT;
+}
+
+/* On close or failure: if the last attach never happened (a peer failed
+ * before wireup), remove the name here. */
+void shm_seg_unlink_if_named(shm_iface_t *iface)
+{
+    if (iface->seg == NULL || atomic_load(&iface->seg->unlinked))
+        return;   /* never mapped (rank 0 maps it in open) or already gone */
+    if (shm_unlink(iface->name) == 0) {
+        atomic_store(&iface->seg->unlinked, 1);
+        rtm_debug("shm: removed %s (not every local rank attached)", iface->name);
+    }
+}
+
+void shm_seg_detach(shm_iface_t *iface)
+{
+    if (iface->seg != NULL) {
+        munmap(iface->seg, iface->seg_size);
+        iface->seg = NULL;
+    }
+    if (iface->fd >= 0) {
+        close(iface->fd);
+        iface->fd = -1;
+    }
+}
