@@ -18,6 +18,10 @@
 static const rtm_tl_ops_t *const builtin_tls[] = {
     &rtm_tl_self,
     &rtm_tl_shm,
+#ifdef RTM_HAVE_IBVERBS
+    &rtm_tl_verbs,
+#endif
+    &rtm_tl_tcp,
 };
 
 #define NUM_BUILTIN (sizeof(builtin_tls) / sizeof(builtin_tls[0]))
@@ -25,7 +29,23 @@ static const rtm_tl_ops_t *const builtin_tls[] = {
 /* Transports named in RTM_TRANSPORTS but planned, not built yet. */
 static int tl_is_planned(const char *name)
 {
-    return !strcmp(name, "verbs") || !strcmp(name, "tcp");
+#ifdef RTM_HAVE_IBVERBS
+    (void)name;
+    return 0;
+#else
+    return !strcmp(name, "verbs");
+#endif
+}
+
+/* A listed transport asked for a fence after wireup (rtm_tl_ops_t). */
+static int wireup_fence;
+
+static rtm_status_t tl_addr_lookup(int peer, const char *name, void **blob_p, size_t *len_p)
+{
+    char key[64];
+
+    snprintf(key, sizeof(key), "rtm.tl.%s", name);
+    return job_lookup(peer, key, blob_p, len_p);
 }
 
 rtm_status_t peers_init(void)
@@ -77,6 +97,7 @@ static rtm_status_t tl_open(const rtm_tl_ops_t *ops)
     params.hostname = rtm_rt.hostname;
     params.am_cb = proto_am_handler;
     params.am_arg = NULL;
+    params.addr_lookup = tl_addr_lookup;
 
     status = ops->open(&params, &tl->iface);
     if (status != RTM_OK)
@@ -117,7 +138,7 @@ rtm_status_t peers_open_transports(void)
 
             snprintf(name, sizeof(name), "%.*s", (int)len, list);
             if (!tl_is_planned(name) && len > 0)
-                rtm_warn("RTM_TRANSPORTS: unknown transport \"%s\" ignored (built: self, shm)",
+                rtm_warn("RTM_TRANSPORTS: unknown transport \"%s\" ignored (built: self, shm, verbs if libibverbs was found, tcp)",
                          name);
         } else if (ops == &rtm_tl_shm && rtm_rt.local_size < 2) {
             /* nobody to share memory with */
@@ -127,8 +148,12 @@ rtm_status_t peers_open_transports(void)
             for (int i = 0; i < rtm_rt.num_tls; i++)
                 already |= (rtm_rt.tls[i].ops == ops);
             if (!already) {
+                wireup_fence |= ops->wireup_fence;
                 status = tl_open(ops);
-                if (status != RTM_OK) {
+                if (status == RTM_ERR_NOT_SUPPORTED || status == RTM_ERR_UNREACHABLE) {
+                    /* no device / nothing to reach here: the others carry on */
+                    rtm_debug("transport %s skipped: %s", ops->name, rtm_last_error());
+                } else if (status != RTM_OK) {
                     rtm_error("rank %d (%s): cannot open transport %s: %s",
                               rtm_rt.world_rank, rtm_rt.hostname, ops->name,
                               rtm_last_error());
@@ -142,7 +167,7 @@ rtm_status_t peers_open_transports(void)
     }
     if (rtm_rt.num_tls == 0)
         return rtm_error_set(RTM_ERR_UNREACHABLE,
-                             "RTM_TRANSPORTS=\"%s\" names no usable transport (built: self, shm)",
+                             "RTM_TRANSPORTS=\"%s\" names no usable transport (built: self, shm, tcp)",
                              rtm_config.transports);
     return RTM_OK;
 }
@@ -166,6 +191,15 @@ rtm_status_t peers_wireup(void)
         tl->ops->query(tl->iface, &tl->caps);
         tl->ops->describe(tl->iface, desc, sizeof(desc));
         rtm_info("%s", desc);
+    }
+    if (wireup_fence && rtm_rt.world_size > 1) {
+        rtm_status_t status = job_commit_and_fence();
+
+        if (status != RTM_OK) {
+            rtm_error("rank %d (%s): fence after connecting failed: %s", rtm_rt.world_rank,
+                      rtm_rt.hostname, rtm_last_error());
+            return status;
+        }
     }
     return RTM_OK;
 }
@@ -227,8 +261,8 @@ rtm_status_t peer_connect(int peer)
         return RTM_OK;
     }
     rtm_error("rank %d (%s): no transport reaches rank %d (%s); RTM_TRANSPORTS=%s "
-              "(self reaches this rank only, shm ranks on this host only; verbs and tcp "
-              "are not built yet)",
+              "(self reaches this rank only, shm ranks on this host only, tcp ranks that "
+              "published a TCP address, verbs ranks with a connected RDMA queue pair)",
               rtm_rt.world_rank, rtm_rt.hostname, peer, job_peer_hostname(peer),
               rtm_config.transports);
     return rtm_error_set(RTM_ERR_UNREACHABLE, "no transport reaches rank %d (%s)", peer,

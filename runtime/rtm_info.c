@@ -17,7 +17,12 @@
 #include <stdio.h>
 #include <string.h>
 
-static const rtm_tl_ops_t *const info_tls[] = {&rtm_tl_self, &rtm_tl_shm};
+static const rtm_tl_ops_t *const info_tls[] = {
+    &rtm_tl_self, &rtm_tl_shm,
+#ifdef RTM_HAVE_IBVERBS
+    &rtm_tl_verbs,
+#endif
+    &rtm_tl_tcp};
 
 static void usage(FILE *out)
 {
@@ -65,8 +70,11 @@ static void print_config_doc(void)
            "| Variable | Type | Default | Meaning |\n"
            "|---|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
-        printf("| `%s` | %s | `%s` | %s", e[i].name, type_names[e[i].type], e[i].def,
-               e[i].doc);
+        if (e[i].def[0] != '\0')
+            printf("| `%s` | %s | `%s` | %s", e[i].name, type_names[e[i].type], e[i].def,
+                   e[i].doc);
+        else
+            printf("| `%s` | %s | (unset) | %s", e[i].name, type_names[e[i].type], e[i].doc);
         if (e[i].choices)
             printf(" (one of: `%s`)", e[i].choices);
         printf(" |\n");
@@ -107,7 +115,7 @@ int main(int argc, char **argv)
         printf("Build:\n  PMIx %s\n  hwloc %s\n  libibverbs: %s\n",
                PMIx_Get_version(), HWLOC_VERSION,
 #ifdef RTM_HAVE_IBVERBS
-               "found at build time (the verbs transport is not built yet)"
+               "found at build time (verbs transport built)"
 #else
                "not found at build time"
 #endif
@@ -119,8 +127,9 @@ int main(int argc, char **argv)
             info_tls[i]->describe(NULL, desc, sizeof(desc));
             printf("  %-6s %s\n", info_tls[i]->name, desc);
         }
-        printf("  %-6s %s\n", "verbs", "planned: not built yet");
-        printf("  %-6s %s\n", "tcp", "planned: not built yet");
+#ifndef RTM_HAVE_IBVERBS
+        printf("  %-6s %s\n", "verbs", "not built (libibverbs not found at build time)");
+#endif
     }
     print_params();
     return 0;

@@ -51,6 +51,10 @@ typedef struct rtm_tl_params {
     const char    *hostname;
     rtm_tl_am_cb_t am_cb;
     void          *am_arg;
+    /* From wireup on (after the modex fence): the blob `peer` published for
+     * transport `name`; *blob_p is malloc'd (caller frees). For transports
+     * that connect to every peer at wireup (verbs full mesh). */
+    rtm_status_t (*addr_lookup)(int peer, const char *name, void **blob_p, size_t *len_p);
 } rtm_tl_params_t;
 
 enum {
@@ -117,9 +121,17 @@ typedef struct rtm_tl_ops {
     /* Deliver incoming messages and completions; returns events handled.
      * Hot path: must not allocate, lock or log. */
     int          (*progress)(rtm_tl_iface_t *iface);
+
+    /* 1: wireup connects to every peer, and a peer must not send before the
+     * other side's wireup is done (RC QPs drop packets before RTR). The
+     * runtime then fences once after wireup, on every rank that lists this
+     * transport, whether it opened there or not (so no fence mismatch). */
+    int          wireup_fence;
 } rtm_tl_ops_t;
 
 extern const rtm_tl_ops_t rtm_tl_self;
 extern const rtm_tl_ops_t rtm_tl_shm;
+extern const rtm_tl_ops_t rtm_tl_tcp;
+extern const rtm_tl_ops_t rtm_tl_verbs;
 
 #endif

@@ -1,0 +1,259 @@
+/*
+ * tcp transport, private declarations: wire formats, the interface and the
+ * per-peer connection (which is also the endpoint the runtime holds).
+ *
+ * One TCP connection carries both directions between two ranks. It is
+ * opened lazily, by the first am_send to a peer, to an address taken from
+ * the peer's modex blob (tcp_addr_hdr_t).
+ *
+ * Connection rule (simultaneous connects). Between ranks lo < hi:
+ *   - a connection opened by lo always wins. lo writes its HELLO and may
+ *     send data right behind it; hi accepts it (ACK) whatever it was doing,
+ *     and if hi had an attempt of its own, closes that one.
+ *   - a connection opened by hi is accepted by lo only if lo has no
+ *     connection or attempt of its own to hi; otherwise lo answers NACK and
+ *     closes it, and hi waits for lo's connection (already on its way).
+ *   - hi writes no data on a connection it opened until lo's ACK arrives.
+ * So data is only ever written on the one connection that survives; what
+ * was queued meanwhile stays in the sender's buffer and leaves, in order,
+ * once that connection is confirmed. Nothing is lost or reordered.
+ *
+ * Orderly close: close() flushes what is queued, sends BYE, shuts down the
+ * sending side and reads (discarding) until the peer does the same. An EOF
+ * or reset on a connection whose peer sent no BYE is that peer's failure.
+ */
+#ifndef RTM_TRANSPORT_TCP_H
+#define RTM_TRANSPORT_TCP_H
+
+#include "transport/transport.h"
+
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TCP_AM_MAX        (64u * 1024u)   /* largest header + payload of one message */
+#define TCP_MAX_ADDRS     16              /* addresses published per rank */
+#define TCP_HOST_MAX      64
+#define TCP_ADDR_MAGIC    0x70637472u     /* "rtcp" */
+#define TCP_ADDR_VERSION  1u
+#define TCP_HS_MAGIC      0x73687472u     /* "rths" */
+#define TCP_FRAME_CHECK   0x5452u         /* "RT": catches a desynchronized stream */
+#define TCP_ACCEPT_SLOTS  64              /* accepted sockets still waiting for HELLO */
+#define TCP_CLOSE_WAIT_MS 10000           /* close(): longest wait for peers' BYE/EOF */
+#define TCP_WAIT_PEER_MS  30000           /* hi refused by lo: longest wait for lo's connection */
+
+/*
+ * Address blob published through PMIx ("rtm.tl.tcp"): 88 bytes of header,
+ * then naddrs entries of 8 bytes (at most 88 + 16 * 8 = 216 bytes).
+ *   0  magic      u32  TCP_ADDR_MAGIC
+ *   4  version    u16  TCP_ADDR_VERSION
+ *   6  naddrs     u16  1..TCP_MAX_ADDRS
+ *   8  port       u16  listening port, network byte order (same for all addresses)
+ *  10  reserved   u16
+ *  12  world_rank i32
+ *  16  job_tag    u32  hash of the PMIx namespace
+ *  20  reserved   u32
+ *  24  hostname   64 chars, NUL-terminated (for error messages)
+ */
+typedef struct tcp_addr_hdr {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t naddrs;
+    uint16_t port;
+    uint16_t reserved;
+    int32_t  world_rank;
+    uint32_t job_tag;
+    uint32_t reserved2;
+    char     hostname[TCP_HOST_MAX];
+} tcp_addr_hdr_t;
+
+/* One published address: 8 bytes. */
+typedef struct tcp_addr_entry {
+    uint32_t ipv4;          /* network byte order */
+    uint8_t  prefix_len;    /* of its subnet, to prefer an address on a shared subnet */
+    uint8_t  reserved[3];
+} tcp_addr_entry_t;
+
+_Static_assert(sizeof(tcp_addr_hdr_t) == 88, "address header is 88 bytes");
+_Static_assert(sizeof(tcp_addr_entry_t) == 8, "address entry is 8 bytes");
+
+/*
+ * Handshake, the first bytes each way on a connection: 88 bytes (a
+ * multiple of 8, so the frames behind it stay 8-byte aligned in the
+ * receive buffer). The connecting side sends HELLO; the other answers ACK
+ * or NACK (see the connection rule above) before anything else.
+ *   0  magic      u32  TCP_HS_MAGIC
+ *   4  type       u8   TCP_HS_HELLO / ACK / NACK
+ *   5  version    u8   TCP_ADDR_VERSION
+ *   6  reserved   u16
+ *   8  world_rank i32  of the sender
+ *  12  world_size i32
+ *  16  job_tag    u32
+ *  20  reserved   u32
+ *  24  hostname   64 chars
+ */
+enum { TCP_HS_HELLO = 1, TCP_HS_ACK = 2, TCP_HS_NACK = 3 };
+
+typedef struct tcp_hs {
+    uint32_t magic;
+    uint8_t  type;
+    uint8_t  version;
+    uint16_t reserved;
+    int32_t  world_rank;
+    int32_t  world_size;
+    uint32_t job_tag;
+    uint32_t reserved2;
+    char     hostname[TCP_HOST_MAX];
+} tcp_hs_t;
+
+_Static_assert(sizeof(tcp_hs_t) == 88, "handshake is 88 bytes");
+
+/*
+ * Frame: 8 bytes of header, then `len` bytes (the runtime's header
+ * immediately followed by its payload), then 0-7 bytes of padding up to a
+ * multiple of 8, so every frame starts 8-byte aligned and the receiver
+ * delivers messages in place, aligned, straight from its receive buffer.
+ *   0  len    u32  header + payload bytes (<= TCP_AM_MAX), padding excluded
+ *   4  am_id  u8   < RTM_TL_AM_ID_MAX
+ *   5  type   u8   TCP_FRAME_AM, or TCP_FRAME_BYE (len 0: orderly close follows)
+ *   6  check  u16  TCP_FRAME_CHECK
+ * Fields are in the sender's byte order, like the runtime's headers.
+ */
+enum { TCP_FRAME_AM = 0, TCP_FRAME_BYE = 1 };
+
+typedef struct tcp_frame_hdr {
+    uint32_t len;
+    uint8_t  am_id;
+    uint8_t  type;
+    uint16_t check;
+} tcp_frame_hdr_t;
+
+_Static_assert(sizeof(tcp_frame_hdr_t) == 8, "frame header is 8 bytes");
+
+#define TCP_PAD8(n)    (((n) + 7u) & ~(size_t)7u)
+#define TCP_FRAME_MAX  (sizeof(tcp_frame_hdr_t) + TCP_PAD8(TCP_AM_MAX))
+
+/* A local address this rank listens on. */
+typedef struct tcp_ifaddr {
+    char           name[32];
+    struct in_addr addr;
+    uint8_t        prefix_len;
+    uint8_t        loopback;
+} tcp_ifaddr_t;
+
+typedef enum tcp_conn_state {
+    TCP_CONN_IDLE = 0,      /* no connection, no attempt */
+    TCP_CONN_CONNECTING,    /* our non-blocking connect() in progress */
+    TCP_CONN_WAIT_ACK,      /* hi: connected, HELLO sent, no data before ACK */
+    TCP_CONN_WAIT_PEER,     /* hi: refused (NACK), lo's connection on its way */
+    TCP_CONN_UP,            /* data flows both ways */
+    TCP_CONN_CLOSED,        /* orderly close (BYE seen and EOF) */
+    TCP_CONN_FAILED,        /* peer lost; err holds why */
+} tcp_conn_state_t;
+
+typedef struct tcp_iface tcp_iface_t;
+
+/* A peer and its one connection; the runtime's endpoint is this object.
+ * Made on first contact (ep_create, or the peer's HELLO), freed by close. */
+struct rtm_tl_ep {
+    /* hot fields first */
+    tcp_iface_t      *iface;
+    int               fd;            /* connection (or our attempt), -1 if none */
+    tcp_conn_state_t  state;
+    int               peer;          /* world rank */
+    unsigned char    *tx;            /* send ring: framed bytes not yet written */
+    size_t            tx_mask;       /* ring size - 1 (a power of two) */
+    uint64_t          tx_head;       /* bytes written to the socket */
+    uint64_t          tx_tail;       /* bytes queued */
+    int               tx_polling;    /* EPOLLOUT registered */
+    unsigned char    *rx;            /* received bytes, frames parsed in place */
+    size_t            rx_size;
+    size_t            rx_head;       /* first byte not yet parsed */
+    size_t            rx_tail;       /* end of received bytes */
+    int               rx_need_hs;    /* an ACK/NACK is due before frames */
+
+    /* connection setup */
+    int               have_addr;     /* blob known (ep_create) */
+    int               naddrs;
+    struct sockaddr_in addrs[TCP_MAX_ADDRS];  /* in the order to try */
+    int               next_addr;     /* next to try */
+    uint64_t          wait_since_ms; /* WAIT_PEER: when lo refused us */
+    int               bye_rcvd;
+    int               bye_sent;      /* close(): 1 BYE queued, 2 and shut down */
+    int               eof;
+    char              hostname[TCP_HOST_MAX];
+    char              err[256];      /* FAILED: what happened, for am_send */
+};
+
+/* An accepted socket whose HELLO is not complete yet. */
+typedef struct tcp_accept_slot {
+    int       fd;                    /* -1: free */
+    size_t    got;
+    tcp_hs_t  hs;
+} tcp_accept_slot_t;
+
+struct tcp_iface {
+    /* hot fields first */
+    int                epfd;
+    int                in_progress;   /* guards against re-entry from am_cb */
+    int                closing;       /* close(): incoming messages are dropped */
+    rtm_tl_am_cb_t     am_cb;
+    void              *am_arg;
+    int                num_wait_peer; /* peers in WAIT_PEER (deadline checked) */
+
+    int                world_rank;
+    int                world_size;
+    int                single_host;   /* every rank on this host: loopback allowed */
+    uint32_t           job_tag;
+    char               hostname[TCP_HOST_MAX];
+    size_t             eager_limit;
+
+    int                listen_fd;
+    uint16_t           port;          /* network byte order */
+    tcp_ifaddr_t       ifaddrs[TCP_MAX_ADDRS];
+    int                num_ifaddrs;
+
+    struct rtm_tl_ep **peers;         /* by world rank, NULL before first contact */
+    tcp_accept_slot_t  accepts[TCP_ACCEPT_SLOTS];
+    int                num_accepts;
+    /* simultaneous connects resolved (for tests and the debug log) */
+    unsigned long      stat_refused;    /* lo: a hi's connection refused (NACK) */
+    unsigned long      stat_replaced;   /* hi: own attempt dropped for lo's */
+};
+
+/* epoll_event.data.u64: kind in the top byte, index below. */
+enum { TCP_EV_LISTEN = 1, TCP_EV_ACCEPT = 2, TCP_EV_PEER = 3 };
+#define TCP_EV(kind, index) (((uint64_t)(kind) << 56) | (uint64_t)(uint32_t)(index))
+
+/* tcp_ifsel.c: which local IPv4 addresses to use (RTM_TCP_IF) */
+rtm_status_t tcp_ifsel(const char *spec, int single_host, tcp_ifaddr_t *out, int max,
+                       int *num_p);
+/* Does interface (name, addr) match one RTM_TCP_IF entry? -1: entry malformed. */
+int          tcp_if_entry_match(const char *entry, size_t entry_len, const char *name,
+                                struct in_addr addr);
+
+/* tcp_conn.c: connection setup, the rule above, failure, orderly close */
+tcp_iface_t *tcp_iface_of(rtm_tl_iface_t *tl_iface);
+struct rtm_tl_ep *tcp_peer_get(tcp_iface_t *iface, int peer);
+rtm_status_t tcp_conn_start(struct rtm_tl_ep *ep);
+void         tcp_conn_connected(struct rtm_tl_ep *ep);
+void         tcp_conn_hs_reply(struct rtm_tl_ep *ep, const tcp_hs_t *hs);
+void         tcp_listen_ready(tcp_iface_t *iface);
+void         tcp_accept_ready(tcp_iface_t *iface, int slot);
+void         tcp_conn_fail(struct rtm_tl_ep *ep, const char *what, int err);
+void         tcp_conn_eof(struct rtm_tl_ep *ep);
+void         tcp_check_wait_peer(tcp_iface_t *iface);
+void         tcp_close_all(tcp_iface_t *iface);
+void         tcp_set_pollout(struct rtm_tl_ep *ep, int on);
+uint64_t     tcp_now_ms(void);
+
+/* tcp_am.c: framing, send ring, receive reassembly, progress */
+int          tcp_tx_flush(struct rtm_tl_ep *ep);
+int          tcp_progress(rtm_tl_iface_t *tl_iface);
+int          tcp_dispatch(tcp_iface_t *iface, const struct epoll_event *ev);
+rtm_status_t tcp_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr, size_t hdr_len,
+                         const void *payload, size_t len);
+rtm_status_t tcp_send_frame_raw(struct rtm_tl_ep *ep, unsigned type);
+
+#endif
