@@ -98,6 +98,7 @@ static rtm_status_t tl_open(const rtm_tl_ops_t *ops)
     params.am_cb = proto_am_handler;
     params.am_arg = NULL;
     params.addr_lookup = tl_addr_lookup;
+    params.peer_failed = proto_peer_failed;
 
     status = ops->open(&params, &tl->iface);
     if (status != RTM_OK)

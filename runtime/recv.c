@@ -26,6 +26,16 @@ static void protocol_fatal(int src, const char *what)
     job_abort(70, msg);
 }
 
+/* A transport lost a peer for good: whatever it owed us will never come,
+ * so the job ends now, with the transport's own words, instead of hanging. */
+void proto_peer_failed(void *arg, int peer, rtm_status_t status, const char *msg)
+{
+    (void)arg;
+    (void)peer;
+    (void)status;
+    job_abort(71, msg);
+}
+
 static rtm_match_ctx_t *match_ctx_or_die(uint32_t ctx, int src)
 {
     rtm_match_ctx_t *mctx = match_ctx_get(ctx);

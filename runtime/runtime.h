@@ -201,6 +201,7 @@ int          proto_flush_peer(rtm_peer_t *peer);
 void         proto_am_handler(void *arg, int src, unsigned am_id, const void *data,
                               size_t len);
 void         proto_release_credit(int peer);
+void         proto_peer_failed(void *arg, int peer, rtm_status_t status, const char *msg);
 void         proto_send_ctrl(rtm_request_impl_t *req, rtm_req_op_t op);
 void         proto_rndv_start(rtm_request_impl_t *rreq, int peer, const rtm_rts_hdr_t *rts);
 void         unexp_free(rtm_unexp_t *ue);

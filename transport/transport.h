@@ -55,6 +55,11 @@ typedef struct rtm_tl_params {
      * transport `name`; *blob_p is malloc'd (caller frees). For transports
      * that connect to every peer at wireup (verbs full mesh). */
     rtm_status_t (*addr_lookup)(int peer, const char *name, void **blob_p, size_t *len_p);
+    /* A peer is lost for good (connection reset, fatal work completion):
+     * msg names both sides and the cause. The runtime ends the job, so no
+     * rank waits forever for a message that cannot come. Called at most
+     * once per peer, from progress or am_send. */
+    void         (*peer_failed)(void *arg, int peer, rtm_status_t status, const char *msg);
 } rtm_tl_params_t;
 
 enum {

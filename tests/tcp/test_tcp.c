@@ -120,6 +120,17 @@ static void barrier(int progress)
     }
 }
 
+static int failed_calls, failed_peer = -1;
+
+static void peer_failed(void *arg, int peer, rtm_status_t status, const char *msg)
+{
+    (void)arg;
+    CHECK(status == RTM_ERR_TRANSPORT && strstr(msg, "lost") != NULL,
+          "peer_failed(%d, %d, %s)", peer, (int)status, msg);
+    failed_calls++;
+    failed_peer = peer;
+}
+
 static void fill_params(rtm_tl_params_t *params, int local_size)
 {
     static int peers[NPROC_MAX] = {0, 1, 2, 3};
@@ -133,6 +144,7 @@ static void fill_params(rtm_tl_params_t *params, int local_size)
     params->nspace = "test.tcp";
     params->hostname = "testhost";
     params->am_cb = am_cb;
+    params->peer_failed = peer_failed;
 }
 
 /* open, publish, "fence", endpoints to everyone (no connection yet) */
@@ -470,6 +482,9 @@ static void body_killed(int sender_side)
           strstr(rtm_last_error(), "rank 1 (testhost)") != NULL &&
           strstr(rtm_last_error(), "lost") != NULL, "error: %s", rtm_last_error());
     printf("    rank 0 after %llu messages: %s\n", (unsigned long long)seq, rtm_last_error());
+    CHECK(failed_calls == 1 && failed_peer == 1,
+          "the runtime was told once that rank 1 is lost (%d calls, peer %d)", failed_calls,
+          failed_peer);
     /* stays failed, and close does not hang on the dead peer */
     CHECK(rtm_tl_tcp.am_send(T.ep[1], AM_SEQ, buf, 8, NULL, 0) == RTM_ERR_TRANSPORT, "again");
     rtm_tl_tcp.close(T.iface);

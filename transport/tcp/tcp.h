@@ -200,6 +200,7 @@ struct tcp_iface {
     int                closing;       /* close(): incoming messages are dropped */
     rtm_tl_am_cb_t     am_cb;
     void              *am_arg;
+    void             (*peer_failed)(void *arg, int peer, rtm_status_t status, const char *msg);
     int                num_wait_peer; /* peers in WAIT_PEER (deadline checked) */
 
     int                world_rank;

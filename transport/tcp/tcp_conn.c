@@ -127,10 +127,13 @@ static void conn_fail_msg(struct rtm_tl_ep *ep, const char *fmt, ...)
     conn_drop_fd(ep);
     conn_set_state(ep, TCP_CONN_FAILED);
     ep->tx_head = ep->tx_tail;
-    if (iface->closing || ep->bye_rcvd)
+    if (iface->closing || ep->bye_rcvd) {
         rtm_debug("%s (while closing)", ep->err);
-    else
+    } else {
         rtm_error("%s", ep->err);
+        if (iface->peer_failed != NULL)
+            iface->peer_failed(iface->am_arg, ep->peer, RTM_ERR_TRANSPORT, ep->err);
+    }
 }
 
 static const char *peer_host(const struct rtm_tl_ep *ep)

@@ -94,6 +94,7 @@ static rtm_status_t tcp_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
         iface->accepts[i].fd = -1;
     iface->am_cb = params->am_cb;
     iface->am_arg = params->am_arg;
+    iface->peer_failed = params->peer_failed;
     iface->world_rank = params->world_rank;
     iface->world_size = params->world_size;
     iface->single_host = params->local_size >= params->world_size;
