@@ -13,6 +13,20 @@
 #ifndef RTM_COMMON_CONFIG_TABLE_H
 #define RTM_COMMON_CONFIG_TABLE_H
 
+/*
+ * Shared-memory switch points, measured with transport/shm/bench_shm and a
+ * process_vm_readv loop on the reference machine (2-vCPU Firecracker VM,
+ * AMD EPYC, shared with other work; best of 7 runs). One process_vm_readv
+ * moves 16K/64K/256K/1M/4M/16M/64M at 2.2/6.3/10/6.8/4.9/3.5/4.3 GB/s;
+ * memcpy does 130/100/95/26/26/8/9 GB/s. Two processes, one message at a
+ * time: the ring copy (32K fragments) against CMA 32K 23 vs 0.8, 256K 40 vs
+ * 1.8, 512K 47 vs 3.3 GB/s; from 1M the load made single runs unrankable,
+ * and at 16M/64M CMA came out ahead under load (the copy path needs both
+ * ranks on a core, CMA only the receiver). Peers on bare metal find CMA
+ * equal to a copy from 256K. A copy through the rings costs little anywhere;
+ * CMA here costs 3-10x below 16M: so CMA from 16M. Eager stays at 4K: the
+ * receiver may buffer credits x limit per peer.
+ */
 #define RTM_CONFIG_TABLE(X) \
     X(LOG_LEVEL, log_level, ENUM, "warn", "error|warn|info|debug|trace", \
       "Lowest severity of the messages a rank or rtrun prints on stderr") \
@@ -24,11 +38,27 @@
       "Empty progress polls a blocking call spins through before it starts yielding the core") \
     X(SHM_EAGER_LIMIT, shm_eager_limit, SIZE, "4K", NULL, \
       "Shared memory: largest message sent eagerly (copied into the peer's queue); larger ones use rendezvous") \
-    X(SHM_CMA_THRESHOLD, shm_cma_threshold, SIZE, "256K", NULL, \
-      "Shared memory: smallest message read in a single copy with process_vm_readv (CMA); smaller rendezvous messages are pipelined through the shared segment") \
+    X(SHM_CMA_THRESHOLD, shm_cma_threshold, SIZE, "16M", NULL, \
+      "Shared memory: smallest message read in a single copy with process_vm_readv (CMA); smaller rendezvous messages are pipelined through the shared segment (where CMA is as fast as a copy, e.g. bare metal, 256K does well)") \
     X(SHM_CMA, shm_cma, ENUM, "auto", "auto|off", \
       "Shared memory: auto uses CMA single copy when the kernel permits it (checked at init); off always copies through the shared segment") \
     X(SHM_FIFO_SIZE, shm_fifo_size, SIZE, "256K", NULL, \
-      "Shared memory: bytes of each per-pair queue in the job's segment")
+      "Shared memory: bytes of each per-pair queue in the job's segment") \
+    X(TCP_IF, tcp_if, STRING, "", NULL, \
+      "TCP: interfaces and subnets to use, comma-separated names or CIDR (e.g. eth0,10.0.0.0/8); empty: every interface that is up except loopback, or loopback alone when all ranks share one host") \
+    X(TCP_EAGER_LIMIT, tcp_eager_limit, SIZE, "32K", NULL, \
+      "TCP: largest message sent eagerly; larger ones use rendezvous (RTS, CTS, then a stream of 64 KiB fragments)") \
+    X(VERBS_DEVICE, verbs_device, STRING, "", NULL, \
+      "Verbs: RDMA device and port to use, name[:port] (e.g. mlx5_0:1, as ibv_devices lists them); empty: the first device with an ACTIVE port") \
+    X(VERBS_GID_INDEX, verbs_gid_index, STRING, "auto", NULL, \
+      "Verbs: GID table index to use (a number); auto chooses (RoCE: RoCE v2 with an IPv4-mapped address, then a global IPv6 one; InfiniBand: no GRH, LID routing)") \
+    X(VERBS_CONN, verbs_conn, ENUM, "fullmesh", "fullmesh", \
+      "Verbs: connection mode; fullmesh creates one RC queue pair per peer at init (jobs of up to 112 ranks; on-demand connections are not implemented yet)") \
+    X(VERBS_XRC, verbs_xrc, BOOL, "0", NULL, \
+      "Verbs: 1 asks for XRC (one shared receive queue per rank, one send queue pair per remote host); not implemented yet: RC is used, with a warning") \
+    X(VERBS_EAGER_LIMIT, verbs_eager_limit, SIZE, "8K", NULL, \
+      "Verbs: largest message sent eagerly (Send into a pre-posted receive buffer of this size); larger ones use rendezvous by RDMA Read; every rank must use the same value") \
+    X(VERBS_CREDITS, verbs_credits, INT, "32", NULL, \
+      "Verbs: receive buffers reserved for each peer on this rank's shared receive queue; a peer sends at most this many messages before this rank hands buffers back")
 
 #endif

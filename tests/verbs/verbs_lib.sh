@@ -1,0 +1,44 @@
+# Shared by the verbs test drivers (sourced): real rtmsg jobs under rtrun on
+# softib, the userspace verbs emulator, preloaded into every rank, with
+# RTM_TRANSPORTS=self,verbs so verbs carries every message between ranks.
+. "$top_srcdir/tests/integration/lib.sh"
+
+VRB_SIB="$top_builddir/tests/softib/.libs/libsoftib.so"
+if [ ! -f "$VRB_SIB" ]; then
+    echo "SKIP: libsoftib is not built ($VRB_SIB): no verbs device to test on"
+    exit 77
+fi
+itest_require_rtrun
+
+# An ASan build of libsoftib (and of librtmsg) needs the ASan runtime first
+# in LD_PRELOAD, ahead of the preloaded library.
+VRB_PRELOAD="$VRB_SIB"
+if readelf -d "$VRB_SIB" 2>/dev/null | grep -q 'NEEDED.*libasan'; then
+    VRB_PRELOAD="$(gcc -print-file-name=libasan.so):$VRB_SIB"
+fi
+if [ -f "$top_srcdir/tests/lsan.supp" ]; then
+    export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/lsan.supp"
+fi
+
+VRB_TMP=$(mktemp -d /tmp/rtm-verbs.XXXXXX) || exit 1
+export SOFTIB_DIR="$VRB_TMP"
+trap 'rm -rf "$VRB_TMP"' EXIT
+trap 'exit 1' INT TERM
+export RTM_TRANSPORTS=self,verbs
+
+# vrb_run N PROG [ARGS...]: itest_run with softib preloaded (rtrun passes
+# its environment to the ranks; rtrun itself makes no verbs call).
+vrb_run() {
+    LD_PRELOAD="$VRB_PRELOAD" itest_run "$@"
+}
+
+# vrb_check_used LOG N: the debug log shows every pair of N ranks on verbs
+vrb_check_used() {
+    local log=$1 n=$2 pairs
+    pairs=$(grep -c 'reaches rank [0-9]* (.*) over verbs' "$log")
+    if [ "$pairs" -lt $((n * (n - 1) / 2)) ]; then
+        echo "FAIL: $n ranks: only $pairs 'reaches rank ... over verbs' lines in the debug log" >&2
+        return 1
+    fi
+    return 0
+}

@@ -1,0 +1,327 @@
+/*
+ * verbs: eager active messages (Send into buffers pre-posted on the SRQ),
+ * transport credits, the progress loop and work-completion errors.
+ *
+ * Flow control: each peer owns `credits` receive buffers of our SRQ (plus
+ * VRB_CTRL_SLACK for credit-only messages); a Send consumes one of the
+ * sender's credits, and the receiver hands credits back in the header of
+ * whatever it sends next, or in a credit-only message once it owes half of
+ * them. A credit-only message is sent only for credits/2 reposted buffers,
+ * so at most 2 of them can wait unpolled in the SRQ per peer: the SRQ never
+ * runs dry and RNR retries never carry normal traffic.
+ */
+#include "config.h"
+
+#include "transport/verbs/vrb.h"
+#include "common/error.h"
+#include "common/log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+rtm_status_t vrb_post_recv_all(vrb_iface_t *iface)
+{
+    struct ibv_recv_wr wrs[64], *bad;
+    struct ibv_sge sges[64];
+
+    for (int i = 0; i < iface->srq_depth; i += 64) {
+        int n = iface->srq_depth - i < 64 ? iface->srq_depth - i : 64;
+
+        for (int j = 0; j < n; j++) {
+            sges[j].addr = (uintptr_t)(iface->rx_bufs + (size_t)(i + j) * iface->buf_size);
+            sges[j].length = (uint32_t)iface->buf_size;
+            sges[j].lkey = iface->rx_mr->lkey;
+            wrs[j].wr_id = VRB_WR_RECV_BIT | (uint64_t)(i + j);
+            wrs[j].sg_list = &sges[j];
+            wrs[j].num_sge = 1;
+            wrs[j].next = j + 1 < n ? &wrs[j + 1] : NULL;
+        }
+        if (ibv_post_srq_recv(iface->srq, wrs, &bad) != 0)
+            return rtm_error_set(RTM_ERR_TRANSPORT, "verbs: ibv_post_srq_recv: %s",
+                                 strerror(errno));
+    }
+    return RTM_OK;
+}
+
+/* Post one Send: our header, then hdr and payload. Inline when it fits
+ * (no copy to wait for), else through a registered bounce buffer.
+ * Hot path: no allocation, lock or log. */
+static rtm_status_t post_am(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t hdr_len,
+                            const void *payload, size_t len)
+{
+    vrb_iface_t *iface = ep->iface;
+    vrb_sq_slot_t *slot = &ep->slots[ep->sq_head % VRB_SQ_DEPTH];
+    size_t total = sizeof(vrb_am_hdr_t) + hdr_len + len;
+    char inline_buf[VRB_MAX_INLINE];
+    struct ibv_send_wr wr, *bad;
+    struct ibv_sge sge;
+    vrb_am_hdr_t *h;
+    char *buf;
+    int owed = ep->credits_owed > 0xffff ? 0xffff : ep->credits_owed;
+
+    memset(&wr, 0, sizeof(wr));
+    if (total <= iface->max_inline) {
+        buf = inline_buf;
+        sge.lkey = 0;
+        wr.send_flags = IBV_SEND_INLINE;
+        slot->bounce = NULL;
+    } else {
+        if (iface->tx_nfree == 0)
+            return RTM_ERR_AGAIN;
+        buf = iface->tx_free[--iface->tx_nfree];
+        sge.lkey = iface->tx_mr->lkey;
+        slot->bounce = buf;
+    }
+    slot->get = NULL;
+    h = (vrb_am_hdr_t *)(void *)buf;
+    h->am_id = am_id;
+    h->flags = 0;
+    h->credits = (uint16_t)owed;
+    h->src = iface->world_rank;
+    if (hdr_len > 0)
+        memcpy(buf + sizeof(*h), hdr, hdr_len);
+    if (len > 0)
+        memcpy(buf + sizeof(*h) + hdr_len, payload, len);
+    sge.addr = (uintptr_t)buf;
+    sge.length = (uint32_t)total;
+    /* Signal every Nth Send; also the one that fills the send queue or takes
+     * a bounce buffer when few are left, so resources always come back. */
+    if (++ep->sq_unsignaled >= VRB_SIGNAL_EVERY ||
+        ep->sq_head - ep->sq_tail + 1 >= VRB_SQ_DEPTH ||
+        (slot->bounce != NULL && iface->tx_nfree < VRB_BOUNCE_COUNT / 4)) {
+        wr.send_flags |= IBV_SEND_SIGNALED;
+        ep->sq_unsignaled = 0;
+    }
+    wr.wr_id = vrb_wr_id(ep, ep->sq_head);
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND;
+    if (ibv_post_send(ep->qp, &wr, &bad) != 0) {
+        int err = errno;
+
+        if (slot->bounce != NULL)
+            iface->tx_free[iface->tx_nfree++] = slot->bounce;
+        slot->bounce = NULL;
+        return rtm_error_set(RTM_ERR_TRANSPORT,
+                             "verbs: ibv_post_send to rank %d (%s, QP 0x%x): %s", ep->peer,
+                             ep->host, ep->qp->qp_num, strerror(err));
+    }
+    ep->sq_head++;
+    ep->credits_owed -= owed;
+    return RTM_OK;
+}
+
+/* Hot path: no allocation, lock or log. */
+rtm_status_t vrb_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr, size_t hdr_len,
+                         const void *payload, size_t len)
+{
+    rtm_status_t status;
+
+    if (__builtin_expect(ep->tx_credits <= 0 || ep->sq_head - ep->sq_tail >= VRB_SQ_DEPTH, 0))
+        return RTM_ERR_AGAIN;
+    if (__builtin_expect(hdr_len + len > ep->iface->am_max || am_id >= RTM_TL_AM_ID_MAX, 0))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs am_send: %zu bytes exceed am_max %zu",
+                             hdr_len + len, ep->iface->am_max);
+    status = post_am(ep, (uint8_t)am_id, hdr, hdr_len, payload, len);
+    if (status == RTM_OK)
+        ep->tx_credits--;
+    return status;
+}
+
+vrb_ep_t *vrb_ep_of_qpn(vrb_iface_t *iface, uint32_t qpn)
+{
+    for (int i = 0; i < iface->world_size; i++)
+        if (iface->eps[i].qp != NULL && iface->eps[i].qp->qp_num == qpn)
+            return &iface->eps[i];
+    return NULL;
+}
+
+static const char *wc_hint(enum ibv_wc_status st)
+{
+    switch (st) {
+    case IBV_WC_RETRY_EXC_ERR:
+        return "the peer stopped answering: its process, host, HCA or link is gone";
+    case IBV_WC_RNR_RETRY_EXC_ERR:
+        return "the peer posted no receive buffer for too long";
+    case IBV_WC_REM_ACCESS_ERR:
+        return "the peer refused the access: its buffer was freed or deregistered before the "
+               "transfer finished, or the read went beyond what it exposed";
+    case IBV_WC_REM_INV_REQ_ERR:
+    case IBV_WC_LOC_LEN_ERR:
+        return "a message was larger than the receive buffer: do all ranks use the same "
+               "RTM_VERBS_EAGER_LIMIT?";
+    case IBV_WC_WR_FLUSH_ERR:
+        return "the queue pair had already failed";
+    case IBV_WC_LOC_PROT_ERR:
+        return "a local buffer was not registered for this access";
+    default:
+        return "see the HCA's documentation for this status";
+    }
+}
+
+void vrb_wc_fatal(vrb_iface_t *iface, const struct ibv_wc *wc, const char *what)
+{
+    char msg[768];
+    vrb_ep_t *ep = NULL;
+    const char *op = "operation with";
+
+    if (wc->wr_id & VRB_WR_RECV_BIT) {
+        ep = vrb_ep_of_qpn(iface, wc->qp_num);
+        op = "receive from";
+    } else {
+        uint64_t peer = wc->wr_id >> 40;
+
+        if (peer < (uint64_t)iface->world_size) {
+            ep = &iface->eps[peer];
+            op = ep->slots[(wc->wr_id & ((1ull << 40) - 1)) % VRB_SQ_DEPTH].get != NULL
+                     ? "RDMA read from" : "send to";
+        }
+    }
+    snprintf(msg, sizeof(msg),
+             "rank %d (%s): verbs %s rank %d (%s) failed: %s%s (QP 0x%x -> 0x%x on %s port %u, "
+             "vendor error 0x%x); %s",
+             iface->world_rank, iface->host, op, ep ? ep->peer : -1, ep ? ep->host : "?",
+             what ? what : ibv_wc_status_str(wc->status), "",
+             wc->qp_num, ep ? ep->remote_qpn : 0, iface->dev.name, iface->dev.port,
+             wc->vendor_err, what ? "protocol violation" : wc_hint(wc->status));
+    rtm_error("%s", msg);
+    /* the runtime ends the job (PMIx abort); rtm_abort if it has no hook */
+    if (iface->peer_failed != NULL && ep != NULL)
+        iface->peer_failed(iface->am_arg, ep->peer, RTM_ERR_TRANSPORT, msg);
+    rtm_abort(74, msg);
+}
+
+/* Retire send-queue entries up to and including WR `wr_id`. */
+static void send_done(vrb_iface_t *iface, const struct ibv_wc *wc)
+{
+    uint64_t peer = wc->wr_id >> 40;
+    vrb_ep_t *ep;
+    uint64_t seq;
+
+    if (peer >= (uint64_t)iface->world_size)
+        vrb_wc_fatal(iface, wc, "completion for an unknown send");
+    ep = &iface->eps[peer];
+    /* 40 bits of the WR number travel in wr_id; rebuild the rest */
+    seq = ep->sq_tail + (((wc->wr_id & ((1ull << 40) - 1)) - ep->sq_tail) & ((1ull << 40) - 1));
+    while (ep->sq_tail <= seq && ep->sq_tail < ep->sq_head) {
+        vrb_sq_slot_t *slot = &ep->slots[ep->sq_tail % VRB_SQ_DEPTH];
+        vrb_get_t *g = slot->get;
+
+        ep->sq_tail++;
+        if (slot->bounce != NULL) {
+            iface->tx_free[iface->tx_nfree++] = slot->bounce;
+            slot->bounce = NULL;
+        }
+        if (g != NULL) {
+            slot->get = NULL;
+            vrb_get_chunk_done(g, slot->bytes);
+        }
+    }
+    while (!rtm_list_is_empty(&ep->pending_gets) && ep->sq_head - ep->sq_tail < VRB_SQ_DEPTH) {
+        vrb_get_t *g = rtm_container_of(ep->pending_gets.next, vrb_get_t, link);
+        size_t before = g->posted;
+
+        vrb_get_post(g);
+        if (g->posted == before)
+            break;
+    }
+}
+
+static void credit_queue_add(vrb_iface_t *iface, vrb_ep_t *ep)
+{
+    if (!ep->credit_queued) {
+        ep->credit_queued = 1;
+        iface->credit_queue[iface->credit_nqueued++] = ep->peer;
+    }
+}
+
+/* Hot path: no allocation, lock or log. */
+static void recv_done(vrb_iface_t *iface, const struct ibv_wc *wc)
+{
+    uint64_t idx = wc->wr_id & ~VRB_WR_RECV_BIT;
+    char *buf = iface->rx_bufs + idx * iface->buf_size;
+    const vrb_am_hdr_t *h = (const vrb_am_hdr_t *)(const void *)buf;
+    struct ibv_recv_wr wr, *bad;
+    struct ibv_sge sge;
+    vrb_ep_t *ep;
+
+    if (__builtin_expect(wc->byte_len < sizeof(*h) || h->src < 0 ||
+                         h->src >= iface->world_size || !iface->eps[h->src].connected ||
+                         iface->eps[h->src].qp->qp_num != wc->qp_num, 0))
+        vrb_wc_fatal(iface, wc, "a message with a bad header");
+    ep = &iface->eps[h->src];
+    ep->tx_credits += h->credits;
+    if (h->am_id != VRB_AM_CREDIT)
+        iface->am_cb(iface->am_arg, h->src, h->am_id, buf + sizeof(*h),
+                     wc->byte_len - sizeof(*h));
+    /* the runtime copied what it keeps: the buffer goes back at once */
+    sge.addr = (uintptr_t)buf;
+    sge.length = (uint32_t)iface->buf_size;
+    sge.lkey = iface->rx_mr->lkey;
+    wr.wr_id = wc->wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.next = NULL;
+    if (__builtin_expect(ibv_post_srq_recv(iface->srq, &wr, &bad) != 0, 0)) {
+        struct ibv_wc fake = *wc;
+
+        fake.status = IBV_WC_GENERAL_ERR;
+        vrb_wc_fatal(iface, &fake, "reposting a receive buffer");
+    }
+    if (h->am_id != VRB_AM_CREDIT && ++ep->credits_owed >= iface->credits / 2)
+        credit_queue_add(iface, ep);
+}
+
+/* Explicit credit messages for peers we owe many credits and have sent
+ * nothing to lately. They take no credit themselves (the SRQ slack). */
+static int credits_flush(vrb_iface_t *iface)
+{
+    int n = 0, keep = 0;
+
+    for (int i = 0; i < iface->credit_nqueued; i++) {
+        vrb_ep_t *ep = &iface->eps[iface->credit_queue[i]];
+
+        if (ep->credits_owed < iface->credits / 2) {
+            ep->credit_queued = 0;   /* piggy-backed meanwhile */
+            continue;
+        }
+        if (ep->sq_head - ep->sq_tail < VRB_SQ_DEPTH &&
+            post_am(ep, VRB_AM_CREDIT, NULL, 0, NULL, 0) == RTM_OK) {
+            ep->credit_queued = 0;
+            n++;
+            continue;
+        }
+        iface->credit_queue[keep++] = ep->peer;
+    }
+    iface->credit_nqueued = keep;
+    return n;
+}
+
+/* Hot path: no allocation, lock or log. */
+int vrb_progress(rtm_tl_iface_t *tl_iface)
+{
+    vrb_iface_t *iface = vrb_iface_of(tl_iface);
+    struct ibv_wc wc[VRB_POLL_BATCH];
+    int n = ibv_poll_cq(iface->cq, VRB_POLL_BATCH, wc);
+
+    if (__builtin_expect(n < 0, 0)) {
+        struct ibv_wc fake;
+
+        memset(&fake, 0, sizeof(fake));
+        fake.status = IBV_WC_GENERAL_ERR;
+        fake.wr_id = VRB_WR_RECV_BIT;
+        vrb_wc_fatal(iface, &fake, "polling the completion queue (overrun?)");
+    }
+    for (int i = 0; i < n; i++) {
+        if (__builtin_expect(wc[i].status != IBV_WC_SUCCESS, 0))
+            vrb_wc_fatal(iface, &wc[i], NULL);
+        if (wc[i].wr_id & VRB_WR_RECV_BIT)
+            recv_done(iface, &wc[i]);
+        else
+            send_done(iface, &wc[i]);
+    }
+    if (iface->credit_nqueued > 0)
+        n += credits_flush(iface);
+    return n;
+}
