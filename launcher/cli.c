@@ -1,0 +1,358 @@
+/*
+ * rtrun's command line. Options come first; the first word that is not an
+ * option (or the word after "--") is the program, and everything after it
+ * belongs to the program, so `rtrun -n 2 prog -n 5` passes "-n 5" to prog.
+ */
+#include "config.h"
+
+#include "launcher/cli.h"
+#include "common/error.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum cli_opt_id {
+    OPT_NP, OPT_HOST, OPT_OVERSUBSCRIBE, OPT_ENV, OPT_BIND_TO, OPT_REPORT_BINDINGS,
+    OPT_TAG_OUTPUT, OPT_TIMEOUT, OPT_HELP, OPT_VERSION,
+} cli_opt_id_t;
+
+typedef struct cli_opt {
+    const char  *name;      /* as typed, with its dashes */
+    cli_opt_id_t id;
+    int          has_value;
+} cli_opt_t;
+
+static const cli_opt_t cli_opts[] = {
+    {"-n", OPT_NP, 1},
+    {"-np", OPT_NP, 1},
+    {"--np", OPT_NP, 1},
+    {"-H", OPT_HOST, 1},
+    {"--host", OPT_HOST, 1},
+    {"--oversubscribe", OPT_OVERSUBSCRIBE, 0},
+    {"-x", OPT_ENV, 1},
+    {"--bind-to", OPT_BIND_TO, 1},
+    {"--report-bindings", OPT_REPORT_BINDINGS, 0},
+    {"--tag-output", OPT_TAG_OUTPUT, 0},
+    {"--timeout", OPT_TIMEOUT, 1},
+    {"-h", OPT_HELP, 0},
+    {"--help", OPT_HELP, 0},
+    {"-V", OPT_VERSION, 0},
+    {"--version", OPT_VERSION, 0},
+};
+
+#define NUM_CLI_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
+
+static const cli_opt_t *find_opt(const char *word, size_t len)
+{
+    for (size_t i = 0; i < NUM_CLI_OPTS; i++) {
+        if (strlen(cli_opts[i].name) == len && strncmp(cli_opts[i].name, word, len) == 0)
+            return &cli_opts[i];
+    }
+    return NULL;
+}
+
+/* A whole decimal number in [min, max]; -1 if it is not one. */
+static int parse_long(const char *s, long min, long max, long *value_p)
+{
+    char *end;
+    long v;
+
+    if (s == NULL || !isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return -1;
+    *value_p = v;
+    return 0;
+}
+
+static int valid_env_name(const char *s, size_t len)
+{
+    if (len == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+            return 0;
+    }
+    return 1;
+}
+
+/* --host a[:slots],b[:slots]...; entries are appended to opts->hosts. */
+static rtm_status_t parse_hosts(const char *opt, const char *value, rtrun_opts_t *opts)
+{
+    const char *p = value;
+
+    if (*value == '\0')
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "%s needs a host list, e.g. %s localhost:4", opt, opt);
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        const char *colon = memchr(p, ':', len);
+        size_t name_len = colon ? (size_t)(colon - p) : len;
+        long slots = 0;
+        rtrun_host_spec_t *grown;
+
+        if (name_len == 0)
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s \"%s\": empty host name (expected HOST[:SLOTS],...)", opt,
+                                 value);
+        if (colon != NULL) {
+            char num[32];
+            size_t nlen = len - name_len - 1;
+
+            if (nlen == 0 || nlen >= sizeof(num))
+                return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                     "%s \"%s\": the slot count after ':' must be a positive integer",
+                                     opt, value);
+            memcpy(num, colon + 1, nlen);
+            num[nlen] = '\0';
+            if (parse_long(num, 1, RTRUN_MAX_PROCS, &slots) != 0)
+                return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                     "%s \"%s\": slot count \"%s\" is not an integer from 1 to %d",
+                                     opt, value, num, RTRUN_MAX_PROCS);
+        }
+        grown = realloc(opts->hosts, (opts->nhosts + 1) * sizeof(*grown));
+        if (grown == NULL)
+            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory parsing %s", opt);
+        opts->hosts = grown;
+        grown[opts->nhosts].name = strndup(p, name_len);
+        grown[opts->nhosts].slots = (int)slots;
+        if (grown[opts->nhosts].name == NULL)
+            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory parsing %s", opt);
+        opts->nhosts++;
+        if (p[len] == '\0')
+            break;
+        p += len + 1;
+    }
+    return RTM_OK;
+}
+
+static rtm_status_t apply_opt(const cli_opt_t *opt, const char *typed, const char *value,
+                              rtrun_opts_t *opts)
+{
+    long v;
+    char **grown;
+    size_t name_len;
+
+    switch (opt->id) {
+    case OPT_NP:
+        if (parse_long(value, 1, RTRUN_MAX_PROCS, &v) != 0)
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s \"%s\": the number of ranks must be an integer from 1 to %d",
+                                 typed, value, RTRUN_MAX_PROCS);
+        opts->nprocs = (int)v;
+        return RTM_OK;
+    case OPT_HOST:
+        return parse_hosts(typed, value, opts);
+    case OPT_OVERSUBSCRIBE:
+        opts->oversubscribe = 1;
+        return RTM_OK;
+    case OPT_ENV:
+        name_len = strcspn(value, "=");
+        if (!valid_env_name(value, name_len))
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s \"%s\": expected VAR or VAR=VALUE with VAR made of letters, digits and '_'",
+                                 typed, value);
+        grown = realloc(opts->env_vars, (opts->nenv_vars + 1) * sizeof(*grown));
+        if (grown == NULL)
+            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory parsing %s", typed);
+        opts->env_vars = grown;
+        grown[opts->nenv_vars] = strdup(value);
+        if (grown[opts->nenv_vars] == NULL)
+            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory parsing %s", typed);
+        opts->nenv_vars++;
+        return RTM_OK;
+    case OPT_BIND_TO:
+        if (strcmp(value, "core") == 0)
+            opts->bind = RTRUN_BIND_CORE;
+        else if (strcmp(value, "none") == 0)
+            opts->bind = RTRUN_BIND_NONE;
+        else
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s \"%s\": expected core or none", typed, value);
+        return RTM_OK;
+    case OPT_REPORT_BINDINGS:
+        opts->report_bindings = 1;
+        return RTM_OK;
+    case OPT_TAG_OUTPUT:
+        opts->tag_output = 1;
+        return RTM_OK;
+    case OPT_TIMEOUT:
+        if (parse_long(value, 1, INT_MAX, &v) != 0)
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s \"%s\": expected a whole number of seconds, at least 1",
+                                 typed, value);
+        opts->timeout_sec = v;
+        return RTM_OK;
+    case OPT_HELP:
+        opts->action = RTRUN_ACTION_HELP;
+        return RTM_OK;
+    case OPT_VERSION:
+        opts->action = RTRUN_ACTION_VERSION;
+        return RTM_OK;
+    }
+    return rtm_error_set(RTM_ERR_INTERNAL, "unhandled option %s", typed);
+}
+
+void rtrun_cli_free(rtrun_opts_t *opts)
+{
+    if (opts == NULL)
+        return;
+    for (size_t i = 0; i < opts->nhosts; i++)
+        free(opts->hosts[i].name);
+    free(opts->hosts);
+    for (size_t i = 0; i < opts->nenv_vars; i++)
+        free(opts->env_vars[i]);
+    free(opts->env_vars);
+    memset(opts, 0, sizeof(*opts));
+}
+
+rtm_status_t rtrun_cli_parse(int argc, char **argv, rtrun_opts_t *opts_p)
+{
+    rtrun_opts_t opts;
+    rtm_status_t status;
+    int i;
+
+    if (argc < 0 || (argc > 0 && argv == NULL) || opts_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_cli_parse: NULL argument");
+
+    memset(&opts, 0, sizeof(opts));
+    opts.action = RTRUN_ACTION_RUN;
+    opts.bind = RTRUN_BIND_DEFAULT;
+
+    for (i = 1; i < argc; i++) {
+        const char *word = argv[i];
+        const char *eq, *value = NULL;
+        const cli_opt_t *opt;
+        size_t name_len;
+
+        if (strcmp(word, "--") == 0) {
+            i++;
+            break;
+        }
+        if (word[0] != '-' || word[1] == '\0')
+            break; /* the program */
+
+        /* "--name=value" for long options; "-n4" / "-xFOO=1" for the
+         * one-letter ones that take a value. */
+        eq = (word[1] == '-') ? strchr(word, '=') : NULL;
+        name_len = eq ? (size_t)(eq - word) : strlen(word);
+        opt = find_opt(word, name_len);
+        if (opt == NULL && word[1] != '-' && strlen(word) > 2) {
+            const cli_opt_t *short_opt = find_opt(word, 2);
+
+            if (short_opt != NULL && short_opt->has_value) {
+                opt = short_opt;
+                value = word + 2;
+                name_len = 2;
+            }
+        }
+        if (opt == NULL) {
+            status = rtm_error_set(RTM_ERR_INVALID_ARG, "unknown option \"%.*s\"",
+                                   (int)name_len, word);
+            goto err_free_opts;
+        }
+        if (eq != NULL) {
+            if (!opt->has_value) {
+                status = rtm_error_set(RTM_ERR_INVALID_ARG, "option %s takes no value (got \"%s\")",
+                                       opt->name, word);
+                goto err_free_opts;
+            }
+            value = eq + 1;
+        } else if (opt->has_value && value == NULL) {
+            if (i + 1 >= argc) {
+                status = rtm_error_set(RTM_ERR_INVALID_ARG, "option %s needs a value", word);
+                goto err_free_opts;
+            }
+            value = argv[++i];
+        }
+        status = apply_opt(opt, opt->name, value, &opts);
+        if (status != RTM_OK)
+            goto err_free_opts;
+    }
+
+    if (opts.action == RTRUN_ACTION_RUN) {
+        if (i >= argc) {
+            status = rtm_error_set(RTM_ERR_INVALID_ARG, "no program given to run");
+            goto err_free_opts;
+        }
+        if (opts.nprocs == 0) {
+            status = rtm_error_set(RTM_ERR_INVALID_ARG,
+                                   "missing -n N: say how many ranks of \"%s\" to start",
+                                   argv[i]);
+            goto err_free_opts;
+        }
+        opts.prog_argc = argc - i;
+        opts.prog_argv = &argv[i];
+    }
+    *opts_p = opts;
+    return RTM_OK;
+
+err_free_opts:
+    rtrun_cli_free(&opts);
+    return status;
+}
+
+void rtrun_cli_print_usage(FILE *out)
+{
+    fprintf(out, "Usage: rtrun -n N [options] PROGRAM [ARGS...]\n"
+                 "Try 'rtrun --help' for more information.\n");
+}
+
+void rtrun_cli_print_help(FILE *out)
+{
+    fprintf(out,
+"Usage: rtrun -n N [options] PROGRAM [ARGS...]\n"
+"Start N ranks of PROGRAM on this host, serve them PMIx, forward their\n"
+"standard input and output, and end the whole job if any rank fails.\n"
+"\n"
+"Options (they come before PROGRAM; everything after PROGRAM is its own):\n"
+"  -n, -np, --np N        number of ranks to start (required)\n"
+"  -H, --host HOST[:SLOTS][,...]\n"
+"                         hosts to run on and how many ranks each may hold;\n"
+"                         for now only this host (localhost or its name);\n"
+"                         SLOTS defaults to the number of cores\n"
+"  --oversubscribe        allow more ranks than slots (cores); without it such\n"
+"                         a job is refused before anything starts\n"
+"  -x VAR[=VALUE]         set VAR in every rank's environment, to VALUE or to\n"
+"                         its value in rtrun's environment (may be repeated)\n"
+"  --bind-to core|none    bind each rank to one core (round-robin over cores),\n"
+"                         or not at all; default: core when ranks <= cores,\n"
+"                         none otherwise\n"
+"  --report-bindings      print one line per rank naming the cores it is bound to\n"
+"  --tag-output           prefix every line a rank prints with \"[RANK] \"\n"
+"  --timeout SECONDS      end the job after SECONDS and name the ranks still running\n"
+"  -h, --help             print this help and exit\n"
+"  -V, --version          print rtrun's version and exit\n"
+"  --                     end of options: the next word is PROGRAM\n"
+"\n"
+"Input and output: rtrun's standard input goes to rank 0 (the other ranks read\n"
+"/dev/null); every rank's standard output and error come out of rtrun's, whole\n"
+"lines at a time, so lines of different ranks never mix. SIGINT and SIGTERM\n"
+"are forwarded to the ranks, then the job ends; a second SIGINT kills the\n"
+"ranks at once.\n"
+"\n"
+"Failures: a rank that exits with a non-zero code, is killed by a signal,\n"
+"calls abort (PMIx_Abort, rtm_abort), or exits without finalizing after it\n"
+"connected to PMIx ends the job: the other ranks get SIGTERM, then SIGKILL,\n"
+"and rtrun says which rank failed, where and how.\n"
+"\n"
+"Exit status:\n"
+"  0        every rank exited with code 0\n"
+"  CODE     a rank exited with CODE, or called abort with CODE (an abort code\n"
+"           of 0, or one that is 0 modulo 256, gives 1)\n"
+"  128+SIG  a rank was killed by signal SIG, or rtrun received SIG (SIGINT,\n"
+"           SIGTERM, SIGHUP) and ended the job\n"
+"  1        rtrun itself failed, or a rank exited without finalizing PMIx\n"
+"  2        bad command line, or a job refused as asked (e.g. too many ranks)\n"
+"  124      --timeout expired\n"
+"  126/127  PROGRAM cannot be executed / was not found\n"
+"\n"
+"Environment: RTM_LOG_LEVEL=error|warn|info|debug|trace sets how much rtrun\n"
+"logs on stderr. Each rank gets PMIX_NAMESPACE, PMIX_RANK and the other PMIx\n"
+"variables it needs to connect to rtrun's PMIx server.\n");
+}

@@ -1,0 +1,46 @@
+# launcher/: rtrun. The job map, spawner, PMIx server glue, stdio forwarding,
+# binding and CLI live in a convenience library so rtd (the per-host daemon
+# of the multi-host launcher) and the unit tests reuse them.
+noinst_LTLIBRARIES += launcher/librtrun.la
+launcher_librtrun_la_SOURCES = \
+	launcher/bind.c launcher/bind.h \
+	launcher/cleanup.c launcher/cleanup.h \
+	launcher/cli.c launcher/cli.h \
+	launcher/iof.c launcher/iof.h \
+	launcher/job.c launcher/job.h \
+	launcher/pmix_server.c launcher/pmix_server.h \
+	launcher/spawn.c launcher/spawn.h
+launcher_librtrun_la_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
+launcher_librtrun_la_LIBADD = common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
+
+bin_PROGRAMS += rtrun
+rtrun_SOURCES = launcher/rtrun.c
+rtrun_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
+rtrun_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
+
+# Tests: unit tests of the parser and the map, and integration scripts that
+# run $RTRUN on small PMIx client programs.
+check_PROGRAMS += tests/launcher/test_cli tests/launcher/test_map \
+	tests/launcher/pmix_probe
+tests_launcher_test_cli_SOURCES = tests/launcher/test_cli.c
+tests_launcher_test_cli_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
+tests_launcher_test_cli_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
+tests_launcher_test_map_SOURCES = tests/launcher/test_map.c
+tests_launcher_test_map_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
+tests_launcher_test_map_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
+tests_launcher_pmix_probe_SOURCES = tests/launcher/pmix_probe.c
+tests_launcher_pmix_probe_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS)
+tests_launcher_pmix_probe_LDADD = $(PMIX_LIBS)
+
+LAUNCHER_TEST_SH = \
+	tests/launcher/basic.sh \
+	tests/launcher/modex.sh \
+	tests/launcher/failure.sh \
+	tests/launcher/abort.sh \
+	tests/launcher/timeout.sh \
+	tests/launcher/stdio.sh \
+	tests/launcher/cli.sh \
+	tests/launcher/cleanup.sh \
+	tests/launcher/signals.sh
+TESTS += tests/launcher/test_cli tests/launcher/test_map $(LAUNCHER_TEST_SH)
+EXTRA_DIST += $(LAUNCHER_TEST_SH) tests/launcher/common.sh

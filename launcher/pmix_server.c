@@ -1,0 +1,488 @@
+/*
+ * PMIx server glue. Facts this file relies on (OpenPMIx 4.2):
+ * - Node and proc maps from PMIx_generate_regex/ppn must be registered with
+ *   type PMIX_REGEX: as PMIX_STRING the client cannot parse them.
+ * - A fence among ranks that are all local to this server completes inside
+ *   the library; fence_nb is only called when remote participants exist.
+ *   It is still implemented (all ranks here are local: hand the data back).
+ * - The env array given to PMIx_server_setup_fork is grown with realloc, so
+ *   it must be malloc'd (PMIX_ARGV_APPEND builds it).
+ * - A rank that dies (lost connection) does not get client_finalized called
+ *   for it in 4.2.2 (checked here), and no event reaches the host's event
+ *   handlers either; its death is known from SIGCHLD only. (OpenPMIx 5
+ *   calls client_finalized on a lost connection, with a callback: then a
+ *   finalize must be told apart from a death some other way.)
+ * - When a rank dies, ranks waiting in a fence with it get
+ *   PMIX_ERR_PARTIAL_SUCCESS from the library and may exit at once: rtrun
+ *   can reap them in the same batch as the rank that died first.
+ */
+#include "config.h"
+
+#include "launcher/pmix_server.h"
+#include "common/error.h"
+#include "common/log.h"
+
+#include <errno.h>
+#include <pmix.h>
+#include <pmix_server.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int  server_event_fd = -1;
+static char server_job_nspace[PMIX_MAX_NSLEN + 1];
+static int  server_started;
+static int  server_wedged;  /* the library stopped answering (see deregister) */
+
+/* Longest wait for the library at teardown. */
+#define RTRUN_PMIX_TEARDOWN_SEC 3
+
+/* Completion of one asynchronous PMIx server call. */
+typedef struct pmix_wait {
+    pthread_mutex_t lock;
+    pthread_cond_t  cond;
+    int             done;
+    pmix_status_t   status;
+} pmix_wait_t;
+
+#define PMIX_WAIT_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, PMIX_SUCCESS}
+
+static void op_done(pmix_status_t status, void *cbdata)
+{
+    pmix_wait_t *w = cbdata;
+
+    pthread_mutex_lock(&w->lock);
+    w->status = status;
+    w->done = 1;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* rc is what the call returned: PMIX_SUCCESS means the callback will
+ * come; PMIX_OPERATION_SUCCEEDED means done already; anything else failed. */
+static pmix_status_t op_wait(pmix_wait_t *w, pmix_status_t rc)
+{
+    if (rc == PMIX_OPERATION_SUCCEEDED)
+        return PMIX_SUCCESS;
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&w->lock);
+    while (!w->done)
+        pthread_cond_wait(&w->cond, &w->lock);
+    pthread_mutex_unlock(&w->lock);
+    return w->status;
+}
+
+static void post_event(int type, const pmix_proc_t *proc, int status, const char *msg)
+{
+    rtrun_pmix_event_t ev;
+    ssize_t n;
+
+    if (proc == NULL || strncmp(proc->nspace, server_job_nspace, PMIX_MAX_NSLEN) != 0)
+        return; /* not one of our ranks (a tool, or the server itself) */
+    memset(&ev, 0, sizeof(ev));
+    ev.type = type;
+    ev.rank = (int)proc->rank;
+    ev.status = status;
+    if (msg != NULL)
+        snprintf(ev.msg, sizeof(ev.msg), "%s", msg);
+    do {
+        n = write(server_event_fd, &ev, sizeof(ev));
+    } while (n < 0 && errno == EINTR);
+}
+
+static pmix_status_t cb_client_connected(const pmix_proc_t *proc, void *server_object,
+                                         pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)server_object;
+    post_event(RTRUN_PMIX_EV_CONNECTED, proc, 0, NULL);
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t cb_client_finalized(const pmix_proc_t *proc, void *server_object,
+                                         pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)server_object;
+    if (cbfunc == NULL)
+        return PMIX_SUCCESS; /* not a client's finalize request (see top) */
+    post_event(RTRUN_PMIX_EV_FINALIZED, proc, 0, NULL);
+    cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t cb_abort(const pmix_proc_t *proc, void *server_object, int status,
+                              const char msg[], pmix_proc_t procs[], size_t nprocs,
+                              pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)server_object;
+    (void)procs;
+    (void)nprocs;
+    /* Whatever subset it names, an abort ends the whole job here. */
+    post_event(RTRUN_PMIX_EV_ABORT, proc, status, msg);
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+static void fence_release(void *cbdata)
+{
+    free(cbdata);
+}
+
+static pmix_status_t cb_fence_nb(const pmix_proc_t procs[], size_t nprocs,
+                                 const pmix_info_t info[], size_t ninfo, char *data,
+                                 size_t ndata, pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    char *copy = NULL;
+
+    (void)procs;
+    (void)nprocs;
+    (void)info;
+    (void)ninfo;
+    if (cbfunc == NULL)
+        return PMIX_ERR_BAD_PARAM;
+    /* Every participant is local, so this server's contribution is the
+     * whole collective: hand it back. `data` belongs to the library and
+     * the callback may complete after we return, so it gets a copy that
+     * the library releases through fence_release. With rtd, this is
+     * where the contributions of all hosts get gathered. */
+    if (ndata > 0) {
+        copy = malloc(ndata);
+        if (copy == NULL)
+            return PMIX_ERR_NOMEM;
+        memcpy(copy, data, ndata);
+    }
+    cbfunc(PMIX_SUCCESS, copy, ndata, cbdata, fence_release, copy);
+    return PMIX_SUCCESS;
+}
+
+static pmix_status_t cb_direct_modex(const pmix_proc_t *proc, const pmix_info_t info[],
+                                     size_t ninfo, pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+    (void)info;
+    (void)ninfo;
+    (void)cbfunc;
+    (void)cbdata;
+    /* Every rank of the job is local, so the library answers from its own
+     * store; a request reaching us names a proc nobody hosts. Returning an
+     * error means cbfunc will not be called. */
+    rtm_debug("direct modex request for %s:%u: no such remote rank", proc ? proc->nspace : "?",
+              proc ? proc->rank : 0);
+    return PMIX_ERR_NOT_FOUND;
+}
+
+static pmix_server_module_t server_module = {
+    .client_connected = cb_client_connected,
+    .client_finalized = cb_client_finalized,
+    .abort = cb_abort,
+    .fence_nb = cb_fence_nb,
+    .direct_modex = cb_direct_modex,
+};
+
+rtm_status_t rtrun_pmix_server_start(const char *tmpdir, const char *nspace, int event_fd,
+                                     void *hwloc_topology)
+{
+    pmix_topology_t topology = {.source = "hwloc", .topology = hwloc_topology};
+    pmix_info_t info[5];
+    size_t ninfo = 4;
+    char server_nspace[PMIX_MAX_NSLEN + 1];
+    pmix_rank_t server_rank = 0;
+    pmix_status_t rc;
+
+    if (tmpdir == NULL || nspace == NULL || event_fd < 0 || strlen(nspace) > PMIX_MAX_NSLEN - 8)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_pmix_server_start: bad argument");
+    server_event_fd = event_fd;
+    snprintf(server_job_nspace, sizeof(server_job_nspace), "%s", nspace);
+    snprintf(server_nspace, sizeof(server_nspace), "%s.rtrun", nspace);
+
+    /* Both the server's and the "system" rendezvous files go in the job's
+     * own directory, which rtrun removes at exit. */
+    PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, tmpdir, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, tmpdir, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[2], PMIX_SERVER_NSPACE, server_nspace, PMIX_STRING);
+    PMIX_INFO_LOAD(&info[3], PMIX_SERVER_RANK, &server_rank, PMIX_PROC_RANK);
+    if (hwloc_topology != NULL)
+        PMIX_INFO_LOAD(&info[ninfo++], PMIX_TOPOLOGY2, &topology, PMIX_TOPO);
+    rc = PMIx_server_init(&server_module, info, ninfo);
+    for (size_t i = 0; i < ninfo; i++)
+        PMIX_INFO_DESTRUCT(&info[i]);
+    if (rc != PMIX_SUCCESS)
+        return rtm_error_set(RTM_ERR_PMIX, "PMIx_server_init failed: %s (temp dir %s)",
+                             PMIx_Error_string(rc), tmpdir);
+    server_started = 1;
+    return RTM_OK;
+}
+
+void rtrun_pmix_server_stop(void)
+{
+    pmix_status_t rc;
+
+    if (!server_started)
+        return;
+    if (server_wedged) {
+        /* PMIx_server_finalize would wait for the same stuck thread. */
+        server_started = 0;
+        return;
+    }
+    rc = PMIx_server_finalize();
+    if (rc != PMIX_SUCCESS)
+        rtm_warn("PMIx_server_finalize: %s", PMIx_Error_string(rc));
+    server_started = 0;
+}
+
+/* "0,1,2" for ranks first..first+count-1 (caller frees). */
+static char *rank_list(int first, int count)
+{
+    size_t len = (size_t)count * 7 + 1;
+    char *s = malloc(len);
+    size_t used = 0;
+
+    if (s == NULL)
+        return NULL;
+    s[0] = '\0';
+    for (int r = first; r < first + count; r++)
+        used += (size_t)snprintf(s + used, len - used, "%s%d", r == first ? "" : ",", r);
+    return s;
+}
+
+static char *join_argv(int argc, char **argv)
+{
+    size_t len = 1;
+    char *s;
+
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    s = malloc(len);
+    if (s == NULL)
+        return NULL;
+    s[0] = '\0';
+    for (int i = 0; i < argc; i++) {
+        if (i > 0)
+            strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
+}
+
+/* Adds one key to an info list; stops at the first failure. */
+#define LIST_ADD(_rc, _list, _key, _val, _type) \
+    do { \
+        if ((_rc) == PMIX_SUCCESS) \
+            (_rc) = PMIx_Info_list_add((_list), (_key), (_val), (_type)); \
+    } while (0)
+
+/* Converts a sub-list into a data array stored under _key in _list. */
+static pmix_status_t list_add_array(void *list, const char *key, void *sub)
+{
+    pmix_data_array_t darray;
+    pmix_status_t rc;
+
+    rc = PMIx_Info_list_convert(sub, &darray);
+    PMIx_Info_list_release(sub);
+    if (rc != PMIX_SUCCESS)
+        return rc;
+    rc = PMIx_Info_list_add(list, key, &darray, PMIX_DATA_ARRAY);
+    PMIX_DATA_ARRAY_DESTRUCT(&darray);
+    return rc;
+}
+
+rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
+                                     int prog_argc, char **prog_argv)
+{
+    pmix_wait_t wait_nspace = PMIX_WAIT_INIT;
+    pmix_status_t rc = PMIX_SUCCESS;
+    pmix_data_array_t darray;
+    char *peers = NULL, *node_regex = NULL, *proc_regex = NULL, *argv_str = NULL;
+    char cwd[4096];
+    void *list, *sub;
+    uint32_t job_size, univ_size, one = 1, zero32 = 0, node_id = 0;
+    pmix_rank_t leader = 0;
+    rtm_status_t status;
+
+    if (job == NULL || tmpdir == NULL || prog_argc < 1 || prog_argv == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_pmix_register_job: bad argument");
+    job_size = (uint32_t)job->nprocs;
+    univ_size = job_size;
+    if (getcwd(cwd, sizeof(cwd)) == NULL)
+        snprintf(cwd, sizeof(cwd), "/");
+
+    peers = rank_list(0, job->nprocs);
+    argv_str = join_argv(prog_argc, prog_argv);
+    if (peers == NULL || argv_str == NULL) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory registering the job");
+        goto err_free_strings;
+    }
+    rc = PMIx_generate_regex(job->hostname, &node_regex);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_generate_ppn(peers, &proc_regex);
+    if (rc != PMIX_SUCCESS) {
+        status = rtm_error_set(RTM_ERR_PMIX, "PMIx_generate_regex/ppn failed: %s",
+                               PMIx_Error_string(rc));
+        goto err_free_strings;
+    }
+
+    list = PMIx_Info_list_start();
+    LIST_ADD(rc, list, PMIX_JOBID, job->nspace, PMIX_STRING);
+    LIST_ADD(rc, list, PMIX_JOB_SIZE, &job_size, PMIX_UINT32);
+    LIST_ADD(rc, list, PMIX_UNIV_SIZE, &univ_size, PMIX_UINT32);
+    LIST_ADD(rc, list, PMIX_MAX_PROCS, &univ_size, PMIX_UINT32);
+    LIST_ADD(rc, list, PMIX_NUM_NODES, &one, PMIX_UINT32);
+    LIST_ADD(rc, list, PMIX_JOB_NUM_APPS, &one, PMIX_UINT32);
+    LIST_ADD(rc, list, PMIX_NODE_MAP, node_regex, PMIX_REGEX);
+    LIST_ADD(rc, list, PMIX_PROC_MAP, proc_regex, PMIX_REGEX);
+    LIST_ADD(rc, list, PMIX_TMPDIR, tmpdir, PMIX_STRING);
+    /* Also at job level: what clients look up with a wildcard rank. */
+    LIST_ADD(rc, list, PMIX_LOCAL_SIZE, &job_size, PMIX_UINT32);
+    LIST_ADD(rc, list, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+    LIST_ADD(rc, list, PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
+
+    /* This host. */
+    if (rc == PMIX_SUCCESS) {
+        sub = PMIx_Info_list_start();
+        LIST_ADD(rc, sub, PMIX_HOSTNAME, job->hostname, PMIX_STRING);
+        LIST_ADD(rc, sub, PMIX_NODEID, &node_id, PMIX_UINT32);
+        LIST_ADD(rc, sub, PMIX_NODE_SIZE, &job_size, PMIX_UINT32);
+        LIST_ADD(rc, sub, PMIX_LOCAL_SIZE, &job_size, PMIX_UINT32);
+        LIST_ADD(rc, sub, PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
+        LIST_ADD(rc, sub, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+        if (job->oversubscribed)
+            LIST_ADD(rc, sub, PMIX_NODE_OVERSUBSCRIBED, NULL, PMIX_BOOL);
+        if (rc == PMIX_SUCCESS)
+            rc = list_add_array(list, PMIX_NODE_INFO_ARRAY, sub);
+        else
+            PMIx_Info_list_release(sub);
+    }
+
+    /* The one application. */
+    if (rc == PMIX_SUCCESS) {
+        sub = PMIx_Info_list_start();
+        LIST_ADD(rc, sub, PMIX_APPNUM, &zero32, PMIX_UINT32);
+        LIST_ADD(rc, sub, PMIX_APP_SIZE, &job_size, PMIX_UINT32);
+        LIST_ADD(rc, sub, PMIX_APPLDR, &leader, PMIX_PROC_RANK);
+        LIST_ADD(rc, sub, PMIX_WDIR, cwd, PMIX_STRING);
+        LIST_ADD(rc, sub, PMIX_APP_ARGV, argv_str, PMIX_STRING);
+        if (rc == PMIX_SUCCESS)
+            rc = list_add_array(list, PMIX_APP_INFO_ARRAY, sub);
+        else
+            PMIx_Info_list_release(sub);
+    }
+
+    /* Each rank; the array must start with PMIX_RANK. */
+    for (int r = 0; r < job->nprocs && rc == PMIX_SUCCESS; r++) {
+        const rtrun_rank_t *rk = &job->ranks[r];
+        pmix_rank_t prank = (pmix_rank_t)r;
+        uint16_t local_rank = (uint16_t)rk->local_rank, node_rank = (uint16_t)rk->node_rank;
+        uint32_t nid = (uint32_t)rk->node_id;
+
+        sub = PMIx_Info_list_start();
+        LIST_ADD(rc, sub, PMIX_RANK, &prank, PMIX_PROC_RANK);
+        LIST_ADD(rc, sub, PMIX_APPNUM, &zero32, PMIX_UINT32);
+        LIST_ADD(rc, sub, PMIX_LOCAL_RANK, &local_rank, PMIX_UINT16);
+        LIST_ADD(rc, sub, PMIX_NODE_RANK, &node_rank, PMIX_UINT16);
+        LIST_ADD(rc, sub, PMIX_NODEID, &nid, PMIX_UINT32);
+        LIST_ADD(rc, sub, PMIX_REINCARNATION, &zero32, PMIX_UINT32);
+        LIST_ADD(rc, sub, PMIX_HOSTNAME, job->hostname, PMIX_STRING);
+        if (rc == PMIX_SUCCESS)
+            rc = list_add_array(list, PMIX_PROC_DATA, sub);
+        else
+            PMIx_Info_list_release(sub);
+    }
+
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_Info_list_convert(list, &darray);
+    PMIx_Info_list_release(list);
+    if (rc != PMIX_SUCCESS) {
+        status = rtm_error_set(RTM_ERR_PMIX, "building the job info for PMIx failed: %s",
+                               PMIx_Error_string(rc));
+        goto err_free_strings;
+    }
+
+    rc = PMIx_server_register_nspace(job->nspace, job->nprocs, (pmix_info_t *)darray.array,
+                                     darray.size, op_done, &wait_nspace);
+    rc = op_wait(&wait_nspace, rc);
+    PMIX_DATA_ARRAY_DESTRUCT(&darray);
+    if (rc != PMIX_SUCCESS) {
+        status = rtm_error_set(RTM_ERR_PMIX, "PMIx_server_register_nspace(%s) failed: %s",
+                               job->nspace, PMIx_Error_string(rc));
+        goto err_free_strings;
+    }
+
+    for (int r = 0; r < job->nprocs; r++) {
+        pmix_wait_t wait_client = PMIX_WAIT_INIT;
+        pmix_proc_t proc;
+
+        PMIX_LOAD_PROCID(&proc, job->nspace, (pmix_rank_t)r);
+        rc = PMIx_server_register_client(&proc, geteuid(), getegid(), NULL, op_done,
+                                         &wait_client);
+        rc = op_wait(&wait_client, rc);
+        if (rc != PMIX_SUCCESS) {
+            status = rtm_error_set(RTM_ERR_PMIX, "PMIx_server_register_client(%s, rank %d) failed: %s",
+                                   job->nspace, r, PMIx_Error_string(rc));
+            goto err_deregister_nspace;
+        }
+    }
+    free(proc_regex);
+    free(node_regex);
+    free(argv_str);
+    free(peers);
+    return RTM_OK;
+
+err_deregister_nspace:
+    rtrun_pmix_deregister_job(job);
+err_free_strings:
+    free(proc_regex);
+    free(node_regex);
+    free(argv_str);
+    free(peers);
+    return status;
+}
+
+/* Static: if the library never calls back, a late op_done must still find
+ * it alive. */
+static pmix_wait_t deregister_wait = PMIX_WAIT_INIT;
+
+void rtrun_pmix_deregister_job(const rtrun_job_t *job)
+{
+    struct timespec deadline;
+    int timed_out = 0;
+
+    if (job == NULL || !server_started)
+        return;
+    PMIx_server_deregister_nspace(job->nspace, op_done, &deregister_wait);
+    /* Bounded: after a rank's PMIx_Abort, OpenPMIx 4.2.2 was seen (rarely,
+     * under load) to wedge its progress thread so this never completes;
+     * rtrun must still exit. */
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += RTRUN_PMIX_TEARDOWN_SEC;
+    pthread_mutex_lock(&deregister_wait.lock);
+    while (!deregister_wait.done && !timed_out)
+        timed_out = pthread_cond_timedwait(&deregister_wait.cond, &deregister_wait.lock,
+                                           &deadline) == ETIMEDOUT;
+    pthread_mutex_unlock(&deregister_wait.lock);
+    if (timed_out) {
+        rtm_info("the PMIx server did not release job %s within %d s; leaving it as it is",
+                 job->nspace, RTRUN_PMIX_TEARDOWN_SEC);
+        server_wedged = 1;
+    }
+}
+
+rtm_status_t rtrun_pmix_setup_fork(const rtrun_job_t *job, int rank, char ***env_p)
+{
+    pmix_proc_t proc;
+    pmix_status_t rc;
+
+    if (job == NULL || env_p == NULL || rank < 0 || rank >= job->nprocs)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_pmix_setup_fork: bad argument");
+    PMIX_LOAD_PROCID(&proc, job->nspace, (pmix_rank_t)rank);
+    rc = PMIx_server_setup_fork(&proc, env_p);
+    if (rc != PMIX_SUCCESS)
+        return rtm_error_set(RTM_ERR_PMIX, "PMIx_server_setup_fork(rank %d) failed: %s", rank,
+                             PMIx_Error_string(rc));
+    return RTM_OK;
+}

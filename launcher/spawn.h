@@ -1,0 +1,44 @@
+/*
+ * Starting one rank: fork, then in the child only async-signal-safe work
+ * (process group, parent-death signal, stdio, binding, signal mask) before
+ * exec. Everything that allocates (environment, cpu set, program path) is
+ * prepared by the caller before fork.
+ */
+#ifndef RTM_LAUNCHER_SPAWN_H
+#define RTM_LAUNCHER_SPAWN_H
+
+#include "rtmsg.h"
+
+#include <sched.h>
+#include <sys/types.h>
+
+typedef struct rtrun_spawn_req {
+    int              rank;
+    const char      *path;       /* resolved program path */
+    char *const     *argv;
+    char *const     *envp;
+    int              want_stdin; /* give the rank a stdin pipe; else /dev/null */
+    const cpu_set_t *cpuset;     /* NULL: not bound */
+} rtrun_spawn_req_t;
+
+typedef struct rtrun_spawn_fds {
+    int stdin_w;   /* rtrun's end of the rank's stdin, -1 if /dev/null */
+    int stdout_r;
+    int stderr_r;
+} rtrun_spawn_fds_t;
+
+/* Start the rank in its own process group. Parent-side fds are
+ * close-on-exec and non-blocking. */
+rtm_status_t rtrun_spawn(const rtrun_spawn_req_t *req, pid_t *pid_p, rtrun_spawn_fds_t *fds_p);
+
+/* Find `prog` as exec would (PATH when it has no '/'). On failure returns
+ * an error and sets *exit_code_p to 127 (not found) or 126 (not executable). */
+rtm_status_t rtrun_resolve_program(const char *prog, char **path_p, int *exit_code_p);
+
+/* Build the environment of one rank: rtrun's own, plus the -x variables
+ * ("VAR=VALUE", or "VAR" for rtrun's value of VAR). The array is malloc'd
+ * the way PMIx's argv helpers expect (PMIx_server_setup_fork grows it). */
+rtm_status_t rtrun_env_build(char **user_vars, size_t nuser_vars, char ***env_p);
+void rtrun_env_free(char **env);
+
+#endif

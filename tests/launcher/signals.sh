@@ -1,0 +1,58 @@
+#!/bin/bash
+# SIGTERM/SIGINT to rtrun reach the ranks and end the job; a second SIGINT
+# kills at once; nothing is left running.
+. "$(dirname "$0")/common.sh"
+
+wait_started() {  # until the ranks run (they print "up")
+    local i
+    for i in $(seq 1 50); do
+        [ "$(grep -c up "$OUT")" -ge "$1" ] && return 0
+        sleep 0.1
+    done
+    fail "ranks did not start"
+}
+
+"$RTRUN" $RTRUN_X -n 2 --oversubscribe sh -c 'echo up; exec sleep 60' >"$OUT" 2>"$ERR" </dev/null &
+pid=$!
+wait_started 2
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc = 143 ] || fail "SIGTERM: exit code $rc, expected 143"
+expect_err "received SIGTERM"
+expect_no_orphans
+
+# ranks that catch SIGINT: the forwarded one reaches them (they say so),
+# the second SIGINT kills them at once
+"$RTRUN" $RTRUN_X -n 2 --oversubscribe sh -c 'trap "echo got-int" INT; trap "" TERM; echo up; while :; do sleep 0.1; done' >"$OUT" 2>"$ERR" </dev/null &
+pid=$!
+wait_started 2
+kill -INT $pid
+sleep 0.5
+t0=$(date +%s.%N)
+kill -INT $pid
+# the ranks ignore SIGTERM: only the SIGKILL of the second SIGINT ends
+# them before the 2 s grace period (rtrun's own exit may take longer
+# under a sanitizer, so time the ranks, not rtrun)
+for i in $(seq 1 100); do
+    [ -z "$(marked_pids)" ] && break
+    sleep 0.05
+done
+elapsed=$(echo "$(date +%s.%N) - $t0" | bc)
+wait $pid
+rc=$?
+[ $rc = 130 ] || fail "SIGINT: exit code $rc, expected 130"
+[ "$(grep -c got-int "$OUT")" = 2 ] || fail "SIGINT did not reach both ranks"
+expect_err "received SIGINT again"
+expect_within 1.5
+expect_no_orphans
+
+# rtrun SIGKILLed: the ranks die with it (parent-death signal)
+"$RTRUN" $RTRUN_X -n 2 --oversubscribe sh -c 'echo up; exec sleep 60' >"$OUT" 2>"$ERR" </dev/null &
+pid=$!
+wait_started 2
+kill -KILL $pid
+wait $pid 2>/dev/null
+expect_no_orphans
+rm -rf /tmp/rtrun.$pid.*
+finish
