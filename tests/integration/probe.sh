@@ -1,0 +1,4 @@
+#!/bin/bash
+# Runs tests/integration/probe.c under rtrun with 1, 2, 3 and 4 ranks.
+. "$top_srcdir/tests/integration/lib.sh"
+itest_run_all probe
