@@ -38,3 +38,7 @@ tests_unit_test_config_SOURCES = tests/unit/test_config.c
 tests_unit_test_config_LDADD = common/libcommon.la
 TESTS += tests/unit/test_match tests/unit/test_config tests/unit/config_doc.sh
 EXTRA_DIST += tests/unit/config_doc.sh docs/config.md
+
+# Transport choice per job shape (runtime/peer.c).
+TESTS += tests/integration/transport_choice.sh
+EXTRA_DIST += tests/integration/transport_choice.sh

@@ -125,6 +125,23 @@ err_close:
     return status;
 }
 
+/* Whether the transports opened so far reach every rank of the job: then
+ * the rest are not opened at all. Every rank decides alike (same list, same
+ * job shape), so no rank waits for a connection or fence the others skip,
+ * and an all-local job pays neither network set-up nor network polling
+ * (a TCP poll is a system call in every progress loop). */
+static int everyone_reached(void)
+{
+    int self = 0, local = 0;
+
+    for (int i = 0; i < rtm_rt.num_tls; i++) {
+        self |= (rtm_rt.tls[i].caps.flags & RTM_TL_CAP_SELF) != 0;
+        local |= (rtm_rt.tls[i].caps.flags & RTM_TL_CAP_LOCAL) != 0;
+    }
+    return self && (rtm_rt.world_size == 1 ||
+                    (local && rtm_rt.local_size == rtm_rt.world_size));
+}
+
 rtm_status_t peers_open_transports(void)
 {
     const char *list = rtm_config.transports;
@@ -143,6 +160,8 @@ rtm_status_t peers_open_transports(void)
                          name);
         } else if (ops == &rtm_tl_shm && rtm_rt.local_size < 2) {
             /* nobody to share memory with */
+        } else if (everyone_reached()) {
+            rtm_debug("transport %s not opened: every rank is reached already", ops->name);
         } else if (rtm_rt.num_tls < RTM_MAX_TRANSPORTS) {
             int already = 0;
 
