@@ -55,7 +55,8 @@ struct rtm_tl_ep *tcp_peer_get(tcp_iface_t *iface, int peer)
      * behind a batch of small ones before compaction */
     ep->tx_mask = pow2_at_least(2 * TCP_FRAME_MAX) - 1;
     ep->tx = malloc(ep->tx_mask + 1);
-    ep->rx_size = 2 * TCP_FRAME_MAX;
+    /* aligned_alloc wants a size that is a multiple of the alignment (C11) */
+    ep->rx_size = (2 * TCP_FRAME_MAX + 63) & ~(size_t)63;
     ep->rx = aligned_alloc(64, ep->rx_size);
     if (ep->tx == NULL || ep->rx == NULL) {
         free(ep->tx);
