@@ -13,9 +13,7 @@
  * Prints the results and whether they match; exits 1 if anything is wrong.
  * Run: rtrun -n 4 examples/ring
  */
-#include "config.h"
-
-#include "rtmsg.h"
+#include <rtmsg.h>
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -42,3 +42,8 @@ EXTRA_DIST += tests/unit/config_doc.sh docs/config.md
 # Transport choice per job shape (runtime/peer.c).
 TESTS += tests/integration/transport_choice.sh
 EXTRA_DIST += tests/integration/transport_choice.sh
+
+# make install honours DESTDIR; the staged tree builds and runs a program.
+TESTS += tests/unit/install.sh
+EXTRA_DIST += tests/unit/install.sh
+AM_TESTS_ENVIRONMENT += RTM_TEST_LDFLAGS='$(RTM_LDFLAGS)'; export RTM_TEST_LDFLAGS;
