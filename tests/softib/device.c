@@ -97,10 +97,31 @@ int sib_check_dev(struct ibv_context *ctx)
     return 0;
 }
 
+/* The helper thread is stopped across fork(): a child born while it sat in
+ * malloc would inherit that allocator lock held forever (seen as a hang in
+ * the child under AddressSanitizer). The parent starts it again. */
+static bool sib_helper_paused;
+
+static void sib_atfork_prepare(void)
+{
+    if (sib_the_dev && sib_the_dev->helper_running) {
+        sib_helper_stop(sib_the_dev);
+        sib_helper_paused = true;
+    }
+}
+
+static void sib_atfork_parent(void)
+{
+    if (sib_helper_paused && sib_the_dev)
+        sib_helper_start(sib_the_dev);
+    sib_helper_paused = false;
+}
+
 /* A fork() child inherits our sockets and mappings; it must never read the
  * parent's socket or unlink its files. The child may open its own device. */
 static void sib_atfork_child(void)
 {
+    sib_helper_paused = false;
     if (sib_the_dev) {
         sib_the_dev->forked_away = true;
         sib_the_dev->helper_running = false;
@@ -257,7 +278,7 @@ SIB_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
     }
     pthread_mutex_lock(&sib_global_lock);
     if (!sib_atfork_done) {
-        pthread_atfork(NULL, NULL, sib_atfork_child);
+        pthread_atfork(sib_atfork_prepare, sib_atfork_parent, sib_atfork_child);
         sib_atfork_done = true;
     }
     if (!sib_the_dev) {
