@@ -7,3 +7,9 @@ bench_rtm_pingpong_SOURCES = bench/rtm_pingpong.c
 bench_rtm_pingpong_LDADD = librtmsg.la
 bench_rtm_pingpong_LDFLAGS = $(AM_LDFLAGS) -no-install
 EXTRA_DIST += bench/mpi_pingpong.c bench/compare.sh
+# bench/mpi/: the MPI benchmark suite (latency, bandwidth, bidirectional
+# bandwidth, message rate, collectives, launch time). Not built here: any
+# MPI's mpicc builds them; bench/compare-mpi.sh builds them with ours,
+# mpicc.openmpi and mpicc.mpich and runs the three interleaved.
+EXTRA_DIST += bench/mpi/bench_common.h bench/mpi/osu_p2p.c bench/mpi/osu_coll.c \
+	bench/mpi/init_finalize.c bench/compare-mpi.sh

@@ -1,0 +1,305 @@
+#!/usr/bin/env bash
+# bench/compare-mpi.sh [BUILD_DIR]: the MPI benchmark suite of bench/mpi/
+# run with librtmsg's MPI binding, Open MPI and MPICH, 2 ranks on this host,
+# interleaved, and written up as Markdown tables and gnuplot PNGs.
+#
+#   bench/mpi/osu_p2p.c        latency 0 B..4 MiB, bandwidth, bidirectional
+#                              bandwidth (window of 64), 8 B message rate
+#   bench/mpi/osu_coll.c       Barrier/Bcast/Reduce/Allreduce/Allgather/
+#                              Alltoall at 8 B, 1 KiB, 64 KiB, 1 MiB
+#   bench/mpi/init_finalize.c  launch time: wall time of the launcher running
+#                              this trivial program, measured here
+#
+# Each program is built with BUILD_DIR/tests/mpi/mpicc (ours), mpicc.openmpi
+# and mpicc.mpich. Each round runs, per program, ours then Open MPI then MPICH,
+# so load on a shared machine falls on all three alike. A program reports the
+# median of REPS repetitions; the tables give the median over ROUNDS rounds of
+# those figures, their min-max, and our figure divided by each peer's. Only
+# ratios from one run mean anything on a shared machine.
+#
+# BUILD_DIR defaults to build/ at the top of the tree. Environment:
+#   ROUNDS (5)        rounds
+#   REPS (3)          repetitions inside one program run
+#   LAUNCH_REPS (5)   launches per implementation per round (median kept)
+#   JOB_TIMEOUT (600) seconds before one job is killed
+#   P2P_ARGS, COLL_ARGS  extra arguments for osu_p2p / osu_coll
+#   OUT_DIR (docs/bench)  where mpi-results.md, mpi-raw.txt and the PNGs go
+# Installs openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox if missing.
+set -euo pipefail
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$top/scripts/deps.sh"
+build=$(cd "${1:-$top/build}" && pwd)
+rounds=${ROUNDS:-5}
+reps=${REPS:-3}
+launch_reps=${LAUNCH_REPS:-5}
+job_timeout=${JOB_TIMEOUT:-600}
+out_dir=${OUT_DIR:-$top/docs/bench}
+read -r -a p2p_extra <<<"${P2P_ARGS:-}"
+read -r -a coll_extra <<<"${COLL_ARGS:-}"
+
+rtm_install_packages openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
+make -C "$build" -s rtrun librtmsg.la tests/mpi/mpicc >/dev/null
+mkdir -p "$out_dir"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+impls=(ours openmpi mpich)
+declare -A mpicc=([ours]="$build/tests/mpi/mpicc" [openmpi]=mpicc.openmpi [mpich]=mpicc.mpich)
+declare -A label=([ours]=librtmsg [openmpi]="Open MPI" [mpich]=MPICH)
+# MPICH's MPI_STATUSES_IGNORE trips a false -Wstringop-overflow in gcc 12
+cflags=(-O2 -Wall -Wextra -Wno-stringop-overflow)
+for impl in "${impls[@]}"; do
+    for prog in osu_p2p osu_coll init_finalize; do
+        ${mpicc[$impl]} "${cflags[@]}" -o "$tmp/${prog}_$impl" "$top/bench/mpi/$prog.c"
+    done
+done
+
+root_flag=()
+[ "$(id -u)" -eq 0 ] && root_flag=(--allow-run-as-root)
+launcher_ours=("$build/rtrun" -n 2 --bind-to core)
+# ob1 + vader: Open MPI's shared-memory path, one rank per core
+launcher_openmpi=(mpirun.openmpi "${root_flag[@]}" -n 2 --bind-to core --mca pml ob1 --mca btl self,vader)
+launcher_mpich=(mpirun.mpich -n 2 -bind-to core)
+launch() {   # launch IMPL PROGRAM ARGS...: one bounded job
+    local impl=$1; shift
+    local -n l="launcher_$impl"
+    timeout -k 10 "$job_timeout" "${l[@]}" "$@"
+}
+
+raw="$tmp/raw"
+: >"$raw"
+failures=()
+loads=()
+record() {   # record ROUND IMPL FILE: keep the measurement lines of one run
+    grep '^bench=' "$3" | sed "s/^/round=$1 impl=$2 /" >>"$raw" || true
+}
+run_prog() {   # run_prog ROUND IMPL PROG ARGS...
+    local r=$1 impl=$2 prog=$3; shift 3
+    if launch "$impl" "$tmp/${prog}_$impl" "$@" >"$tmp/out" 2>&1; then
+        record "$r" "$impl" "$tmp/out"
+    else
+        failures+=("round $r: $prog under ${label[$impl]} exited with $? (see below)")
+        { echo "== round $r $impl $prog"; tail -n 20 "$tmp/out"; } >>"$tmp/failures.log"
+        record "$r" "$impl" "$tmp/out"   # whatever it measured before failing
+    fi
+}
+now_ns() { date +%s%N; }
+
+start_load=$(cut -d' ' -f1-3 /proc/loadavg)
+start_date=$(date -u '+%Y-%m-%d %H:%M UTC')
+for r in $(seq 1 "$rounds"); do
+    loads+=("$(cut -d' ' -f1 /proc/loadavg)")
+    echo "round $r/$rounds (load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+    for impl in "${impls[@]}"; do
+        run_prog "$r" "$impl" osu_p2p -r "$reps" "${p2p_extra[@]}"
+    done
+    for impl in "${impls[@]}"; do
+        run_prog "$r" "$impl" osu_coll -r "$reps" "${coll_extra[@]}"
+    done
+    for impl in "${impls[@]}"; do
+        : >"$tmp/launch"
+        for k in $(seq 1 "$launch_reps"); do
+            t0=$(now_ns)
+            if launch "$impl" "$tmp/init_finalize_$impl" >"$tmp/out" 2>&1; then
+                echo "$(( ($(now_ns) - t0) / 1000 ))" >>"$tmp/launch"
+            else
+                failures+=("round $r: launch $k under ${label[$impl]} failed")
+                { echo "== round $r $impl launch $k"; tail -n 20 "$tmp/out"; } >>"$tmp/failures.log"
+            fi
+        done
+        # median and extremes of this round's launches, in milliseconds
+        sort -n "$tmp/launch" | awk -v r="$r" -v impl="$impl" '
+            { v[NR] = $1 / 1000 }
+            END { if (NR == 0) exit
+                  med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+                  printf "round=%s impl=%s bench=launch size=0 value=%.4g unit=ms min=%.4g max=%.4g reps=%d iters=1\n",
+                         r, impl, med, v[1], v[NR], NR }' >>"$raw"
+    done
+done
+end_load=$(cut -d' ' -f1-3 /proc/loadavg)
+cp "$raw" "$out_dir/mpi-raw.txt"
+
+# ---- tables and plot data ------------------------------------------------
+# For every (bench, size, impl): median over rounds of the per-run value and
+# min-max over rounds. Ratios are ours / peer, for every metric: below 1 is
+# better for times (us, ms), above 1 for rates (GB/s, Mmsg/s).
+awk -v datadir="$tmp" '
+function median(list,   n, a, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+    lo = a[1]; hi = a[n]
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function human(s) {
+    if (s >= 1048576 && s % 1048576 == 0) return (s / 1048576) " MiB"
+    if (s >= 1024 && s % 1024 == 0) return (s / 1024) " KiB"
+    return s " B"
+}
+function fmt(v) { return v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : v >= 1 ? sprintf("%.2f", v) : v >= 0.01 ? sprintf("%.3f", v) : sprintf("%.2g", v) }
+function cell(b, s, i,   k) {
+    k = b SUBSEP s SUBSEP i
+    if (!(k in vals)) return "–"
+    return sprintf("%s (%s–%s)", fmt(med[k]), fmt(mn[k]), fmt(mx[k]))
+}
+function ratio(b, s, p,   a, c) {
+    a = b SUBSEP s SUBSEP "ours"; c = b SUBSEP s SUBSEP p
+    if (!(a in vals) || !(c in vals) || med[c] == 0) return "–"
+    return sprintf("%.2f", med[a] / med[c])
+}
+function best(b, s,   o, m, lower) {   # the better peer figure, or "" if none
+    o = b SUBSEP s SUBSEP "openmpi"; m = b SUBSEP s SUBSEP "mpich"
+    lower = (unit[b] == "us" || unit[b] == "ms")
+    if (!(o in vals)) return (m in vals) ? med[m] : ""
+    if (!(m in vals)) return med[o]
+    return lower ? (med[o] < med[m] ? med[o] : med[m]) : (med[o] > med[m] ? med[o] : med[m])
+}
+function vsbest(b, s,   a, bp) {
+    a = b SUBSEP s SUBSEP "ours"; bp = best(b, s)
+    if (!(a in vals) || bp == "" || bp == 0) return "–"
+    return sprintf("%.2f", med[a] / bp)
+}
+function target(b, s,   r) {   # issue 4: times <= 0.8x, rates >= 1.25x, launch < 0.5x the better peer
+    r = vsbest(b, s)
+    if (r == "–") return "–"
+    if (b == "launch") return r + 0 < 0.5 ? "met" : "not met"
+    if (unit[b] == "us") return r + 0 <= 0.8 ? "met" : "not met"
+    return r + 0 >= 1.25 ? "met" : "not met"
+}
+{
+    delete f
+    for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+    b = f["bench"]; s = f["size"] + 0
+    if (!(b in unit)) { unit[b] = f["unit"]; border[++nb] = b }
+    if (!((b, s) in seen)) { seen[b, s] = 1; sizes[b] = sizes[b] " " s }
+    k = b SUBSEP s SUBSEP f["impl"]
+    vals[k] = vals[k] " " f["value"]
+}
+END {
+    for (k in vals) { med[k] = median(vals[k]); mn[k] = lo; mx[k] = hi }
+    names["lat"] = "Latency (ping-pong, half round trip)"
+    names["bw"] = "Bandwidth (window of 64 MPI_Isend, ack per window)"
+    names["bibw"] = "Bidirectional bandwidth (window of 64 each way)"
+    names["mr"] = "Message rate (8 B, window of 64)"
+    names["barrier"] = "MPI_Barrier"; names["bcast"] = "MPI_Bcast"; names["reduce"] = "MPI_Reduce (float sum)"
+    names["allreduce"] = "MPI_Allreduce (float sum)"; names["allgather"] = "MPI_Allgather (size per rank)"
+    names["alltoall"] = "MPI_Alltoall (size per rank pair)"; names["launch"] = "Launch time (2 ranks, MPI_Init + MPI_Finalize)"
+    short["lat"] = "latency"; short["bw"] = "bandwidth"; short["bibw"] = "bidir. bandwidth"; short["mr"] = "message rate"
+    short["barrier"] = "Barrier"; short["allreduce"] = "Allreduce"; short["launch"] = "launch time"
+
+    # headline
+    nh = split("lat:8 bw:65536 bw:1048576 bibw:1048576 mr:8 barrier:0 allreduce:8 allreduce:1048576 launch:0", hl, " ")
+    print "### Headline\n"
+    print "Median over rounds (min–max over rounds). Ratio: librtmsg / peer; \"vs best\": librtmsg / the better peer; target from issue 4: times at most 0.8×, rates at least 1.25×, launch under 0.5× the better peer.\n"
+    print "| metric | librtmsg | Open MPI | MPICH | / Open MPI | / MPICH | vs best | target |"
+    print "|---|---|---|---|---|---|---|---|"
+    for (h = 1; h <= nh; h++) {
+        split(hl[h], p, ":"); b = p[1]; s = p[2] + 0
+        if (!(b in unit)) continue
+        m = short[b] (b == "launch" || b == "barrier" ? "" : " " human(s))
+        printf "| %s, %s | %s | %s | %s | %s | %s | %s | %s |\n", m, unit[b],
+            cell(b, s, "ours"), cell(b, s, "openmpi"), cell(b, s, "mpich"),
+            ratio(b, s, "openmpi"), ratio(b, s, "mpich"), vsbest(b, s), target(b, s)
+    }
+    print ""
+    for (i = 1; i <= nb; i++) {
+        b = border[i]
+        printf "### %s, %s (%s is better)\n\n", names[b] ? names[b] : b, unit[b], (unit[b] == "us" || unit[b] == "ms") ? "lower" : "higher"
+        print "| size | librtmsg | Open MPI | MPICH | / Open MPI | / MPICH | vs best | target |"
+        print "|---|---|---|---|---|---|---|---|"
+        n = split(sizes[b], ss, " ")
+        dat = datadir "/" b ".dat"
+        for (j = 1; j <= n; j++) {
+            s = ss[j] + 0
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", human(s),
+                cell(b, s, "ours"), cell(b, s, "openmpi"), cell(b, s, "mpich"),
+                ratio(b, s, "openmpi"), ratio(b, s, "mpich"), vsbest(b, s), target(b, s)
+            line = s
+            for (q = 1; q <= 3; q++) {
+                im = q == 1 ? "ours" : q == 2 ? "openmpi" : "mpich"
+                k = b SUBSEP s SUBSEP im
+                line = line ((k in vals) ? sprintf(" %g %g %g", med[k], mn[k], mx[k]) : " NaN NaN NaN")
+            }
+            print line > dat
+        }
+        close(dat)
+        print ""
+    }
+}' "$raw" >"$tmp/tables.md"
+
+# ---- plots ---------------------------------------------------------------
+plot() {   # plot BENCH FILE TITLE YLABEL LOGY
+    local b=$1 png=$2 title=$3 ylabel=$4 logy=$5
+    [ -s "$tmp/$b.dat" ] || return 0
+    # size 0 has no place on a log axis
+    awk '$1 > 0' "$tmp/$b.dat" >"$tmp/$b.plot"
+    gnuplot <<EOF
+set terminal pngcairo size 900,560 font "sans,10"
+set output "$out_dir/$png"
+set title "$title"
+set xlabel "message size (bytes)"
+set ylabel "$ylabel"
+set logscale x 2
+set format x "2^{%L}"
+$( [ "$logy" = yes ] && echo 'set logscale y 10' )
+set key top left
+set grid
+plot "$tmp/$b.plot" using 1:2:3:4 with yerrorlines lw 2 title "librtmsg", \
+     "" using 1:5:6:7 with yerrorlines lw 2 title "Open MPI 4.1 (ob1/vader)", \
+     "" using 1:8:9:10 with yerrorlines lw 2 title "MPICH 4.0"
+EOF
+}
+plot lat mpi-latency.png "Ping-pong latency, 2 ranks (median over $rounds rounds, bars: min-max)" "microseconds (lower is better)" yes
+plot bw mpi-bandwidth.png "Streaming bandwidth, window of 64, 2 ranks (median over $rounds rounds, bars: min-max)" "GB/s (higher is better)" yes
+plot allreduce mpi-allreduce.png "MPI_Allreduce (float sum), 2 ranks (median over $rounds rounds, bars: min-max)" "microseconds (lower is better)" yes
+
+# ---- the write-up --------------------------------------------------------
+commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git -C "$top" status --porcelain 2>/dev/null)" ]; then commit="$commit + uncommitted changes"; fi
+ompi_ver=$(mpirun.openmpi --version 2>&1 | sed -n 's/.*(Open[A-Za-z ]*) *//p' | head -n 1)
+mpich_ver=$(mpirun.mpich --version 2>&1 | sed -n 's/^ *Version: *//p' | head -n 1)
+cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
+{
+    echo "## MPI benchmarks: $start_date"
+    echo
+    echo "Generated by \`ROUNDS=$rounds REPS=$reps LAUNCH_REPS=$launch_reps bench/compare-mpi.sh\`"
+    echo "(commit $commit) on $(nproc) CPUs ($cpu), Linux $(uname -r). Open MPI $ompi_ver"
+    echo "(ob1/vader), MPICH $mpich_ver. Load average (1, 5, 15 min) at the start"
+    echo "$start_load, at the end $end_load; 1-min load at the start of each round: ${loads[*]}."
+    echo "With 2 ranks on $(nproc) CPUs, any other load lands on a benchmark core:"
+    echo "absolute figures are those of this machine at this time; compare within a row."
+    echo
+    echo "Each program run reports the median of $reps repetitions; a cell gives the"
+    echo "median over the $rounds rounds of that figure and, in parentheses, the"
+    echo "lowest and highest round. Launch time: wall time from starting the launcher"
+    echo "until it exits for a program that only calls MPI_Init and MPI_Finalize,"
+    echo "median of $launch_reps launches per round. Raw lines: [mpi-raw.txt](mpi-raw.txt)."
+    echo
+    echo "Commands (2 ranks, one per core; programs in bench/mpi/ built with each MPI's mpicc ${cflags[*]}):"
+    echo
+    echo "- librtmsg: \`rtrun -n 2 --bind-to core PROG\` (compiled with <build>/tests/mpi/mpicc)"
+    echo "- Open MPI: \`mpirun.openmpi${root_flag:+ ${root_flag[*]}} -n 2 --bind-to core --mca pml ob1 --mca btl self,vader PROG\`"
+    echo "- MPICH: \`mpirun.mpich -n 2 -bind-to core PROG\`"
+    echo "- PROG: \`osu_p2p -r $reps${P2P_ARGS:+ $P2P_ARGS}\`, \`osu_coll -r $reps${COLL_ARGS:+ $COLL_ARGS}\`, \`init_finalize\`"
+    echo
+    if [ ${#failures[@]} -gt 0 ]; then
+        echo "**Failed runs** (their figures are missing from the medians):"
+        echo
+        for f in "${failures[@]}"; do echo "- $f"; done
+        echo
+        echo '```'
+        cat "$tmp/failures.log"
+        echo '```'
+        echo
+    fi
+    echo "![latency](mpi-latency.png)"
+    echo "![bandwidth](mpi-bandwidth.png)"
+    echo "![allreduce](mpi-allreduce.png)"
+    echo
+    cat "$tmp/tables.md"
+} >"$out_dir/mpi-results.md"
+echo "wrote $out_dir/mpi-results.md, mpi-raw.txt, mpi-latency.png, mpi-bandwidth.png, mpi-allreduce.png" >&2
+if [ ${#failures[@]} -gt 0 ]; then
+    printf '%s\n' "${failures[@]}" >&2
+    exit 1
+fi
