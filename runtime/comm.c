@@ -67,7 +67,6 @@ static rtm_status_t comm_create(int rank, int size, int *world_ranks, uint32_t c
     coll = match_ctx_get(ctx + 1);
     if (p2p == NULL || coll == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a communicator context");
-    p2p->in_use = coll->in_use = 1;
     c = &rtm_rt.comms[handle];
     c->in_use = 1;
     c->rank = rank;

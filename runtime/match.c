@@ -60,7 +60,6 @@ void match_ctx_put(uint32_t ctx_id)
     if (ctx_id >= rtm_rt.num_match_ctxs || rtm_rt.match_ctxs[ctx_id] == NULL)
         return;
     mctx = rtm_rt.match_ctxs[ctx_id];
-    mctx->in_use = 0;
     /* Messages still unexpected here can never be received. Drop them, but
      * hand back their credits and release rendezvous senders (a zero-byte
      * receive), so no peer waits forever for them. */

@@ -53,7 +53,6 @@ static inline void recv_deliver(rtm_request_impl_t *req, int src_rank, int tag,
 
     if (n > req->len) {
         n = req->len;
-        req->flags |= RTM_REQ_F_TRUNCATED;
         req->status.error = RTM_ERR_TRUNCATE;
     }
     if (n > 0)

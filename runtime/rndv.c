@@ -38,7 +38,6 @@ void proto_rndv_start(rtm_request_impl_t *req, int peer, const rtm_rts_hdr_t *rt
     req->status.tag = rts->m.tag;
     if (n > req->len) {
         n = req->len;
-        req->flags |= RTM_REQ_F_TRUNCATED;
         req->status.error = RTM_ERR_TRUNCATE;
     }
     req->xfer_len = n;

@@ -58,8 +58,7 @@ enum {
     RTM_REQ_F_RELEASED  = 1u << 1,  /* user freed it: recycle on completion */
     RTM_REQ_F_POSTED    = 1u << 2,  /* recv in a posted queue */
     RTM_REQ_F_SYNC      = 1u << 3,  /* synchronous send */
-    RTM_REQ_F_TRUNCATED = 1u << 4,
-    RTM_REQ_F_MESSAGE   = 1u << 5,  /* recv holds an mprobe'd message */
+    RTM_REQ_F_MESSAGE   = 1u << 4,  /* recv holds an mprobe'd message */
 };
 
 #define RTM_REQ_MAGIC 0x52544d52u   /* "RTMR" */
@@ -105,7 +104,6 @@ struct rtm_unexp {
 typedef struct rtm_match_ctx {
     rtm_list_t posted;
     rtm_list_t unexpected;
-    int        in_use;      /* a local communicator owns it */
 } rtm_match_ctx_t;
 
 typedef struct rtm_comm_obj {
