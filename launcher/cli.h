@@ -28,12 +28,32 @@ typedef enum rtrun_action {
 } rtrun_action_t;
 
 typedef enum rtrun_bind {
-    RTRUN_BIND_DEFAULT, /* core when ranks <= cores, none otherwise */
+    RTRUN_BIND_DEFAULT, /* core when a host's ranks <= its cores, none otherwise */
     RTRUN_BIND_CORE,
+    RTRUN_BIND_NUMA,
     RTRUN_BIND_NONE,
 } rtrun_bind_t;
 
-/* One entry of --host: a name and its slot count (0: not given). */
+/* --map-by: how ranks are spread over hosts (slot, node) and, on one host,
+ * over its cores (core: consecutive cores; numa: round robin over NUMA
+ * domains). */
+typedef enum rtrun_map_by {
+    RTRUN_MAP_SLOT,     /* default: fill each host's slots in host order */
+    RTRUN_MAP_NODE,     /* round robin over hosts */
+    RTRUN_MAP_CORE,
+    RTRUN_MAP_NUMA,
+} rtrun_map_by_t;
+
+/* Where the host list came from (for error messages and docs). */
+typedef enum rtrun_host_source {
+    RTRUN_HOSTS_NONE,   /* this host only */
+    RTRUN_HOSTS_CLI,    /* --host */
+    RTRUN_HOSTS_FILE,   /* --hostfile */
+    RTRUN_HOSTS_SLURM,  /* SLURM_JOB_NODELIST + SLURM_TASKS_PER_NODE */
+    RTRUN_HOSTS_PBS,    /* PBS_NODEFILE */
+} rtrun_host_source_t;
+
+/* One host of the job: a name and its slot count (0: not given). */
 typedef struct rtrun_host_spec {
     char *name;
     int   slots;
@@ -42,8 +62,14 @@ typedef struct rtrun_host_spec {
 typedef struct rtrun_opts {
     rtrun_action_t     action;
     int                nprocs;
-    rtrun_host_spec_t *hosts;          /* from --host, in order; NULL if none */
+    rtrun_host_spec_t *hosts;          /* from --host/--hostfile/allocation, in order; NULL if none */
     size_t             nhosts;
+    rtrun_host_source_t host_source;
+    char              *hostfile;       /* --hostfile path, NULL if none */
+    rtrun_map_by_t     map_by;
+    int                npernode;       /* --npernode; 0: not given */
+    char              *launch_agent;   /* --launch-agent / RTM_LAUNCH_AGENT; NULL: ssh */
+    int                fanout;         /* --fanout: children per daemon in the launch tree; 0: default */
     int                oversubscribe;
     char             **env_vars;       /* -x arguments: "VAR" or "VAR=VALUE" */
     size_t             nenv_vars;

@@ -101,6 +101,7 @@ rtm_status_t rtrun_job_map(const rtrun_opts_t *opts, const char *hostname, int n
     job->oversubscribed = opts->nprocs > slots;
     switch (opts->bind) {
     case RTRUN_BIND_CORE:
+    case RTRUN_BIND_NUMA:
         job->bound = 1;
         break;
     case RTRUN_BIND_NONE:

@@ -30,6 +30,14 @@ typedef struct rtrun_rank {
     int                wait_status;  /* from waitpid, once EXITED */
 } rtrun_rank_t;
 
+/* One host of the job, index = node_id. */
+typedef struct rtrun_host {
+    char name[256];    /* as given (--host, hostfile, allocation) */
+    int  slots;        /* ranks it may hold without oversubscribing */
+    int  is_local;     /* the host rtrun itself runs on (no rtd there) */
+    int  nranks;       /* ranks mapped onto it */
+} rtrun_host_t;
+
 typedef struct rtrun_job {
     char          nspace[256];    /* PMIx namespace, [A-Za-z0-9._-] only */
     char          hostname[256];
@@ -39,6 +47,8 @@ typedef struct rtrun_job {
     int           oversubscribed; /* more ranks than slots (allowed by --oversubscribe) */
     int           bound;          /* ranks are bound to cores */
     rtrun_rank_t *ranks;          /* nprocs entries, index = rank */
+    int           nhosts;         /* 1 when every rank runs on this host */
+    rtrun_host_t *hosts;          /* nhosts entries, index = node_id */
 } rtrun_job_t;
 
 /* Map opts->nprocs ranks onto this host, which is `hostname` and has
