@@ -36,6 +36,8 @@
       "Eager messages a rank may have in flight to one peer before further sends wait for the receiver (bounds unexpected-message memory)") \
     X(POLL_SPIN, poll_spin, INT, "2000", NULL, \
       "Empty progress polls a blocking call spins through before it starts yielding the core") \
+    X(NET_POLL_INTERVAL, net_poll_interval, INT, "16", NULL, \
+      "Progress calls between two polls of a socket transport (tcp) while it finds nothing; 1 polls it every call. After it finds work it is polled every call for the next 64 polls") \
     X(SHM_EAGER_LIMIT, shm_eager_limit, SIZE, "4K", NULL, \
       "Shared memory: largest message sent eagerly (copied into the peer's queue); larger ones use rendezvous") \
     X(SHM_CMA_THRESHOLD, shm_cma_threshold, SIZE, "16M", NULL, \

@@ -22,13 +22,42 @@ int progress_pending(void)
     return n;
 }
 
+/* A transport whose poll is a system call: polled every call for a while
+ * after it found work (a stream of messages keeps its latency), then only
+ * every RTM_NET_POLL_INTERVAL calls. The interval costs a socket message at
+ * most that many cheap polls of the other transports (tens of ns each). */
+#define SLOW_POLL_HOT 64
+
+static int progress_slow_tl(rtm_tl_t *tl)
+{
+    int n;
+
+    if (tl->poll_hot == 0 && tl->poll_skip > 0) {
+        tl->poll_skip--;
+        return 0;
+    }
+    n = tl->ops->progress(tl->iface);
+    if (n > 0)
+        tl->poll_hot = SLOW_POLL_HOT;
+    else if (tl->poll_hot > 0)
+        tl->poll_hot--;
+    tl->poll_skip = rtm_config.net_poll_interval - 1;
+    return n;
+}
+
 /* Hot path: no allocation, lock or log. */
 int progress_once(void)
 {
     int n = 0;
 
-    for (int i = 0; i < rtm_rt.num_tls; i++)
-        n += rtm_rt.tls[i].ops->progress(rtm_rt.tls[i].iface);
+    for (int i = 0; i < rtm_rt.num_tls; i++) {
+        rtm_tl_t *tl = &rtm_rt.tls[i];
+
+        if (tl->caps.flags & RTM_TL_CAP_SLOW_POLL)
+            n += progress_slow_tl(tl);
+        else
+            n += tl->ops->progress(tl->iface);
+    }
     if (!rtm_list_is_empty(&rtm_rt.pending_peers))
         n += progress_pending();
     return n;

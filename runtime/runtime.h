@@ -22,6 +22,10 @@ typedef struct rtm_tl {
     const rtm_tl_ops_t *ops;
     rtm_tl_iface_t     *iface;
     rtm_tl_caps_t       caps;
+    /* RTM_TL_CAP_SLOW_POLL: calls to skip before the next poll, and polls
+     * left in which it is polled every call since it last found work. */
+    int                 poll_skip;
+    int                 poll_hot;
 } rtm_tl_t;
 
 /* A remote (or this) rank, by world rank. */

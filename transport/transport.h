@@ -66,6 +66,10 @@ enum {
     RTM_TL_CAP_GET       = 1u << 0,  /* get() reads a peer's registered memory */
     RTM_TL_CAP_LOCAL     = 1u << 1,  /* reaches peers on the same host only */
     RTM_TL_CAP_SELF      = 1u << 2,  /* reaches this process only */
+    /* progress() costs a system call (poll on sockets): the runtime calls it
+     * less often while it finds nothing, so a shared-memory loop is not
+     * slowed by a socket poll per iteration. */
+    RTM_TL_CAP_SLOW_POLL = 1u << 3,
 };
 
 typedef struct rtm_tl_caps {

@@ -164,7 +164,8 @@ static void tcp_close(rtm_tl_iface_t *tl_iface)
 static void tcp_query(rtm_tl_iface_t *tl_iface, rtm_tl_caps_t *caps)
 {
     memset(caps, 0, sizeof(*caps));
-    caps->flags = 0;   /* any host; no get: rendezvous by CTS + DATA */
+    /* any host; no get: rendezvous by CTS + DATA; each poll is a syscall */
+    caps->flags = RTM_TL_CAP_SLOW_POLL;
     caps->am_max = TCP_AM_MAX;
     caps->eager_limit = tl_iface ? tcp_iface_of(tl_iface)->eager_limit : tcp_eager_limit();
     caps->get_threshold = 0;
