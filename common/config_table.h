@@ -30,12 +30,28 @@
 #define RTM_CONFIG_TABLE(X) \
     X(LOG_LEVEL, log_level, ENUM, "warn", "error|warn|info|debug|trace", \
       "Lowest severity of the messages a rank or rtrun prints on stderr") \
+    X(LAUNCH_AGENT, launch_agent, STRING, "", NULL, \
+      "rtrun: command that starts rtd on a remote host, {host} replaced by the host name (e.g. 'ip netns exec {host}'); without {host} the host name is added after the command (as ssh takes it); empty: ssh; --launch-agent overrides it") \
     X(TRANSPORTS, transports, STRING, "self,shm,verbs,tcp", NULL, \
       "Transports to use, in order of preference; a peer is reached by the first one listed that can reach it") \
+    X(PMIX_COLLECT, pmix_collect, BOOL, "1", NULL, \
+      "1: the init fence collects every rank's transport addresses (one exchange, best for all-to-all jobs); 0: a plain fence, each peer's addresses fetched from the PMIx server on first use (direct modex, for large jobs where a rank talks to few peers)") \
     X(EAGER_CREDITS, eager_credits, INT, "64", NULL, \
       "Eager messages a rank may have in flight to one peer before further sends wait for the receiver (bounds unexpected-message memory)") \
     X(POLL_SPIN, poll_spin, INT, "2000", NULL, \
       "Empty progress polls a blocking call spins through before it starts yielding the core") \
+    X(MPI_COLL_SCRATCH, mpi_coll_scratch, SIZE, "32M", NULL, \
+      "MPI collectives: bytes of scratch memory a rank keeps allocated between collectives, so repeated large collectives do not fault their buffers in again; 0 frees scratch after each collective") \
+    X(MPI_BCAST_LARGE, mpi_bcast_large, SIZE, "128K", NULL, \
+      "MPI_Bcast: from this many bytes (and 3 or more ranks) scatter + ring allgather; binomial tree below") \
+    X(MPI_REDUCE_LARGE, mpi_reduce_large, SIZE, "256K", NULL, \
+      "MPI_Reduce with a commutative op: from this many bytes reduce-scatter + gather (each rank reduces a share); binomial tree below") \
+    X(MPI_ALLREDUCE_RING, mpi_allreduce_ring, SIZE, "64K", NULL, \
+      "MPI_Allreduce with a commutative op: from this many bytes ring reduce-scatter + ring allgather; recursive doubling below") \
+    X(MPI_ALLGATHER_RING, mpi_allgather_ring, SIZE, "32K", NULL, \
+      "MPI_Allgather: from this many bytes in total ring; Bruck below") \
+    X(MPI_ALLTOALL_PAIRWISE, mpi_alltoall_pairwise, SIZE, "256", NULL, \
+      "MPI_Alltoall(v,w): from this many bytes per block (and 3 or more ranks) pairwise exchange; every transfer posted at once below") \
     X(NET_POLL_INTERVAL, net_poll_interval, INT, "16", NULL, \
       "Progress calls between two polls of a socket transport (tcp) while it finds nothing; 1 polls it every call. After it finds work it is polled every call for the next 64 polls") \
     X(SHM_EAGER_LIMIT, shm_eager_limit, SIZE, "4K", NULL, \
@@ -51,16 +67,28 @@
     X(TCP_EAGER_LIMIT, tcp_eager_limit, SIZE, "32K", NULL, \
       "TCP: largest message sent eagerly; larger ones use rendezvous (RTS, CTS, then a stream of 64 KiB fragments)") \
     X(VERBS_DEVICE, verbs_device, STRING, "", NULL, \
-      "Verbs: RDMA device and port to use, name[:port] (e.g. mlx5_0:1, as ibv_devices lists them); empty: the first device with an ACTIVE port") \
+      "Verbs: RDMA device and port to use, name[:port] (e.g. mlx5_0:1, as ibv_devices lists them); empty: the HCA nearest this rank's cores (hwloc), its first ACTIVE port") \
     X(VERBS_GID_INDEX, verbs_gid_index, STRING, "auto", NULL, \
       "Verbs: GID table index to use (a number); auto chooses (RoCE: RoCE v2 with an IPv4-mapped address, then a global IPv6 one; InfiniBand: no GRH, LID routing)") \
-    X(VERBS_CONN, verbs_conn, ENUM, "fullmesh", "fullmesh", \
-      "Verbs: connection mode; fullmesh creates one RC queue pair per peer at init (jobs of up to 112 ranks; on-demand connections are not implemented yet)") \
+    X(VERBS_CONN, verbs_conn, ENUM, "auto", "auto|fullmesh|ondemand", \
+      "Verbs: connection mode; fullmesh creates one RC queue pair per peer at init (jobs of up to 111 ranks), ondemand connects to a peer at the first message through a handshake over one UD queue pair (any job size); auto: fullmesh up to RTM_VERBS_FULLMESH_MAX ranks, ondemand above") \
+    X(VERBS_FULLMESH_MAX, verbs_fullmesh_max, INT, "64", NULL, \
+      "Verbs: with RTM_VERBS_CONN=auto, the largest job that connects in a full mesh at init; above it every rank connects on demand (no queue pair nor buffers for peers it never talks to)") \
+    X(VERBS_CONNECT_TIMEOUT, verbs_connect_timeout, INT, "60", NULL, \
+      "Verbs, on demand: seconds a rank keeps retransmitting a connection request (50 ms, doubling to 1 s apart) to a peer that does not answer before it ends the job naming the peer; a peer answers only when it calls into the library") \
     X(VERBS_XRC, verbs_xrc, BOOL, "0", NULL, \
       "Verbs: 1 asks for XRC (one shared receive queue per rank, one send queue pair per remote host); not implemented yet: RC is used, with a warning") \
     X(VERBS_EAGER_LIMIT, verbs_eager_limit, SIZE, "8K", NULL, \
       "Verbs: largest message sent eagerly (Send into a pre-posted receive buffer of this size); larger ones use rendezvous by RDMA Read; every rank must use the same value") \
     X(VERBS_CREDITS, verbs_credits, INT, "32", NULL, \
-      "Verbs: receive buffers reserved for each peer on this rank's shared receive queue; a peer sends at most this many messages before this rank hands buffers back")
+      "Verbs: receive buffers reserved for each peer on this rank's shared receive queue; a peer sends at most this many messages before this rank hands buffers back") \
+    X(VERBS_RCACHE, verbs_rcache, BOOL, "1", NULL, \
+      "Verbs: keep rendezvous buffers registered between messages (a cache invalidated by the kernel's userfaultfd unmap/remap/remove events, see docs/transports/verbs-rcache.md); 0 registers every rendezvous buffer per message") \
+    X(VERBS_RCACHE_MAX_ENTRIES, verbs_rcache_max_entries, INT, "256", NULL, \
+      "Verbs: registrations the rendezvous cache keeps; the least recently used unused one is released beyond this") \
+    X(VERBS_RCACHE_MAX_BYTES, verbs_rcache_max_bytes, SIZE, "256M", NULL, \
+      "Verbs: bytes of memory the rendezvous cache keeps registered (locked); the least recently used unused registrations are released beyond this") \
+    X(LAUNCH_TIMEOUT, launch_timeout, INT, "60", NULL, \
+      "rtrun: seconds an rtd may take to start and connect back before its host is reported unreachable and the job ends")
 
 #endif

@@ -73,8 +73,14 @@ typedef struct MPI_Status {
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_ERRCODES_IGNORE ((int *)0)
-#define MPI_UNWEIGHTED      ((int *)2)
-#define MPI_WEIGHTS_EMPTY   ((int *)3)
+/* Addresses of library objects, not small constants cast to pointers: gcc
+ * 12 and later (-Wall: -Wstringop-overread/-overflow) reject a constant
+ * pointer passed for an array parameter, which broke -Werror builds of
+ * code calling MPI_Dist_graph_* with MPI_UNWEIGHTED. */
+extern int rtm_mpi_unweighted[1];
+extern int rtm_mpi_weights_empty[1];
+#define MPI_UNWEIGHTED      (rtm_mpi_unweighted)
+#define MPI_WEIGHTS_EMPTY   (rtm_mpi_weights_empty)
 #define MPI_ARGV_NULL       ((char **)0)
 #define MPI_ARGVS_NULL      ((char ***)0)
 

@@ -8,16 +8,14 @@
 #include "config.h"
 
 #include "runtime/mpi/coll_sched.h"
+#include "common/rtconfig.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Switch points (bytes of one rank's contribution). Measured choices go
- * here once bench/ has run them on the target machines. */
-#define BCAST_LARGE        (128 * 1024)   /* binomial below, scatter + ring allgather above */
-#define ALLREDUCE_RING_MIN (64 * 1024)    /* recursive doubling below, ring above */
-#define ALLGATHER_RING_MIN (32 * 1024)    /* Bruck below (total bytes), ring above */
-#define ALLTOALL_PAIRWISE_MIN 256         /* all-at-once below (block bytes), pairwise above */
+/* Switch points are rows of the config table (RTM_MPI_*, common/
+ * config_table.h); docs/collectives.md gives the measurements behind the
+ * defaults. */
 
 typedef struct cinfo {
     MPI_Comm      comm;
@@ -173,7 +171,7 @@ static int build_bcast(const char *fn, rtmpi_sched_t *s, cinfo_t *ci, void *buf,
     (void)fn;
     if (ci->size == 1 || bytes == 0)
         return MPI_SUCCESS;
-    if (bytes < BCAST_LARGE || ci->size < 3 || bytes < (size_t)ci->size) {
+    if (bytes < rtm_config.mpi_bcast_large || ci->size < 3 || bytes < (size_t)ci->size) {
         bcast_binomial(s, ci, buf, count, dt, root);
     } else if (rtmpi_dtype_contig(d, count, &off)) {
         bcast_scatter_allgather(s, ci, (char *)buf + off, bytes, root);
@@ -191,17 +189,104 @@ static int build_bcast(const char *fn, rtmpi_sched_t *s, cinfo_t *ci, void *buf,
     return rtmpi_sched_failed(s);
 }
 
-/* ---- Reduce: binomial tree. Ranks of a subtree are consecutive, so
- * combining "lower subtree op upper subtree" keeps rank order; a
- * non-commutative op therefore reduces on a tree rooted at rank 0 and the
- * result travels to the root afterwards. */
+/* Element ranges of p chunks of count elements. */
+static void chunks(int count, int p, int *cnt, int *disp)
+{
+    for (int j = 0, off = 0; j < p; j++) {
+        cnt[j] = count / p + (j < count % p);
+        disp[j] = off;
+        off += cnt[j];
+    }
+}
+
+/* Ring reduce-scatter of input over chunks (cnt, disp): afterwards rank r
+ * holds in work the full reduction of chunk (r + shift) % p. Commutative
+ * ops only (each chunk is combined in ring order). When work is not input,
+ * a partial result is received straight into work and combined there with
+ * the input, which is only read: no copy of the input is made. When they
+ * are the same buffer, partials go through a scratch chunk. Every chunk of
+ * work but the one sent first is written. */
+static void reduce_scatter_ring(rtmpi_sched_t *s, cinfo_t *ci, const void *input, void *work,
+                                const int *cnt, const int *disp, MPI_Datatype dt, MPI_Op op,
+                                int shift)
+{
+    int p = ci->size, r = ci->rank, maxc = 0;
+    int right = (r + 1) % p, left = (r - 1 + p) % p;
+    void *tmp = NULL;
+
+    if (work == input) {
+        for (int j = 0; j < p; j++)
+            if (cnt[j] > maxc)
+                maxc = cnt[j];
+        tmp = rtmpi_sched_tmp_dt(s, maxc, dt);
+        if (!tmp)
+            return;
+    }
+    rtmpi_sched_round(s);
+    for (int step = 0; step < p - 1; step++) {
+        int sj = (r + shift - 1 - step + 2 * p) % p, rj = (r + shift - 2 - step + 2 * p) % p;
+
+        /* chunk sj is this rank's input at the first step, afterwards the
+         * partial it combined in the step before */
+        rtmpi_sched_send(s, at(step == 0 ? input : work, disp[sj], dt), cnt[sj], dt, right);
+        if (tmp) {
+            rtmpi_sched_recv(s, tmp, cnt[rj], dt, left);
+            rtmpi_sched_round(s);
+            rtmpi_sched_reduce(s, tmp, at(work, disp[rj], dt), cnt[rj], dt, op);
+        } else {
+            rtmpi_sched_recv(s, at(work, disp[rj], dt), cnt[rj], dt, left);
+            rtmpi_sched_round(s);
+            rtmpi_sched_reduce(s, at(input, disp[rj], dt), at(work, disp[rj], dt), cnt[rj], dt, op);
+        }
+    }
+    rtmpi_sched_round(s);
+}
+
+/* ---- Reduce ----
+ *
+ * Small: binomial tree. Ranks of a subtree are consecutive, so combining
+ * "lower subtree op upper subtree" keeps rank order; a non-commutative op
+ * therefore reduces on a tree rooted at rank 0 and the result travels to
+ * the root afterwards. No copy of the input is made: a leaf sends its
+ * input, a commutative reduction accumulates in the receive buffer at the
+ * root.
+ * Large, commutative op: ring reduce-scatter, then every rank sends the
+ * chunk it reduced to the root, so the p ranks share the arithmetic and
+ * each moves about 2x its data instead of log2(p) x. */
+static void reduce_rs_gather(rtmpi_sched_t *s, cinfo_t *ci, const void *input, void *rbuf,
+                             int count, MPI_Datatype dt, MPI_Op op, int root)
+{
+    int p = ci->size, r = ci->rank;
+    int *cnt = rtmpi_sched_tmp(s, 2 * (size_t)p * sizeof(int)), *disp;
+
+    if (!cnt)
+        return;
+    disp = cnt + p;
+    chunks(count, p, cnt, disp);
+    /* the root works in its receive buffer (which then needs no gather of
+     * its own chunk); the others in scratch */
+    void *work = r == root ? rbuf : rtmpi_sched_tmp_dt(s, count, dt);
+    if (!work)
+        return;
+    reduce_scatter_ring(s, ci, input, work, cnt, disp, dt, op, 0);
+    if (r != root) {
+        rtmpi_sched_send(s, at(work, disp[r], dt), cnt[r], dt, root);
+    } else {
+        for (int j = 0; j < p; j++)
+            if (j != root)
+                rtmpi_sched_recv(s, at(rbuf, disp[j], dt), cnt[j], dt, j);
+    }
+    rtmpi_sched_round(s);
+}
+
 static int build_reduce(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, void *rbuf, int count,
                         MPI_Datatype dt, MPI_Op op, int root)
 {
-    int p = ci->size, r = ci->rank;
-    int troot = rtmpi_op_commutative(op) ? root : 0;
-    int vr = (r - troot + p) % p;
+    int p = ci->size, r = ci->rank, commute = rtmpi_op_commutative(op);
+    int troot = commute ? root : 0;
+    int vr = (r - troot + p) % p, parent = -1, nchild = 0;
     const void *input = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    size_t bytes = (size_t)count * (size_t)rtmpi_dtype_get(dt)->size;
 
     if (count == 0)
         return MPI_SUCCESS;
@@ -210,34 +295,76 @@ static int build_reduce(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, void *r
             rtmpi_sched_copy(s, sbuf, count, dt, rbuf, count, dt);
         return rtmpi_sched_failed(s);
     }
-    void *acc = rtmpi_sched_tmp_dt(s, count, dt), *spare = rtmpi_sched_tmp_dt(s, count, dt);
-    if (!acc || !spare)
+    if (commute && count >= p && bytes >= rtm_config.mpi_reduce_large) {
+        reduce_rs_gather(s, ci, input, rbuf, count, dt, op, root);
         return rtmpi_sched_failed(s);
-    rtmpi_sched_round(s);
-    rtmpi_sched_copy(s, input, count, dt, acc, count, dt);
+    }
     for (int mask = 1; mask < p; mask <<= 1) {
         if (vr & mask) {
-            rtmpi_sched_send(s, acc, count, dt, (vr - mask + troot) % p);
-            rtmpi_sched_round(s);
+            parent = (vr - mask + troot) % p;
             break;
         }
-        if (vr + mask < p) {
-            rtmpi_sched_recv(s, spare, count, dt, (vr + mask + troot) % p);
-            rtmpi_sched_round(s);
-            /* spare = acc op child: acc holds the lower ranks */
-            rtmpi_sched_reduce(s, acc, spare, count, dt, op);
-            void *t = acc;
-            acc = spare;
-            spare = t;
-        }
+        if (vr + mask < p)
+            nchild++;
     }
     rtmpi_sched_round(s);
-    if (vr == 0) {
-        if (r == root)
-            rtmpi_sched_copy(s, acc, count, dt, rbuf, count, dt);
-        else
-            rtmpi_sched_send(s, acc, count, dt, root);
-    } else if (r == root) {
+    const void *acc = input;     /* this subtree's reduction so far */
+    if (nchild > 0 && commute) {
+        /* Accumulate in one writable buffer W: the receive buffer at the
+         * root, scratch elsewhere. The first child lands in W and is
+         * combined with the input; later children go through scratch. */
+        void *w = r == root ? rbuf : rtmpi_sched_tmp_dt(s, count, dt), *spare = NULL;
+        int first = w != input;
+
+        if (!w)
+            return rtmpi_sched_failed(s);
+        if (nchild > (first ? 1 : 0) && !(spare = rtmpi_sched_tmp_dt(s, count, dt)))
+            return rtmpi_sched_failed(s);
+        for (int mask = 1, k = 0; mask < p && !(vr & mask); mask <<= 1) {
+            if (vr + mask >= p)
+                continue;
+            int child = (vr + mask + troot) % p;
+            if (k++ == 0 && first) {
+                rtmpi_sched_recv(s, w, count, dt, child);
+                rtmpi_sched_round(s);
+                rtmpi_sched_reduce(s, input, w, count, dt, op);
+            } else {
+                rtmpi_sched_recv(s, spare, count, dt, child);
+                rtmpi_sched_round(s);
+                rtmpi_sched_reduce(s, spare, w, count, dt, op);
+            }
+        }
+        acc = w;
+    } else if (nchild > 0) {
+        /* Rank order: acc (lower ranks) op child (upper ranks), computed
+         * into the child's buffer; two buffers alternate. At the root the
+         * last child is received into the receive buffer when that is
+         * not the input, so the result needs no copy. */
+        void *t[2] = { rtmpi_sched_tmp_dt(s, count, dt), NULL };
+
+        if (!t[0] || (nchild > 1 && !(t[1] = rtmpi_sched_tmp_dt(s, count, dt))))
+            return rtmpi_sched_failed(s);
+        for (int mask = 1, k = 0; mask < p && !(vr & mask); mask <<= 1) {
+            if (vr + mask >= p)
+                continue;
+            int child = (vr + mask + troot) % p;
+            void *into = t[k % 2];
+            if (++k == nchild && r == root && sbuf != MPI_IN_PLACE)
+                into = rbuf;
+            rtmpi_sched_recv(s, into, count, dt, child);
+            rtmpi_sched_round(s);
+            rtmpi_sched_reduce(s, acc, into, count, dt, op);
+            acc = into;
+        }
+    }
+    if (parent >= 0)
+        rtmpi_sched_send(s, acc, count, dt, parent);
+    rtmpi_sched_round(s);
+    if (vr == 0 && r != root) {
+        rtmpi_sched_send(s, acc, count, dt, root);
+    } else if (vr == 0 && acc != rbuf) {
+        rtmpi_sched_copy(s, acc, count, dt, rbuf, count, dt);
+    } else if (r == root && vr != 0) {
         rtmpi_sched_recv(s, rbuf, count, dt, troot);
     }
     rtmpi_sched_round(s);
@@ -300,43 +427,6 @@ static void allreduce_recdbl(rtmpi_sched_t *s, cinfo_t *ci, void *rbuf, int coun
     rtmpi_sched_round(s);
 }
 
-/* Element ranges of p chunks of count elements. */
-static void chunks(int count, int p, int *cnt, int *disp)
-{
-    for (int j = 0, off = 0; j < p; j++) {
-        cnt[j] = count / p + (j < count % p);
-        disp[j] = off;
-        off += cnt[j];
-    }
-}
-
-/* Ring reduce-scatter over chunks (cnt, disp) of work: afterwards rank r
- * holds the full reduction of chunk (r + shift) % p in work. Commutative
- * ops only (each chunk is combined in ring order). */
-static void reduce_scatter_ring(rtmpi_sched_t *s, cinfo_t *ci, void *work, const int *cnt,
-                                const int *disp, MPI_Datatype dt, MPI_Op op, int shift)
-{
-    int p = ci->size, r = ci->rank, maxc = 0;
-    int right = (r + 1) % p, left = (r - 1 + p) % p;
-
-    for (int j = 0; j < p; j++)
-        if (cnt[j] > maxc)
-            maxc = cnt[j];
-    void *tmp = rtmpi_sched_tmp_dt(s, maxc, dt);
-    if (!tmp)
-        return;
-    rtmpi_sched_round(s);
-    for (int step = 0; step < p - 1; step++) {
-        int sj = (r + shift - 1 - step + 2 * p) % p, rj = (r + shift - 2 - step + 2 * p) % p;
-
-        rtmpi_sched_send(s, at(work, disp[sj], dt), cnt[sj], dt, right);
-        rtmpi_sched_recv(s, tmp, cnt[rj], dt, left);
-        rtmpi_sched_round(s);
-        rtmpi_sched_reduce(s, tmp, at(work, disp[rj], dt), cnt[rj], dt, op);
-    }
-    rtmpi_sched_round(s);
-}
-
 static int build_allreduce(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, void *rbuf,
                            int count, MPI_Datatype dt, MPI_Op op)
 {
@@ -345,20 +435,17 @@ static int build_allreduce(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, void
 
     if (count == 0)
         return MPI_SUCCESS;
-    if (sbuf != MPI_IN_PLACE)
-        rtmpi_sched_copy(s, sbuf, count, dt, rbuf, count, dt);
-    if (p == 1)
-        return rtmpi_sched_failed(s);
-    if (rtmpi_op_commutative(op) && count >= p &&
-        (size_t)count * (size_t)d->size >= ALLREDUCE_RING_MIN) {
+    if (rtmpi_op_commutative(op) && count >= p && p > 1 &&
+        (size_t)count * (size_t)d->size >= rtm_config.mpi_allreduce_ring) {
         int *cnt = rtmpi_sched_tmp(s, 2 * (size_t)p * sizeof(int)), *disp;
 
         if (!cnt)
             return rtmpi_sched_failed(s);
         disp = cnt + p;
         chunks(count, p, cnt, disp);
-        /* after the reduce-scatter rank r owns chunk r */
-        reduce_scatter_ring(s, ci, rbuf, cnt, disp, dt, op, 0);
+        /* after the reduce-scatter rank r owns chunk r; the input is read
+         * where it is, the allgather fills the one chunk left unwritten */
+        reduce_scatter_ring(s, ci, sbuf == MPI_IN_PLACE ? rbuf : sbuf, rbuf, cnt, disp, dt, op, 0);
         int r = ci->rank, right = (r + 1) % p, left = (r - 1 + p) % p;
         for (int step = 0; step < p - 1; step++) {
             int sj = (r - step + p) % p, rj = (r - step - 1 + p) % p;
@@ -368,7 +455,10 @@ static int build_allreduce(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, void
             rtmpi_sched_round(s);
         }
     } else {
-        allreduce_recdbl(s, ci, rbuf, count, dt, op);
+        if (sbuf != MPI_IN_PLACE)
+            rtmpi_sched_copy(s, sbuf, count, dt, rbuf, count, dt);
+        if (p > 1)
+            allreduce_recdbl(s, ci, rbuf, count, dt, op);
     }
     return rtmpi_sched_failed(s);
 }
@@ -487,7 +577,7 @@ static int build_allgatherv(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, int
     if (p == 1)
         return rtmpi_sched_failed(s);
     size_t total = (size_t)rcount * (size_t)rtmpi_dtype_get(rtype)->size * (size_t)p;
-    if (!rcounts && total < ALLGATHER_RING_MIN)
+    if (!rcounts && total < rtm_config.mpi_allgather_ring)
         allgather_bruck(s, ci, rbuf, rcount, rtype);
     else
         allgather_ring(s, ci, rbuf, rcounts, displs, rcount, rtype);
@@ -585,9 +675,9 @@ static int build_reduce_scatter(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf,
     if (!work)
         return rtmpi_sched_failed(s);
     rtmpi_sched_round(s);
-    rtmpi_sched_copy(s, input, total, dt, work, total, dt);
     if (rtmpi_op_commutative(op) && p > 1) {
-        reduce_scatter_ring(s, ci, work, rcounts, disp, dt, op, 0);
+        /* work is scratch: the input is only read */
+        reduce_scatter_ring(s, ci, input, work, rcounts, disp, dt, op, 0);
         rtmpi_sched_copy(s, at(work, disp[r], dt), rcounts[r], dt, rbuf, rcounts[r], dt);
         rtmpi_sched_round(s);
     } else {
@@ -597,6 +687,7 @@ static int build_reduce_scatter(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf,
 
         if (!all)
             return rtmpi_sched_failed(s);
+        rtmpi_sched_copy(s, input, total, dt, work, total, dt);
         rc = build_reduce(s, ci, work, all, total, dt, op, 0);
         if (rc)
             return rc;
@@ -1078,7 +1169,7 @@ static int alltoall(const char *fn, int kind, const void *sendbuf, const int *se
         }
         block += (size_t)a->rcounts[i] * (size_t)rtmpi_dtype_get(rt)->size;
     }
-    int pairwise = p > 2 && block / (size_t)p >= ALLTOALL_PAIRWISE_MIN;
+    int pairwise = p > 2 && block / (size_t)p >= rtm_config.mpi_alltoall_pairwise;
     return launch(fn, ci, s, build_alltoallw(s, ci, a, in_place, pairwise), request);
 }
 

@@ -38,18 +38,122 @@ struct rtmpi_sched {
     int         round;          /* round being built */
     int         cur, started;   /* execution: first step of the running round */
     int         done, error, build_error;
-    void      **tmps;
+    struct scratch *tmps;
     int         ntmps, tmpcap;
     struct rtmpi_sched *next_active;
 };
 
 static rtmpi_sched_t *active;   /* nonblocking collectives in flight */
 
+/* Finished schedules kept with their step and scratch arrays, so a small
+ * collective allocates nothing once the first few have run. */
+#define SCHED_FREE_MAX 4
+static rtmpi_sched_t *sched_free_list[SCHED_FREE_MAX];
+static int sched_nfree;
+
+/* Scratch blocks of finished schedules, kept for the next collective.
+ * A large block freed to glibc goes back to the kernel (brk trim or
+ * munmap), so allocating it per call made every collective fault in each
+ * of its pages again: MPI_Reduce of 1 MiB spent ~6 ms of its time in page
+ * faults on this VM (docs/collectives.md). Up to RTM_MPI_COLL_SCRATCH bytes
+ * stay allocated, in at most SCRATCH_SLOTS blocks. Small blocks are cheap
+ * to malloc and are not kept. */
+struct scratch {
+    void  *p;
+    size_t len;
+};
+#define SCRATCH_SLOTS    8
+#define SCRATCH_MIN_KEEP 4096
+static struct scratch scratch_cache[SCRATCH_SLOTS];
+static size_t scratch_cached_bytes;
+
+/* The smallest cached block of at least `bytes`, else a new one. */
+static struct scratch scratch_get(size_t bytes)
+{
+    int best = -1;
+
+    for (int i = 0; i < SCRATCH_SLOTS; i++)
+        if (scratch_cache[i].p && scratch_cache[i].len >= bytes &&
+            (best < 0 || scratch_cache[i].len < scratch_cache[best].len))
+            best = i;
+    if (best >= 0) {
+        struct scratch b = scratch_cache[best];
+
+        scratch_cache[best].p = NULL;
+        scratch_cached_bytes -= b.len;
+        return b;
+    }
+    return (struct scratch){ malloc(bytes), bytes };
+}
+
+/* Keeps b for later when it fits the budget, evicting smaller blocks. */
+static void scratch_put(struct scratch b)
+{
+    size_t budget = rtm_config.mpi_coll_scratch;
+
+    if (b.len < SCRATCH_MIN_KEEP || b.len > budget) {
+        free(b.p);
+        return;
+    }
+    for (;;) {
+        int slot = -1, smallest = -1;
+
+        for (int i = 0; i < SCRATCH_SLOTS; i++) {
+            if (!scratch_cache[i].p)
+                slot = i;
+            else if (smallest < 0 || scratch_cache[i].len < scratch_cache[smallest].len)
+                smallest = i;
+        }
+        if (slot >= 0 && scratch_cached_bytes + b.len <= budget) {
+            scratch_cache[slot] = b;
+            scratch_cached_bytes += b.len;
+            return;
+        }
+        if (smallest < 0 || scratch_cache[smallest].len > b.len) {
+            free(b.p);
+            return;
+        }
+        free(scratch_cache[smallest].p);
+        scratch_cached_bytes -= scratch_cache[smallest].len;
+        scratch_cache[smallest].p = NULL;
+    }
+}
+
+void rtmpi_sched_finalize(void)
+{
+    while (sched_nfree > 0) {
+        rtmpi_sched_t *s = sched_free_list[--sched_nfree];
+
+        free(s->tmps);
+        free(s->steps);
+        free(s);
+    }
+    for (int i = 0; i < SCRATCH_SLOTS; i++) {
+        free(scratch_cache[i].p);
+        scratch_cache[i].p = NULL;
+    }
+    scratch_cached_bytes = 0;
+}
+
 rtmpi_sched_t *rtmpi_sched_new(MPI_Comm comm)
 {
     rtmpi_comm_t *c = rtmpi_comm_get(comm);
-    rtmpi_sched_t *s = calloc(1, sizeof(*s));
+    rtmpi_sched_t *s;
 
+    if (sched_nfree > 0) {
+        s = sched_free_list[--sched_nfree];
+        step_t *steps = s->steps;
+        struct scratch *tmps = s->tmps;
+        int cap = s->cap, tmpcap = s->tmpcap;
+
+        memset(s, 0, sizeof(*s));
+        s->steps = steps;
+        s->cap = cap;
+        s->tmps = tmps;
+        s->tmpcap = tmpcap;
+    } else {
+        s = calloc(1, sizeof(*s));
+    }
     if (!s)
         return NULL;
     s->comm = comm;
@@ -148,11 +252,11 @@ int rtmpi_sched_copy(rtmpi_sched_t *s, const void *sbuf, MPI_Count scount, MPI_D
 
 void *rtmpi_sched_tmp(rtmpi_sched_t *s, size_t bytes)
 {
-    void *p;
+    struct scratch b;
 
     if (s->ntmps == s->tmpcap) {
         int cap = s->tmpcap ? s->tmpcap * 2 : 4;
-        void **t = realloc(s->tmps, (size_t)cap * sizeof(*t));
+        struct scratch *t = realloc(s->tmps, (size_t)cap * sizeof(*t));
 
         if (!t) {
             s->build_error = MPI_ERR_NO_MEM;
@@ -161,13 +265,13 @@ void *rtmpi_sched_tmp(rtmpi_sched_t *s, size_t bytes)
         s->tmps = t;
         s->tmpcap = cap;
     }
-    p = malloc(bytes ? bytes : 1);
-    if (!p) {
+    b = scratch_get(bytes ? bytes : 1);
+    if (!b.p) {
         s->build_error = MPI_ERR_NO_MEM;
         return NULL;
     }
-    s->tmps[s->ntmps++] = p;
-    return p;
+    s->tmps[s->ntmps++] = b;
+    return b.p;
 }
 
 void *rtmpi_sched_tmp_dt(rtmpi_sched_t *s, MPI_Count count, MPI_Datatype dt)
@@ -282,7 +386,11 @@ int rtmpi_sched_error(rtmpi_sched_t *s)
 void rtmpi_sched_free(rtmpi_sched_t *s)
 {
     for (int i = 0; i < s->ntmps; i++)
-        free(s->tmps[i]);
+        scratch_put(s->tmps[i]);
+    if (sched_nfree < SCHED_FREE_MAX) {
+        sched_free_list[sched_nfree++] = s;
+        return;
+    }
     free(s->tmps);
     free(s->steps);
     free(s);

@@ -91,6 +91,7 @@ int PMPI_Finalize(void)
      * hook finalization there. */
     rtmpi_comm_finalize();
     rtmpi_requests_finalize();
+    rtmpi_sched_finalize();
     rtmpi_dtype_finalize();
     rtmpi_group_finalize();
     st = rtm_finalize();

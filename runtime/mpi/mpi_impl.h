@@ -207,5 +207,7 @@ int rtmpi_sched_active(void);
 int rtmpi_sched_poll(struct rtmpi_sched *s);
 int rtmpi_sched_error(struct rtmpi_sched *s);
 void rtmpi_sched_free(struct rtmpi_sched *s);
+/* Frees the scratch blocks kept between collectives (MPI_Finalize). */
+void rtmpi_sched_finalize(void);
 
 #endif

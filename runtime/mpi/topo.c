@@ -10,6 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The objects whose addresses are MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY
+ * (see mpi.h); only their addresses matter. */
+int rtm_mpi_unweighted[1];
+int rtm_mpi_weights_empty[1];
+
 void rtmpi_topo_free(rtmpi_topo_t *t)
 {
     if (!t)

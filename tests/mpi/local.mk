@@ -6,7 +6,9 @@ MPITEST_PROGS = \
 	tests/mpi/mpi_coll \
 	tests/mpi/mpi_dtype \
 	tests/mpi/mpi_comm \
-	tests/mpi/mpi_errors
+	tests/mpi/mpi_errors \
+	tests/mpi/mpi_reqs \
+	tests/mpi/mpi_osu_api
 check_PROGRAMS += $(MPITEST_PROGS)
 noinst_HEADERS += tests/mpi/mpitest.h
 dist_noinst_SCRIPTS += tests/mpi/common.sh
@@ -21,6 +23,10 @@ tests_mpi_mpi_comm_LDADD = librtmsg.la
 tests_mpi_mpi_comm_LDFLAGS = $(MPITEST_LINK_FLAGS)
 tests_mpi_mpi_errors_LDADD = librtmsg.la
 tests_mpi_mpi_errors_LDFLAGS = $(MPITEST_LINK_FLAGS)
+tests_mpi_mpi_reqs_LDADD = librtmsg.la
+tests_mpi_mpi_reqs_LDFLAGS = $(MPITEST_LINK_FLAGS)
+tests_mpi_mpi_osu_api_LDADD = librtmsg.la
+tests_mpi_mpi_osu_api_LDFLAGS = $(MPITEST_LINK_FLAGS)
 
 MPITEST_DRIVERS = \
 	tests/mpi/mpi_p2p.sh \
@@ -28,6 +34,8 @@ MPITEST_DRIVERS = \
 	tests/mpi/mpi_dtype.sh \
 	tests/mpi/mpi_comm.sh \
 	tests/mpi/mpi_errors.sh \
+	tests/mpi/mpi_reqs.sh \
+	tests/mpi/mpi_osu_api.sh \
 	tests/mpi/mpi_wrappers.sh
 dist_noinst_SCRIPTS += $(MPITEST_DRIVERS)
 TESTS += $(MPITEST_DRIVERS)
