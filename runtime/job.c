@@ -9,7 +9,10 @@
 #include "runtime/runtime.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/rtconfig.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <pmix.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,70 +34,257 @@ static rtm_status_t pmi_get(int rank, const char *key, pmix_value_t **val_p)
         return rtm_error_set(rc == PMIX_ERR_NOT_FOUND ? RTM_ERR_UNREACHABLE : RTM_ERR_PMIX,
                              "PMIx_Get(%s, rank %d) failed: %s", key, rank,
                              PMIx_Error_string(rc));
+    if (*val_p == NULL)
+        return rtm_error_set(RTM_ERR_PMIX, "PMIx_Get(%s, rank %d) returned no value", key, rank);
     return RTM_OK;
+}
+
+/* The standard gives each key one type (PMIX_NODEID uint32, PMIX_LOCAL_RANK
+ * uint16, PMIX_LOCALLDR a rank), but servers are free to differ (Slurm and
+ * Open MPI already disagree on PMIX_APPNUM and PMIX_GLOBAL_RANK): any
+ * integer type, or a decimal string, is taken when the value is in range. */
+static rtm_status_t pmi_value_uint(const pmix_value_t *val, const char *key, unsigned *value_p)
+{
+    unsigned long long u = 0;
+    long long i = 0;
+    int is_signed = 0;
+    char *end;
+
+    switch (val->type) {
+    case PMIX_UINT8:     u = val->data.uint8; break;
+    case PMIX_UINT16:    u = val->data.uint16; break;
+    case PMIX_UINT32:    u = val->data.uint32; break;
+    case PMIX_UINT64:    u = val->data.uint64; break;
+    case PMIX_UINT:      u = val->data.uint; break;
+    case PMIX_SIZE:      u = val->data.size; break;
+    case PMIX_PROC_RANK: u = val->data.rank; break;
+    case PMIX_INT8:      i = val->data.int8; is_signed = 1; break;
+    case PMIX_INT16:     i = val->data.int16; is_signed = 1; break;
+    case PMIX_INT32:     i = val->data.int32; is_signed = 1; break;
+    case PMIX_INT64:     i = val->data.int64; is_signed = 1; break;
+    case PMIX_INT:       i = val->data.integer; is_signed = 1; break;
+    case PMIX_STRING:
+        if (val->data.string == NULL || val->data.string[0] < '0' || val->data.string[0] > '9')
+            goto err_type;
+        errno = 0;
+        u = strtoull(val->data.string, &end, 10);
+        if (errno != 0 || *end != '\0')
+            goto err_type;
+        break;
+    default:
+        goto err_type;
+    }
+    if (is_signed) {
+        if (i < 0)
+            return rtm_error_set(RTM_ERR_PMIX, "PMIx key %s holds a negative value %lld", key, i);
+        u = (unsigned long long)i;
+    }
+    if (u > INT_MAX)
+        return rtm_error_set(RTM_ERR_PMIX, "PMIx key %s holds %llu, out of range", key, u);
+    *value_p = (unsigned)u;
+    return RTM_OK;
+
+err_type:
+    return rtm_error_set(RTM_ERR_PMIX, "PMIx key %s has unexpected type %s", key,
+                         PMIx_Data_type_string(val->type));
 }
 
 static rtm_status_t pmi_get_uint(int rank, const char *key, unsigned *value_p)
 {
     pmix_value_t *val;
     rtm_status_t status = pmi_get(rank, key, &val);
-    unsigned v;
 
     if (status != RTM_OK)
         return status;
-    switch (val->type) {
-    case PMIX_UINT32:  v = val->data.uint32; break;
-    case PMIX_UINT16:  v = val->data.uint16; break;
-    case PMIX_PROC_RANK: v = val->data.rank; break;
-    case PMIX_INT:     v = (unsigned)val->data.integer; break;
-    case PMIX_UINT:    v = val->data.uint; break;
-    default:
-        PMIX_VALUE_RELEASE(val);
-        return rtm_error_set(RTM_ERR_PMIX, "PMIx key %s has unexpected type %s", key,
-                             PMIx_Data_type_string(val->type));
-    }
+    status = pmi_value_uint(val, key, value_p);
     PMIX_VALUE_RELEASE(val);
-    *value_p = v;
-    return RTM_OK;
+    return status;
 }
 
-/* PMIX_LOCAL_PEERS is "r0,r1,...": the world ranks sharing this host. */
-static rtm_status_t pmi_local_peers(void)
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Sorts the local peer list and drops repeats. Every local rank derives its
+ * local rank (its index here) and the shared memory layout from this list,
+ * so all of them must see the same order whatever order the server used. */
+static void pmi_local_peers_normalize(void)
+{
+    int n = 0;
+
+    qsort(rtm_rt.local_peers, (size_t)rtm_rt.local_size, sizeof(int), cmp_int);
+    for (int i = 0; i < rtm_rt.local_size; i++) {
+        if (n == 0 || rtm_rt.local_peers[n - 1] != rtm_rt.local_peers[i])
+            rtm_rt.local_peers[n++] = rtm_rt.local_peers[i];
+    }
+    rtm_rt.local_size = n;
+}
+
+/* PMIX_LOCAL_PEERS is "r0,r1,...": the world ranks sharing this host. Spaces
+ * and "a-b" ranges are accepted too, so a server that compresses the list
+ * still works. RTM_ERR_UNREACHABLE when the server does not provide it. */
+static rtm_status_t pmi_local_peers_from_key(void)
 {
     pmix_value_t *val;
     rtm_status_t status = pmi_get(-1, PMIX_LOCAL_PEERS, &val);
     const char *p;
-    int n = 1;
+    int n = 0;
 
     if (status != RTM_OK)
         return status;
     if (val->type != PMIX_STRING || val->data.string == NULL) {
-        PMIX_VALUE_RELEASE(val);
-        return rtm_error_set(RTM_ERR_PMIX, "PMIX_LOCAL_PEERS is not a string");
+        status = rtm_error_set(RTM_ERR_PMIX, "rank %d (%s): PMIX_LOCAL_PEERS has type %s, "
+                               "not a string", rtm_rt.world_rank, rtm_rt.hostname,
+                               PMIx_Data_type_string(val->type));
+        goto out_release;
     }
-    for (p = val->data.string; *p; p++)
-        n += (*p == ',');
-    rtm_rt.local_peers = calloc((size_t)n, sizeof(int));
+    rtm_rt.local_peers = calloc((size_t)rtm_rt.world_size, sizeof(int));
     if (rtm_rt.local_peers == NULL) {
-        PMIX_VALUE_RELEASE(val);
-        return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for %d local peers", n);
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for %d local peers",
+                               rtm_rt.world_size);
+        goto out_release;
     }
-    rtm_rt.local_size = 0;
     p = val->data.string;
-    while (*p) {
+    for (;;) {
+        long first, last;
         char *end;
-        long r = strtol(p, &end, 10);
 
-        if (end == p || r < 0 || r >= rtm_rt.world_size) {
-            rtm_error_set(RTM_ERR_PMIX, "PMIX_LOCAL_PEERS \"%s\" holds an invalid rank",
-                          val->data.string);
-            PMIX_VALUE_RELEASE(val);
-            return RTM_ERR_PMIX;
+        while (*p == ' ' || *p == ',')
+            p++;
+        if (*p == '\0')
+            break;
+        first = strtol(p, &end, 10);
+        last = first;
+        if (end != p && *end == '-') {
+            p = end + 1;
+            last = strtol(p, &end, 10);
         }
-        rtm_rt.local_peers[rtm_rt.local_size++] = (int)r;
-        p = (*end == ',') ? end + 1 : end;
+        if (end == p || first < 0 || last < first || last >= rtm_rt.world_size ||
+            (*end != '\0' && *end != ',' && *end != ' ') ||
+            n + (last - first) >= rtm_rt.world_size) {
+            status = rtm_error_set(RTM_ERR_PMIX, "rank %d (%s): PMIX_LOCAL_PEERS \"%s\" holds "
+                                   "an invalid rank for a job of %d", rtm_rt.world_rank,
+                                   rtm_rt.hostname, val->data.string, rtm_rt.world_size);
+            goto err_free_peers;
+        }
+        for (long r = first; r <= last; r++)
+            rtm_rt.local_peers[n++] = (int)r;
+        p = end;
     }
+    if (n == 0) {
+        status = rtm_error_set(RTM_ERR_PMIX, "rank %d (%s): PMIX_LOCAL_PEERS is empty",
+                               rtm_rt.world_rank, rtm_rt.hostname);
+        goto err_free_peers;
+    }
+    rtm_rt.local_size = n;
     PMIX_VALUE_RELEASE(val);
+    return RTM_OK;
+
+err_free_peers:
+    free(rtm_rt.local_peers);
+    rtm_rt.local_peers = NULL;
+out_release:
+    PMIX_VALUE_RELEASE(val);
+    return status;
+}
+
+/* The host name of a world rank as PMIx gives it (PMIX_HOSTNAME), cached;
+ * NULL when the server does not say. */
+static const char *pmi_hostname_of(int rank)
+{
+    pmix_value_t *val;
+
+    if (pmi_hostnames[rank] == NULL && pmi_get(rank, PMIX_HOSTNAME, &val) == RTM_OK) {
+        if (val->type == PMIX_STRING && val->data.string != NULL)
+            pmi_hostnames[rank] = strdup(val->data.string);
+        PMIX_VALUE_RELEASE(val);
+    }
+    return pmi_hostnames[rank];
+}
+
+/* Without PMIX_LOCAL_PEERS: the ranks whose PMIX_NODEID is ours, else those
+ * whose PMIX_HOSTNAME is ours. One PMIx_Get per rank, so only a fallback.
+ * RTM_ERR_UNREACHABLE when the server gives neither key for some rank. */
+static rtm_status_t pmi_local_peers_by_rank(int have_node_id, unsigned my_node)
+{
+    const char *my_host = NULL;
+    int n = 0;
+
+    if (!have_node_id) {
+        my_host = pmi_hostname_of(rtm_rt.world_rank);
+        if (my_host == NULL)
+            return rtm_error_set(RTM_ERR_UNREACHABLE, "PMIx gives neither PMIX_NODEID nor "
+                                 "PMIX_HOSTNAME of rank %d", rtm_rt.world_rank);
+    }
+    rtm_rt.local_peers = calloc((size_t)rtm_rt.world_size, sizeof(int));
+    if (rtm_rt.local_peers == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for %d local peers",
+                             rtm_rt.world_size);
+    for (int r = 0; r < rtm_rt.world_size; r++) {
+        int same;
+
+        if (r == rtm_rt.world_rank) {
+            same = 1;
+        } else if (have_node_id) {
+            unsigned node;
+
+            if (pmi_get_uint(r, PMIX_NODEID, &node) != RTM_OK)
+                goto err_unknown;
+            same = (node == my_node);
+        } else {
+            const char *host = pmi_hostname_of(r);
+
+            if (host == NULL)
+                goto err_unknown;
+            same = (strcmp(host, my_host) == 0);
+        }
+        if (same)
+            rtm_rt.local_peers[n++] = r;
+    }
+    rtm_rt.local_size = n;
+    return RTM_OK;
+
+err_unknown:
+    free(rtm_rt.local_peers);
+    rtm_rt.local_peers = NULL;
+    return rtm_error_set(RTM_ERR_UNREACHABLE, "PMIx does not say where all ranks run");
+}
+
+/* The ranks on this host. Every local rank must come to the same list, and
+ * every rank of the job to the same kind of answer (peer.c decides from
+ * local_size == world_size whether network transports open at all). */
+static rtm_status_t pmi_local_peers(int have_node_id, unsigned my_node)
+{
+    rtm_status_t status = pmi_local_peers_from_key();
+
+    if (status == RTM_ERR_UNREACHABLE) {
+        rtm_debug("PMIx server gives no PMIX_LOCAL_PEERS: finding local ranks by %s",
+                  have_node_id ? "PMIX_NODEID" : "PMIX_HOSTNAME");
+        status = pmi_local_peers_by_rank(have_node_id, my_node);
+    }
+    if (status == RTM_ERR_UNREACHABLE) {
+        /* Correct but slower: every peer is then reached over the network.
+         * Every rank finds the same; one warning per job is enough. */
+        if (rtm_rt.world_rank == 0)
+            rtm_warn("rank %d (%s): the PMIx server does not say which ranks share a host "
+                     "(%s); shared memory is not used", rtm_rt.world_rank, rtm_rt.hostname,
+                     rtm_last_error());
+        else
+            rtm_debug("no locality from PMIx (%s): shared memory is not used",
+                      rtm_last_error());
+        rtm_rt.local_peers = calloc(1, sizeof(int));
+        if (rtm_rt.local_peers == NULL)
+            return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory");
+        rtm_rt.local_peers[0] = rtm_rt.world_rank;
+        rtm_rt.local_size = 1;
+        return RTM_OK;
+    }
+    if (status != RTM_OK)
+        return status;
+    pmi_local_peers_normalize();
     return RTM_OK;
 }
 
@@ -114,16 +304,55 @@ static rtm_status_t job_init_singleton(void)
     return RTM_OK;
 }
 
+/* A launcher that started this process as one task of several but runs no
+ * PMIx server for it: srun without --mpi=pmix, MPICH's PMI-1 mpiexec. Each
+ * task would run alone as a singleton and "succeed"; better to stop and say
+ * how to launch. These variables are read here, not through the config
+ * table, because they are facts the launcher sets, not RTM_* tunables. */
+static rtm_status_t job_check_foreign_launch(const char *pmix_error)
+{
+    static const struct {
+        const char *size_var, *rank_var, *launcher, *hint;
+    } launchers[] = {
+        { "SLURM_STEP_NUM_TASKS", "SLURM_PROCID", "srun",
+          "launch with srun --mpi=pmix (or MpiDefault=pmix in slurm.conf), or with rtrun" },
+        { "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "Open MPI's mpirun",
+          "its PMIx server could not be reached; check that mpirun and librtmsg use "
+          "compatible PMIx libraries" },
+        { "PMI_SIZE", "PMI_RANK", "a PMI-1/PMI-2 launcher (MPICH's mpiexec?)",
+          "librtmsg needs a PMIx server: launch with rtrun, srun --mpi=pmix or Open MPI's "
+          "mpirun" },
+    };
+
+    for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
+        const char *size = getenv(launchers[i].size_var);
+        const char *rank = getenv(launchers[i].rank_var);
+
+        if (size != NULL && atoi(size) > 1)
+            return rtm_error_set(RTM_ERR_PMIX, "rank %s (%s): started by %s as one of %s tasks "
+                                 "(%s=%s) but no PMIx server answers (%s): the tasks would "
+                                 "run as unrelated singletons; %s",
+                                 rank ? rank : "?", rtm_rt.hostname, launchers[i].launcher,
+                                 size, launchers[i].size_var, size, pmix_error,
+                                 launchers[i].hint);
+    }
+    return RTM_OK;
+}
+
 rtm_status_t job_init(void)
 {
     pmix_status_t rc;
     rtm_status_t status;
-    unsigned v;
+    unsigned v, my_node = 0;
+    int have_node_id;
 
     snprintf(rtm_rt.hostname, sizeof(rtm_rt.hostname), "%s", rtm_log_hostname());
     rc = PMIx_Init(&pmi_me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
         /* No server to talk to: started without a launcher. */
+        status = job_check_foreign_launch(PMIx_Error_string(rc));
+        if (status != RTM_OK)
+            return status;
         rtm_debug("no PMIx server (%s): running as a singleton", PMIx_Error_string(rc));
         return job_init_singleton();
     }
@@ -131,64 +360,94 @@ rtm_status_t job_init(void)
     snprintf(rtm_rt.nspace, sizeof(rtm_rt.nspace), "%s", pmi_me.nspace);
     rtm_rt.world_rank = (int)pmi_me.rank;
 
+    /* PMIX_JOB_SIZE is the job's ranks; a server without it is taken to
+     * mean the universe is the job (a larger universe would only make a
+     * lookup of a missing rank fail, never a rank wait for one). */
     status = pmi_get_uint(-1, PMIX_JOB_SIZE, &v);
+    if (status == RTM_ERR_UNREACHABLE)
+        status = pmi_get_uint(-1, PMIX_UNIV_SIZE, &v);
     if (status != RTM_OK)
         goto err_finalize;
     rtm_rt.world_size = (int)v;
     if (rtm_rt.world_size < 1 || rtm_rt.world_rank >= rtm_rt.world_size) {
-        status = rtm_error_set(RTM_ERR_PMIX, "PMIx says rank %d in a job of %d",
-                               rtm_rt.world_rank, rtm_rt.world_size);
+        status = rtm_error_set(RTM_ERR_PMIX, "rank %d (%s): PMIx says the job has %d ranks",
+                               rtm_rt.world_rank, rtm_rt.hostname, rtm_rt.world_size);
         goto err_finalize;
     }
-    status = pmi_local_peers();
-    if (status != RTM_OK)
-        goto err_finalize;
-    rtm_rt.local_rank = -1;
-    for (int i = 0; i < rtm_rt.local_size; i++) {
-        if (rtm_rt.local_peers[i] == rtm_rt.world_rank)
-            rtm_rt.local_rank = i;
-    }
-    if (rtm_rt.local_rank < 0) {
-        status = rtm_error_set(RTM_ERR_PMIX, "PMIX_LOCAL_PEERS does not list rank %d itself",
-                               rtm_rt.world_rank);
-        goto err_finalize;
-    }
-    rtm_rt.num_nodes = 1;
-    if (pmi_get_uint(-1, PMIX_NUM_NODES, &v) == RTM_OK && v > 0)
-        rtm_rt.num_nodes = (int)v;
-    rtm_rt.node_id = 0;
-    if (pmi_get_uint(rtm_rt.world_rank, PMIX_NODEID, &v) == RTM_OK)
-        rtm_rt.node_id = (int)v;
     pmi_hostnames = calloc((size_t)rtm_rt.world_size, sizeof(char *));
     if (pmi_hostnames == NULL) {
         status = rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for %d host names",
                                rtm_rt.world_size);
         goto err_finalize;
     }
+    have_node_id = pmi_get_uint(rtm_rt.world_rank, PMIX_NODEID, &my_node) == RTM_OK;
+    status = pmi_local_peers(have_node_id, my_node);
+    if (status != RTM_OK)
+        goto err_free_hostnames;
+    rtm_rt.local_rank = -1;
+    for (int i = 0; i < rtm_rt.local_size; i++) {
+        if (rtm_rt.local_peers[i] == rtm_rt.world_rank)
+            rtm_rt.local_rank = i;
+    }
+    if (rtm_rt.local_rank < 0) {
+        status = rtm_error_set(RTM_ERR_PMIX, "rank %d (%s): the PMIx server's list of ranks "
+                               "on this host does not hold the rank itself",
+                               rtm_rt.world_rank, rtm_rt.hostname);
+        goto err_free_peers;
+    }
+    rtm_rt.num_nodes = 1;
+    if (pmi_get_uint(-1, PMIX_NUM_NODES, &v) == RTM_OK && v > 0)
+        rtm_rt.num_nodes = (int)v;
+    /* The node id names the shared memory segment, so the local ranks must
+     * agree on it; without PMIX_NODEID the lowest local rank does. */
+    rtm_rt.node_id = have_node_id ? (int)my_node : rtm_rt.local_peers[0];
+    rtm_debug("PMIx job %s: rank %d of %d, %d on this host (%s), node %d%s", rtm_rt.nspace,
+              rtm_rt.world_rank, rtm_rt.world_size, rtm_rt.local_size, rtm_rt.hostname,
+              rtm_rt.node_id, have_node_id ? "" : " (no PMIX_NODEID: lowest local rank)");
     return RTM_OK;
 
-err_finalize:
+err_free_peers:
     free(rtm_rt.local_peers);
     rtm_rt.local_peers = NULL;
+err_free_hostnames:
+    for (int i = 0; i < rtm_rt.world_size; i++)
+        free(pmi_hostnames[i]);
+    free(pmi_hostnames);
+    pmi_hostnames = NULL;
+err_finalize:
     PMIx_Finalize(NULL, 0);
     pmi_active = 0;
     return status;
 }
 
-/* The node index of a world rank: from PMIx, or this node for local peers. */
+/* The node index of a world rank: from PMIx, or this node for local peers.
+ * A server without PMIX_NODEID: the lowest rank on the peer's host (by
+ * PMIX_HOSTNAME), the same rule job_init uses for this rank's own node. */
 int job_peer_node(int peer)
 {
+    const char *host;
     unsigned v;
 
     if (rtm_rt.singleton || peer == rtm_rt.world_rank)
         return rtm_rt.node_id;
+    if (!pmi_active || peer < 0 || peer >= rtm_rt.world_size)
+        return -1;
     for (int i = 0; i < rtm_rt.local_size; i++) {
         if (rtm_rt.local_peers[i] == peer)
             return rtm_rt.node_id;
     }
     if (pmi_get_uint(peer, PMIX_NODEID, &v) == RTM_OK)
         return (int)v;
-    return -1;
+    host = pmi_hostname_of(peer);
+    if (host == NULL)
+        return -1;
+    for (int r = 0; r < peer; r++) {
+        const char *h = pmi_hostname_of(r);
+
+        if (h != NULL && strcmp(h, host) == 0)
+            return r;
+    }
+    return peer;
 }
 
 void job_finalize(void)
@@ -225,11 +484,15 @@ rtm_status_t job_publish(const char *key, const void *blob, size_t len)
     return RTM_OK;
 }
 
+/* After this every rank's addresses can be read: with RTM_PMIX_COLLECT=1
+ * the fence brings them all to every host at once; with 0 it only orders
+ * the commits before the lookups, and each PMIx_Get of a peer's key is
+ * served by its host's server on demand (direct modex). */
 rtm_status_t job_commit_and_fence(void)
 {
     pmix_info_t info;
     pmix_status_t rc;
-    bool collect = true;
+    bool collect = rtm_config.pmix_collect != 0;
 
     if (!pmi_active)
         return RTM_OK;
@@ -277,16 +540,12 @@ rtm_status_t job_lookup(int peer, const char *key, void **blob_p, size_t *len_p)
 
 const char *job_peer_hostname(int peer)
 {
-    pmix_value_t *val;
+    const char *host;
 
     if (peer == rtm_rt.world_rank || !pmi_active || peer < 0 || peer >= rtm_rt.world_size)
         return rtm_rt.hostname;
-    if (pmi_hostnames[peer] == NULL && pmi_get(peer, PMIX_HOSTNAME, &val) == RTM_OK) {
-        if (val->type == PMIX_STRING && val->data.string != NULL)
-            pmi_hostnames[peer] = strdup(val->data.string);
-        PMIX_VALUE_RELEASE(val);
-    }
-    return pmi_hostnames[peer] ? pmi_hostnames[peer] : "unknown host";
+    host = pmi_hostname_of(peer);
+    return host ? host : "unknown host";
 }
 
 void job_abort(int code, const char *message)
