@@ -198,6 +198,10 @@ static struct sib_dev *sib_dev_open(void)
     s = getenv("SOFTIB_CMA");
     dev->cma = !(s && !strcmp(s, "0"));
     sib_fault_parse(&dev->fault, getenv("SOFTIB_FAULT"));
+    s = getenv("SOFTIB_PIN");
+    sib_pin_enabled = s && *s && strcmp(s, "0");
+    s = getenv("SOFTIB_MEMLOCK");
+    dev->memlock = s && *s && strcmp(s, "0");
     s = getenv("SOFTIB_TRACE");
     dev->trace = s && *s && strcmp(s, "0");
     dev->next_qp_idx = dev->next_srq_idx = 1;

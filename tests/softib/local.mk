@@ -14,7 +14,8 @@ tests_softib_libsoftib_la_SOURCES = \
 	tests/softib/send.c \
 	tests/softib/recv.c \
 	tests/softib/progress.c \
-	tests/softib/xrc.c
+	tests/softib/xrc.c \
+	tests/softib/pin.c
 tests_softib_libsoftib_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS) -fvisibility=hidden
 tests_softib_libsoftib_la_LDFLAGS = $(AM_LDFLAGS) -avoid-version -no-undefined
 tests_softib_libsoftib_la_LIBADD = -lpthread
@@ -29,7 +30,8 @@ SOFTIB_TESTS = \
 	tests/softib/t_wc_errors \
 	tests/softib/t_ops \
 	tests/softib/t_two_proc \
-	tests/softib/t_xrc
+	tests/softib/t_xrc \
+	tests/softib/t_pin
 check_PROGRAMS += $(SOFTIB_TESTS)
 TESTS += $(SOFTIB_TESTS)
 SOFTIB_TEST_LDADD = tests/softib/libsoftib_test.la tests/softib/libsoftib.la
@@ -43,6 +45,8 @@ tests_softib_t_two_proc_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_softib_t_two_proc_LDADD = $(SOFTIB_TEST_LDADD)
 tests_softib_t_xrc_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_softib_t_xrc_LDADD = $(SOFTIB_TEST_LDADD)
+tests_softib_t_pin_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_softib_t_pin_LDADD = $(SOFTIB_TEST_LDADD)
 
 # acceptance: unmodified Debian tools under LD_PRELOAD (acceptance.sh)
 SOFTIB_ACCEPTANCE = \

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "softib.h"
@@ -78,10 +79,22 @@ static void sib_mr_publish(struct sib_dev *dev, struct sib_mr *mr)
     atomic_store_explicit(&s->key, 0, memory_order_release);
     s->access = (uint32_t)mr->access;
     s->iova = mr->iova;
-    s->addr = (uint64_t)(uintptr_t)mr->ibv.addr;
+    s->addr = (uint64_t)(uintptr_t)(mr->view ? mr->view : mr->ibv.addr);
     s->length = mr->ibv.length;
     s->pd_id = mr->pd->id;
     atomic_store_explicit(&s->key, mr->ibv.rkey, memory_order_release);
+}
+
+/* pin.c: from now on the MR reads and writes `view` (its pinned pages) */
+void sib_mr_set_view(struct sib_dev *dev, struct sib_mr *mr, void *view)
+{
+    struct sib_shared_mr *s = &dev->shared->mr[mr->idx];
+    uint32_t key = atomic_load_explicit(&s->key, memory_order_acquire);
+
+    atomic_store_explicit(&s->key, 0, memory_order_release);
+    mr->view = view;
+    s->addr = (uint64_t)(uintptr_t)view;
+    atomic_store_explicit(&s->key, key, memory_order_release);
 }
 
 static int sib_check_access(int access)
@@ -133,6 +146,24 @@ static struct ibv_mr *sib_reg(struct ibv_pd *ibpd, void *addr, size_t len,
         return NULL;
     }
     pthread_mutex_lock(&dev->lock);
+    if (dev->memlock) {
+        /* as the kernel accounts pinned pages (whole pages, no capability
+         * exemption: the point is to test what an unprivileged user sees) */
+        struct rlimit rl;
+        long pg = sysconf(_SC_PAGESIZE);
+        uint64_t pages = ((uintptr_t)addr + len + (uintptr_t)pg - 1) / (uintptr_t)pg -
+                         (uintptr_t)addr / (uintptr_t)pg;
+
+        if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+            dev->mr_bytes + pages * (uint64_t)pg > rl.rlim_cur) {
+            pthread_mutex_unlock(&dev->lock);
+            free(mr);
+            errno = ENOMEM;
+            return NULL;
+        }
+        dev->mr_bytes += pages * (uint64_t)pg;
+        mr->pinned = pages * (uint64_t)pg;
+    }
     for (uint32_t i = 0; i < SIB_MAX_MR - 1; i++) {
         uint32_t cand = (dev->next_mr_idx + i - 1) % (SIB_MAX_MR - 1) + 1;
 
@@ -142,6 +173,7 @@ static struct ibv_mr *sib_reg(struct ibv_pd *ibpd, void *addr, size_t len,
         }
     }
     if (!idx) {
+        dev->mr_bytes -= mr->pinned;
         pthread_mutex_unlock(&dev->lock);
         free(mr);
         errno = ENOMEM;
@@ -162,6 +194,7 @@ static struct ibv_mr *sib_reg(struct ibv_pd *ibpd, void *addr, size_t len,
     mr->ibv.lkey = mr->ibv.rkey = idx << 8 | sib_key_tag;
     dev->mrs[idx] = mr;
     sib_mr_publish(dev, mr);
+    sib_pin_add(dev, mr);
     pthread_mutex_unlock(&dev->lock);
     return &mr->ibv;
 }
@@ -218,8 +251,11 @@ SIB_EXPORT int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd,
         errno = rc;
         return IBV_REREG_MR_ERR_INPUT;
     }
+    if (flags & IBV_REREG_MR_CHANGE_TRANSLATION)
+        sib_pin_del(mr);   /* pins the new pages instead */
     pthread_mutex_lock(&dev->lock);
     if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+        sib_pin_add(dev, mr);
         mr->ibv.addr = addr;
         mr->ibv.length = length;
         mr->iova = (uint64_t)(uintptr_t)addr;
@@ -248,7 +284,9 @@ SIB_EXPORT int ibv_dereg_mr(struct ibv_mr *ibmr)
     atomic_store_explicit(&dev->shared->mr[mr->idx].key, 0,
                           memory_order_release);
     dev->mrs[mr->idx] = NULL;
+    dev->mr_bytes -= mr->pinned;
     pthread_mutex_unlock(&dev->lock);
+    sib_pin_del(mr);
     free(mr);
     return 0;
 }
@@ -278,7 +316,7 @@ void *sib_mr_local(struct sib_dev *dev, struct sib_pd *pd, uint32_t lkey,
     if (!mr || mr->pd != pd || (mr->access & need_access) != need_access ||
         !sib_in_range(mr->iova, mr->ibv.length, addr, len))
         return NULL;
-    return (char *)mr->ibv.addr + (addr - mr->iova);
+    return (char *)(mr->view ? mr->view : mr->ibv.addr) + (addr - mr->iova);
 }
 
 void *sib_mr_remote(struct sib_dev *dev, uint32_t pd_id, uint32_t rkey,
@@ -290,7 +328,7 @@ void *sib_mr_remote(struct sib_dev *dev, uint32_t pd_id, uint32_t rkey,
         (mr->access & need_access) != need_access ||
         !sib_in_range(mr->iova, mr->ibv.length, addr, len))
         return NULL;
-    return (char *)mr->ibv.addr + (addr - mr->iova);
+    return (char *)(mr->view ? mr->view : mr->ibv.addr) + (addr - mr->iova);
 }
 
 bool sib_shared_mr_check(const struct sib_shared *sh, uint32_t pd_id,

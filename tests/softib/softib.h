@@ -212,6 +212,8 @@ struct sib_mr {
     int access;
     uint64_t iova;
     struct sib_pd *pd;
+    void *view;            /* SOFTIB_PIN: the pages it kept (pin.c), or NULL */
+    uint64_t pinned;       /* SOFTIB_MEMLOCK: bytes it counts against the limit */
 };
 
 struct sib_channel {
@@ -391,6 +393,8 @@ struct sib_dev {
     uint32_t poll_tick;
     bool have_outq;           /* some peer has queued packets */
     bool trace;               /* SOFTIB_TRACE=1: one stderr line per packet */
+    bool memlock;             /* SOFTIB_MEMLOCK=1: MRs count against RLIMIT_MEMLOCK */
+    uint64_t mr_bytes;        /* bytes registered (for SOFTIB_MEMLOCK) */
     struct sib_xrc_resp xrc_resp[64];
     uint32_t ack_qpns[64];    /* QPs with a deferred ACK */
     int n_ack;
@@ -430,6 +434,12 @@ void sib_fault_parse(struct sib_fault *f, const char *spec);
 /* ---------------------------------------------------------------- mr.c */
 struct sib_mr *sib_mr_lookup(struct sib_dev *dev, uint32_t key);
 /* translate [addr, addr+len) under lkey in pd needing access; NULL if bad */
+/* pin.c: SOFTIB_PIN=1 (an MR keeps its pages when the process remaps them) */
+extern bool sib_pin_enabled;
+void sib_pin_add(struct sib_dev *dev, struct sib_mr *mr);
+void sib_pin_del(struct sib_mr *mr);
+void sib_mr_set_view(struct sib_dev *dev, struct sib_mr *mr, void *view);
+
 void *sib_mr_local(struct sib_dev *dev, struct sib_pd *pd, uint32_t lkey,
                    uint64_t addr, uint64_t len, int need_access);
 /* same for an rkey arriving from the wire */

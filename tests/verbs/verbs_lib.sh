@@ -42,3 +42,21 @@ vrb_check_used() {
     fi
     return 0
 }
+
+# The connection mode under test (RTM_VERBS_CONN, default auto: full mesh for
+# these small jobs), printed once so a log says which mode ran.
+echo "== verbs connection mode: ${RTM_VERBS_CONN:-auto}"
+
+# vrb_check_qps LOG N WANT: every one of N ranks closed its verbs interface
+# holding WANT RC QPs (the debug line "rank R closing: ... held K RC QPs").
+vrb_check_qps() {
+    local log=$1 n=$2 want=$3 r k bad=0
+    for ((r = 0; r < n; r++)); do
+        k=$(sed -n "s/.*verbs: rank $r closing: .*, held \([0-9]*\) RC QPs.*/\1/p" "$log" | head -n 1)
+        if [ "$k" != "$want" ]; then
+            echo "FAIL: rank $r of $n held ${k:-?} RC QPs, expected $want" >&2
+            bad=1
+        fi
+    done
+    return $bad
+}

@@ -33,19 +33,24 @@
  *     8    16   gid            RoCE: the chosen GID; IB: the port GID (unused
  *                              unless the peer needs a GRH)
  *    24     1   mtu            enum ibv_mtu of the port (active MTU)
- *    25     1   flags          VRB_ADDR_F_GRH: peers must address us with a GRH
- *    26     2   reserved       0
- *    28     4   nqpn           number of entries in qpn[] (= world size)
+ *    25     1   flags          VRB_ADDR_F_GRH: peers must address us with a GRH;
+ *                              VRB_ADDR_F_ONDEMAND: we connect on demand
+ *    26     2   credits        full mesh: receive buffers each peer may fill
+ *    28     4   nqpn           number of entries in qpn[] (full mesh: world
+ *                              size; on demand: 0)
  *    32    32   host           hostname, NUL-padded (truncated), for messages
- *    64  4*n    qpn[n]         qpn[r]: our RC QP dedicated to world rank r
- *                              (0 for ourselves)
+ *    64     4   ud_qpn         on demand: our UD QP taking connection requests
+ *    68  4*n    qpn[n]         full mesh: qpn[r] is our RC QP dedicated to
+ *                              world rank r (0 for ourselves)
  *
- * RTM_TL_ADDR_MAX (512) therefore bounds full mesh at VRB_FULLMESH_MAX ranks.
+ * RTM_TL_ADDR_MAX (512) therefore bounds full mesh at VRB_FULLMESH_MAX ranks;
+ * the on-demand blob is 68 bytes whatever the job size.
  */
-#define VRB_ADDR_MAGIC  0x31425256u    /* "VRB1" */
+#define VRB_ADDR_MAGIC  0x32425256u    /* "VRB2" */
 #define VRB_LINK_IB     0
 #define VRB_LINK_ETH    1
 #define VRB_ADDR_F_GRH  0x01
+#define VRB_ADDR_F_ONDEMAND 0x02
 #define VRB_HOST_LEN    32
 
 typedef struct vrb_addr {
@@ -56,9 +61,10 @@ typedef struct vrb_addr {
     uint8_t  gid[16];
     uint8_t  mtu;
     uint8_t  flags;
-    uint16_t reserved;
+    uint16_t credits;
     uint32_t nqpn;
     char     host[VRB_HOST_LEN];
+    uint32_t ud_qpn;
     uint32_t qpn[];
 } vrb_addr_t;
 
@@ -82,6 +88,50 @@ typedef struct vrb_am_hdr {
 
 #define VRB_AM_CREDIT 0xff
 
+/*
+ * On-demand connection handshake, one UD datagram each way (vrb_conn.c):
+ *
+ *   offset size
+ *     0     4   magic     VRB_CONN_MAGIC
+ *     4     1   type      VRB_CONN_REQ or VRB_CONN_REP
+ *     5     1   mtu       sender's port MTU (enum ibv_mtu); the path takes the smaller
+ *     6     1   flags     VRB_ADDR_F_GRH: address the sender with a GRH
+ *     7     1   link      VRB_LINK_*
+ *     8     4   src       sender's world rank
+ *    12     4   dst       receiver's world rank (a misdelivered datagram is dropped)
+ *    16     4   qpn       sender's RC QP for this pair
+ *    20     4   psn       first PSN the sender sends with
+ *    24     4   peer_qpn  REP: the requester's QP this answers (a reply to an
+ *                         older request is dropped); REQ: 0
+ *    28     4   ud_qpn    sender's UD QP (where replies go)
+ *    32     2   lid       sender's LID (IB)
+ *    34     2   credits   receive buffers of the sender's SRQ granted to the receiver
+ *    36    16   gid       sender's GID (RoCE, or IB with a GRH)
+ *    52    32   host      sender's hostname, NUL-padded, for messages
+ *   = 84 bytes
+ */
+#define VRB_CONN_MAGIC 0x43425256u      /* "VRBC" */
+#define VRB_CONN_REQ   1
+#define VRB_CONN_REP   2
+
+typedef struct vrb_conn_msg {
+    uint32_t magic;
+    uint8_t  type;
+    uint8_t  mtu;
+    uint8_t  flags;
+    uint8_t  link;
+    int32_t  src;
+    int32_t  dst;
+    uint32_t qpn;
+    uint32_t psn;
+    uint32_t peer_qpn;
+    uint32_t ud_qpn;
+    uint16_t lid;
+    uint16_t credits;
+    uint8_t  gid[16];
+    char     host[VRB_HOST_LEN];
+} vrb_conn_msg_t;
+
 /* Packed remote key (in the runtime's RTS): 4 bytes, the MR's rkey. */
 #define VRB_RKEY_LEN 4
 
@@ -90,11 +140,20 @@ typedef struct vrb_am_hdr {
 #define VRB_SQ_DEPTH      128   /* send WRs per QP (sends and reads) */
 #define VRB_SIGNAL_EVERY  32    /* an unsignaled send is retired by a later signaled one */
 #define VRB_BOUNCE_COUNT  256   /* registered send buffers per rank */
-#define VRB_CTRL_SLACK    2     /* SRQ slots per peer beyond credits: credit-only messages */
+#define VRB_CTRL_SLACK    3     /* SRQ slots per peer beyond credits: credit-only messages
+                                   (2) and the on-demand "connected" hello (1) */
 #define VRB_POLL_BATCH    16
 #define VRB_READ_CHUNK    (1u << 20)  /* one RDMA Read moves at most this (or the port's max) */
 #define VRB_READS_INFLIGHT 8          /* RDMA Reads outstanding per get */
 #define VRB_MAX_INLINE    256         /* ask for this much inline data per send WR */
+
+/* on-demand connections */
+#define VRB_UD_DEPTH      64    /* UD receive buffers and send slots */
+#define VRB_UD_BUF        (40 + 128)  /* GRH area + one handshake datagram */
+#define VRB_UD_QKEY       0x52544d31u /* "RTM1": datagrams of other software are dropped */
+#define VRB_CONN_RTO_MIN  0.05  /* first retransmission of a request after 50 ms, */
+#define VRB_CONN_RTO_MAX  1.0   /* doubling up to one per second */
+#define VRB_SRQ_PEERS     64    /* on demand: SRQ holds full credits for this many peers */
 
 #define VRB_QP_TIMEOUT       18  /* 4.096 us * 2^18 = 1.07 s per try */
 #define VRB_QP_RETRY_CNT     7   /* 8 tries: a dead link surfaces after ~8.6 s */
@@ -115,14 +174,41 @@ typedef struct vrb_sq_slot {
 } vrb_sq_slot_t;
 
 /* A remote rank: its RC QP, flow control and send-queue bookkeeping. */
+/* Connection state of an endpoint (full mesh: IDLE or CONNECTED). */
+enum {
+    VRB_EP_IDLE = 0,      /* no QP yet (on demand), or peer not on verbs */
+    VRB_EP_CONNECTING,    /* we sent a request; our QP waits in INIT */
+    VRB_EP_ACCEPTED,      /* we answered a request; our QP is in RTS but the
+                             peer may not be in RTR yet: we wait for its first
+                             message before sending */
+    VRB_EP_CONNECTED,
+    VRB_EP_FAILED
+};
+
 typedef struct rtm_tl_ep {
     vrb_iface_t   *iface;
     int            peer;
-    int            connected;     /* QP in RTS (wireup found the peer's blob) */
+    int            connected;     /* QP in RTS and the peer's in RTR: may send */
     int            in_use;        /* handed to the runtime by ep_create */
     struct ibv_qp *qp;
     uint32_t       remote_qpn;
     char           host[VRB_HOST_LEN + 1];
+    /* the peer's address (from its blob or its handshake datagram) */
+    int            conn_state;    /* VRB_EP_* */
+    int            have_addr;
+    uint16_t       r_lid;
+    uint8_t        r_flags;
+    uint8_t        r_mtu;
+    uint8_t        r_gid[16];
+    uint32_t       r_ud_qpn;
+    struct ibv_ah *ud_ah;         /* on demand: where our datagrams to it go */
+    int            grant;         /* receive buffers of our SRQ granted to the peer */
+    int            peer_grant;    /* its grant to us, added to tx_credits once connected */
+    rtm_list_t     conn_link;     /* in iface->connecting while CONNECTING */
+    double         conn_start;
+    double         conn_next;     /* next retransmission of the request */
+    double         conn_rto;
+    int            conn_tries;
     /* flow control */
     int            tx_credits;    /* Sends the peer can still take */
     int            credits_owed;  /* buffers reposted for the peer, not yet told */
@@ -131,7 +217,7 @@ typedef struct rtm_tl_ep {
     uint64_t       sq_head;
     uint64_t       sq_tail;
     unsigned       sq_unsignaled;
-    vrb_sq_slot_t  slots[VRB_SQ_DEPTH];
+    vrb_sq_slot_t *slots;         /* VRB_SQ_DEPTH, allocated with the QP */
     rtm_list_t     pending_gets;  /* gets waiting for send-queue room */
 } vrb_ep_t;
 
@@ -140,6 +226,7 @@ struct vrb_get {
     rtm_list_t     link;
     vrb_ep_t      *ep;
     struct ibv_mr *mr;            /* local buffer, registered for this transfer */
+    struct vrb_rc_entry *rc_entry; /* vrb_rndv.c: the registration cache entry of mr */
     char          *local;
     uint64_t       remote_addr;
     uint32_t       rkey;
@@ -195,9 +282,21 @@ struct vrb_iface {
     int             tx_nfree;
     int             num_qps;
     int             connected_qps;
+    /* on demand (vrb_conn.c) */
+    int             ondemand;
+    struct ibv_qp  *ud_qp;
+    char           *ud_bufs;      /* VRB_UD_DEPTH receive then VRB_UD_DEPTH send buffers */
+    struct ibv_mr  *ud_mr;
+    int             ud_send_free[VRB_UD_DEPTH];
+    int             ud_nsend_free;
+    rtm_list_t      connecting;   /* endpoints waiting for a reply */
+    int             nconnecting;
+    int             rx_budget;    /* SRQ buffers not yet granted to a peer */
+    double          conn_timeout; /* seconds until a request is given up */
     vrb_ep_t       *eps;          /* by world rank */
     int            *credit_queue; /* peers owed an explicit credit message */
     int             credit_nqueued;
+    struct vrb_rcache *rcache;    /* vrb_rndv.c: rendezvous registrations, made on first use */
 };
 
 /* vrb_dev.c */
@@ -216,6 +315,28 @@ void         vrb_wc_fatal(vrb_iface_t *iface, const struct ibv_wc *wc, const cha
     __attribute__((noreturn));
 vrb_ep_t    *vrb_ep_of_qpn(vrb_iface_t *iface, uint32_t qpn);
 
+/* vrb_iface.c */
+rtm_status_t vrb_qp_create(vrb_iface_t *iface, vrb_ep_t *ep);
+rtm_status_t vrb_qp_connect(vrb_iface_t *iface, vrb_ep_t *ep, uint32_t psn_local,
+                            uint32_t psn_remote);
+void         vrb_ah_attr(vrb_iface_t *iface, const vrb_ep_t *ep, struct ibv_ah_attr *ah);
+
+/* vrb_am.c */
+rtm_status_t vrb_post_hello(vrb_ep_t *ep);
+
+/* vrb_conn.c: on-demand connections over one UD QP */
+rtm_status_t vrb_conn_open(vrb_iface_t *iface);
+void         vrb_conn_close(vrb_iface_t *iface);
+/* Slow path of am_send to a peer not connected yet: start (or keep)
+ * connecting; RTM_ERR_AGAIN while it is in progress. */
+rtm_status_t vrb_conn_start(vrb_ep_t *ep);
+/* A completion on the UD QP (wr_id has VRB_WR_UD_BIT). */
+int          vrb_conn_ud_done(vrb_iface_t *iface, const struct ibv_wc *wc);
+/* Retransmit requests that got no reply in time; give up after the timeout. */
+int          vrb_conn_timers(vrb_iface_t *iface);
+/* First message on an ACCEPTED endpoint's QP: the peer is in RTS. */
+void         vrb_conn_established(vrb_ep_t *ep);
+
 /* vrb_rndv.c */
 rtm_status_t vrb_mem_reg(rtm_tl_iface_t *iface, void *addr, size_t len, rtm_tl_memh_t **memh_p,
                          void *rkey, size_t *rkey_len_p);
@@ -226,6 +347,28 @@ rtm_status_t vrb_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, si
 /* Post what fits of a transfer's remaining reads. */
 void         vrb_get_post(vrb_get_t *g);
 void         vrb_get_chunk_done(vrb_get_t *g, uint32_t bytes);
+/* At close, before the QPs and the PD go: drop pending gets, release the
+ * registration cache. */
+void         vrb_rndv_close(vrb_iface_t *iface);
+
+/* vrb_async.c: device async events, from progress (looks every 256th call);
+ * a fatal one ends the job with a message. Returns events handled. */
+int          vrb_async_poll(vrb_iface_t *iface);
+
+/* Sizes shared by vrb_open and the scaling table (vrb_sizes.c), so the
+ * documented figures are the code's. */
+#define VRB_RT_HDR_MAX 128    /* room for the runtime's largest header */
+
+static inline size_t vrb_buf_size(size_t eager_limit)
+{
+    return (sizeof(vrb_am_hdr_t) + eager_limit + VRB_RT_HDR_MAX + 63) / 64 * 64;
+}
+
+/* Peers the SRQ holds full credits for. */
+static inline int vrb_srq_peers(int npeers, int ondemand)
+{
+    return ondemand && npeers > VRB_SRQ_PEERS ? VRB_SRQ_PEERS : npeers;
+}
 
 static inline vrb_iface_t *vrb_iface_of(rtm_tl_iface_t *tl)
 {
@@ -238,5 +381,6 @@ static inline uint64_t vrb_wr_id(const vrb_ep_t *ep, uint64_t seq)
 }
 
 #define VRB_WR_RECV_BIT (1ull << 63)   /* receive buffers: wr_id = bit | buffer index */
+#define VRB_WR_UD_BIT   (1ull << 62)   /* UD QP: wr_id = bit | [RECV bit] | buffer index */
 
 #endif

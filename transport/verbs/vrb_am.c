@@ -118,8 +118,9 @@ rtm_status_t vrb_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr, size_
 {
     rtm_status_t status;
 
+    /* An endpoint not connected yet has no credits: one test covers both. */
     if (__builtin_expect(ep->tx_credits <= 0 || ep->sq_head - ep->sq_tail >= VRB_SQ_DEPTH, 0))
-        return RTM_ERR_AGAIN;
+        return ep->connected ? RTM_ERR_AGAIN : vrb_conn_start(ep);
     if (__builtin_expect(hdr_len + len > ep->iface->am_max || am_id >= RTM_TL_AM_ID_MAX, 0))
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs am_send: %zu bytes exceed am_max %zu",
                              hdr_len + len, ep->iface->am_max);
@@ -127,6 +128,14 @@ rtm_status_t vrb_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr, size_
     if (status == RTM_OK)
         ep->tx_credits--;
     return status;
+}
+
+/* On demand, the requester's first message on a new connection: tells the
+ * peer our QP is in RTS, so it may send too (vrb_conn_established). It
+ * takes one of the VRB_CTRL_SLACK receive slots, not a credit. */
+rtm_status_t vrb_post_hello(vrb_ep_t *ep)
+{
+    return post_am(ep, VRB_AM_CREDIT, NULL, 0, NULL, 0);
 }
 
 vrb_ep_t *vrb_ep_of_qpn(vrb_iface_t *iface, uint32_t qpn)
@@ -247,10 +256,12 @@ static void recv_done(vrb_iface_t *iface, const struct ibv_wc *wc)
     vrb_ep_t *ep;
 
     if (__builtin_expect(wc->byte_len < sizeof(*h) || h->src < 0 ||
-                         h->src >= iface->world_size || !iface->eps[h->src].connected ||
+                         h->src >= iface->world_size || iface->eps[h->src].qp == NULL ||
                          iface->eps[h->src].qp->qp_num != wc->qp_num, 0))
         vrb_wc_fatal(iface, wc, "a message with a bad header");
     ep = &iface->eps[h->src];
+    if (__builtin_expect(!ep->connected, 0))
+        vrb_conn_established(ep);      /* on demand: the peer's QP is in RTS */
     ep->tx_credits += h->credits;
     if (h->am_id != VRB_AM_CREDIT)
         iface->am_cb(iface->am_arg, h->src, h->am_id, buf + sizeof(*h),
@@ -269,7 +280,7 @@ static void recv_done(vrb_iface_t *iface, const struct ibv_wc *wc)
         fake.status = IBV_WC_GENERAL_ERR;
         vrb_wc_fatal(iface, &fake, "reposting a receive buffer");
     }
-    if (h->am_id != VRB_AM_CREDIT && ++ep->credits_owed >= iface->credits / 2)
+    if (h->am_id != VRB_AM_CREDIT && ++ep->credits_owed >= ep->grant / 2)
         credit_queue_add(iface, ep);
 }
 
@@ -282,7 +293,7 @@ static int credits_flush(vrb_iface_t *iface)
     for (int i = 0; i < iface->credit_nqueued; i++) {
         vrb_ep_t *ep = &iface->eps[iface->credit_queue[i]];
 
-        if (ep->credits_owed < iface->credits / 2) {
+        if (ep->credits_owed < ep->grant / 2) {
             ep->credit_queued = 0;   /* piggy-backed meanwhile */
             continue;
         }
@@ -314,6 +325,10 @@ int vrb_progress(rtm_tl_iface_t *tl_iface)
         vrb_wc_fatal(iface, &fake, "polling the completion queue (overrun?)");
     }
     for (int i = 0; i < n; i++) {
+        if (__builtin_expect((wc[i].wr_id & VRB_WR_UD_BIT) != 0, 0)) {
+            vrb_conn_ud_done(iface, &wc[i]);   /* connection handshake (on demand) */
+            continue;
+        }
         if (__builtin_expect(wc[i].status != IBV_WC_SUCCESS, 0))
             vrb_wc_fatal(iface, &wc[i], NULL);
         if (wc[i].wr_id & VRB_WR_RECV_BIT)
@@ -323,5 +338,8 @@ int vrb_progress(rtm_tl_iface_t *tl_iface)
     }
     if (iface->credit_nqueued > 0)
         n += credits_flush(iface);
+    if (__builtin_expect(iface->nconnecting > 0, 0))
+        n += vrb_conn_timers(iface);
+    n += vrb_async_poll(iface);   /* a countdown; reads the async fd every 256th call */
     return n;
 }

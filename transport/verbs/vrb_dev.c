@@ -1,6 +1,14 @@
 /*
  * verbs: which device and port this rank uses, and how peers address it
  * (LID on InfiniBand, a GID on RoCE), with the port's path MTU.
+ *
+ * Without RTM_VERBS_DEVICE, and with more than one device, the devices are
+ * tried nearest first: hwloc's I/O topology gives each HCA (an OS device of
+ * type OpenFabrics, named as ibv_get_device_name names it) a locality, the
+ * cpuset of its first non-I/O ancestor (its NUMA node or package); an HCA
+ * whose locality contains the cores this rank is bound to comes first, one
+ * that shares some of them next, then the rest in the library's order. A
+ * device hwloc does not see (no PCI/sysfs entry) counts as far.
  */
 #include "config.h"
 
@@ -10,6 +18,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +192,48 @@ static rtm_status_t try_device(struct ibv_device *dev, int want_port, long gid_o
     return status;
 }
 
+/* Nearness of each device to this rank's cores: 2 the HCA's locality holds
+ * our binding, 1 it shares some cores, 0 otherwise or unknown. */
+static void dev_nearness(struct ibv_device **list, int n, int *near)
+{
+    hwloc_topology_t topo;
+    hwloc_bitmap_t mine;
+    hwloc_obj_t os = NULL;
+
+    for (int i = 0; i < n; i++)
+        near[i] = 0;
+    if (hwloc_topology_init(&topo) != 0)
+        return;
+    mine = hwloc_bitmap_alloc();
+    if (mine == NULL ||
+        hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0 ||
+        hwloc_topology_load(topo) != 0 ||
+        hwloc_get_cpubind(topo, mine, HWLOC_CPUBIND_PROCESS) != 0)
+        goto out;
+    while ((os = hwloc_get_next_osdev(topo, os)) != NULL) {
+        hwloc_obj_t anc;
+
+        if (os->attr->osdev.type != HWLOC_OBJ_OSDEV_OPENFABRICS || os->name == NULL)
+            continue;
+        anc = hwloc_get_non_io_ancestor_obj(topo, os);
+        if (anc == NULL || anc->cpuset == NULL)
+            continue;
+        for (int i = 0; i < n; i++) {
+            if (strcmp(os->name, ibv_get_device_name(list[i])) != 0)
+                continue;
+            near[i] = hwloc_bitmap_isincluded(mine, anc->cpuset) ? 2
+                      : hwloc_bitmap_intersects(mine, anc->cpuset) ? 1 : 0;
+            rtm_debug("verbs: %s is %s this rank's cores", os->name,
+                      near[i] == 2 ? "local to" : near[i] == 1 ? "partly local to"
+                                                               : "remote from");
+        }
+    }
+out:
+    if (mine != NULL)
+        hwloc_bitmap_free(mine);
+    hwloc_topology_destroy(topo);
+}
+
 rtm_status_t vrb_dev_select(const char *spec, long gid_override, vrb_dev_sel_t *sel)
 {
     struct ibv_device **list;
@@ -207,12 +258,27 @@ rtm_status_t vrb_dev_select(const char *spec, long gid_override, vrb_dev_sel_t *
             ibv_free_device_list(list);
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: no RDMA device on this host");
     }
-    for (int i = 0; i < n; i++) {
-        if (want[0] != '\0' && strcmp(want, ibv_get_device_name(list[i])) != 0)
-            continue;
-        status = try_device(list[i], want_port, gid_override, sel);
-        if (status == RTM_OK || want[0] != '\0')
+    if (want[0] != '\0' || n == 1) {
+        for (int i = 0; i < n; i++) {
+            if (want[0] != '\0' && strcmp(want, ibv_get_device_name(list[i])) != 0)
+                continue;
+            status = try_device(list[i], want_port, gid_override, sel);
             break;
+        }
+    } else {
+        /* several HCAs: nearest first (looking costs an I/O topology scan) */
+        int *near = calloc((size_t)n, sizeof(int));
+
+        for (int level = 2; level >= 0 && status != RTM_OK; level--) {
+            for (int i = 0; i < n && status != RTM_OK; i++) {
+                if (near != NULL && level == 2 && i == 0)
+                    dev_nearness(list, n, near);
+                if ((near != NULL ? near[i] : 0) != level)
+                    continue;
+                status = try_device(list[i], want_port, gid_override, sel);
+            }
+        }
+        free(near);
     }
     if (want[0] != '\0' && status != RTM_OK && status != RTM_ERR_INVALID_ARG) {
         int found = 0;

@@ -1,7 +1,7 @@
 /*
  * verbs: the interface (device, protection domain, one CQ, one SRQ, the
- * registered buffer pools, one RC QP per peer), the address blob, the QP
- * state machine and the ops table.
+ * registered buffer pools, one RC QP per connected peer), the address blob,
+ * the QP state machine and the ops table.
  *
  * Full mesh: open() creates every QP (RESET -> INIT) so their numbers go
  * into the blob; wireup(), after the modex fence, reads every peer's blob and
@@ -9,6 +9,10 @@
  * (ops.wireup_fence) so no rank sends to a QP its peer has not
  * brought to RTR yet (an HCA silently drops such packets, and the sender
  * would burn its retries).
+ *
+ * On demand: open() creates one UD QP whose number goes into a fixed-size
+ * blob; no RC QP exists until the first message to a peer, and the
+ * handshake (vrb_conn.c) creates and connects it.
  */
 #include "config.h"
 
@@ -16,6 +20,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/rtconfig.h"
+#include "common/timer.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -52,11 +57,43 @@ static struct ibv_mr *pool_reg(vrb_iface_t *iface, void *buf, size_t len, int ac
     return NULL;
 }
 
-static rtm_status_t qp_create(vrb_iface_t *iface, vrb_ep_t *ep)
+/* On demand the number of QPs grows: keep the CQ large enough for every
+ * receive of the SRQ and the UD QP and every send-queue entry of every QP,
+ * so it cannot overflow whatever completes at once. Slow path. */
+static rtm_status_t cq_reserve(vrb_iface_t *iface, int nqps)
+{
+    int need = iface->srq_depth + 2 * VRB_UD_DEPTH + nqps * VRB_SQ_DEPTH;
+    int want = need;
+
+    if (need <= iface->cq_depth)
+        return RTM_OK;
+    if (want < 2 * iface->cq_depth)
+        want = 2 * iface->cq_depth;     /* grow geometrically: few resizes */
+    if (want > iface->dev.dev_attr.max_cqe)
+        want = iface->dev.dev_attr.max_cqe;
+    if (want < need || ibv_resize_cq(iface->cq, want) != 0)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "verbs: cannot grow the CQ to %d entries for "
+                             "%d QPs on %s (device limit %d): %s", need, nqps, iface->dev.name,
+                             iface->dev.dev_attr.max_cqe, want < need ? "too many" :
+                             strerror(errno));
+    iface->cq_depth = iface->cq->cqe > want ? iface->cq->cqe : want;
+    return RTM_OK;
+}
+
+rtm_status_t vrb_qp_create(vrb_iface_t *iface, vrb_ep_t *ep)
 {
     struct ibv_qp_init_attr ia;
     struct ibv_qp_attr a;
+    rtm_status_t status;
 
+    status = cq_reserve(iface, iface->num_qps + 1);
+    if (status != RTM_OK)
+        return status;
+    if (ep->slots == NULL)
+        ep->slots = calloc(VRB_SQ_DEPTH, sizeof(*ep->slots));
+    if (ep->slots == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "verbs: no memory for the send queue to rank %d",
+                             ep->peer);
     memset(&ia, 0, sizeof(ia));
     ia.send_cq = iface->cq;
     ia.recv_cq = iface->cq;
@@ -92,33 +129,40 @@ static rtm_status_t qp_create(vrb_iface_t *iface, vrb_ep_t *ep)
     return RTM_OK;
 }
 
-/* INIT -> RTR -> RTS towards the peer described by its blob. The
- * attributes, and why, are in docs/verbs.md ("QP attributes"). */
-static rtm_status_t qp_connect(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_addr_t *ra)
+/* Address vector towards the peer (LID, or GID with a GRH). */
+void vrb_ah_attr(vrb_iface_t *iface, const vrb_ep_t *ep, struct ibv_ah_attr *ah)
+{
+    memset(ah, 0, sizeof(*ah));
+    ah->dlid = ep->r_lid;
+    ah->sl = 0;
+    ah->src_path_bits = 0;
+    ah->port_num = iface->dev.port;
+    if (iface->dev.gid_index >= 0 || (ep->r_flags & VRB_ADDR_F_GRH)) {
+        ah->is_global = 1;
+        memcpy(ah->grh.dgid.raw, ep->r_gid, 16);
+        ah->grh.sgid_index = (uint8_t)(iface->dev.gid_index < 0 ? 0 : iface->dev.gid_index);
+        ah->grh.hop_limit = 64;
+        ah->grh.traffic_class = 0;
+        ah->grh.flow_label = 0;
+    }
+}
+
+/* INIT -> RTR -> RTS towards ep->remote_qpn at the peer's address (ep->r_*).
+ * The attributes, and why, are in docs/verbs.md ("QP attributes"). */
+rtm_status_t vrb_qp_connect(vrb_iface_t *iface, vrb_ep_t *ep, uint32_t psn_local,
+                            uint32_t psn_remote)
 {
     struct ibv_qp_attr a;
-    int grh = iface->dev.gid_index >= 0 || (ra->flags & VRB_ADDR_F_GRH);
 
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_RTR;
-    a.path_mtu = iface->dev.mtu < (enum ibv_mtu)ra->mtu ? iface->dev.mtu
-                                                         : (enum ibv_mtu)ra->mtu;
+    a.path_mtu = iface->dev.mtu < (enum ibv_mtu)ep->r_mtu ? iface->dev.mtu
+                                                           : (enum ibv_mtu)ep->r_mtu;
     a.dest_qp_num = ep->remote_qpn;
-    a.rq_psn = 0;
+    a.rq_psn = psn_remote;
     a.max_dest_rd_atomic = (uint8_t)iface->rd_atomic;
     a.min_rnr_timer = VRB_QP_MIN_RNR_TIMER;
-    a.ah_attr.dlid = ra->lid;
-    a.ah_attr.sl = 0;
-    a.ah_attr.src_path_bits = 0;
-    a.ah_attr.port_num = iface->dev.port;
-    if (grh) {
-        a.ah_attr.is_global = 1;
-        memcpy(a.ah_attr.grh.dgid.raw, ra->gid, 16);
-        a.ah_attr.grh.sgid_index = (uint8_t)(iface->dev.gid_index < 0 ? 0 : iface->dev.gid_index);
-        a.ah_attr.grh.hop_limit = 64;
-        a.ah_attr.grh.traffic_class = 0;
-        a.ah_attr.grh.flow_label = 0;
-    }
+    vrb_ah_attr(iface, ep, &a.ah_attr);
     if (ibv_modify_qp(ep->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
                       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
                       IBV_QP_MIN_RNR_TIMER) != 0)
@@ -131,7 +175,7 @@ static rtm_status_t qp_connect(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_addr_
     a.timeout = VRB_QP_TIMEOUT;
     a.retry_cnt = VRB_QP_RETRY_CNT;
     a.rnr_retry = VRB_QP_RNR_RETRY;
-    a.sq_psn = 0;
+    a.sq_psn = psn_local;
     a.max_rd_atomic = (uint8_t)iface->rd_atomic;
     if (ibv_modify_qp(ep->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
                       IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) != 0)
@@ -173,7 +217,7 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
 {
     vrb_iface_t *iface;
     rtm_status_t status;
-    int npeers;
+    int npeers, srq_peers, ondemand;
     long credits, gid_index;
 
     if (params == NULL || iface_p == NULL || params->am_cb == NULL || params->world_size < 1 ||
@@ -185,12 +229,23 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     npeers = params->world_size - 1;
     if (npeers == 0)
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: no peer to reach (world of 1)");
-    if (params->world_size > VRB_FULLMESH_MAX) {
-        rtm_warn("verbs: %d ranks exceed the full-mesh limit of %d (QP numbers of every peer "
-                 "in a %d-byte address); on-demand connections are not implemented yet: "
-                 "verbs is not used", params->world_size, VRB_FULLMESH_MAX, RTM_TL_ADDR_MAX);
+    /* Every rank decides alike (same configuration, same job size). */
+    switch (rtm_config.verbs_conn) {
+    case 1:  ondemand = 0; break;                                   /* fullmesh */
+    case 2:  ondemand = 1; break;                                   /* ondemand */
+    default: ondemand = params->world_size > rtm_config.verbs_fullmesh_max; break;
+    }
+    if (!ondemand && params->world_size > VRB_FULLMESH_MAX) {
+        if (params->world_rank == 0)
+            rtm_warn("verbs: RTM_VERBS_CONN=fullmesh: %d ranks exceed the full-mesh limit of %d "
+                     "(QP numbers of every peer in a %d-byte address): verbs is not used; "
+                     "RTM_VERBS_CONN=ondemand has no limit", params->world_size,
+                     VRB_FULLMESH_MAX, RTM_TL_ADDR_MAX);
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: job too large for full mesh");
     }
+    if (rtm_config.verbs_connect_timeout < 1)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_CONNECT_TIMEOUT=%ld: expected a "
+                             "number of seconds >= 1", (long)rtm_config.verbs_connect_timeout);
     if (rtm_config.verbs_xrc && params->world_rank == 0)
         rtm_warn("RTM_VERBS_XRC=1: XRC is not implemented yet; using RC full mesh");
     credits = rtm_config.verbs_credits;
@@ -207,6 +262,9 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     iface->peer_failed = params->peer_failed;
     iface->world_rank = params->world_rank;
     iface->world_size = params->world_size;
+    iface->ondemand = ondemand;
+    iface->conn_timeout = (double)rtm_config.verbs_connect_timeout;
+    rtm_list_init(&iface->connecting);
     snprintf(iface->host, sizeof(iface->host), "%s", params->hostname ? params->hostname : "?");
     iface->eps = calloc((size_t)params->world_size, sizeof(*iface->eps));
     iface->credit_queue = calloc((size_t)params->world_size, sizeof(int));
@@ -221,6 +279,7 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
         iface->eps[i].iface = iface;
         iface->eps[i].peer = i;
         rtm_list_init(&iface->eps[i].pending_gets);
+        rtm_list_init(&iface->eps[i].conn_link);
     }
     *iface_p = (rtm_tl_iface_t *)(void *)iface;
 
@@ -241,8 +300,8 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
 
     /* Sizes. A receive buffer holds our header and the largest message. */
     iface->eager_limit = rtm_config.verbs_eager_limit;
-    iface->am_max = iface->eager_limit + 128;      /* room for the runtime's largest header */
-    iface->buf_size = round_up(sizeof(vrb_am_hdr_t) + iface->am_max, 64);
+    iface->am_max = iface->eager_limit + VRB_RT_HDR_MAX;
+    iface->buf_size = vrb_buf_size(iface->eager_limit);
     iface->read_chunk = iface->dev.max_msg_sz < VRB_READ_CHUNK ? iface->dev.max_msg_sz
                                                                 : VRB_READ_CHUNK;
     iface->rd_atomic = VRB_QP_RD_ATOMIC;
@@ -253,19 +312,26 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     if (iface->rd_atomic < 1)
         iface->rd_atomic = 1;
     /* Every peer owns `credits` receives plus the slack for its credit-only
-     * messages, so the SRQ never runs dry in normal traffic (no RNR). */
-    if ((long)npeers * (credits + VRB_CTRL_SLACK) > iface->dev.dev_attr.max_srq_wr)
-        credits = iface->dev.dev_attr.max_srq_wr / npeers - VRB_CTRL_SLACK;
+     * messages, so the SRQ never runs dry in normal traffic (no RNR). On
+     * demand the SRQ holds that for VRB_SRQ_PEERS peers, granted at connect
+     * time; peers connecting beyond them get 2 credits each and lean on RNR
+     * retries (rnr_retry 7: slower, never lost). */
+    srq_peers = vrb_srq_peers(npeers, ondemand);
+    if ((long)srq_peers * (credits + VRB_CTRL_SLACK) > iface->dev.dev_attr.max_srq_wr)
+        credits = iface->dev.dev_attr.max_srq_wr / srq_peers - VRB_CTRL_SLACK;
     if (credits < 2) {
         status = rtm_error_set(RTM_ERR_NOT_SUPPORTED,
                                "verbs: %s's SRQ (%d entries) is too small for %d peers",
-                               iface->dev.name, iface->dev.dev_attr.max_srq_wr, npeers);
+                               iface->dev.name, iface->dev.dev_attr.max_srq_wr, srq_peers);
         goto err_close;
     }
     iface->credits = (int)credits;
-    iface->srq_depth = npeers * (iface->credits + VRB_CTRL_SLACK);
-    /* Every receive and every send-queue entry completes at most once. */
-    iface->cq_depth = iface->srq_depth + npeers * VRB_SQ_DEPTH;
+    iface->srq_depth = srq_peers * (iface->credits + VRB_CTRL_SLACK);
+    iface->rx_budget = iface->srq_depth;
+    /* Every receive and every send-queue entry completes at most once; on
+     * demand the CQ grows with the QPs (cq_reserve). */
+    iface->cq_depth = iface->srq_depth + 2 * VRB_UD_DEPTH +
+                      (ondemand ? (srq_peers < 8 ? srq_peers : 8) : npeers) * VRB_SQ_DEPTH;
     if (iface->cq_depth > iface->dev.dev_attr.max_cqe) {
         status = rtm_error_set(RTM_ERR_NOT_SUPPORTED,
                                "verbs: %s's CQs (%d entries) are too small for %d peers (%d "
@@ -306,17 +372,24 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     status = vrb_post_recv_all(iface);
     if (status != RTM_OK)
         goto err_close;
-    for (int i = 0; i < iface->world_size; i++) {
-        if (i == iface->world_rank)
-            continue;
-        status = qp_create(iface, &iface->eps[i]);
+    if (ondemand) {
+        status = vrb_conn_open(iface);
         if (status != RTM_OK)
             goto err_close;
+    } else {
+        for (int i = 0; i < iface->world_size; i++) {
+            if (i == iface->world_rank)
+                continue;
+            status = vrb_qp_create(iface, &iface->eps[i]);
+            if (status != RTM_OK)
+                goto err_close;
+        }
     }
-    rtm_debug("verbs: %s port %u, %d RC QPs created (INIT), SRQ %d x %zu B, CQ %d, "
+    rtm_debug("verbs: %s port %u, %s: %d RC QPs created, SRQ %d x %zu B, CQ %d, "
               "%d credits per peer, inline <= %u B", iface->dev.name, iface->dev.port,
-              iface->num_qps, iface->srq_depth, iface->buf_size, iface->cq_depth,
-              iface->credits, iface->max_inline);
+              ondemand ? "on-demand RC (UD handshake)" : "RC full mesh", iface->num_qps,
+              iface->srq_depth, iface->buf_size, iface->cq_depth, iface->credits,
+              iface->max_inline);
     return RTM_OK;
 
 err_close:
@@ -331,20 +404,22 @@ static void vrb_close(rtm_tl_iface_t *tl_iface)
     if (iface == NULL)
         return;
     iface->closing = 1;
+    if (iface->pd != NULL)
+        rtm_debug("verbs: rank %d closing: %s, held %d RC QPs (%d connected)%s",
+                  iface->world_rank, iface->ondemand ? "on-demand RC" : "RC full mesh",
+                  iface->num_qps, iface->connected_qps, iface->ondemand ? " + 1 UD QP" : "");
+    /* pending gets and the registration cache, while the PD still exists */
+    vrb_rndv_close(iface);
     for (int i = 0; i < iface->world_size; i++) {
         vrb_ep_t *ep = &iface->eps[i];
 
-        while (!rtm_list_is_empty(&ep->pending_gets)) {
-            vrb_get_t *g = rtm_container_of(ep->pending_gets.next, vrb_get_t, link);
-
-            rtm_list_del(&g->link);
-            if (g->mr != NULL)
-                ibv_dereg_mr(g->mr);
-            free(g);
-        }
         if (ep->qp != NULL)
             ibv_destroy_qp(ep->qp);
+        if (ep->ud_ah != NULL)
+            ibv_destroy_ah(ep->ud_ah);
+        free(ep->slots);
     }
+    vrb_conn_close(iface);
     if (iface->srq != NULL)
         ibv_destroy_srq(iface->srq);
     if (iface->cq != NULL)
@@ -382,7 +457,7 @@ static void vrb_query(rtm_tl_iface_t *tl_iface, rtm_tl_caps_t *caps)
 static void vrb_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
 {
     vrb_iface_t *iface = vrb_iface_of(tl_iface);
-    char gid[64];
+    char gid[64], addr[96];
 
     if (iface == NULL) {
         struct ibv_device **list;
@@ -417,31 +492,40 @@ static void vrb_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
         }
         if (list != NULL)
             ibv_free_device_list(list);
+        if (off < len) {
+            int m = rtm_config.verbs_conn;
+
+            if (m == 0)
+                snprintf(buf + off, len - off, "; connections: auto (full mesh, one RC QP per "
+                         "peer at init, up to %ld ranks; on demand above: one UD QP, an RC QP "
+                         "per peer at first use)", (long)rtm_config.verbs_fullmesh_max);
+            else
+                snprintf(buf + off, len - off, "; connections: %s", m == 1 ? "full mesh (one "
+                         "RC QP per peer at init)" : "on demand (one UD QP, an RC QP per peer "
+                         "at first use)");
+        }
         return;
     }
     vrb_gid_str(&iface->dev.gid, gid, sizeof(gid));
     if (iface->dev.link == VRB_LINK_IB)
-        snprintf(buf, len, "verbs: %s port %u InfiniBand LID 0x%x%s MTU %s; RC full mesh, "
-                 "%d QPs (%d connected); SRQ %d x %zu B; eager <= %zu B, inline <= %u B, "
-                 "reads of <= %zu B, %d in flight per QP",
-                 iface->dev.name, iface->dev.port, iface->dev.lid,
-                 iface->dev.gid_index >= 0 ? " (GRH)" : "", vrb_mtu_str(iface->dev.mtu),
-                 iface->num_qps, iface->connected_qps, iface->srq_depth, iface->buf_size,
-                 iface->eager_limit, iface->max_inline, iface->read_chunk, iface->rd_atomic);
+        snprintf(addr, sizeof(addr), "InfiniBand LID 0x%x%s", iface->dev.lid,
+                 iface->dev.gid_index >= 0 ? " (GRH)" : "");
     else
-        snprintf(buf, len, "verbs: %s port %u RoCE GID[%d] %s MTU %s; RC full mesh, "
-                 "%d QPs (%d connected); SRQ %d x %zu B; eager <= %zu B, inline <= %u B, "
-                 "reads of <= %zu B, %d in flight per QP",
-                 iface->dev.name, iface->dev.port, iface->dev.gid_index, gid,
-                 vrb_mtu_str(iface->dev.mtu), iface->num_qps, iface->connected_qps,
-                 iface->srq_depth, iface->buf_size, iface->eager_limit, iface->max_inline,
-                 iface->read_chunk, iface->rd_atomic);
+        snprintf(addr, sizeof(addr), "RoCE GID[%d] %s", iface->dev.gid_index, gid);
+    snprintf(buf, len, "verbs: %s port %u %s MTU %s; %s, %d RC QPs (%d connected)%s; "
+             "SRQ %d x %zu B; eager <= %zu B, inline <= %u B, reads of <= %zu B, %d in flight "
+             "per QP", iface->dev.name, iface->dev.port, addr, vrb_mtu_str(iface->dev.mtu),
+             iface->ondemand ? "on-demand RC" : "RC full mesh", iface->num_qps,
+             iface->connected_qps, iface->ondemand ? " + 1 UD QP" : "", iface->srq_depth,
+             iface->buf_size, iface->eager_limit, iface->max_inline, iface->read_chunk,
+             iface->rd_atomic);
 }
 
 static rtm_status_t vrb_addr_pack(rtm_tl_iface_t *tl_iface, void *buf, size_t *len_p)
 {
     vrb_iface_t *iface = vrb_iface_of(tl_iface);
-    size_t need = sizeof(vrb_addr_t) + 4 * (size_t)iface->world_size;
+    size_t nqpn = iface->ondemand ? 0 : (size_t)iface->world_size;
+    size_t need = sizeof(vrb_addr_t) + 4 * nqpn;
     vrb_addr_t *a = buf;
 
     if (buf == NULL || len_p == NULL || *len_p < need)
@@ -453,26 +537,79 @@ static rtm_status_t vrb_addr_pack(rtm_tl_iface_t *tl_iface, void *buf, size_t *l
     a->link = iface->dev.link;
     memcpy(a->gid, iface->dev.gid.raw, 16);
     a->mtu = (uint8_t)iface->dev.mtu;
-    a->flags = iface->dev.gid_index >= 0 ? VRB_ADDR_F_GRH : 0;
-    a->reserved = (uint16_t)iface->credits;
-    a->nqpn = (uint32_t)iface->world_size;
+    a->flags = (iface->dev.gid_index >= 0 ? VRB_ADDR_F_GRH : 0) |
+               (iface->ondemand ? VRB_ADDR_F_ONDEMAND : 0);
+    a->credits = (uint16_t)iface->credits;
+    a->nqpn = (uint32_t)nqpn;
     memcpy(a->host, iface->host, strnlen(iface->host, VRB_HOST_LEN));   /* NUL-padded */
-    for (int i = 0; i < iface->world_size; i++)
+    a->ud_qpn = iface->ud_qp != NULL ? iface->ud_qp->qp_num : 0;
+    for (size_t i = 0; i < nqpn; i++)
         a->qpn[i] = iface->eps[i].qp != NULL ? iface->eps[i].qp->qp_num : 0;
     *len_p = need;
     return RTM_OK;
+}
+
+/* Check a peer's blob and remember its address in ep. 0: usable; 1: the
+ * peer is not reachable over verbs (other link layer); else an error. */
+static int ep_set_addr(vrb_iface_t *iface, vrb_ep_t *ep, const void *blob, size_t len)
+{
+    const vrb_addr_t *ra = blob;
+    int ondemand;
+
+    if (blob == NULL || len < sizeof(*ra) || ra->magic != VRB_ADDR_MAGIC ||
+        len < sizeof(*ra) + 4 * (size_t)ra->nqpn) {
+        rtm_error_set(RTM_ERR_TRANSPORT, "verbs: rank %d published a malformed verbs address "
+                      "(%zu bytes; a different librtmsg version?)", ep->peer, len);
+        return -1;
+    }
+    ondemand = (ra->flags & VRB_ADDR_F_ONDEMAND) != 0;
+    if (ondemand != iface->ondemand ||
+        (!ondemand && (ra->nqpn != (uint32_t)iface->world_size ||
+                       ra->qpn[iface->world_rank] == 0)) ||
+        (ondemand && ra->ud_qpn == 0)) {
+        rtm_error_set(RTM_ERR_TRANSPORT, "verbs: rank %d (%.*s) connects %s, rank %d (%s) %s: "
+                      "every rank must use the same RTM_VERBS_CONN and RTM_VERBS_FULLMESH_MAX",
+                      ep->peer, VRB_HOST_LEN, ra->host, ondemand ? "on demand" : "in a full mesh",
+                      iface->world_rank, iface->host,
+                      iface->ondemand ? "on demand" : "in a full mesh");
+        return -1;
+    }
+    if (ra->link != iface->dev.link) {
+        rtm_debug("verbs: rank %d is on %s, we are on %s: not reachable over verbs", ep->peer,
+                  ra->link == VRB_LINK_IB ? "InfiniBand" : "Ethernet",
+                  iface->dev.link == VRB_LINK_IB ? "InfiniBand" : "Ethernet");
+        return 1;
+    }
+    memcpy(ep->host, ra->host, VRB_HOST_LEN);
+    ep->host[VRB_HOST_LEN] = '\0';
+    ep->r_lid = ra->lid;
+    ep->r_flags = ra->flags;
+    ep->r_mtu = ra->mtu;
+    memcpy(ep->r_gid, ra->gid, 16);
+    ep->r_ud_qpn = ra->ud_qpn;
+    if (!ondemand) {
+        ep->remote_qpn = ra->qpn[iface->world_rank];
+        ep->peer_grant = ra->credits;
+    }
+    ep->have_addr = 1;
+    return 0;
 }
 
 static rtm_status_t vrb_wireup(rtm_tl_iface_t *tl_iface)
 {
     vrb_iface_t *iface = vrb_iface_of(tl_iface);
 
+    if (iface->ondemand) {
+        rtm_debug("verbs: on-demand RC: no connection until the first message to a peer "
+                  "(UD QP 0x%x takes requests)", iface->ud_qp->qp_num);
+        return RTM_OK;
+    }
     for (int i = 0; i < iface->world_size; i++) {
         vrb_ep_t *ep = &iface->eps[i];
-        const vrb_addr_t *ra;
         void *blob = NULL;
         size_t len = 0;
         rtm_status_t status;
+        int rc;
 
         if (ep->qp == NULL)
             continue;
@@ -480,29 +617,18 @@ static rtm_status_t vrb_wireup(rtm_tl_iface_t *tl_iface)
             rtm_debug("verbs: rank %d published no verbs address: not reachable over verbs", i);
             continue;
         }
-        ra = blob;
-        if (len < sizeof(*ra) || ra->magic != VRB_ADDR_MAGIC ||
-            ra->nqpn != (uint32_t)iface->world_size ||
-            len < sizeof(*ra) + 4 * (size_t)ra->nqpn || ra->qpn[iface->world_rank] == 0) {
-            free(blob);
-            return rtm_error_set(RTM_ERR_TRANSPORT, "verbs: rank %d published a malformed "
-                                 "verbs address (%zu bytes)", i, len);
-        }
-        if (ra->link != iface->dev.link) {
-            rtm_debug("verbs: rank %d is on %s, we are on %s: not reachable over verbs", i,
-                      ra->link == VRB_LINK_IB ? "InfiniBand" : "Ethernet",
-                      iface->dev.link == VRB_LINK_IB ? "InfiniBand" : "Ethernet");
-            free(blob);
-            continue;
-        }
-        ep->remote_qpn = ra->qpn[iface->world_rank];
-        memcpy(ep->host, ra->host, VRB_HOST_LEN);
-        ep->host[VRB_HOST_LEN] = '\0';
-        ep->tx_credits = ra->reserved;
-        status = qp_connect(iface, ep, ra);
+        rc = ep_set_addr(iface, ep, blob, len);
         free(blob);
+        if (rc < 0)
+            return RTM_ERR_TRANSPORT;
+        if (rc > 0)
+            continue;
+        status = vrb_qp_connect(iface, ep, 0, 0);
         if (status != RTM_OK)
             return status;
+        ep->tx_credits = ep->peer_grant;
+        ep->grant = iface->credits;
+        ep->conn_state = VRB_EP_CONNECTED;
         ep->connected = 1;
         iface->connected_qps++;
     }
@@ -514,9 +640,13 @@ static int vrb_reachable(rtm_tl_iface_t *tl_iface, int peer, const void *blob, s
 {
     vrb_iface_t *iface = vrb_iface_of(tl_iface);
 
-    (void)blob;
-    (void)blob_len;
-    return peer >= 0 && peer < iface->world_size && iface->eps[peer].connected;
+    if (peer < 0 || peer >= iface->world_size || peer == iface->world_rank)
+        return 0;
+    if (!iface->ondemand)
+        return iface->eps[peer].connected;
+    /* on demand: a peer with a usable address; connected at the first message */
+    return iface->eps[peer].have_addr ||
+           ep_set_addr(iface, &iface->eps[peer], blob, blob_len) == 0;
 }
 
 static rtm_status_t vrb_ep_create(rtm_tl_iface_t *tl_iface, int peer, const void *blob,
@@ -524,12 +654,18 @@ static rtm_status_t vrb_ep_create(rtm_tl_iface_t *tl_iface, int peer, const void
 {
     vrb_iface_t *iface = vrb_iface_of(tl_iface);
 
-    (void)blob;
-    (void)blob_len;
-    if (ep_p == NULL || peer < 0 || peer >= iface->world_size)
+    if (ep_p == NULL || peer < 0 || peer >= iface->world_size || peer == iface->world_rank)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs ep_create: rank %d out of range", peer);
-    if (!iface->eps[peer].connected)
+    if (iface->ondemand) {
+        /* No QP yet: am_send starts the handshake and says AGAIN until it
+         * is done, so the runtime queues what is posted meanwhile in order. */
+        if (!iface->eps[peer].have_addr &&
+            ep_set_addr(iface, &iface->eps[peer], blob, blob_len) != 0)
+            return rtm_error_set(RTM_ERR_UNREACHABLE, "verbs: rank %d has no usable verbs "
+                                 "address", peer);
+    } else if (!iface->eps[peer].connected) {
         return rtm_error_set(RTM_ERR_UNREACHABLE, "verbs: no connected QP to rank %d", peer);
+    }
     /* Full mesh: the QP is in RTS since wireup; nothing to do. */
     iface->eps[peer].in_use = 1;
     *ep_p = &iface->eps[peer];

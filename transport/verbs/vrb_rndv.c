@@ -2,48 +2,76 @@
  * verbs: rendezvous memory. The sender exposes its buffer with
  * IBV_ACCESS_REMOTE_READ only (never remote write) for the life of one
  * message; the receiver reads it with RDMA Reads into its own buffer, which
- * it registers for local write for the transfer. Both registrations are per
- * message for now: no cache, so never a stale translation (a cache that
- * intercepts free/munmap is future work, see docs/verbs.md).
+ * it registers for local write for the transfer.
+ *
+ * Both registrations go through the registration cache (vrb_rcache.c): a
+ * buffer used again is not registered again, and the cache never serves a
+ * translation of memory that was unmapped or remapped since. The sender's
+ * exposure still ends with the message: a cached remote registration loses
+ * its remote read right at mem_dereg (the FIN) and gets it back only when
+ * the same buffer is shown again.
  */
 #include "config.h"
 
 #include "transport/verbs/vrb.h"
+#include "transport/verbs/vrb_rcache.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/rtconfig.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The cache, made on the first rendezvous (after the PD exists). */
+static vrb_rcache_t *rcache_of(vrb_iface_t *iface)
+{
+    char who[VRB_HOST_LEN + 32];
+
+    if (iface->rcache != NULL)
+        return iface->rcache;
+    snprintf(who, sizeof(who), "rank %d (%s)", iface->world_rank, iface->host);
+    if (vrb_rcache_create(iface->pd, rtm_config.verbs_rcache,
+                          rtm_config.verbs_rcache_max_entries, rtm_config.verbs_rcache_max_bytes,
+                          who, &iface->rcache) != RTM_OK)
+        return NULL;
+    return iface->rcache;
+}
 
 rtm_status_t vrb_mem_reg(rtm_tl_iface_t *tl_iface, void *addr, size_t len,
                          rtm_tl_memh_t **memh_p, void *rkey, size_t *rkey_len_p)
 {
     vrb_iface_t *iface = vrb_iface_of(tl_iface);
-    struct ibv_mr *mr;
+    vrb_rcache_t *rc;
+    vrb_rc_entry_t *e;
+    rtm_status_t status;
     uint32_t key;
 
     if (iface == NULL || addr == NULL || len == 0 || memh_p == NULL || rkey == NULL ||
         rkey_len_p == NULL || *rkey_len_p < VRB_RKEY_LEN)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs mem_reg: bad arguments (len %zu)", len);
+    rc = rcache_of(iface);
+    if (rc == NULL)
+        return RTM_ERR_NO_MEMORY;
     /* Least privilege: peers may read this buffer, nothing else. */
-    mr = ibv_reg_mr(iface->pd, addr, len, IBV_ACCESS_REMOTE_READ);
-    if (mr == NULL)
-        return rtm_error_set(RTM_ERR_NO_MEMORY, "verbs: cannot register %zu bytes at %p for "
-                             "reading by a peer: %s", len, addr, strerror(errno));
-    key = mr->rkey;
+    status = vrb_rcache_get(rc, addr, len, IBV_ACCESS_REMOTE_READ, &e);
+    if (status != RTM_OK)
+        return status;
+    key = e->mr->rkey;
     memcpy(rkey, &key, VRB_RKEY_LEN);
     *rkey_len_p = VRB_RKEY_LEN;
-    *memh_p = (rtm_tl_memh_t *)(void *)mr;
+    *memh_p = (rtm_tl_memh_t *)(void *)e;
     return RTM_OK;
 }
 
 void vrb_mem_dereg(rtm_tl_iface_t *tl_iface, rtm_tl_memh_t *memh)
 {
-    (void)tl_iface;
+    vrb_iface_t *iface = vrb_iface_of(tl_iface);
+
     /* Ends the exposure: the rkey is invalid from here on. */
-    if (memh != NULL)
-        ibv_dereg_mr((struct ibv_mr *)(void *)memh);
+    if (iface != NULL && memh != NULL)
+        vrb_rcache_put(iface->rcache, (vrb_rc_entry_t *)(void *)memh);
 }
 
 void vrb_get_post(vrb_get_t *g)
@@ -108,7 +136,7 @@ void vrb_get_chunk_done(vrb_get_t *g, uint32_t bytes)
             vrb_get_post(g);
         return;
     }
-    ibv_dereg_mr(g->mr);
+    vrb_rcache_put(g->ep->iface->rcache, g->rc_entry);
     free(g);
     comp->cb(comp, RTM_OK);
 }
@@ -117,22 +145,27 @@ rtm_status_t vrb_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, si
                      uint64_t remote_addr, const void *rkey, size_t rkey_len,
                      rtm_tl_comp_t *comp)
 {
+    vrb_rcache_t *rc;
+    rtm_status_t status;
     vrb_get_t *g;
 
-    (void)local_memh;   /* the runtime passes none: we register per transfer */
+    (void)local_memh;   /* the runtime passes none: we register (or find) it here */
     if (ep == NULL || local == NULL || len == 0 || rkey == NULL ||
         rkey_len != VRB_RKEY_LEN || comp == NULL || comp->cb == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs get: bad arguments (len %zu, rkey "
                              "%zu bytes)", len, rkey_len);
+    rc = rcache_of(ep->iface);
+    if (rc == NULL)
+        return RTM_ERR_NO_MEMORY;
     g = calloc(1, sizeof(*g));
     if (g == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "verbs get: no memory");
-    g->mr = ibv_reg_mr(ep->iface->pd, local, len, IBV_ACCESS_LOCAL_WRITE);
-    if (g->mr == NULL) {
+    status = vrb_rcache_get(rc, local, len, IBV_ACCESS_LOCAL_WRITE, &g->rc_entry);
+    if (status != RTM_OK) {
         free(g);
-        return rtm_error_set(RTM_ERR_NO_MEMORY, "verbs: cannot register %zu bytes at %p to "
-                             "read into: %s", len, local, strerror(errno));
+        return status;
     }
+    g->mr = g->rc_entry->mr;
     rtm_list_init(&g->link);
     g->ep = ep;
     g->local = local;
@@ -146,4 +179,23 @@ rtm_status_t vrb_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, si
     else
         vrb_get_post(g);
     return RTM_OK;
+}
+
+void vrb_rndv_close(vrb_iface_t *iface)
+{
+    if (iface == NULL)
+        return;
+    for (int i = 0; i < iface->world_size; i++) {
+        vrb_ep_t *ep = &iface->eps[i];
+
+        while (!rtm_list_is_empty(&ep->pending_gets)) {
+            vrb_get_t *g = rtm_container_of(ep->pending_gets.next, vrb_get_t, link);
+
+            rtm_list_del(&g->link);
+            vrb_rcache_put(iface->rcache, g->rc_entry);
+            free(g);
+        }
+    }
+    vrb_rcache_destroy(iface->rcache);
+    iface->rcache = NULL;
 }
