@@ -91,3 +91,94 @@ void *rtrun_topo_hwloc(const rtrun_topo_t *topo)
 {
     return topo ? (void *)topo->topology : NULL;
 }
+
+rtrun_bind_t rtrun_bind_resolve(rtrun_bind_t bind, rtrun_map_by_t map_by, int nranks,
+                                int ncores)
+{
+    if (bind != RTRUN_BIND_DEFAULT)
+        return bind;
+    if (nranks > ncores)
+        return RTRUN_BIND_NONE;
+    return map_by == RTRUN_MAP_NUMA ? RTRUN_BIND_NUMA : RTRUN_BIND_CORE;
+}
+
+int rtrun_topo_nnuma(const rtrun_topo_t *topo)
+{
+    int n;
+
+    if (topo == NULL)
+        return 1;
+    n = hwloc_get_nbobjs_by_type(topo->topology, HWLOC_OBJ_NUMANODE);
+    return n > 0 ? n : 1;
+}
+
+/* cpuset -> glibc set and "<what> (PU <list>)" */
+static rtm_status_t export_cpuset(const rtrun_topo_t *topo, hwloc_const_cpuset_t cpuset,
+                                  const char *what, cpu_set_t *set_p, char *desc,
+                                  size_t desc_len)
+{
+    char pus[256];
+    cpu_set_t set;
+
+    CPU_ZERO(&set);
+    if (hwloc_cpuset_to_glibc_sched_affinity(topo->topology, cpuset, &set, sizeof(set)) != 0)
+        return rtm_error_set(RTM_ERR_INTERNAL, "cannot convert the cpu set of %s", what);
+    if (desc != NULL && desc_len > 0) {
+        hwloc_bitmap_list_snprintf(pus, sizeof(pus), cpuset);
+        snprintf(desc, desc_len, "%s (PU %s)", what, pus);
+    }
+    *set_p = set;
+    return RTM_OK;
+}
+
+rtm_status_t rtrun_topo_rank_cpuset(const rtrun_topo_t *topo, rtrun_bind_t policy,
+                                    rtrun_map_by_t map_by, int local_rank, cpu_set_t *set_p,
+                                    char *desc, size_t desc_len)
+{
+    int nnuma;
+    hwloc_obj_t numa = NULL, obj;
+    char what[64];
+
+    if (topo == NULL || set_p == NULL || local_rank < 0)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "rtrun_topo_rank_cpuset: bad argument (local rank %d)", local_rank);
+    nnuma = hwloc_get_nbobjs_by_type(topo->topology, HWLOC_OBJ_NUMANODE);
+    if (nnuma > 0)
+        numa = hwloc_get_obj_by_type(topo->topology, HWLOC_OBJ_NUMANODE,
+                                     (unsigned)(local_rank % nnuma));
+
+    switch (policy) {
+    case RTRUN_BIND_DEFAULT:
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "rtrun_topo_rank_cpuset: resolve the policy first (rtrun_bind_resolve)");
+    case RTRUN_BIND_NONE:
+        if (desc != NULL && desc_len > 0)
+            snprintf(desc, desc_len, "not bound (may run on any of the %d cores)", topo->ncores);
+        return export_cpuset(topo, hwloc_topology_get_topology_cpuset(topo->topology),
+                             "the host", set_p, NULL, 0);
+    case RTRUN_BIND_NUMA:
+        if (numa == NULL || numa->cpuset == NULL) /* no NUMA information: the whole host */
+            return export_cpuset(topo, hwloc_topology_get_topology_cpuset(topo->topology),
+                                 "NUMA 0", set_p, desc, desc_len);
+        snprintf(what, sizeof(what), "NUMA %u", numa->logical_index);
+        return export_cpuset(topo, numa->cpuset, what, set_p, desc, desc_len);
+    case RTRUN_BIND_CORE:
+        if (map_by == RTRUN_MAP_NUMA && numa != NULL && numa->cpuset != NULL && nnuma > 1) {
+            int in_domain = hwloc_get_nbobjs_inside_cpuset_by_type(topo->topology, numa->cpuset,
+                                                                   topo->core_type);
+
+            if (in_domain > 0) {
+                obj = hwloc_get_obj_inside_cpuset_by_type(topo->topology, numa->cpuset,
+                                                          topo->core_type,
+                                                          (unsigned)((local_rank / nnuma) %
+                                                                     in_domain));
+                if (obj != NULL && obj->cpuset != NULL) {
+                    snprintf(what, sizeof(what), "core %u", obj->logical_index);
+                    return export_cpuset(topo, obj->cpuset, what, set_p, desc, desc_len);
+                }
+            }
+        }
+        return rtrun_topo_core_cpuset(topo, local_rank % topo->ncores, set_p, desc, desc_len);
+    }
+    return rtm_error_set(RTM_ERR_INVALID_ARG, "unknown binding policy %d", (int)policy);
+}

@@ -6,7 +6,10 @@
 #include "config.h"
 
 #include "launcher/cli.h"
+#include "launcher/alloc.h"
+#include "launcher/hostfile.h"
 #include "common/error.h"
+#include "common/rtconfig.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,7 +19,8 @@
 
 typedef enum cli_opt_id {
     OPT_NP, OPT_HOST, OPT_OVERSUBSCRIBE, OPT_ENV, OPT_BIND_TO, OPT_REPORT_BINDINGS,
-    OPT_TAG_OUTPUT, OPT_TIMEOUT, OPT_HELP, OPT_VERSION,
+    OPT_TAG_OUTPUT, OPT_TIMEOUT, OPT_HELP, OPT_VERSION, OPT_HOSTFILE, OPT_MAP_BY,
+    OPT_NPERNODE, OPT_LAUNCH_AGENT, OPT_FANOUT,
 } cli_opt_id_t;
 
 typedef struct cli_opt {
@@ -31,6 +35,12 @@ static const cli_opt_t cli_opts[] = {
     {"--np", OPT_NP, 1},
     {"-H", OPT_HOST, 1},
     {"--host", OPT_HOST, 1},
+    {"--hostfile", OPT_HOSTFILE, 1},
+    {"--machinefile", OPT_HOSTFILE, 1},
+    {"--map-by", OPT_MAP_BY, 1},
+    {"--npernode", OPT_NPERNODE, 1},
+    {"--launch-agent", OPT_LAUNCH_AGENT, 1},
+    {"--fanout", OPT_FANOUT, 1},
     {"--oversubscribe", OPT_OVERSUBSCRIBE, 0},
     {"-x", OPT_ENV, 1},
     {"--bind-to", OPT_BIND_TO, 1},
@@ -100,6 +110,10 @@ static rtm_status_t parse_hosts(const char *opt, const char *value, rtrun_opts_t
             return rtm_error_set(RTM_ERR_INVALID_ARG,
                                  "%s \"%s\": empty host name (expected HOST[:SLOTS],...)", opt,
                                  value);
+        if (!rtrun_host_name_ok(p, name_len))
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s \"%s\": \"%.*s\" is not a host name (letters, digits, '.', '-', '_', at most %d)",
+                                 opt, value, (int)name_len, p, RTRUN_HOST_NAME_MAX);
         if (colon != NULL) {
             char num[32];
             size_t nlen = len - name_len - 1;
@@ -147,7 +161,56 @@ static rtm_status_t apply_opt(const cli_opt_t *opt, const char *typed, const cha
         opts->nprocs = (int)v;
         return RTM_OK;
     case OPT_HOST:
+        opts->host_source = RTRUN_HOSTS_CLI;
         return parse_hosts(typed, value, opts);
+    case OPT_HOSTFILE:
+        if (opts->hostfile != NULL)
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s \"%s\": a hostfile was already given (\"%s\"); give one",
+                                 typed, value, opts->hostfile);
+        if (*value == '\0')
+            return rtm_error_set(RTM_ERR_INVALID_ARG, "%s needs a file name", typed);
+        opts->hostfile = strdup(value);
+        if (opts->hostfile == NULL)
+            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory parsing %s", typed);
+        return RTM_OK;
+    case OPT_MAP_BY:
+        if (strcmp(value, "slot") == 0)
+            opts->map_by = RTRUN_MAP_SLOT;
+        else if (strcmp(value, "node") == 0)
+            opts->map_by = RTRUN_MAP_NODE;
+        else if (strcmp(value, "core") == 0)
+            opts->map_by = RTRUN_MAP_CORE;
+        else if (strcmp(value, "numa") == 0)
+            opts->map_by = RTRUN_MAP_NUMA;
+        else
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s \"%s\": expected slot, node, core or numa", typed, value);
+        return RTM_OK;
+    case OPT_NPERNODE:
+        if (parse_long(value, 1, RTRUN_MAX_PROCS, &v) != 0)
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s \"%s\": ranks per host must be an integer from 1 to %d",
+                                 typed, value, RTRUN_MAX_PROCS);
+        opts->npernode = (int)v;
+        return RTM_OK;
+    case OPT_LAUNCH_AGENT:
+        if (strspn(value, " \t") == strlen(value))
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s \"%s\": expected a command, e.g. %s 'ssh -x {host}'", typed,
+                                 value, typed);
+        free(opts->launch_agent);
+        opts->launch_agent = strdup(value);
+        if (opts->launch_agent == NULL)
+            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory parsing %s", typed);
+        return RTM_OK;
+    case OPT_FANOUT:
+        if (parse_long(value, 1, RTRUN_MAX_FANOUT, &v) != 0)
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s \"%s\": children per daemon must be an integer from 1 to %d",
+                                 typed, value, RTRUN_MAX_FANOUT);
+        opts->fanout = (int)v;
+        return RTM_OK;
     case OPT_OVERSUBSCRIBE:
         opts->oversubscribe = 1;
         return RTM_OK;
@@ -169,11 +232,13 @@ static rtm_status_t apply_opt(const cli_opt_t *opt, const char *typed, const cha
     case OPT_BIND_TO:
         if (strcmp(value, "core") == 0)
             opts->bind = RTRUN_BIND_CORE;
+        else if (strcmp(value, "numa") == 0)
+            opts->bind = RTRUN_BIND_NUMA;
         else if (strcmp(value, "none") == 0)
             opts->bind = RTRUN_BIND_NONE;
         else
             return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                 "%s \"%s\": expected core or none", typed, value);
+                                 "%s \"%s\": expected core, numa or none", typed, value);
         return RTM_OK;
     case OPT_REPORT_BINDINGS:
         opts->report_bindings = 1;
@@ -198,6 +263,37 @@ static rtm_status_t apply_opt(const cli_opt_t *opt, const char *typed, const cha
     return rtm_error_set(RTM_ERR_INTERNAL, "unhandled option %s", typed);
 }
 
+/* The host list by precedence (as Open MPI and MPICH): --host or
+ * --hostfile, else the scheduler's allocation, else this host alone. The
+ * launch agent: --launch-agent, else RTM_LAUNCH_AGENT. */
+static rtm_status_t resolve_hosts(rtrun_opts_t *opts)
+{
+    rtm_status_t status;
+
+    if (opts->launch_agent == NULL && rtm_config.launch_agent != NULL &&
+        strspn(rtm_config.launch_agent, " \t") != strlen(rtm_config.launch_agent)) {
+        opts->launch_agent = strdup(rtm_config.launch_agent);
+        if (opts->launch_agent == NULL)
+            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for RTM_LAUNCH_AGENT");
+    }
+    if (opts->hostfile != NULL) {
+        if (opts->nhosts > 0)
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "--host and --hostfile %s both given: list the hosts in one of them",
+                                 opts->hostfile);
+        status = rtrun_hostfile_read(opts->hostfile, &opts->hosts, &opts->nhosts);
+        if (status != RTM_OK)
+            return status;
+        opts->host_source = RTRUN_HOSTS_FILE;
+        return RTM_OK;
+    }
+    if (opts->nhosts > 0) {
+        opts->host_source = RTRUN_HOSTS_CLI;
+        return RTM_OK;
+    }
+    return rtrun_alloc_from_env(&opts->hosts, &opts->nhosts, &opts->host_source);
+}
+
 void rtrun_cli_free(rtrun_opts_t *opts)
 {
     if (opts == NULL)
@@ -208,6 +304,8 @@ void rtrun_cli_free(rtrun_opts_t *opts)
     for (size_t i = 0; i < opts->nenv_vars; i++)
         free(opts->env_vars[i]);
     free(opts->env_vars);
+    free(opts->hostfile);
+    free(opts->launch_agent);
     memset(opts, 0, sizeof(*opts));
 }
 
@@ -280,7 +378,13 @@ rtm_status_t rtrun_cli_parse(int argc, char **argv, rtrun_opts_t *opts_p)
             status = rtm_error_set(RTM_ERR_INVALID_ARG, "no program given to run");
             goto err_free_opts;
         }
-        if (opts.nprocs == 0) {
+        status = resolve_hosts(&opts);
+        if (status != RTM_OK)
+            goto err_free_opts;
+        /* Without -n: one rank per slot of the hosts given or allocated
+         * (as Open MPI), or --npernode per host; job_map counts them. On
+         * this host alone the count must be said. */
+        if (opts.nprocs == 0 && opts.nhosts == 0 && opts.npernode == 0) {
             status = rtm_error_set(RTM_ERR_INVALID_ARG,
                                    "missing -n N: say how many ranks of \"%s\" to start",
                                    argv[i]);
@@ -299,30 +403,57 @@ err_free_opts:
 
 void rtrun_cli_print_usage(FILE *out)
 {
-    fprintf(out, "Usage: rtrun -n N [options] PROGRAM [ARGS...]\n"
+    fprintf(out, "Usage: rtrun [-n N] [options] PROGRAM [ARGS...]\n"
                  "Try 'rtrun --help' for more information.\n");
 }
 
 void rtrun_cli_print_help(FILE *out)
 {
     fprintf(out,
-"Usage: rtrun -n N [options] PROGRAM [ARGS...]\n"
-"Start N ranks of PROGRAM on this host, serve them PMIx, forward their\n"
-"standard input and output, and end the whole job if any rank fails.\n"
+"Usage: rtrun [-n N] [options] PROGRAM [ARGS...]\n"
+"Start N ranks of PROGRAM on this host or on several hosts, serve them PMIx,\n"
+"forward their standard input and output, and end the whole job if any rank\n"
+"fails.\n"
 "\n"
 "Options (they come before PROGRAM; everything after PROGRAM is its own):\n"
-"  -n, -np, --np N        number of ranks to start (required)\n"
+"  -n, -np, --np N        number of ranks to start; may be left out when hosts\n"
+"                         are given or allocated: then one rank per slot (or\n"
+"                         --npernode ranks per host)\n"
 "  -H, --host HOST[:SLOTS][,...]\n"
 "                         hosts to run on and how many ranks each may hold;\n"
-"                         for now only this host (localhost or its name);\n"
-"                         SLOTS defaults to the number of cores\n"
-"  --oversubscribe        allow more ranks than slots (cores); without it such\n"
-"                         a job is refused before anything starts\n"
+"                         SLOTS defaults to the number of cores of this host;\n"
+"                         a host named twice gets the sum of its slots\n"
+"  --hostfile, --machinefile FILE\n"
+"                         read the hosts from FILE, one per line, as\n"
+"                         \"HOST slots=N\" (Open MPI; max_slots=M is ignored),\n"
+"                         \"HOST:N\" (MPICH) or \"HOST\" (slots = cores); '#'\n"
+"                         starts a comment; a host on several lines gets the\n"
+"                         sum. Errors name FILE and the line. Not with --host.\n"
+"  --map-by slot|node|core|numa\n"
+"                         slot (default): fill each host's slots in order,\n"
+"                         then the next host; node: one rank per host in turn;\n"
+"                         core, numa: as slot across hosts, and on each host\n"
+"                         spread bound ranks over cores / over NUMA domains\n"
+"  --npernode N           at most N ranks on each host (without -n: exactly N\n"
+"                         on each host)\n"
+"  --oversubscribe        allow more ranks than slots; without it such a job is\n"
+"                         refused before anything starts; extra ranks are then\n"
+"                         shared evenly among the hosts\n"
+"  --launch-agent 'CMD {host}'\n"
+"                         command that starts rtrun's daemon on a remote host,\n"
+"                         {host} replaced by its name (without {host} the name\n"
+"                         comes after CMD); default: RTM_LAUNCH_AGENT, else\n"
+"                         ssh (BatchMode, no tty)\n"
+"  --fanout K             each daemon starts at most K others (a launch tree),\n"
+"                         so no process opens a connection to every host\n"
 "  -x VAR[=VALUE]         set VAR in every rank's environment, to VALUE or to\n"
 "                         its value in rtrun's environment (may be repeated)\n"
-"  --bind-to core|none    bind each rank to one core (round-robin over cores),\n"
-"                         or not at all; default: core when ranks <= cores,\n"
-"                         none otherwise\n"
+"  --bind-to core|numa|none\n"
+"                         bind each rank to one core (local rank L on core L\n"
+"                         modulo the host's cores), to a whole NUMA domain\n"
+"                         (round robin over domains), or not at all; default:\n"
+"                         core on a host holding at most as many ranks as it\n"
+"                         has cores (numa with --map-by numa), none otherwise\n"
 "  --report-bindings      print one line per rank naming the cores it is bound to\n"
 "  --tag-output           prefix every line a rank prints with \"[RANK] \"\n"
 "  --timeout SECONDS      end the job after SECONDS and name the ranks still running\n"
@@ -352,7 +483,23 @@ void rtrun_cli_print_help(FILE *out)
 "  124      --timeout expired\n"
 "  126/127  PROGRAM cannot be executed / was not found\n"
 "\n"
+"Hosts: --host or --hostfile if given, else the scheduler's allocation\n"
+"(Slurm: SLURM_JOB_NODELIST with SLURM_TASKS_PER_NODE, else\n"
+"SLURM_JOB_CPUS_PER_NODE; PBS/Torque: PBS_NODEFILE, one line per slot), else\n"
+"this host alone. Hosts that get no rank are left out of the job.\n"
+"\n"
+"Examples:\n"
+"  rtrun -n 4 ./app                          4 ranks on this host\n"
+"  rtrun -H node1:2,node2:2 ./app            2 ranks on each host\n"
+"  rtrun --hostfile hosts.txt --map-by node -n 8 ./app\n"
+"                                            8 ranks dealt over the hosts\n"
+"  rtrun --hostfile hosts.txt --npernode 1 hostname\n"
+"                                            one rank on every host\n"
+"  rtrun --launch-agent 'ip netns exec {host}' -H ns1:2,ns2:2 ./app\n"
+"                                            hosts reached without ssh\n"
+"  sbatch -N 2 --wrap 'rtrun ./app'          one rank per allocated slot\n"
+"\n"
 "Environment: RTM_LOG_LEVEL=error|warn|info|debug|trace sets how much rtrun\n"
-"logs on stderr. Each rank gets PMIX_NAMESPACE, PMIX_RANK and the other PMIx\n"
+"logs on stderr; RTM_LAUNCH_AGENT is the default --launch-agent. Each rank gets PMIX_NAMESPACE, PMIX_RANK and the other PMIx\n"
 "variables it needs to connect to rtrun's PMIx server.\n");
 }

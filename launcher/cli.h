@@ -20,6 +20,9 @@
 
 /* Largest job: local ranks travel as PMIx uint16 values. */
 #define RTRUN_MAX_PROCS 65535
+/* Largest --fanout: a daemon with more children than this gains nothing
+ * from the tree. */
+#define RTRUN_MAX_FANOUT 1024
 
 typedef enum rtrun_action {
     RTRUN_ACTION_RUN,
@@ -61,14 +64,14 @@ typedef struct rtrun_host_spec {
 
 typedef struct rtrun_opts {
     rtrun_action_t     action;
-    int                nprocs;
+    int                nprocs;         /* -n; 0: one rank per slot (or --npernode per host) */
     rtrun_host_spec_t *hosts;          /* from --host/--hostfile/allocation, in order; NULL if none */
     size_t             nhosts;
     rtrun_host_source_t host_source;
     char              *hostfile;       /* --hostfile path, NULL if none */
     rtrun_map_by_t     map_by;
     int                npernode;       /* --npernode; 0: not given */
-    char              *launch_agent;   /* --launch-agent / RTM_LAUNCH_AGENT; NULL: ssh */
+    char              *launch_agent;   /* --launch-agent, else RTM_LAUNCH_AGENT; NULL: the default (ssh) */
     int                fanout;         /* --fanout: children per daemon in the launch tree; 0: default */
     int                oversubscribe;
     char             **env_vars;       /* -x arguments: "VAR" or "VAR=VALUE" */
@@ -84,7 +87,13 @@ typedef struct rtrun_opts {
 /* Parse rtrun's arguments (argv[0] is rtrun itself). On error returns
  * RTM_ERR_INVALID_ARG; rtm_last_error() then names the argument and says
  * what is expected. *opts_p is written only on success and released with
- * rtrun_cli_free(). */
+ * rtrun_cli_free().
+ * For a run, the host list is resolved here by precedence: --host or
+ * --hostfile (read and parsed now; both at once is an error), else the
+ * Slurm/PBS allocation (alloc.h), else none (this host alone);
+ * host_source says which. launch_agent falls back to rtm_config (load it
+ * first). -n may be left out when hosts are known or --npernode is given:
+ * nprocs is then 0 and rtrun_job_map counts the ranks. */
 rtm_status_t rtrun_cli_parse(int argc, char **argv, rtrun_opts_t *opts_p);
 void rtrun_cli_free(rtrun_opts_t *opts);
 

@@ -149,6 +149,48 @@ int rtrun_iof_stream_read(rtrun_iof_stream_t *s, int end_partial)
     }
 }
 
+void rtrun_iof_stream_feed(rtrun_iof_stream_t *s, const char *data, size_t len, int eof,
+                           int end_partial)
+{
+    while (len > 0) {
+        size_t room, n;
+
+        if (s->cap - s->len < 4096) {
+            size_t cap = s->cap ? s->cap * 2 : 16384;
+            char *grown = realloc(s->buf, cap);
+
+            if (grown == NULL) {
+                /* Out of memory: pass the bytes on unsplit rather than lose them. */
+                emit_lines(s);
+                if (s->len > 0)
+                    emit(s, s->buf, s->len, 0);
+                s->len = 0;
+                emit(s, data, len, 0);
+                return;
+            }
+            s->buf = grown;
+            s->cap = cap;
+        }
+        room = s->cap - s->len;
+        n = len < room ? len : room;
+        memcpy(s->buf + s->len, data, n);
+        s->len += n;
+        data += n;
+        len -= n;
+        emit_lines(s);
+    }
+    if (eof) {
+        if (s->len > 0)
+            emit(s, s->buf, s->len, end_partial);
+        else if (s->mid_line && end_partial)
+            emit(s, "", 0, 1);
+        s->len = 0;
+        free(s->buf);
+        s->buf = NULL;
+        s->cap = 0;
+    }
+}
+
 void rtrun_iof_stream_close(rtrun_iof_stream_t *s)
 {
     if (s->fd >= 0)

@@ -27,6 +27,10 @@ void rtrun_iof_stream_init(rtrun_iof_stream_t *s, int fd, int out_fd, int rank, 
  * `end_partial` says so), the pipe is closed and 1 returned; else 0. */
 int rtrun_iof_stream_read(rtrun_iof_stream_t *s, int end_partial);
 void rtrun_iof_stream_close(rtrun_iof_stream_t *s);
+/* The same for output that arrives in messages (a remote rank's, through
+ * rtd): bytes in, whole lines out; eof ends the stream as a pipe's EOF. */
+void rtrun_iof_stream_feed(rtrun_iof_stream_t *s, const char *data, size_t len, int eof,
+                           int end_partial);
 
 /* rtrun's stdin to rank 0, through a small buffer so neither side blocks. */
 typedef struct rtrun_iof_stdin {

@@ -1,10 +1,13 @@
 /*
- * The job map for a single host. With several hosts (rtd), the same map
- * gains one node_id per host; local and node ranks already count per host.
+ * The job map: ranks onto hosts (--map-by, --npernode, slots,
+ * oversubscription), local and node ranks per host, and the cores of the
+ * ranks on this host. Pure logic: no hwloc, no fork (rtrun_bind_resolve is
+ * arithmetic).
  */
 #include "config.h"
 
 #include "launcher/job.h"
+#include "launcher/bind.h"
 #include "common/error.h"
 
 #include <ctype.h>
@@ -53,79 +56,266 @@ int rtrun_job_is_local_host(const char *name, const char *hostname)
     return 0;
 }
 
+/* Merge opts->hosts (or this host alone) into a list of distinct hosts with
+ * their slots; *hosts_p is calloc'd with room for every entry. */
+static rtm_status_t merge_hosts(const rtrun_opts_t *opts, const char *hostname, int ncores,
+                                rtrun_host_t **hosts_p, int *nhosts_p)
+{
+    size_t nspecs = opts->nhosts > 0 ? opts->nhosts : 1;
+    rtrun_host_t *hosts;
+    int n = 0;
+
+    hosts = calloc(nspecs, sizeof(*hosts));
+    if (hosts == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for %zu hosts", nspecs);
+    if (opts->nhosts == 0) {
+        snprintf(hosts[0].name, sizeof(hosts[0].name), "%s", hostname);
+        hosts[0].slots = ncores;
+        hosts[0].is_local = 1;
+        *hosts_p = hosts;
+        *nhosts_p = 1;
+        return RTM_OK;
+    }
+    for (size_t i = 0; i < opts->nhosts; i++) {
+        const rtrun_host_spec_t *spec = &opts->hosts[i];
+        int is_local, slots, j;
+
+        if (spec->name == NULL || spec->name[0] == '\0' ||
+            strlen(spec->name) >= sizeof(hosts[0].name) || spec->slots < 0) {
+            free(hosts);
+            return rtm_error_set(RTM_ERR_INVALID_ARG, "host %zu of the list: bad name or slots",
+                                 i);
+        }
+        is_local = rtrun_job_is_local_host(spec->name, hostname);
+        /* a host without a count: as many slots as cores, as Open MPI (this
+         * host's cores: remote ones are not known before rtd runs there) */
+        slots = spec->slots > 0 ? spec->slots : ncores;
+        for (j = 0; j < n; j++) {
+            if (is_local ? hosts[j].is_local : strcmp(hosts[j].name, spec->name) == 0)
+                break;
+        }
+        if (j == n) {
+            snprintf(hosts[n].name, sizeof(hosts[n].name), "%s", is_local ? hostname : spec->name);
+            hosts[n].is_local = is_local;
+            n++;
+        }
+        if (slots > RTRUN_MAX_PROCS - hosts[j].slots) {
+            free(hosts);
+            return rtm_error_set(RTM_ERR_INVALID_ARG, "host %s: more than %d slots", spec->name,
+                                 RTRUN_MAX_PROCS);
+        }
+        hosts[j].slots += slots;
+    }
+    *hosts_p = hosts;
+    *nhosts_p = n;
+    return RTM_OK;
+}
+
+/* How many ranks each host gets (counts[i]) and which host each rank runs
+ * on (host_of[r]), by --map-by; caps[] is what each host may hold before
+ * oversubscribing. */
+static void assign_ranks(rtrun_map_by_t map_by, int nprocs, const int *caps, int nhosts,
+                         int *counts, int *host_of)
+{
+    long total = 0;
+    int r = 0;
+
+    for (int i = 0; i < nhosts; i++)
+        total += caps[i];
+    if (map_by == RTRUN_MAP_NODE) {
+        int cursor = 0;
+
+        for (r = 0; r < nprocs; r++) {
+            int h = -1;
+
+            /* the next host in turn that has room; when all are full
+             * (oversubscribed), simply the next host in turn */
+            for (int k = 0; k < nhosts && h < 0; k++) {
+                int cand = (cursor + k) % nhosts;
+
+                if (counts[cand] < caps[cand])
+                    h = cand;
+            }
+            if (h < 0)
+                h = cursor;
+            counts[h]++;
+            host_of[r] = h;
+            cursor = (h + 1) % nhosts;
+        }
+        return;
+    }
+    /* slot, core, numa: consecutive ranks fill a host, then the next */
+    if (nprocs <= total) {
+        int left = nprocs;
+
+        for (int i = 0; i < nhosts; i++) {
+            counts[i] = caps[i] < left ? caps[i] : left;
+            left -= counts[i];
+        }
+    } else {
+        long extra = nprocs - total;
+
+        for (int i = 0; i < nhosts; i++)
+            counts[i] = caps[i] + (int)(extra / nhosts) + (i < extra % nhosts ? 1 : 0);
+    }
+    for (int i = 0; i < nhosts; i++) {
+        for (int k = 0; k < counts[i]; k++)
+            host_of[r++] = i;
+    }
+}
+
 rtm_status_t rtrun_job_map(const rtrun_opts_t *opts, const char *hostname, int ncores,
                            rtrun_job_t **job_p)
 {
     rtrun_job_t *job;
-    int slots = 0, slots_given = 0;
+    rtrun_host_t *hosts = NULL;
+    int *caps = NULL, *counts = NULL, *host_of = NULL, *new_id = NULL, *next_local = NULL;
+    int nhosts = 0, nprocs, slots = 0, slots_given = 0, kept = 0;
+    rtm_status_t status;
 
     if (opts == NULL || hostname == NULL || job_p == NULL || ncores < 1)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_job_map: bad argument");
-    if (opts->nprocs < 1 || opts->nprocs > RTRUN_MAX_PROCS)
+    if (opts->nprocs < 0 || opts->nprocs > RTRUN_MAX_PROCS || opts->npernode < 0 ||
+        opts->npernode > RTRUN_MAX_PROCS)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "%d ranks: expected 1 to %d", opts->nprocs,
                              RTRUN_MAX_PROCS);
+    if (opts->nhosts > 0 && opts->hosts == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_job_map: %zu hosts but no list",
+                             opts->nhosts);
 
-    for (size_t i = 0; i < opts->nhosts; i++) {
-        if (!rtrun_job_is_local_host(opts->hosts[i].name, hostname))
-            return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                 "--host %s: \"%s\" is not this host (%s); rtrun runs jobs on this host only for now (running on several hosts comes in a later version); use -H localhost:SLOTS",
-                                 opts->hosts[i].name, opts->hosts[i].name, hostname);
-        if (opts->hosts[i].slots > 0) {
-            slots += opts->hosts[i].slots;
-            slots_given = 1;
+    status = merge_hosts(opts, hostname, ncores, &hosts, &nhosts);
+    if (status != RTM_OK)
+        return status;
+    for (size_t i = 0; i < opts->nhosts; i++)
+        slots_given |= opts->hosts[i].slots > 0;
+    for (int i = 0; i < nhosts; i++)
+        slots += hosts[i].slots;
+    if (slots > RTRUN_MAX_PROCS)
+        slots = RTRUN_MAX_PROCS;
+
+    caps = calloc((size_t)nhosts, sizeof(*caps));
+    counts = calloc((size_t)nhosts, sizeof(*counts));
+    new_id = calloc((size_t)nhosts, sizeof(*new_id));
+    next_local = calloc((size_t)nhosts, sizeof(*next_local));
+    if (caps == NULL || counts == NULL || new_id == NULL || next_local == NULL) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for the job map");
+        goto err_free_tmp;
+    }
+
+    if (opts->npernode > 0) {
+        long room = (long)opts->npernode * nhosts;
+
+        for (int i = 0; i < nhosts; i++) {
+            if (opts->npernode > hosts[i].slots && !opts->oversubscribe) {
+                status = rtm_error_set(RTM_ERR_INVALID_ARG,
+                                       "--npernode %d: host %s has only %d slot%s; add --oversubscribe to run more ranks than that on it, or lower --npernode",
+                                       opts->npernode, hosts[i].name, hosts[i].slots,
+                                       hosts[i].slots == 1 ? "" : "s");
+                goto err_free_tmp;
+            }
+            caps[i] = opts->npernode;
+        }
+        nprocs = opts->nprocs > 0 ? opts->nprocs : (int)(room < RTRUN_MAX_PROCS ? room : RTRUN_MAX_PROCS);
+        if (nprocs > room) {
+            status = rtm_error_set(RTM_ERR_INVALID_ARG,
+                                   "%d ranks requested but --npernode %d on %d host%s places at most %ld; raise --npernode, add hosts, or ask for at most %ld ranks",
+                                   nprocs, opts->npernode, nhosts, nhosts == 1 ? "" : "s", room,
+                                   room);
+            goto err_free_tmp;
+        }
+    } else {
+        for (int i = 0; i < nhosts; i++)
+            caps[i] = hosts[i].slots;
+        nprocs = opts->nprocs > 0 ? opts->nprocs : slots;
+        if (nprocs > slots && !opts->oversubscribe) {
+            if (nhosts == 1)
+                status = rtm_error_set(RTM_ERR_INVALID_ARG,
+                                       "%d ranks requested but %s has only %d %s; add --oversubscribe to run more ranks than that (they will share cores), use -H %s:%d to declare more slots, or ask for at most %d ranks",
+                                       nprocs, hosts[0].name, slots,
+                                       slots_given ? (slots == 1 ? "slot" : "slots")
+                                                   : (slots == 1 ? "core" : "cores"),
+                                       hosts[0].is_local ? "localhost" : hosts[0].name, nprocs,
+                                       slots);
+            else
+                status = rtm_error_set(RTM_ERR_INVALID_ARG,
+                                       "%d ranks requested but the %d hosts have only %d slots in all; add --oversubscribe to run more ranks than that (they will share cores), declare more slots, or ask for at most %d ranks",
+                                       nprocs, nhosts, slots, slots);
+            goto err_free_tmp;
         }
     }
-    if (!slots_given)
-        slots = ncores;
 
-    if (opts->nprocs > slots && !opts->oversubscribe)
-        return rtm_error_set(RTM_ERR_INVALID_ARG,
-                             "%d ranks requested but %s has only %d %s; add --oversubscribe to run more ranks than that (they will share cores), use -H localhost:%d to declare more slots, or ask for at most %d ranks",
-                             opts->nprocs, hostname, slots,
-                             slots_given ? (slots == 1 ? "slot" : "slots")
-                                         : (slots == 1 ? "core" : "cores"),
-                             opts->nprocs, slots);
+    host_of = calloc((size_t)nprocs, sizeof(*host_of));
+    if (host_of == NULL) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for %d ranks", nprocs);
+        goto err_free_tmp;
+    }
+    assign_ranks(opts->map_by, nprocs, caps, nhosts, counts, host_of);
 
     job = calloc(1, sizeof(*job));
-    if (job == NULL)
-        return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for the job map");
-    job->ranks = calloc((size_t)opts->nprocs, sizeof(*job->ranks));
+    if (job == NULL) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for the job map");
+        goto err_free_tmp;
+    }
+    job->ranks = calloc((size_t)nprocs, sizeof(*job->ranks));
     if (job->ranks == NULL) {
         free(job);
-        return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for %d ranks", opts->nprocs);
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for %d ranks", nprocs);
+        goto err_free_tmp;
     }
+    /* drop the hosts without ranks, keeping the order of the others */
+    job->local_host = -1;
+    for (int i = 0; i < nhosts; i++) {
+        if (counts[i] == 0) {
+            new_id[i] = -1;
+            continue;
+        }
+        new_id[i] = kept;
+        hosts[kept] = hosts[i];
+        hosts[kept].nranks = counts[i];
+        if (hosts[kept].is_local)
+            job->local_host = kept;
+        kept++;
+    }
+    job->hosts = hosts;
+    job->nhosts = kept;
     snprintf(job->hostname, sizeof(job->hostname), "%s", hostname);
-    job->nprocs = opts->nprocs;
+    job->nprocs = nprocs;
     job->slots = slots;
     job->ncores = ncores;
-    job->oversubscribed = opts->nprocs > slots;
-    switch (opts->bind) {
-    case RTRUN_BIND_CORE:
-    case RTRUN_BIND_NUMA:
-        job->bound = 1;
-        break;
-    case RTRUN_BIND_NONE:
-        job->bound = 0;
-        break;
-    case RTRUN_BIND_DEFAULT:
-        /* Binding more ranks than cores would stack ranks on some cores
-         * while the scheduler could spread them; let it. */
-        job->bound = opts->nprocs <= ncores;
-        break;
-    }
-    for (int r = 0; r < job->nprocs; r++) {
+    job->oversubscribed = nprocs > slots;
+    job->map_by = opts->map_by;
+    job->bind = job->local_host < 0 ? RTRUN_BIND_NONE /* nothing to bind here */
+                                    : rtrun_bind_resolve(opts->bind, opts->map_by,
+                                                         hosts[job->local_host].nranks, ncores);
+    job->bound = job->bind != RTRUN_BIND_NONE;
+    for (int r = 0; r < nprocs; r++) {
         rtrun_rank_t *rk = &job->ranks[r];
+        int h = new_id[host_of[r]];
 
         rk->rank = r;
-        rk->local_rank = r;
-        rk->node_rank = r;
-        rk->node_id = 0;
-        rk->core = job->bound ? r % ncores : -1;
+        rk->node_id = h;
+        rk->local_rank = next_local[h]++;
+        rk->node_rank = rk->local_rank; /* one job per host */
+        rk->core = (h == job->local_host && job->bound) ? rk->local_rank % ncores : -1;
         rk->state = RTRUN_RANK_NOT_STARTED;
         rk->pid = -1;
     }
+    free(host_of);
+    free(next_local);
+    free(new_id);
+    free(counts);
+    free(caps);
     *job_p = job;
     return RTM_OK;
+
+err_free_tmp:
+    free(host_of);
+    free(next_local);
+    free(new_id);
+    free(counts);
+    free(caps);
+    free(hosts);
+    return status;
 }
 
 void rtrun_job_free(rtrun_job_t *job)
@@ -133,6 +323,7 @@ void rtrun_job_free(rtrun_job_t *job)
     if (job == NULL)
         return;
     free(job->ranks);
+    free(job->hosts);
     free(job);
 }
 

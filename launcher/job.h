@@ -30,9 +30,11 @@ typedef struct rtrun_rank {
     int                wait_status;  /* from waitpid, once EXITED */
 } rtrun_rank_t;
 
-/* One host of the job, index = node_id. */
+/* One host of the job, index = node_id. Only hosts that hold at least one
+ * rank are in the job (nranks >= 1): a host given without ranks is left
+ * out, so no rtd is ever started for nothing. */
 typedef struct rtrun_host {
-    char name[256];    /* as given (--host, hostfile, allocation) */
+    char name[256];    /* as given (--host, hostfile, allocation); this host: its hostname */
     int  slots;        /* ranks it may hold without oversubscribing */
     int  is_local;     /* the host rtrun itself runs on (no rtd there) */
     int  nranks;       /* ranks mapped onto it */
@@ -42,19 +44,38 @@ typedef struct rtrun_job {
     char          nspace[256];    /* PMIx namespace, [A-Za-z0-9._-] only */
     char          hostname[256];
     int           nprocs;
-    int           slots;          /* ranks this host may hold without oversubscribing */
-    int           ncores;
+    int           slots;          /* ranks all hosts may hold without oversubscribing */
+    int           ncores;         /* of this host */
     int           oversubscribed; /* more ranks than slots (allowed by --oversubscribe) */
-    int           bound;          /* ranks are bound to cores */
+    int           bound;          /* ranks on this host are bound (to cores or NUMA domains) */
     rtrun_rank_t *ranks;          /* nprocs entries, index = rank */
     int           nhosts;         /* 1 when every rank runs on this host */
     rtrun_host_t *hosts;          /* nhosts entries, index = node_id */
+    int           local_host;     /* node_id of this host; -1: no rank runs here */
+    rtrun_bind_t  bind;           /* binding on this host, resolved (never DEFAULT);
+                                   * a remote host resolves its own with
+                                   * rtrun_bind_resolve(opts->bind, map_by, nranks, its cores) */
+    rtrun_map_by_t map_by;        /* --map-by, for rtrun_topo_rank_cpuset */
 } rtrun_job_t;
 
-/* Map opts->nprocs ranks onto this host, which is `hostname` and has
- * `ncores` cores. Refuses (RTM_ERR_INVALID_ARG, rtm_last_error() says why
- * and how to proceed) a host that is not this one and more ranks than slots
- * without --oversubscribe. */
+/* Map opts->nprocs ranks (0: one per slot, or --npernode per host) onto
+ * opts->hosts (none: this host alone); rtrun runs on `hostname`, which has
+ * `ncores` cores. A host without a slot count gets `ncores` slots. Entries
+ * naming this host (localhost, its short or long name) are merged, as are
+ * repeated names; hosts keep their order, those left without a rank are
+ * dropped.
+ *   --map-by slot/core/numa: fill each host up to its slots in order;
+ *   --map-by node: deal ranks one per host in turn, skipping full hosts.
+ *   --npernode K: at most K ranks per host (K more than a host's slots
+ *   needs --oversubscribe); more than K x hosts ranks is refused.
+ *   More ranks than slots needs --oversubscribe; the extra ranks are then
+ *   shared evenly among the hosts (the first hosts get the remainder), as
+ *   Open MPI does.
+ * local_rank = node_rank counts per host in rank order; node_id indexes
+ * job->hosts. Ranks on this host get core = local_rank mod ncores when bound
+ * (as before); remote ranks get core -1, their rtd binds them
+ * (rtrun_topo_rank_cpuset). Refusals are RTM_ERR_INVALID_ARG with a
+ * message saying why and how to proceed. */
 rtm_status_t rtrun_job_map(const rtrun_opts_t *opts, const char *hostname, int ncores,
                            rtrun_job_t **job_p);
 void rtrun_job_free(rtrun_job_t *job);

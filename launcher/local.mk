@@ -6,6 +6,7 @@ launcher_librtrun_la_SOURCES = \
 	launcher/bind.c launcher/bind.h \
 	launcher/cleanup.c launcher/cleanup.h \
 	launcher/cli.c launcher/cli.h \
+	launcher/daemon.c launcher/daemon.h \
 	launcher/iof.c launcher/iof.h \
 	launcher/job.c launcher/job.h \
 	launcher/pmix_server.c launcher/pmix_server.h \
@@ -17,6 +18,13 @@ bin_PROGRAMS += rtrun
 rtrun_SOURCES = launcher/rtrun.c
 rtrun_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
 rtrun_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
+
+# rtd: the per-host daemon of multi-host jobs; rtrun starts the one next
+# to its own executable (same path on every host, as with a shared install).
+bin_PROGRAMS += rtd
+rtd_SOURCES = launcher/rtd.c
+rtd_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
+rtd_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
 
 # Tests: unit tests of the parser and the map, and integration scripts that
 # run $RTRUN on small PMIx client programs.
@@ -44,3 +52,37 @@ LAUNCHER_TEST_SH = \
 	tests/launcher/signals.sh
 TESTS += tests/launcher/test_cli tests/launcher/test_map $(LAUNCHER_TEST_SH)
 EXTRA_DIST += $(LAUNCHER_TEST_SH) tests/launcher/common.sh
+
+# Multi-host tests: hosts are network namespaces made by tests/multihost/netns.sh
+# (root needed, else they skip); rtd is started with `ip netns exec {host}`.
+check_PROGRAMS += tests/multihost/mh_probe
+tests_multihost_mh_probe_SOURCES = tests/multihost/mh_probe.c
+tests_multihost_mh_probe_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS)
+tests_multihost_mh_probe_LDADD = $(PMIX_LIBS)
+MULTIHOST_TEST_SH = \
+	tests/multihost/pmix.sh \
+	tests/multihost/stdio_exit.sh \
+	tests/multihost/uneven.sh \
+	tests/multihost/integration_a.sh \
+	tests/multihost/integration_b.sh \
+	tests/multihost/failure.sh \
+	tests/multihost/tree.sh \
+	tests/multihost/ssh.sh
+TESTS += $(MULTIHOST_TEST_SH)
+EXTRA_DIST += $(MULTIHOST_TEST_SH) tests/multihost/netns.sh
+
+# hosts helper: hostfiles and scheduler allocations (in librtrun, so rtd
+# shares them), their unit tests and the --hostfile integration test.
+launcher_librtrun_la_SOURCES += \
+	launcher/hostfile.c launcher/hostfile.h \
+	launcher/alloc.c launcher/alloc.h
+check_PROGRAMS += tests/launcher/test_hostfile tests/launcher/test_alloc
+tests_launcher_test_hostfile_SOURCES = tests/launcher/test_hostfile.c
+tests_launcher_test_hostfile_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
+tests_launcher_test_hostfile_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
+tests_launcher_test_alloc_SOURCES = tests/launcher/test_alloc.c
+tests_launcher_test_alloc_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
+tests_launcher_test_alloc_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
+TESTS += tests/launcher/test_hostfile tests/launcher/test_alloc tests/launcher/hostfile.sh \
+	tests/launcher/hostfile_netns.sh
+EXTRA_DIST += tests/launcher/hostfile.sh tests/launcher/hostfile_netns.sh

@@ -3,8 +3,15 @@
  * - Node and proc maps from PMIx_generate_regex/ppn must be registered with
  *   type PMIX_REGEX: as PMIX_STRING the client cannot parse them.
  * - A fence among ranks that are all local to this server completes inside
- *   the library; fence_nb is only called when remote participants exist.
- *   It is still implemented (all ranks here are local: hand the data back).
+ *   the library; fence_nb is only called when remote participants exist
+ *   (nlocalprocs < job size at register_nspace). One-host jobs hand the
+ *   data back; multi-host jobs (self_host >= 0) pass it to the main loop,
+ *   whose daemon tree combines every host's part (launcher/daemon.c).
+ * - Blobs of several servers are combined by concatenation: each is a
+ *   sequence of packed items the receiving server unpacks in turn.
+ * - direct_modex is called for a proc not in the local store; the owning
+ *   host's daemon answers it with PMIx_server_dmodex_request, which waits
+ *   until that rank has committed.
  * - The env array given to PMIx_server_setup_fork is grown with realloc, so
  *   it must be malloc'd (PMIX_ARGV_APPEND builds it).
  * - A rank that dies (lost connection) does not get client_finalized called
@@ -37,6 +44,8 @@ static int  server_event_fd = -1;
 static char server_job_nspace[PMIX_MAX_NSLEN + 1];
 static int  server_started;
 static int  server_wedged;  /* the library stopped answering (see deregister) */
+static int  server_self_host = -1; /* multi-host: this server's host index */
+static int  server_job_size;       /* multi-host: ranks in the job */
 
 /* Longest wait for the library at teardown. */
 #define RTRUN_PMIX_TEARDOWN_SEC 3
@@ -95,6 +104,30 @@ static void post_event(int type, const pmix_proc_t *proc, int status, const char
     } while (n < 0 && errno == EINTR);
 }
 
+/* Hand a request to the main loop; 0 on success. */
+static int post_req(int type, rtrun_pmix_req_t *req)
+{
+    rtrun_pmix_event_t ev;
+    ssize_t n;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.type = type;
+    ev.rank = req->rank;
+    ev.req = req;
+    do {
+        n = write(server_event_fd, &ev, sizeof(ev));
+    } while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof(ev) ? 0 : -1;
+}
+
+void rtrun_pmix_req_free(rtrun_pmix_req_t *req)
+{
+    if (req == NULL)
+        return;
+    free(req->data);
+    free(req);
+}
+
 static pmix_status_t cb_client_connected(const pmix_proc_t *proc, void *server_object,
                                          pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
@@ -141,12 +174,40 @@ static pmix_status_t cb_fence_nb(const pmix_proc_t procs[], size_t nprocs,
 {
     char *copy = NULL;
 
-    (void)procs;
-    (void)nprocs;
     (void)info;
     (void)ninfo;
     if (cbfunc == NULL)
         return PMIX_ERR_BAD_PARAM;
+    if (server_self_host >= 0) {
+        rtrun_pmix_req_t *req;
+        size_t participants = nprocs;
+
+        /* The daemons combine fences job-wide, in order: a fence over a
+         * subset of the ranks would wait for hosts that never join. */
+        if (nprocs == 1 && procs[0].rank == PMIX_RANK_WILDCARD)
+            participants = (size_t)server_job_size;
+        if (participants != (size_t)server_job_size) {
+            rtm_warn("a fence over %zu of the job's %d ranks: only job-wide fences are supported across hosts",
+                     participants, server_job_size);
+            return PMIX_ERR_NOT_SUPPORTED;
+        }
+        req = calloc(1, sizeof(*req));
+        if (req == NULL || (ndata > 0 && (req->data = malloc(ndata)) == NULL)) {
+            free(req);
+            return PMIX_ERR_NOMEM;
+        }
+        if (ndata > 0)
+            memcpy(req->data, data, ndata);
+        req->ndata = ndata;
+        req->cbfunc = (void *)cbfunc;
+        req->cbdata = cbdata;
+        req->rank = -1;
+        if (post_req(RTRUN_PMIX_EV_FENCE, req) != 0) {
+            rtrun_pmix_req_free(req);
+            return PMIX_ERROR;
+        }
+        return PMIX_SUCCESS;
+    }
     /* Every participant is local, so this server's contribution is the
      * whole collective: hand it back. `data` belongs to the library and
      * the callback may complete after we return, so it gets a copy that
@@ -167,8 +228,23 @@ static pmix_status_t cb_direct_modex(const pmix_proc_t *proc, const pmix_info_t 
 {
     (void)info;
     (void)ninfo;
-    (void)cbfunc;
-    (void)cbdata;
+    if (server_self_host >= 0 && proc != NULL && cbfunc != NULL &&
+        strncmp(proc->nspace, server_job_nspace, PMIX_MAX_NSLEN) == 0 &&
+        proc->rank < (pmix_rank_t)server_job_size) {
+        rtrun_pmix_req_t *req = calloc(1, sizeof(*req));
+
+        /* The owning host's daemon asks its server (dmodex_serve). */
+        if (req == NULL)
+            return PMIX_ERR_NOMEM;
+        req->rank = (int)proc->rank;
+        req->cbfunc = (void *)cbfunc;
+        req->cbdata = cbdata;
+        if (post_req(RTRUN_PMIX_EV_DMODEX, req) != 0) {
+            free(req);
+            return PMIX_ERROR;
+        }
+        return PMIX_SUCCESS;
+    }
     /* Every rank of the job is local, so the library answers from its own
      * store; a request reaching us names a proc nobody hosts. Returning an
      * error means cbfunc will not be called. */
@@ -186,10 +262,10 @@ static pmix_server_module_t server_module = {
 };
 
 rtm_status_t rtrun_pmix_server_start(const char *tmpdir, const char *nspace, int event_fd,
-                                     void *hwloc_topology)
+                                     void *hwloc_topology, const char *host_name, int self_host)
 {
     pmix_topology_t topology = {.source = "hwloc", .topology = hwloc_topology};
-    pmix_info_t info[5];
+    pmix_info_t info[6];
     size_t ninfo = 4;
     char server_nspace[PMIX_MAX_NSLEN + 1];
     pmix_rank_t server_rank = 0;
@@ -198,6 +274,7 @@ rtm_status_t rtrun_pmix_server_start(const char *tmpdir, const char *nspace, int
     if (tmpdir == NULL || nspace == NULL || event_fd < 0 || strlen(nspace) > PMIX_MAX_NSLEN - 8)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_pmix_server_start: bad argument");
     server_event_fd = event_fd;
+    server_self_host = self_host;
     snprintf(server_job_nspace, sizeof(server_job_nspace), "%s", nspace);
     snprintf(server_nspace, sizeof(server_nspace), "%s.rtrun", nspace);
 
@@ -206,7 +283,13 @@ rtm_status_t rtrun_pmix_server_start(const char *tmpdir, const char *nspace, int
     PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, tmpdir, PMIX_STRING);
     PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, tmpdir, PMIX_STRING);
     PMIX_INFO_LOAD(&info[2], PMIX_SERVER_NSPACE, server_nspace, PMIX_STRING);
+    if (self_host >= 0)
+        server_rank = (pmix_rank_t)self_host;
     PMIX_INFO_LOAD(&info[3], PMIX_SERVER_RANK, &server_rank, PMIX_PROC_RANK);
+    /* Test hosts (network namespaces) share one kernel hostname: the
+     * server must call itself by the job map's name of its host. */
+    if (self_host >= 0 && host_name != NULL)
+        PMIX_INFO_LOAD(&info[ninfo++], PMIX_HOSTNAME, host_name, PMIX_STRING);
     if (hwloc_topology != NULL)
         PMIX_INFO_LOAD(&info[ninfo++], PMIX_TOPOLOGY2, &topology, PMIX_TOPO);
     rc = PMIx_server_init(&server_module, info, ninfo);
@@ -234,21 +317,6 @@ void rtrun_pmix_server_stop(void)
     if (rc != PMIX_SUCCESS)
         rtm_warn("PMIx_server_finalize: %s", PMIx_Error_string(rc));
     server_started = 0;
-}
-
-/* "0,1,2" for ranks first..first+count-1 (caller frees). */
-static char *rank_list(int first, int count)
-{
-    size_t len = (size_t)count * 7 + 1;
-    char *s = malloc(len);
-    size_t used = 0;
-
-    if (s == NULL)
-        return NULL;
-    s[0] = '\0';
-    for (int r = first; r < first + count; r++)
-        used += (size_t)snprintf(s + used, len - used, "%s%d", r == first ? "" : ",", r);
-    return s;
 }
 
 static char *join_argv(int argc, char **argv)
@@ -292,6 +360,81 @@ static pmix_status_t list_add_array(void *list, const char *key, void *sub)
     return rc;
 }
 
+/* Whether the job spans the hosts of job->hosts[] (this server being the
+ * one of server_self_host); else every rank is on job->hostname. */
+static int job_is_multi(const rtrun_job_t *job)
+{
+    return server_self_host >= 0 && job->hosts != NULL && job->nhosts > 0 &&
+           server_self_host < job->nhosts;
+}
+
+static const char *host_name_of(const rtrun_job_t *job, int h)
+{
+    return job_is_multi(job) ? job->hosts[h].name : job->hostname;
+}
+
+/* "r0,r1,..." of the ranks on host h (caller frees); *count_p, *leader_p. */
+static char *host_peers(const rtrun_job_t *job, int h, uint32_t *count_p, pmix_rank_t *leader_p)
+{
+    size_t len = (size_t)job->nprocs * 7 + 1, used = 0;
+    char *s = malloc(len);
+    uint32_t count = 0;
+
+    if (s == NULL)
+        return NULL;
+    s[0] = '\0';
+    *leader_p = 0;
+    for (int r = 0; r < job->nprocs; r++) {
+        if (job_is_multi(job) && job->ranks[r].node_id != h)
+            continue;
+        if (count++ == 0)
+            *leader_p = (pmix_rank_t)r;
+        used += (size_t)snprintf(s + used, len - used, "%s%d", used ? "," : "", r);
+    }
+    *count_p = count;
+    return s;
+}
+
+/* Node regex input "h0,h1" and proc regex input "0,1;2,3" (caller frees). */
+static rtm_status_t job_maps(const rtrun_job_t *job, char **nodes_p, char **procs_p)
+{
+    int nhosts = job_is_multi(job) ? job->nhosts : 1;
+    size_t nlen = 1, plen = (size_t)job->nprocs * 7 + (size_t)nhosts + 1, used = 0;
+    char *nodes, *procs;
+
+    for (int h = 0; h < nhosts; h++)
+        nlen += strlen(host_name_of(job, h)) + 1;
+    nodes = malloc(nlen);
+    procs = malloc(plen);
+    if (nodes == NULL || procs == NULL) {
+        free(nodes);
+        free(procs);
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory registering the job");
+    }
+    nodes[0] = '\0';
+    for (int h = 0; h < nhosts; h++) {
+        if (h > 0)
+            strcat(nodes, ",");
+        strcat(nodes, host_name_of(job, h));
+    }
+    procs[0] = '\0';
+    for (int h = 0; h < nhosts; h++) {
+        int first = 1;
+
+        if (h > 0)
+            used += (size_t)snprintf(procs + used, plen - used, ";");
+        for (int r = 0; r < job->nprocs; r++) {
+            if (job_is_multi(job) && job->ranks[r].node_id != h)
+                continue;
+            used += (size_t)snprintf(procs + used, plen - used, "%s%d", first ? "" : ",", r);
+            first = 0;
+        }
+    }
+    *nodes_p = nodes;
+    *procs_p = procs;
+    return RTM_OK;
+}
+
 rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
                                      int prog_argc, char **prog_argv)
 {
@@ -299,28 +442,37 @@ rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
     pmix_status_t rc = PMIX_SUCCESS;
     pmix_data_array_t darray;
     char *peers = NULL, *node_regex = NULL, *proc_regex = NULL, *argv_str = NULL;
+    char *nodes = NULL, *procs = NULL;
     char cwd[4096];
     void *list, *sub;
-    uint32_t job_size, univ_size, one = 1, zero32 = 0, node_id = 0;
+    uint32_t job_size, univ_size, nnodes, local_size = 0, one = 1, zero32 = 0;
     pmix_rank_t leader = 0;
+    int multi, self;
     rtm_status_t status;
 
     if (job == NULL || tmpdir == NULL || prog_argc < 1 || prog_argv == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_pmix_register_job: bad argument");
+    multi = job_is_multi(job);
+    self = multi ? server_self_host : 0;
+    nnodes = multi ? (uint32_t)job->nhosts : 1;
     job_size = (uint32_t)job->nprocs;
     univ_size = job_size;
+    server_job_size = job->nprocs;
     if (getcwd(cwd, sizeof(cwd)) == NULL)
         snprintf(cwd, sizeof(cwd), "/");
 
-    peers = rank_list(0, job->nprocs);
+    peers = host_peers(job, self, &local_size, &leader);
     argv_str = join_argv(prog_argc, prog_argv);
     if (peers == NULL || argv_str == NULL) {
         status = rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory registering the job");
         goto err_free_strings;
     }
-    rc = PMIx_generate_regex(job->hostname, &node_regex);
+    status = job_maps(job, &nodes, &procs);
+    if (status != RTM_OK)
+        goto err_free_strings;
+    rc = PMIx_generate_regex(nodes, &node_regex);
     if (rc == PMIX_SUCCESS)
-        rc = PMIx_generate_ppn(peers, &proc_regex);
+        rc = PMIx_generate_ppn(procs, &proc_regex);
     if (rc != PMIX_SUCCESS) {
         status = rtm_error_set(RTM_ERR_PMIX, "PMIx_generate_regex/ppn failed: %s",
                                PMIx_Error_string(rc));
@@ -332,31 +484,40 @@ rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
     LIST_ADD(rc, list, PMIX_JOB_SIZE, &job_size, PMIX_UINT32);
     LIST_ADD(rc, list, PMIX_UNIV_SIZE, &univ_size, PMIX_UINT32);
     LIST_ADD(rc, list, PMIX_MAX_PROCS, &univ_size, PMIX_UINT32);
-    LIST_ADD(rc, list, PMIX_NUM_NODES, &one, PMIX_UINT32);
+    LIST_ADD(rc, list, PMIX_NUM_NODES, &nnodes, PMIX_UINT32);
     LIST_ADD(rc, list, PMIX_JOB_NUM_APPS, &one, PMIX_UINT32);
     LIST_ADD(rc, list, PMIX_NODE_MAP, node_regex, PMIX_REGEX);
     LIST_ADD(rc, list, PMIX_PROC_MAP, proc_regex, PMIX_REGEX);
     LIST_ADD(rc, list, PMIX_TMPDIR, tmpdir, PMIX_STRING);
     /* Also at job level: what clients look up with a wildcard rank. */
-    LIST_ADD(rc, list, PMIX_LOCAL_SIZE, &job_size, PMIX_UINT32);
+    LIST_ADD(rc, list, PMIX_LOCAL_SIZE, &local_size, PMIX_UINT32);
     LIST_ADD(rc, list, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
     LIST_ADD(rc, list, PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
 
-    /* This host. */
-    if (rc == PMIX_SUCCESS) {
+    /* Every host of the job (this one only, for a one-host job). */
+    for (uint32_t h = 0; h < nnodes && rc == PMIX_SUCCESS; h++) {
+        uint32_t h_size = 0;
+        pmix_rank_t h_leader = 0;
+        char *h_peers = host_peers(job, (int)h, &h_size, &h_leader);
+
+        if (h_peers == NULL) {
+            rc = PMIX_ERR_NOMEM;
+            break;
+        }
         sub = PMIx_Info_list_start();
-        LIST_ADD(rc, sub, PMIX_HOSTNAME, job->hostname, PMIX_STRING);
-        LIST_ADD(rc, sub, PMIX_NODEID, &node_id, PMIX_UINT32);
-        LIST_ADD(rc, sub, PMIX_NODE_SIZE, &job_size, PMIX_UINT32);
-        LIST_ADD(rc, sub, PMIX_LOCAL_SIZE, &job_size, PMIX_UINT32);
-        LIST_ADD(rc, sub, PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
-        LIST_ADD(rc, sub, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
-        if (job->oversubscribed)
+        LIST_ADD(rc, sub, PMIX_HOSTNAME, host_name_of(job, (int)h), PMIX_STRING);
+        LIST_ADD(rc, sub, PMIX_NODEID, &h, PMIX_UINT32);
+        LIST_ADD(rc, sub, PMIX_NODE_SIZE, &h_size, PMIX_UINT32);
+        LIST_ADD(rc, sub, PMIX_LOCAL_SIZE, &h_size, PMIX_UINT32);
+        LIST_ADD(rc, sub, PMIX_LOCALLDR, &h_leader, PMIX_PROC_RANK);
+        LIST_ADD(rc, sub, PMIX_LOCAL_PEERS, h_peers, PMIX_STRING);
+        if (job->oversubscribed && (int)h == self)
             LIST_ADD(rc, sub, PMIX_NODE_OVERSUBSCRIBED, NULL, PMIX_BOOL);
         if (rc == PMIX_SUCCESS)
             rc = list_add_array(list, PMIX_NODE_INFO_ARRAY, sub);
         else
             PMIx_Info_list_release(sub);
+        free(h_peers);
     }
 
     /* The one application. */
@@ -364,7 +525,7 @@ rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
         sub = PMIx_Info_list_start();
         LIST_ADD(rc, sub, PMIX_APPNUM, &zero32, PMIX_UINT32);
         LIST_ADD(rc, sub, PMIX_APP_SIZE, &job_size, PMIX_UINT32);
-        LIST_ADD(rc, sub, PMIX_APPLDR, &leader, PMIX_PROC_RANK);
+        LIST_ADD(rc, sub, PMIX_APPLDR, &zero32, PMIX_PROC_RANK);
         LIST_ADD(rc, sub, PMIX_WDIR, cwd, PMIX_STRING);
         LIST_ADD(rc, sub, PMIX_APP_ARGV, argv_str, PMIX_STRING);
         if (rc == PMIX_SUCCESS)
@@ -373,7 +534,8 @@ rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
             PMIx_Info_list_release(sub);
     }
 
-    /* Each rank; the array must start with PMIX_RANK. */
+    /* Each rank, remote ones too (OpenPMIx's client fails PMIx_Init
+     * without them); the array must start with PMIX_RANK. */
     for (int r = 0; r < job->nprocs && rc == PMIX_SUCCESS; r++) {
         const rtrun_rank_t *rk = &job->ranks[r];
         pmix_rank_t prank = (pmix_rank_t)r;
@@ -387,7 +549,7 @@ rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
         LIST_ADD(rc, sub, PMIX_NODE_RANK, &node_rank, PMIX_UINT16);
         LIST_ADD(rc, sub, PMIX_NODEID, &nid, PMIX_UINT32);
         LIST_ADD(rc, sub, PMIX_REINCARNATION, &zero32, PMIX_UINT32);
-        LIST_ADD(rc, sub, PMIX_HOSTNAME, job->hostname, PMIX_STRING);
+        LIST_ADD(rc, sub, PMIX_HOSTNAME, host_name_of(job, multi ? rk->node_id : 0), PMIX_STRING);
         if (rc == PMIX_SUCCESS)
             rc = list_add_array(list, PMIX_PROC_DATA, sub);
         else
@@ -403,7 +565,7 @@ rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
         goto err_free_strings;
     }
 
-    rc = PMIx_server_register_nspace(job->nspace, job->nprocs, (pmix_info_t *)darray.array,
+    rc = PMIx_server_register_nspace(job->nspace, (int)local_size, (pmix_info_t *)darray.array,
                                      darray.size, op_done, &wait_nspace);
     rc = op_wait(&wait_nspace, rc);
     PMIX_DATA_ARRAY_DESTRUCT(&darray);
@@ -417,6 +579,8 @@ rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
         pmix_wait_t wait_client = PMIX_WAIT_INIT;
         pmix_proc_t proc;
 
+        if (multi && job->ranks[r].node_id != self)
+            continue;
         PMIX_LOAD_PROCID(&proc, job->nspace, (pmix_rank_t)r);
         rc = PMIx_server_register_client(&proc, geteuid(), getegid(), NULL, op_done,
                                          &wait_client);
@@ -427,6 +591,8 @@ rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
             goto err_deregister_nspace;
         }
     }
+    free(nodes);
+    free(procs);
     free(proc_regex);
     free(node_regex);
     free(argv_str);
@@ -436,11 +602,107 @@ rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
 err_deregister_nspace:
     rtrun_pmix_deregister_job(job);
 err_free_strings:
+    free(nodes);
+    free(procs);
     free(proc_regex);
     free(node_regex);
     free(argv_str);
     free(peers);
     return status;
+}
+
+static void fence_done_release(void *cbdata)
+{
+    free(cbdata);
+}
+
+void rtrun_pmix_fence_done(rtrun_pmix_req_t *req, int ok, const char *data, size_t len)
+{
+    pmix_modex_cbfunc_t cbfunc;
+    char *copy = NULL;
+
+    if (req == NULL)
+        return;
+    cbfunc = (pmix_modex_cbfunc_t)req->cbfunc;
+    if (ok && len > 0) {
+        copy = malloc(len);
+        if (copy == NULL)
+            ok = 0;
+        else
+            memcpy(copy, data, len);
+    }
+    /* The library frees `copy` through fence_done_release. */
+    if (cbfunc != NULL)
+        cbfunc(ok ? PMIX_SUCCESS : PMIX_ERR_PARTIAL_SUCCESS, copy, ok ? len : 0, req->cbdata,
+               fence_done_release, copy);
+    else
+        free(copy);
+    rtrun_pmix_req_free(req);
+}
+
+void rtrun_pmix_dmodex_done(rtrun_pmix_req_t *req, int pmix_status, const char *data, size_t len)
+{
+    pmix_modex_cbfunc_t cbfunc;
+    char *copy = NULL;
+
+    if (req == NULL)
+        return;
+    cbfunc = (pmix_modex_cbfunc_t)req->cbfunc;
+    if (pmix_status == PMIX_SUCCESS && len > 0) {
+        copy = malloc(len);
+        if (copy == NULL)
+            pmix_status = PMIX_ERR_NOMEM;
+        else
+            memcpy(copy, data, len);
+    }
+    if (cbfunc != NULL)
+        cbfunc(pmix_status, copy, copy ? len : 0, req->cbdata, fence_done_release, copy);
+    else
+        free(copy);
+    rtrun_pmix_req_free(req);
+}
+
+/* PMIx's thread: the local rank's data is ready for the host that asked. */
+static void dmodex_served(pmix_status_t status, char *data, size_t sz, void *cbdata)
+{
+    rtrun_pmix_req_t *req = cbdata;
+
+    req->status = status;
+    if (status == PMIX_SUCCESS && sz > 0) {
+        req->data = malloc(sz);
+        if (req->data == NULL)
+            req->status = PMIX_ERR_NOMEM;
+        else {
+            memcpy(req->data, data, sz);
+            req->ndata = sz;
+        }
+    }
+    if (post_req(RTRUN_PMIX_EV_SERVED, req) != 0)
+        rtrun_pmix_req_free(req);
+}
+
+rtm_status_t rtrun_pmix_dmodex_serve(const char *nspace, int rank, int from_host, int from_id)
+{
+    rtrun_pmix_req_t *req;
+    pmix_proc_t proc;
+    pmix_status_t rc;
+
+    if (nspace == NULL || rank < 0)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_pmix_dmodex_serve: bad argument");
+    req = calloc(1, sizeof(*req));
+    if (req == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for a direct modex request");
+    req->rank = rank;
+    req->from_host = from_host;
+    req->from_id = from_id;
+    PMIX_LOAD_PROCID(&proc, nspace, (pmix_rank_t)rank);
+    rc = PMIx_server_dmodex_request(&proc, dmodex_served, req);
+    if (rc != PMIX_SUCCESS) {
+        free(req);
+        return rtm_error_set(RTM_ERR_PMIX, "PMIx_server_dmodex_request(rank %d) failed: %s", rank,
+                             PMIx_Error_string(rc));
+    }
+    return RTM_OK;
 }
 
 /* Static: if the library never calls back, a late op_done must still find

@@ -11,6 +11,7 @@
 #include "launcher/bind.h"
 #include "launcher/cleanup.h"
 #include "launcher/cli.h"
+#include "launcher/daemon.h"
 #include "launcher/iof.h"
 #include "launcher/job.h"
 #include "launcher/pmix_server.h"
@@ -43,6 +44,15 @@
 /* How long failures are gathered before rtrun names the rank that failed
  * first (see reap_children). */
 #define FAILURE_SETTLE_SEC 0.25
+/* After the SIGKILL went down the tree, how long remote ranks may take to
+ * be reported gone before rtrun stops waiting for them. */
+#define REMOTE_LOST_SEC 5.0
+/* Bound on the wait for the launch agents to exit at the end. */
+#define AGENT_EXIT_SEC 10.0
+/* The launch agent when neither --launch-agent nor RTM_LAUNCH_AGENT says. */
+#define DEFAULT_LAUNCH_AGENT "ssh -o BatchMode=yes -T {host}"
+/* Children of each daemon in the launch tree when --fanout is not given. */
+#define DEFAULT_FANOUT 32
 
 /* A rank that failed, waiting to be judged with the others that failed at
  * about the same time. */
@@ -72,7 +82,29 @@ typedef struct rtrun_ctx {
     int                 exit_code;
     double              kill_at;     /* SIGKILL the ranks still running; 0: not armed */
     double              timeout_at;  /* --timeout; 0: none */
+    /* multi-host jobs (some rank runs on another host): */
+    int                 multi;
+    rtd_jobdesc_t       desc;        /* what every rtd gets (desc.job = job, not owned) */
+    char               *blob;        /* desc, packed */
+    size_t              blob_len;
+    rtd_node_t          node;        /* the root of the daemon tree */
+    int                 node_ready;
+    double              lost_at;     /* give up on remote ranks not reported gone */
 } rtrun_ctx_t;
+
+/* Whether the rank runs on this host (rtrun spawned it). */
+static int rank_is_local(const rtrun_ctx_t *ctx, const rtrun_rank_t *rk)
+{
+    return !ctx->multi || rk->node_id == ctx->job->local_host;
+}
+
+static const char *rank_host(const rtrun_ctx_t *ctx, const rtrun_rank_t *rk)
+{
+    if (ctx->multi && ctx->job->hosts != NULL && rk->node_id >= 0 &&
+        rk->node_id < ctx->job->nhosts)
+        return ctx->job->hosts[rk->node_id].name;
+    return ctx->job->hostname;
+}
 
 /* One line to rtrun's stderr in one write, so it never splits a rank's line. */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -108,10 +140,29 @@ static void signal_ranks(rtrun_ctx_t *ctx, int sig)
     for (int r = 0; r < ctx->job->nprocs; r++) {
         rtrun_rank_t *rk = &ctx->job->ranks[r];
 
-        /* The whole process group: the rank and whatever it started. */
-        if (rk->state == RTRUN_RANK_RUNNING && killpg(rk->pid, sig) != 0 && errno == ESRCH)
+        /* The whole process group: the rank and whatever it started.
+         * A remote rank's pid means nothing here: its rtd signals it. */
+        if (rank_is_local(ctx, rk) && rk->state == RTRUN_RANK_RUNNING &&
+            killpg(rk->pid, sig) != 0 && errno == ESRCH)
             kill(rk->pid, sig);
     }
+    if (ctx->node_ready)
+        rtd_node_down(&ctx->node, RTD_MSG_KILL, sig, 0, 0, NULL, 0);
+}
+
+/* Ranks the loop still waits for: running ones, and, until the job ends,
+ * remote ones whose rtd has not reported them started yet. */
+static int pending_ranks(const rtrun_ctx_t *ctx)
+{
+    int n = 0;
+
+    for (int r = 0; r < ctx->job->nprocs; r++) {
+        const rtrun_rank_t *rk = &ctx->job->ranks[r];
+
+        n += rk->state == RTRUN_RANK_RUNNING ||
+             (!ctx->ending && rk->state == RTRUN_RANK_NOT_STARTED && !rank_is_local(ctx, rk));
+    }
+    return n;
 }
 
 /* Start ending the job: SIGTERM now, SIGKILL after the grace period. The
@@ -125,6 +176,8 @@ static void end_job(rtrun_ctx_t *ctx, int exit_code, int sig)
     rtrun_iof_stdin_close(&ctx->in);
     signal_ranks(ctx, sig);
     ctx->kill_at = rtm_time_now() + KILL_GRACE_SEC;
+    if (ctx->multi)
+        ctx->lost_at = ctx->kill_at + REMOTE_LOST_SEC;
 }
 
 static void drain_rank_output(rtrun_ctx_t *ctx, int r)
@@ -155,6 +208,19 @@ static void on_pmix_event(rtrun_ctx_t *ctx, const rtrun_pmix_event_t *ev)
     char others[64];
     int code;
 
+    switch (ev->type) {
+    case RTRUN_PMIX_EV_FENCE:
+        rtd_node_fence_local(&ctx->node, ev->req);
+        return;
+    case RTRUN_PMIX_EV_DMODEX:
+        rtd_node_dmodex_local(&ctx->node, ev->req);
+        return;
+    case RTRUN_PMIX_EV_SERVED:
+        rtd_node_dmodex_served(&ctx->node, ev->req);
+        return;
+    default:
+        break;
+    }
     if (ev->rank < 0 || ev->rank >= ctx->job->nprocs)
         return;
     rk = &ctx->job->ranks[ev->rank];
@@ -177,7 +243,7 @@ static void on_pmix_event(rtrun_ctx_t *ctx, const rtrun_pmix_event_t *ev)
         drain_rank_output(ctx, ev->rank);
         others_killed(ctx, rk, 0, others, sizeof(others));
         say("rank %d (%s, pid %d) called abort with code %d: %s; ending the job (%s)", ev->rank,
-            ctx->job->hostname, (int)rk->pid, ev->status, ev->msg[0] ? ev->msg : "(no message)",
+            rank_host(ctx, rk), (int)rk->pid, ev->status, ev->msg[0] ? ev->msg : "(no message)",
             others);
         end_job(ctx, code, SIGTERM);
         break;
@@ -255,15 +321,15 @@ static void report_failure(rtrun_ctx_t *ctx, const rtrun_rank_t *rk, int wstatus
         int sig = WTERMSIG(wstatus);
 
         say("rank %d (%s, pid %d) was killed by signal %d (%s); ending the job (%s)", rk->rank,
-            ctx->job->hostname, (int)rk->pid, sig, strsignal(sig), others);
+            rank_host(ctx, rk), (int)rk->pid, sig, strsignal(sig), others);
         code = 128 + sig;
     } else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 0) {
         say("rank %d (%s, pid %d) exited with code %d; ending the job (%s)", rk->rank,
-            ctx->job->hostname, (int)rk->pid, WEXITSTATUS(wstatus), others);
+            rank_host(ctx, rk), (int)rk->pid, WEXITSTATUS(wstatus), others);
         code = WEXITSTATUS(wstatus);
     } else {
         say("rank %d (%s, pid %d) exited with code 0 without calling PMIx_Finalize after it called PMIx_Init (the other ranks may wait for it forever); ending the job (%s)",
-            rk->rank, ctx->job->hostname, (int)rk->pid, others);
+            rk->rank, rank_host(ctx, rk), (int)rk->pid, others);
         code = RTRUN_EXIT_FAILURE;
     }
     end_job(ctx, code, SIGTERM);
@@ -292,6 +358,82 @@ static void judge_failures(rtrun_ctx_t *ctx)
     ctx->nfailed = 0;
 }
 
+/* A rank is gone (reaped here, or reported by its rtd): keep its failure
+ * for judging. */
+static void rank_exited(rtrun_ctx_t *ctx, rtrun_rank_t *rk, int wstatus, double ran)
+{
+    rk->wait_status = wstatus;
+    rk->state = RTRUN_RANK_EXITED;
+    drain_rank_output(ctx, rk->rank);
+    if (ctx->ending || exit_severity(rk, wstatus) == 0 || ctx->nfailed >= ctx->job->nprocs)
+        return;
+    ctx->failed[ctx->nfailed].rk = rk;
+    ctx->failed[ctx->nfailed].wstatus = wstatus;
+    ctx->failed[ctx->nfailed].last_ran = ran;
+    ctx->nfailed++;
+    /* A rank's death makes its peers fail soon after (a fence returns
+     * an error), and they may even be reaped first: let the failures
+     * settle briefly before naming the one that started it. */
+    if (ctx->judge_at == 0)
+        ctx->judge_at = rtm_time_now() + FAILURE_SETTLE_SEC;
+}
+
+static rtrun_rank_t *find_local_pid(rtrun_ctx_t *ctx, pid_t pid)
+{
+    for (int r = 0; r < ctx->job->nprocs; r++) {
+        rtrun_rank_t *rk = &ctx->job->ranks[r];
+
+        if (rk->pid == pid && rk->state == RTRUN_RANK_RUNNING && rank_is_local(ctx, rk))
+            return rk;
+    }
+    return NULL;
+}
+
+/* The ranks below a lost rtd are gone with it: stop waiting for them. */
+static void subtree_lost(rtrun_ctx_t *ctx, int host)
+{
+    int p = host >= 0 && host < ctx->job->nhosts ? ctx->node.tree.pos_of_host[host] : -1;
+
+    if (p <= 0)
+        return;
+    for (int r = 0; r < ctx->job->nprocs; r++) {
+        rtrun_rank_t *rk = &ctx->job->ranks[r];
+        int q = ctx->node.tree.pos_of_host[rk->node_id];
+
+        if (q > 0 && rtd_tree_in_subtree(&ctx->node.tree, p, q) &&
+            rk->state != RTRUN_RANK_EXITED) {
+            rk->state = RTRUN_RANK_EXITED;
+            rk->wait_status = 0;
+            rtrun_iof_stream_feed(&ctx->out[r], NULL, 0, 1, 1);
+            rtrun_iof_stream_feed(&ctx->err[r], NULL, 0, 1, 1);
+        }
+    }
+}
+
+/* A daemon reported an error, or one of ours is lost: the job ends. */
+static void on_daemon_error(rtrun_ctx_t *ctx, int lost_host, int code, const char *text)
+{
+    if (!ctx->ending) {
+        say("%s; ending the job", text);
+        end_job(ctx, code > 0 ? code : RTRUN_EXIT_FAILURE, SIGTERM);
+    } else {
+        rtm_debug("while ending: %s", text);
+    }
+    subtree_lost(ctx, lost_host);
+}
+
+static void child_lost(rtrun_ctx_t *ctx, rtd_conn_t *c, const char *what)
+{
+    char text[3072];
+
+    if (c->lost)
+        return;
+    c->lost = 1;
+    rtd_node_child_error(&ctx->node, c, what, text, sizeof(text));
+    rtd_conn_close(c);
+    on_daemon_error(ctx, c->host, RTRUN_EXIT_FAILURE, text);
+}
+
 static void reap_children(rtrun_ctx_t *ctx)
 {
     int nreaped = 0;
@@ -314,7 +456,24 @@ static void reap_children(rtrun_ctx_t *ctx)
         ran = last_ran(si.si_pid);
         if (waitpid(si.si_pid, &wstatus, 0) != si.si_pid)
             continue;
-        rk = rtrun_job_find_pid(ctx->job, si.si_pid);
+        if (ctx->node_ready) {
+            rtd_conn_t *c = rtd_node_agent_exited(&ctx->node, si.si_pid, wstatus);
+
+            if (c != NULL) {
+                char what[128];
+
+                if (WIFSIGNALED(wstatus))
+                    snprintf(what, sizeof(what),
+                             "its launch agent (pid %d) was killed by signal %d", (int)si.si_pid,
+                             WTERMSIG(wstatus));
+                else
+                    snprintf(what, sizeof(what), "its launch agent (pid %d) exited with code %d",
+                             (int)si.si_pid, WEXITSTATUS(wstatus));
+                child_lost(ctx, c, what);
+                continue;
+            }
+        }
+        rk = find_local_pid(ctx, si.si_pid);
         if (rk == NULL)
             continue;
         if (nreaped++ == 0) {
@@ -322,23 +481,99 @@ static void reap_children(rtrun_ctx_t *ctx)
              * exit: read them first (a finalize or an abort explains it). */
             drain_events(ctx);
         }
-        rk->wait_status = wstatus;
-        rk->state = RTRUN_RANK_EXITED;
-        drain_rank_output(ctx, rk->rank);
-        if (ctx->ending || exit_severity(rk, wstatus) == 0 || ctx->nfailed >= ctx->job->nprocs)
-            continue;
-        ctx->failed[ctx->nfailed].rk = rk;
-        ctx->failed[ctx->nfailed].wstatus = wstatus;
-        ctx->failed[ctx->nfailed].last_ran = ran;
-        ctx->nfailed++;
-        /* A rank's death makes its peers fail soon after (a fence returns
-         * an error), and they may even be reaped first: let the failures
-         * settle briefly before naming the one that started it. */
-        if (ctx->judge_at == 0)
-            ctx->judge_at = rtm_time_now() + FAILURE_SETTLE_SEC;
+        rank_exited(ctx, rk, wstatus, ran);
     }
     if (ctx->judge_at > 0 && running_ranks(ctx) == 0)
         judge_failures(ctx);
+}
+
+/* A message from the tree for rtrun itself. */
+static void on_remote(rtrun_ctx_t *ctx, const rtd_hdr_t *h, const char *payload)
+{
+    rtrun_rank_t *rk = h->a >= 0 && h->a < ctx->job->nprocs ? &ctx->job->ranks[h->a] : NULL;
+    int multi_out = ctx->job->nprocs > 1 || ctx->opts.tag_output;
+
+    switch (h->type) {
+    case RTD_MSG_STARTED:
+        if (rk != NULL && rk->state == RTRUN_RANK_NOT_STARTED) {
+            rk->pid = h->b;
+            rk->state = RTRUN_RANK_RUNNING;
+            if (ctx->ending) /* KILL went down before it started */
+                rtd_node_down(&ctx->node, RTD_MSG_KILL, SIGKILL, 0, 0, NULL, 0);
+        }
+        break;
+    case RTD_MSG_IOF:
+        if (rk != NULL)
+            rtrun_iof_stream_feed(h->b == 2 ? &ctx->err[h->a] : &ctx->out[h->a], payload, h->len,
+                                  h->c, multi_out);
+        break;
+    case RTD_MSG_EXIT:
+        if (rk != NULL && rk->state == RTRUN_RANK_RUNNING) {
+            rk->connected |= h->c & 1;
+            rk->finalized |= (h->c >> 1) & 1;
+            rank_exited(ctx, rk, h->b, -1);
+            if (ctx->judge_at > 0 && running_ranks(ctx) == 0)
+                judge_failures(ctx);
+        }
+        break;
+    case RTD_MSG_PMIXEV:
+        if (rk != NULL) {
+            rtrun_pmix_event_t ev;
+
+            memset(&ev, 0, sizeof(ev));
+            ev.type = h->b;
+            ev.rank = h->a;
+            ev.status = h->c;
+            snprintf(ev.msg, sizeof(ev.msg), "%.*s", (int)h->len, payload);
+            if (ev.type >= RTRUN_PMIX_EV_CONNECTED && ev.type <= RTRUN_PMIX_EV_ABORT)
+                on_pmix_event(ctx, &ev);
+        }
+        break;
+    case RTD_MSG_ERROR: {
+        char text[3072];
+
+        snprintf(text, sizeof(text), "%.*s", (int)h->len, payload);
+        on_daemon_error(ctx, h->a, h->b, text);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void on_child_conn(rtrun_ctx_t *ctx, rtd_conn_t *c, short revents)
+{
+    rtd_hdr_t h;
+    const char *payload;
+    int got;
+
+    if (revents & POLLOUT)
+        rtd_conn_flush(c);
+    if (!(revents & (POLLIN | POLLHUP | POLLERR)))
+        return;
+    if (rtd_conn_fill(c) < 0) {
+        /* what it sent before closing still counts (its ranks' exits) */
+        while (c->fd >= 0 && (got = rtd_conn_next(c, &h, &payload)) > 0) {
+            if (rtd_node_handle(&ctx->node, c, &h, payload) == 1) {
+                on_remote(ctx, &h, payload);
+                rtd_conn_consume(c, &h);
+            }
+        }
+        child_lost(ctx, c, "its connection closed");
+        return;
+    }
+    while (c->fd >= 0 && (got = rtd_conn_next(c, &h, &payload)) != 0) {
+        int mine = got < 0 ? -1 : rtd_node_handle(&ctx->node, c, &h, payload);
+
+        if (mine < 0) {
+            child_lost(ctx, c, "it sent a malformed message");
+            return;
+        }
+        if (mine == 1) {
+            on_remote(ctx, &h, payload);
+            rtd_conn_consume(c, &h);
+        }
+    }
 }
 
 static void on_signal(rtrun_ctx_t *ctx, int sig)
@@ -393,6 +628,42 @@ static void on_deadlines(rtrun_ctx_t *ctx, double now)
         }
         ctx->kill_at = 0;
     }
+    if (ctx->lost_at > 0 && now >= ctx->lost_at && ctx->kill_at == 0) {
+        char list[512];
+        size_t used = 0;
+
+        /* An rtd that neither reports its ranks gone nor drops its
+         * connection: never wait forever for it. */
+        list[0] = '\0';
+        for (int r = 0; r < ctx->job->nprocs; r++) {
+            rtrun_rank_t *rk = &ctx->job->ranks[r];
+
+            if (rank_is_local(ctx, rk) || rk->state != RTRUN_RANK_RUNNING)
+                continue;
+            rk->state = RTRUN_RANK_EXITED;
+            if (used + 16 < sizeof(list))
+                used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d (%s)",
+                                         used ? ", " : "", r, rank_host(ctx, rk));
+        }
+        if (used > 0)
+            say("remote ranks %s were not reported gone %.0f s after SIGKILL; giving up on them",
+                list, REMOTE_LOST_SEC);
+        ctx->lost_at = 0;
+    }
+    for (int i = 0; ctx->node_ready && i < ctx->node.nchildren; i++) {
+        rtd_conn_t *c = &ctx->node.children[i];
+
+        if (!c->hello && !c->lost && now >= c->deadline) {
+            char text[96];
+
+            snprintf(text, sizeof(text), "it did not connect back within %ld s",
+                     (long)rtm_config.launch_timeout);
+            if (c->agent_pid > 0)
+                killpg(c->agent_pid, SIGKILL);
+            rtd_node_read_agent_err(&ctx->node, c);
+            child_lost(ctx, c, text);
+        }
+    }
 }
 
 static int streams_open(const rtrun_ctx_t *ctx)
@@ -407,7 +678,7 @@ static int streams_open(const rtrun_ctx_t *ctx)
 /* The main loop: runs until every rank is reaped and its output drained. */
 static void run_loop(rtrun_ctx_t *ctx)
 {
-    int nfds_max = 4 + 2 * ctx->job->nprocs;
+    int nfds_max = 5 + 2 * ctx->job->nprocs + 2 * (ctx->node_ready ? ctx->node.nchildren : 0);
     struct pollfd *pfds = calloc((size_t)nfds_max, sizeof(*pfds));
     int *pfd_rank = calloc((size_t)nfds_max, sizeof(*pfd_rank));
     double drain_until = 0;
@@ -422,12 +693,12 @@ static void run_loop(rtrun_ctx_t *ctx)
         double now = rtm_time_now(), wake = 0;
         int timeout_ms = -1, n = 0, rc;
 
-        if (running_ranks(ctx) == 0) {
+        if (pending_ranks(ctx) == 0) {
             if (!leftovers_killed) {
                 /* Anything the ranks left in their process groups goes
                  * with them; it may hold their stdout open. */
                 for (int r = 0; r < ctx->job->nprocs; r++) {
-                    if (ctx->job->ranks[r].pid > 0)
+                    if (ctx->job->ranks[r].pid > 0 && rank_is_local(ctx, &ctx->job->ranks[r]))
                         killpg(ctx->job->ranks[r].pid, SIGKILL);
                 }
                 leftovers_killed = 1;
@@ -455,6 +726,27 @@ static void run_loop(rtrun_ctx_t *ctx)
             pfds[n].events = POLLOUT;
             pfd_rank[n++] = -4;
         }
+        for (int i = 0; ctx->node_ready && i < ctx->node.nchildren; i++) {
+            rtd_conn_t *c = &ctx->node.children[i];
+
+            if (c->fd >= 0) {
+                pfds[n].fd = c->fd;
+                pfds[n].events = POLLIN | (c->out_len > c->out_off ? POLLOUT : 0);
+                pfd_rank[n++] = -1000 - i;
+            }
+            if (c->agent_err >= 0) {
+                pfds[n].fd = c->agent_err;
+                pfds[n].events = POLLIN;
+                pfd_rank[n++] = -2000 - i;
+            }
+            if (!c->hello && !c->lost && (wake == 0 || c->deadline < wake))
+                wake = c->deadline;
+        }
+        if (ctx->node_ready && ctx->node.listen_fd >= 0) {
+            pfds[n].fd = ctx->node.listen_fd;
+            pfds[n].events = POLLIN;
+            pfd_rank[n++] = -5;
+        }
         for (int r = 0; r < ctx->job->nprocs; r++) {
             if (ctx->out[r].fd >= 0) {
                 pfds[n].fd = ctx->out[r].fd;
@@ -468,7 +760,7 @@ static void run_loop(rtrun_ctx_t *ctx)
             }
         }
 
-        if (ctx->timeout_at > 0 && !ctx->ending)
+        if (ctx->timeout_at > 0 && !ctx->ending && (wake == 0 || ctx->timeout_at < wake))
             wake = ctx->timeout_at;
         if (ctx->judge_at > 0 && (wake == 0 || ctx->judge_at < wake))
             wake = ctx->judge_at;
@@ -476,6 +768,8 @@ static void run_loop(rtrun_ctx_t *ctx)
             wake = ctx->kill_at;
         if (drain_until > 0 && (wake == 0 || drain_until < wake))
             wake = drain_until;
+        if (ctx->lost_at > 0 && (wake == 0 || ctx->lost_at < wake))
+            wake = ctx->lost_at;
         if (wake > 0)
             timeout_ms = wake <= now ? 0 : (int)((wake - now) * 1000.0) + 1;
 
@@ -509,6 +803,18 @@ static void run_loop(rtrun_ctx_t *ctx)
                 }
             }
             for (int i = 0; i < n; i++) {
+                int who = pfd_rank[i];
+
+                if (pfds[i].revents == 0)
+                    continue;
+                if (who == -5)
+                    rtd_node_accept(&ctx->node);
+                else if (who <= -2000)
+                    rtd_node_read_agent_err(&ctx->node, &ctx->node.children[-2000 - who]);
+                else if (who <= -1000 && ctx->node.children[-1000 - who].fd == pfds[i].fd)
+                    on_child_conn(ctx, &ctx->node.children[-1000 - who], pfds[i].revents);
+            }
+            for (int i = 0; i < n; i++) {
                 if (pfd_rank[i] == -3 && pfds[i].revents && ctx->in.src_fd == pfds[i].fd)
                     rtrun_iof_stdin_on_readable(&ctx->in);
                 else if (pfd_rank[i] == -4 && pfds[i].revents && ctx->in.dst_fd == pfds[i].fd)
@@ -539,17 +845,20 @@ static rtm_status_t start_ranks(rtrun_ctx_t *ctx)
         char **env = NULL;
         rtm_status_t status;
 
+        if (!rank_is_local(ctx, rk))
+            continue; /* its rtd starts it */
         status = rtrun_env_build(ctx->opts.env_vars, ctx->opts.nenv_vars, &env);
         if (status == RTM_OK)
             status = rtrun_pmix_setup_fork(job, r, &env);
-        if (status == RTM_OK && rk->core >= 0)
-            status = rtrun_topo_core_cpuset(ctx->topo, rk->core, &cpuset, where, sizeof(where));
+        if (status == RTM_OK && job->bound)
+            status = rtrun_topo_rank_cpuset(ctx->topo, job->bind, job->map_by, rk->local_rank,
+                                            &cpuset, where, sizeof(where));
         if (status != RTM_OK) {
             rtrun_env_free(env);
             return status;
         }
         if (ctx->opts.report_bindings) {
-            if (rk->core >= 0)
+            if (job->bound)
                 say("rank %d (%s) bound to %s", r, job->hostname, where);
             else
                 say("rank %d (%s) not bound (may run on any of the %d cores)", r, job->hostname,
@@ -560,7 +869,7 @@ static rtm_status_t start_ranks(rtrun_ctx_t *ctx)
         req.argv = ctx->opts.prog_argv;
         req.envp = env;
         req.want_stdin = (r == 0);
-        req.cpuset = rk->core >= 0 ? &cpuset : NULL;
+        req.cpuset = job->bound ? &cpuset : NULL;
         status = rtrun_spawn(&req, &rk->pid, &fds);
         rtrun_env_free(env);
         if (status != RTM_OK)
@@ -590,6 +899,140 @@ static int block_signals(sigset_t *set)
     return sigprocmask(SIG_BLOCK, set, NULL);
 }
 
+/* Test hosts are network namespaces that share this machine's hostname:
+ * rtrun started inside one of them (ip netns exec NAME rtrun ...) treats
+ * the host called NAME as its own, so no rtd is started for it. */
+static void adopt_netns_host(rtrun_ctx_t *ctx)
+{
+    rtrun_job_t *job = ctx->job;
+
+    if (job->hosts == NULL || job->local_host >= 0)
+        return;
+    for (int h = 0; h < job->nhosts; h++) {
+        if (!rtd_is_own_netns(job->hosts[h].name))
+            continue;
+        job->hosts[h].is_local = 1;
+        job->local_host = h;
+        job->bind = rtrun_bind_resolve(ctx->opts.bind, ctx->opts.map_by, job->hosts[h].nranks,
+                                       job->ncores);
+        job->bound = job->bind != RTRUN_BIND_NONE;
+        for (int r = 0; r < job->nprocs; r++) {
+            rtrun_rank_t *rk = &job->ranks[r];
+
+            if (rk->node_id == h)
+                rk->core = job->bound ? rk->local_rank % job->ncores : -1;
+        }
+        return;
+    }
+}
+
+/* The absolute path of the rtd installed next to this rtrun. */
+static char *rtd_path(void)
+{
+    char self[PATH_MAX], *slash, *path;
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+    if (n <= 0)
+        return NULL;
+    self[n] = '\0';
+    slash = strrchr(self, '/');
+    if (slash == NULL)
+        return NULL;
+    *slash = '\0';
+    path = malloc(strlen(self) + 5);
+    if (path != NULL)
+        sprintf(path, "%s/rtd", self);
+    return path;
+}
+
+/* The environment every remote rank gets on top of its rtd's: the -x
+ * variables (resolved here, as for local ranks) and rtrun's RTM_* ones,
+ * so the runtime is configured the same on every host. */
+static int build_remote_env(rtrun_ctx_t *ctx)
+{
+    extern char **environ;
+    size_t max = ctx->opts.nenv_vars, n = 0;
+
+    for (char **e = environ; e != NULL && *e != NULL; e++)
+        max += strncmp(*e, "RTM_", 4) == 0;
+    ctx->desc.env = calloc(max + 1, sizeof(char *));
+    if (ctx->desc.env == NULL)
+        return -1;
+    for (char **e = environ; e != NULL && *e != NULL; e++)
+        if (strncmp(*e, "RTM_", 4) == 0 && (ctx->desc.env[n] = strdup(*e)) != NULL)
+            n++;
+    for (size_t i = 0; i < ctx->opts.nenv_vars; i++) {
+        const char *var = ctx->opts.env_vars[i];
+        char *entry;
+
+        if (strchr(var, '=') != NULL) {
+            entry = strdup(var);
+        } else {
+            const char *val = getenv(var); /* the user's variable, not a tunable */
+
+            if (val == NULL)
+                continue;
+            entry = malloc(strlen(var) + strlen(val) + 2);
+            if (entry != NULL)
+                sprintf(entry, "%s=%s", var, val);
+        }
+        if (entry == NULL)
+            return -1;
+        ctx->desc.env[n++] = entry;
+    }
+    ctx->desc.nenv = n;
+    return 0;
+}
+
+/* Describe the job for the rtds and start the first level of the tree. */
+static int start_tree(rtrun_ctx_t *ctx)
+{
+    rtd_jobdesc_t *d = &ctx->desc;
+    char token[RTD_TOKEN_LEN + 1], cwd[PATH_MAX];
+    rtm_status_t status;
+
+    d->job = ctx->job;
+    d->root_host = ctx->job->local_host;
+    d->fanout = ctx->opts.fanout > 0 ? ctx->opts.fanout : DEFAULT_FANOUT;
+    d->bind = ctx->opts.bind;
+    d->map_by = ctx->opts.map_by;
+    d->report_bindings = ctx->opts.report_bindings;
+    d->agent = strdup(ctx->opts.launch_agent != NULL ? ctx->opts.launch_agent
+                                                     : DEFAULT_LAUNCH_AGENT);
+    d->rtd_path = rtd_path();
+    d->cwd = strdup(getcwd(cwd, sizeof(cwd)) != NULL ? cwd : "/");
+    d->prog_argc = ctx->opts.prog_argc;
+    d->prog_argv = ctx->opts.prog_argv;
+    if (d->agent == NULL || d->rtd_path == NULL || d->cwd == NULL || build_remote_env(ctx) != 0) {
+        say("out of memory (or no /proc/self/exe) preparing the remote hosts");
+        return RTRUN_EXIT_FAILURE;
+    }
+    if (access(d->rtd_path, X_OK) != 0) {
+        say("cannot start ranks on other hosts: no rtd next to rtrun (%s: %s)", d->rtd_path,
+            strerror(errno));
+        return RTRUN_EXIT_FAILURE;
+    }
+    status = rtd_make_token(token, sizeof(token));
+    if (status == RTM_OK)
+        status = rtd_jobdesc_pack(d, &ctx->blob, &ctx->blob_len);
+    if (status == RTM_OK)
+        status = rtd_node_init(&ctx->node, d, ctx->job->local_host, ctx->blob, ctx->blob_len,
+                               token);
+    if (status != RTM_OK) {
+        say("%s", rtm_last_error());
+        return RTRUN_EXIT_FAILURE;
+    }
+    ctx->node_ready = 1;
+    status = rtd_node_launch_children(&ctx->node);
+    if (status != RTM_OK) {
+        say("%s", rtm_last_error());
+        return RTRUN_EXIT_FAILURE;
+    }
+    rtm_debug("job %s: %d daemons, fanout %d, rtrun's addresses %s", ctx->job->nspace,
+              ctx->node.tree.ndaemons, d->fanout, ctx->node.addrs);
+    return RTRUN_EXIT_OK;
+}
+
 static int setup(rtrun_ctx_t *ctx)
 {
     sigset_t set;
@@ -607,10 +1050,21 @@ static int setup(rtrun_ctx_t *ctx)
         say("%s", rtm_last_error());
         return RTRUN_EXIT_USAGE;
     }
-    status = rtrun_resolve_program(ctx->opts.prog_argv[0], &ctx->prog_path, &code);
-    if (status != RTM_OK) {
-        say("%s", rtm_last_error());
-        return code;
+    adopt_netns_host(ctx);
+    for (int r = 0; r < ctx->job->nprocs; r++)
+        ctx->multi |= ctx->job->hosts != NULL && ctx->job->local_host >= 0 ?
+                      ctx->job->ranks[r].node_id != ctx->job->local_host :
+                      ctx->job->hosts != NULL;
+    if (ctx->multi && ctx->job->local_host >= 0)
+        snprintf(ctx->job->hostname, sizeof(ctx->job->hostname), "%s",
+                 ctx->job->hosts[ctx->job->local_host].name);
+    /* Only ranks started here need the program here. */
+    if (!ctx->multi || ctx->job->local_host >= 0) {
+        status = rtrun_resolve_program(ctx->opts.prog_argv[0], &ctx->prog_path, &code);
+        if (status != RTM_OK) {
+            say("%s", rtm_last_error());
+            return code;
+        }
     }
     ctx->out = calloc((size_t)ctx->job->nprocs, sizeof(*ctx->out));
     ctx->err = calloc((size_t)ctx->job->nprocs, sizeof(*ctx->err));
@@ -620,11 +1074,12 @@ static int setup(rtrun_ctx_t *ctx)
         return RTRUN_EXIT_FAILURE;
     }
     for (int r = 0; r < ctx->job->nprocs; r++) {
-        ctx->out[r].fd = -1;
-        ctx->err[r].fd = -1;
+        /* fd -1: a remote rank's output arrives in messages (feed) */
+        rtrun_iof_stream_init(&ctx->out[r], -1, STDOUT_FILENO, r, ctx->opts.tag_output);
+        rtrun_iof_stream_init(&ctx->err[r], -1, STDERR_FILENO, r, ctx->opts.tag_output);
     }
     rtrun_iof_stdin_init(&ctx->in, -1, -1);
-    rtrun_job_make_nspace(ctx->job->hostname, getpid(), ctx->job->nspace,
+    rtrun_job_make_nspace(rtm_log_hostname(), getpid(), ctx->job->nspace,
                           sizeof(ctx->job->nspace));
 
     /* Blocked before PMIx starts its threads, so they inherit the mask and
@@ -641,8 +1096,15 @@ static int setup(rtrun_ctx_t *ctx)
     }
     fcntl(ctx->event_pipe[0], F_SETFL, O_NONBLOCK);
 
+    if (ctx->multi) {
+        code = start_tree(ctx);
+        if (code != RTRUN_EXIT_OK)
+            return code;
+        if (ctx->job->local_host < 0)
+            return RTRUN_EXIT_OK; /* no rank here: no PMIx server either */
+    }
     /* What SIGKILLed rtruns before us could not remove. */
-    rtrun_cleanup_stale(ctx->job->hostname);
+    rtrun_cleanup_stale(rtm_log_hostname());
     /* Short path: PMIx puts unix socket names in it (108-byte limit). */
     snprintf(ctx->tmpdir, sizeof(ctx->tmpdir), "%s/%s%d.XXXXXX", RTRUN_TMPDIR_PARENT,
              RTRUN_TMPDIR_PREFIX, (int)getpid());
@@ -652,7 +1114,9 @@ static int setup(rtrun_ctx_t *ctx)
         return RTRUN_EXIT_FAILURE;
     }
     status = rtrun_pmix_server_start(ctx->tmpdir, ctx->job->nspace, ctx->event_pipe[1],
-                                     rtrun_topo_hwloc(ctx->topo));
+                                     rtrun_topo_hwloc(ctx->topo),
+                                     ctx->multi ? ctx->job->hostname : NULL,
+                                     ctx->multi ? ctx->job->local_host : -1);
     if (status != RTM_OK) {
         say("%s", rtm_last_error());
         return RTRUN_EXIT_FAILURE;
@@ -670,8 +1134,49 @@ static int setup(rtrun_ctx_t *ctx)
     return RTRUN_EXIT_OK;
 }
 
+/* The rtds exit when their connection closes; wait for their agents
+ * (bounded), then kill what is left. */
+static void stop_tree(rtrun_ctx_t *ctx)
+{
+    double until = rtm_time_now() + AGENT_EXIT_SEC;
+    int killed = 0;
+
+    for (int i = 0; i < ctx->node.nchildren; i++)
+        rtd_conn_close(&ctx->node.children[i]);
+    for (;;) {
+        int left = 0;
+
+        for (int i = 0; i < ctx->node.nchildren; i++) {
+            rtd_conn_t *c = &ctx->node.children[i];
+            int wstatus;
+
+            if (c->agent_pid > 0 && waitpid(c->agent_pid, &wstatus, WNOHANG) == c->agent_pid)
+                c->agent_pid = 0;
+            left += c->agent_pid > 0;
+        }
+        if (left == 0)
+            break;
+        if (rtm_time_now() >= until) {
+            if (killed)
+                break;
+            for (int i = 0; i < ctx->node.nchildren; i++)
+                if (ctx->node.children[i].agent_pid > 0)
+                    killpg(ctx->node.children[i].agent_pid, SIGKILL);
+            killed = 1;
+            until = rtm_time_now() + 1.0;
+        }
+        poll(NULL, 0, 10);
+    }
+    for (int i = 0; i < ctx->node.nchildren; i++)
+        rtd_node_read_agent_err(&ctx->node, &ctx->node.children[i]);
+}
+
 static void teardown(rtrun_ctx_t *ctx)
 {
+    if (ctx->node_ready) {
+        stop_tree(ctx);
+        rtd_node_fini(&ctx->node);
+    }
     if (ctx->job != NULL && ctx->job->nspace[0] != '\0')
         rtrun_cleanup_shm(ctx->job->nspace);
     if (ctx->job_registered)
@@ -691,6 +1196,11 @@ static void teardown(rtrun_ctx_t *ctx)
     free(ctx->err);
     free(ctx->failed);
     free(ctx->prog_path);
+    free(ctx->blob);
+    ctx->desc.job = NULL;        /* ctx->job, freed below */
+    ctx->desc.prog_argv = NULL;  /* points into opts */
+    ctx->desc.prog_argc = 0;
+    rtd_jobdesc_free(&ctx->desc);
     rtrun_job_free(ctx->job);
     rtrun_topo_free(ctx->topo);
     rtrun_cli_free(&ctx->opts);

@@ -20,7 +20,7 @@ expect_err "rank 1 (.*) not bound"
 grep -q "bound to core" "$ERR" && fail "--bind-to none bound a rank"
 
 run 0 --help
-expect_out "Usage: rtrun -n N"
+expect_out "Usage: rtrun \[-n N\]"
 expect_out "--oversubscribe"
 expect_out "Exit status"
 run 0 --version

@@ -25,9 +25,23 @@ run 2 -n 3 -H localhost:2 true
 expect_err "only 2 slots"
 run 0 -n 3 -H localhost:3 true
 
-# other hosts come later
-run 2 -n 2 -H some-other-host:2 true
-expect_err '"some-other-host" is not this host'
-expect_err "later"
 run 0 -n 1 -H "$(hostname):1" true
+
+# the multi-host options name the bad argument (remote hosts themselves are
+# tested under tests/multihost/)
+run 2 -n 2 --map-by socket true
+expect_err '\-\-map-by "socket": expected slot, node, core or numa'
+run 2 -n 2 --npernode 0 true
+expect_err '\-\-npernode "0"'
+run 2 -n 2 --fanout x true
+expect_err '\-\-fanout "x"'
+run 2 -n 2 -H 'bad/host' true
+expect_err '"bad/host" is not a host name'
+run 2 -n 2 --hostfile /nonexistent/hosts true
+expect_err "cannot open hostfile /nonexistent/hosts"
+run 2 -n 3 --npernode 2 -H localhost:4 true
+expect_err "places at most 2"
+run 0 -n 2 --map-by numa --report-bindings true
+run 0 -n 1 --bind-to numa --report-bindings true
+expect_err "rank 0 (.*) bound to NUMA 0"
 finish

@@ -8,6 +8,9 @@ PROBE=$top_builddir/tests/launcher/pmix_probe
 if [ -f "$top_srcdir/tests/lsan.supp" ]; then
     export LSAN_OPTIONS="suppressions=$top_srcdir/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 fi
+# rtrun takes its hosts from a Slurm or PBS allocation it runs in; these
+# tests are about this host alone (hostfile.sh sets allocations itself).
+unset SLURM_JOB_NODELIST SLURM_NODELIST SLURM_TASKS_PER_NODE SLURM_JOB_CPUS_PER_NODE PBS_NODEFILE
 [ -x "$RTRUN" ] || { echo "SKIP: no rtrun at $RTRUN"; exit 77; }
 [ -x "$PROBE" ] || { echo "SKIP: no $PROBE (make check builds it)"; exit 77; }
 

@@ -2,11 +2,13 @@
 #include "config.h"
 
 #include "launcher/cli.h"
+#include "common/rtconfig.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int failures;
 
@@ -52,10 +54,25 @@ static rtm_status_t parse(rtrun_opts_t *opts, char **words_p[], ...)
                    "message \"%s\" does not name \"%s\"", rtm_last_error(), _needle); \
     } while (0)
 
+static void clear_alloc_env(void)
+{
+    unsetenv("SLURM_JOB_NODELIST");
+    unsetenv("SLURM_NODELIST");
+    unsetenv("SLURM_TASKS_PER_NODE");
+    unsetenv("SLURM_JOB_CPUS_PER_NODE");
+    unsetenv("PBS_NODEFILE");
+}
+
 int main(void)
 {
     rtrun_opts_t o;
     char **w;
+
+    /* the test may run inside a Slurm or PBS job: parse as outside one */
+    clear_alloc_env();
+    unsetenv("RTM_LAUNCH_AGENT");
+    if (rtm_config_load() != RTM_OK)
+        fprintf(stderr, "warning: %s\n", rtm_last_error());
 
     /* the basic form */
     EXPECT(parse(&o, &w, "-n", "4", "prog", "a", "b", (char *)NULL) == RTM_OK, "-n 4 prog");
@@ -95,6 +112,85 @@ int main(void)
            o.hosts[1].slots == 2 && o.bind == RTRUN_BIND_CORE, "host list parsed");
     rtrun_cli_free(&o);
 
+    /* hosts, mapping and launch options */
+    EXPECT(parse(&o, &w, "-n", "4", "--map-by", "node", "--bind-to", "numa", "--npernode", "2",
+                 "--launch-agent", "ip netns exec {host}", "--fanout=8", "-H", "a:2,b",
+                 "prog", (char *)NULL) == RTM_OK, "multi-host options: %s", rtm_last_error());
+    EXPECT(o.map_by == RTRUN_MAP_NODE && o.bind == RTRUN_BIND_NUMA && o.npernode == 2 &&
+           o.fanout == 8 && o.launch_agent && strcmp(o.launch_agent, "ip netns exec {host}") == 0 &&
+           o.host_source == RTRUN_HOSTS_CLI && o.nhosts == 2 && o.hostfile == NULL,
+           "multi-host options parsed");
+    rtrun_cli_free(&o);
+    {
+        static const char *maps[] = {"slot", "node", "core", "numa"};
+        static const rtrun_map_by_t want[] = {RTRUN_MAP_SLOT, RTRUN_MAP_NODE, RTRUN_MAP_CORE,
+                                              RTRUN_MAP_NUMA};
+
+        for (int m = 0; m < 4; m++) {
+            EXPECT(parse(&o, &w, "-n", "1", "--map-by", maps[m], "p", (char *)NULL) == RTM_OK &&
+                   o.map_by == want[m], "--map-by %s", maps[m]);
+            rtrun_cli_free(&o);
+        }
+    }
+    /* defaults: slot, no agent from an empty RTM_LAUNCH_AGENT, this host */
+    EXPECT(parse(&o, &w, "-n", "1", "p", (char *)NULL) == RTM_OK && o.map_by == RTRUN_MAP_SLOT &&
+           o.launch_agent == NULL && o.host_source == RTRUN_HOSTS_NONE && o.npernode == 0 &&
+           o.fanout == 0, "defaults");
+    rtrun_cli_free(&o);
+    /* RTM_LAUNCH_AGENT (through the config table) unless --launch-agent */
+    setenv("RTM_LAUNCH_AGENT", "myssh -q", 1);
+    EXPECT(rtm_config_load() == RTM_OK, "config load");
+    EXPECT(parse(&o, &w, "-n", "1", "p", (char *)NULL) == RTM_OK && o.launch_agent &&
+           strcmp(o.launch_agent, "myssh -q") == 0, "agent from RTM_LAUNCH_AGENT");
+    rtrun_cli_free(&o);
+    EXPECT(parse(&o, &w, "-n", "1", "--launch-agent", "rsh", "p", (char *)NULL) == RTM_OK &&
+           strcmp(o.launch_agent, "rsh") == 0, "--launch-agent wins");
+    rtrun_cli_free(&o);
+    unsetenv("RTM_LAUNCH_AGENT");
+    EXPECT(rtm_config_load() == RTM_OK, "config reload");
+
+    /* --hostfile: read at parse time; -n may be left out */
+    {
+        char path[] = "/tmp/test_cli.XXXXXX";
+        int fd = mkstemp(path);
+
+        EXPECT(fd >= 0, "mkstemp");
+        if (fd >= 0) {
+            EXPECT(write(fd, "n1 slots=2\nn2:3\n", 16) == 16, "write");
+            close(fd);
+            EXPECT(parse(&o, &w, "--hostfile", path, "p", (char *)NULL) == RTM_OK &&
+                   o.nprocs == 0 && o.nhosts == 2 && o.hosts[1].slots == 3 &&
+                   o.host_source == RTRUN_HOSTS_FILE && strcmp(o.hostfile, path) == 0,
+                   "hostfile: %s", rtm_last_error());
+            rtrun_cli_free(&o);
+            EXPECT(parse(&o, &w, "--machinefile", path, "-n", "2", "p", (char *)NULL) ==
+                       RTM_OK && o.nprocs == 2 && o.nhosts == 2, "--machinefile");
+            rtrun_cli_free(&o);
+            EXPECT_BAD("both given", "--hostfile", path, "-H", "a", "p");
+            EXPECT_BAD("already given", "--hostfile", path, "--hostfile", path, "p");
+            unlink(path);
+            EXPECT_BAD(path, "--hostfile", path, "p");
+            EXPECT_BAD("No such file", "--hostfile", path, "p");
+        }
+    }
+    /* the allocation when no host is given, --host over it */
+    setenv("SLURM_JOB_NODELIST", "s[1-2]", 1);
+    setenv("SLURM_TASKS_PER_NODE", "2(x2)", 1);
+    EXPECT(parse(&o, &w, "p", (char *)NULL) == RTM_OK && o.host_source == RTRUN_HOSTS_SLURM &&
+           o.nhosts == 2 && o.nprocs == 0 && strcmp(o.hosts[1].name, "s2") == 0,
+           "slurm allocation: %s", rtm_last_error());
+    rtrun_cli_free(&o);
+    EXPECT(parse(&o, &w, "-H", "x", "p", (char *)NULL) == RTM_OK &&
+           o.host_source == RTRUN_HOSTS_CLI && o.nhosts == 1, "--host over the allocation");
+    rtrun_cli_free(&o);
+    setenv("SLURM_TASKS_PER_NODE", "2", 1);
+    EXPECT_BAD("SLURM_TASKS_PER_NODE", "-n", "1", "p");
+    clear_alloc_env();
+    /* --npernode alone is enough */
+    EXPECT(parse(&o, &w, "--npernode", "1", "p", (char *)NULL) == RTM_OK && o.nprocs == 0 &&
+           o.npernode == 1, "--npernode without -n");
+    rtrun_cli_free(&o);
+
     /* help and version need no program */
     EXPECT(parse(&o, &w, "--help", (char *)NULL) == RTM_OK && o.action == RTRUN_ACTION_HELP,
            "--help");
@@ -120,6 +216,16 @@ int main(void)
     EXPECT_BAD("--host", "-n", "2", "--host", ":4", "prog");
     EXPECT_BAD("--host", "-n", "2", "--host", "localhost:", "prog");
     EXPECT_BAD("--oversubscribe", "-n", "2", "--oversubscribe=yes", "prog");
+    EXPECT_BAD("--map-by \"socket\"", "-n", "2", "--map-by", "socket", "prog");
+    EXPECT_BAD("--bind-to \"hwthread\"", "-n", "2", "--bind-to", "hwthread", "prog");
+    EXPECT_BAD("--npernode \"0\"", "-n", "2", "--npernode", "0", "prog");
+    EXPECT_BAD("--npernode \"x\"", "-n", "2", "--npernode", "x", "prog");
+    EXPECT_BAD("--fanout \"0\"", "-n", "2", "--fanout", "0", "prog");
+    EXPECT_BAD("--fanout \"99999\"", "-n", "2", "--fanout", "99999", "prog");
+    EXPECT_BAD("--launch-agent", "-n", "2", "--launch-agent", " ", "prog");
+    EXPECT_BAD("--hostfile needs a value", "-n", "2", "--hostfile");
+    EXPECT_BAD("--hostfile needs a file name", "-n", "2", "--hostfile=", "prog");
+    EXPECT_BAD("\"a/b\" is not a host name", "-n", "2", "-H", "a/b", "prog");
 
     if (failures) {
         fprintf(stderr, "%d failure(s)\n", failures);

@@ -1,0 +1,17 @@
+#!/bin/bash
+# Integration programs (barrier comm sendrecv unexpected) across two namespace hosts,
+# 2 ranks each, over tcp; --map-by node puts neighbouring ranks on different
+# hosts (and each host's two ranks still talk over shm).
+. "$top_srcdir/tests/multihost/netns.sh"
+mh_setup 2
+# a busy 2-core machine slows tcp polling between 4 ranks a lot: a bound,
+# not a time limit
+MH_TIMEOUT=120
+A=${MH_HOSTS[0]} B=${MH_HOSTS[1]}
+for prog in barrier comm sendrecv unexpected; do
+    mh_job --host "$A:2,$B:2" -n 4 --map-by node -x ITEST_SHARED_SIZE=2 "$top_builddir/tests/integration/$prog"
+    mh_expect_rc 0 "$prog"
+    grep -q "PASS with 4 ranks" "$MH_OUT" "$MH_ERR" || mh_fail "$prog: no PASS line"
+done
+mh_expect_clean "at the end" || MH_FAILURES=$((MH_FAILURES + 1))
+mh_finish
