@@ -1016,6 +1016,23 @@ void rtd_node_dmodex_served(rtd_node_t *n, rtrun_pmix_req_t *req)
     rtrun_pmix_req_free(req);
 }
 
+int rtd_node_pmix_request(rtd_node_t *n, const rtrun_pmix_event_t *ev)
+{
+    switch (ev->type) {
+    case RTRUN_PMIX_EV_FENCE:
+        rtd_node_fence_local(n, ev->req);
+        return 1;
+    case RTRUN_PMIX_EV_DMODEX:
+        rtd_node_dmodex_local(n, ev->req);
+        return 1;
+    case RTRUN_PMIX_EV_SERVED:
+        rtd_node_dmodex_served(n, ev->req);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static void dmodex_answer(rtd_node_t *n, const rtd_hdr_t *h, const char *payload)
 {
     for (rtrun_pmix_req_t **pp = &n->dmx_pending; *pp != NULL; pp = &(*pp)->next) {

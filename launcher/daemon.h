@@ -177,6 +177,10 @@ int rtd_node_handle(rtd_node_t *n, rtd_conn_t *from, const rtd_hdr_t *h, const c
 void rtd_node_fence_local(rtd_node_t *n, rtrun_pmix_req_t *req);
 void rtd_node_dmodex_local(rtd_node_t *n, rtrun_pmix_req_t *req);
 void rtd_node_dmodex_served(rtd_node_t *n, rtrun_pmix_req_t *req);
+/* Hand a PMIx event from the event pipe to the tree when it is a fence or
+ * direct-modex request (then returns 1); 0 for rank events, which the
+ * caller handles. */
+int rtd_node_pmix_request(rtd_node_t *n, const rtrun_pmix_event_t *ev);
 
 /* A child connection that said hello on a fresh socket: find which child
  * it is. Called by rtd_node_accept. */

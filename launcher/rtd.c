@@ -149,19 +149,8 @@ static void forward_output(rtd_ctx_t *ctx, int r, int stream)
 
 static void on_pmix_event(rtd_ctx_t *ctx, const rtrun_pmix_event_t *ev)
 {
-    switch (ev->type) {
-    case RTRUN_PMIX_EV_FENCE:
-        rtd_node_fence_local(&ctx->node, ev->req);
+    if (rtd_node_pmix_request(&ctx->node, ev))
         return;
-    case RTRUN_PMIX_EV_DMODEX:
-        rtd_node_dmodex_local(&ctx->node, ev->req);
-        return;
-    case RTRUN_PMIX_EV_SERVED:
-        rtd_node_dmodex_served(&ctx->node, ev->req);
-        return;
-    default:
-        break;
-    }
     if (ev->rank < 0 || ev->rank >= ctx->job->nprocs)
         return;
     if (ev->type == RTRUN_PMIX_EV_CONNECTED)

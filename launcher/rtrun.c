@@ -208,19 +208,8 @@ static void on_pmix_event(rtrun_ctx_t *ctx, const rtrun_pmix_event_t *ev)
     char others[64];
     int code;
 
-    switch (ev->type) {
-    case RTRUN_PMIX_EV_FENCE:
-        rtd_node_fence_local(&ctx->node, ev->req);
+    if (rtd_node_pmix_request(&ctx->node, ev))
         return;
-    case RTRUN_PMIX_EV_DMODEX:
-        rtd_node_dmodex_local(&ctx->node, ev->req);
-        return;
-    case RTRUN_PMIX_EV_SERVED:
-        rtd_node_dmodex_served(&ctx->node, ev->req);
-        return;
-    default:
-        break;
-    }
     if (ev->rank < 0 || ev->rank >= ctx->job->nprocs)
         return;
     rk = &ctx->job->ranks[ev->rank];
