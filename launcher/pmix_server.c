@@ -302,7 +302,7 @@ rtm_status_t rtrun_pmix_server_start(const char *tmpdir, const char *nspace, int
     return RTM_OK;
 }
 
-void rtrun_pmix_server_stop(void)
+void rtrun_pmix_server_stop(int all_finalized)
 {
     pmix_status_t rc;
 
@@ -310,6 +310,17 @@ void rtrun_pmix_server_stop(void)
         return;
     if (server_wedged) {
         /* PMIx_server_finalize would wait for the same stuck thread. */
+        server_started = 0;
+        return;
+    }
+    if (!all_finalized) {
+        /* After an abort or a killed rank, OpenPMIx 4.2's
+         * PMIx_server_finalize sometimes crashes while its thread still
+         * tears down the lost clients (seen in 1 of ~20 runs of
+         * tests/launcher/abort.sh). The process exits right after this
+         * and its rendezvous files are in the job's temp dir, which the
+         * caller removes: nothing is lost by not finalizing. */
+        rtm_debug("PMIx server not finalized: not every rank finalized");
         server_started = 0;
         return;
     }

@@ -54,7 +54,9 @@ typedef struct rtrun_pmix_event {
  * modex requests go to the main loop as events; -1: every rank is local. */
 rtm_status_t rtrun_pmix_server_start(const char *tmpdir, const char *nspace, int event_fd,
                                      void *hwloc_topology, const char *host_name, int self_host);
-void rtrun_pmix_server_stop(void);
+/* Stop the server. all_finalized: every local rank called PMIx_Finalize;
+ * otherwise the server is left to die with the process (see the .c). */
+void rtrun_pmix_server_stop(int all_finalized);
 
 /* Register the job's namespace (node/proc maps, per-rank data: the whole
  * job, every host) and this host's ranks as clients. prog_argv is the

@@ -192,8 +192,6 @@ static void child_lost(rtd_ctx_t *ctx, rtd_conn_t *c, const char *what)
 
 static void reap(rtd_ctx_t *ctx)
 {
-    int drained = 0;
-
     for (;;) {
         int wstatus;
         pid_t pid = waitpid(-1, &wstatus, WNOHANG);
@@ -221,8 +219,9 @@ static void reap(rtd_ctx_t *ctx)
         rk = rtrun_job_find_pid(ctx->job, pid);
         if (rk == NULL)
             continue;
-        if (!drained++)
-            drain_events(ctx); /* a finalize or abort explains the exit */
+        /* A finalize or abort explains the exit; read for each rank, as one
+         * that exited after the previous read wrote its events after it. */
+        drain_events(ctx);
         rk->state = RTRUN_RANK_EXITED;
         rk->wait_status = wstatus;
         forward_output(ctx, rk->rank, 1);
@@ -593,6 +592,22 @@ static int join_parent(rtd_ctx_t *ctx, const char *token)
     return -1;
 }
 
+/* Whether every rank this process served PMIx to called PMIx_Finalize. */
+static int all_local_finalized(const rtrun_job_t *job)
+{
+    if (job == NULL)
+        return 0;
+    for (int r = 0; r < job->nprocs; r++) {
+        const rtrun_rank_t *rk = &job->ranks[r];
+
+        if (job->hosts != NULL && job->local_host >= 0 && rk->node_id != job->local_host)
+            continue;   /* served by another host's daemon */
+        if (!rk->finalized)
+            return 0;
+    }
+    return 1;
+}
+
 static void teardown(rtd_ctx_t *ctx)
 {
     rtd_node_fini(&ctx->node);
@@ -605,7 +620,7 @@ static void teardown(rtd_ctx_t *ctx)
     if (ctx->job_registered)
         rtrun_pmix_deregister_job(ctx->job);
     if (ctx->pmix_started)
-        rtrun_pmix_server_stop();
+        rtrun_pmix_server_stop(all_local_finalized(ctx->job));
     /* Again: the server may have written there while it went down. */
     if (ctx->tmpdir[0] != '\0')
         rtrun_cleanup_tree(ctx->tmpdir);

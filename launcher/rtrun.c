@@ -425,8 +425,6 @@ static void child_lost(rtrun_ctx_t *ctx, rtd_conn_t *c, const char *what)
 
 static void reap_children(rtrun_ctx_t *ctx)
 {
-    int nreaped = 0;
-
     for (;;) {
         siginfo_t si;
         int wstatus;
@@ -465,11 +463,11 @@ static void reap_children(rtrun_ctx_t *ctx)
         rk = find_local_pid(ctx, si.si_pid);
         if (rk == NULL)
             continue;
-        if (nreaped++ == 0) {
-            /* Every PMIx event a rank caused was written before it could
-             * exit: read them first (a finalize or an abort explains it). */
-            drain_events(ctx);
-        }
+        /* Every PMIx event a rank caused was written before it could exit:
+         * read them first (a finalize or an abort explains it). Again for
+         * each rank: one that exited after the previous read may have
+         * written its finalize after it. */
+        drain_events(ctx);
         rank_exited(ctx, rk, wstatus, ran);
     }
     if (ctx->judge_at > 0 && running_ranks(ctx) == 0)
@@ -1160,6 +1158,22 @@ static void stop_tree(rtrun_ctx_t *ctx)
         rtd_node_read_agent_err(&ctx->node, &ctx->node.children[i]);
 }
 
+/* Whether every rank this process served PMIx to called PMIx_Finalize. */
+static int all_local_finalized(const rtrun_job_t *job)
+{
+    if (job == NULL)
+        return 0;
+    for (int r = 0; r < job->nprocs; r++) {
+        const rtrun_rank_t *rk = &job->ranks[r];
+
+        if (job->hosts != NULL && job->local_host >= 0 && rk->node_id != job->local_host)
+            continue;   /* served by another host's daemon */
+        if (!rk->finalized)
+            return 0;
+    }
+    return 1;
+}
+
 static void teardown(rtrun_ctx_t *ctx)
 {
     if (ctx->node_ready) {
@@ -1171,7 +1185,7 @@ static void teardown(rtrun_ctx_t *ctx)
     if (ctx->job_registered)
         rtrun_pmix_deregister_job(ctx->job);
     if (ctx->pmix_started)
-        rtrun_pmix_server_stop();
+        rtrun_pmix_server_stop(all_local_finalized(ctx->job));
     if (ctx->tmpdir[0] != '\0')
         rtrun_cleanup_tree(ctx->tmpdir);
     if (ctx->event_pipe[0] >= 0)

@@ -4,7 +4,7 @@
 
 run 7 -n 3 --oversubscribe "$PROBE" abort 7 1
 expect_err "^rtrun: rank 1 ($(hostname), pid [0-9]*) called abort with code 7: probe abort: something went wrong"
-expect_within 5
+expect_within 20
 expect_no_orphans
 
 # a code that would read as success becomes 1

@@ -57,6 +57,9 @@ run() {
 
 expect_out() { grep -q -- "$1" "$OUT" || fail "stdout lacks \"$1\""; }
 expect_err() { grep -q -- "$1" "$ERR" || fail "stderr lacks \"$1\""; }
+# The bound tells "ended promptly" from "waited for the ranks": the ranks
+# left running would sleep 60 s, so a generous bound (the tests use 20 s,
+# for a loaded 2-core machine under ASan) still catches a job that hangs.
 expect_within() {
     [ "$(echo "$elapsed < $1" | bc)" = 1 ] || fail "took ${elapsed}s, more than $1 s"
 }
