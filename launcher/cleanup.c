@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
@@ -82,9 +83,28 @@ static pid_t pid_after(const char *name, const char *prefix, const char *seps)
     return (pid_t)pid;
 }
 
+/* Gone: no such process, or a zombie (it exited; its parent, often init
+ * for a daemon whose rtrun died, has not reaped it yet). */
 static int pid_is_gone(pid_t pid)
 {
-    return kill(pid, 0) != 0 && errno == ESRCH;
+    char path[64], buf[256], *close_paren;
+    ssize_t n;
+    int fd;
+
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return 1;
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    /* "pid (comm) S ...": the state follows the last ')' */
+    close_paren = strrchr(buf, ')');
+    return close_paren != NULL && close_paren[1] == ' ' && close_paren[2] == 'Z';
 }
 
 int rtrun_cleanup_stale(const char *hostname)

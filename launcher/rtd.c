@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -675,6 +676,11 @@ int main(int argc, char **argv)
         return RTRUN_EXIT_USAGE;
     }
     rtm_log_set_identity("rtd", -1);
+    /* A launch agent that execs rtd on this kernel (ip netns exec) passes
+     * on the parent-death SIGKILL rtrun gave the agent: drop it, so losing
+     * the parent ends this rtd through its closed connection -- ranks
+     * killed, files removed -- rather than a SIGKILL that removes nothing. */
+    prctl(PR_SET_PDEATHSIG, 0);
     if (rtm_config_load() != RTM_OK)
         say("warning: %s", rtm_last_error());
     /* Blocked before anything starts a thread (PMIx), so only the

@@ -72,6 +72,7 @@ for i in $(seq 100); do
     [ "$(ip netns pids "$B" | wc -l)" -ge 3 ] && break
     sleep 0.1
 done
+b_pids=$(ip netns pids "$B")   # the rtd and its ranks
 kill -9 $job
 wait $job 2>/dev/null
 for i in $(seq 100); do
@@ -79,6 +80,13 @@ for i in $(seq 100); do
     sleep 0.1
 done
 [ -z "$(ip netns pids "$B")" ] || mh_fail "rtrun killed: processes left in $B: $(ip netns pids "$B" | tr '\n' ' ')"
+# the rtd removed its own files (it must not die by the agent's
+# parent-death signal, which would leave them to the next job)
+for p in $b_pids; do
+    for d in /tmp/rtrun."$p".*; do
+        [ -e "$d" ] && mh_fail "rtrun killed: the rtd (pid $p) left $d"
+    done
+done
 mh_job --host "$A:1,$B:1" -n 2 true   # removes the dead rtrun's files
 mh_expect_rc 0 "job after rtrun was killed"
 mh_expect_clean "rtrun killed" || MH_FAILURES=$((MH_FAILURES + 1))
