@@ -315,9 +315,10 @@ void rtrun_pmix_server_stop(int all_finalized)
     }
     if (!all_finalized) {
         /* After an abort or a killed rank, OpenPMIx 4.2's
-         * PMIx_server_finalize sometimes crashes while its thread still
-         * tears down the lost clients (seen in 1 of ~20 runs of
-         * tests/launcher/abort.sh). The process exits right after this
+         * PMIx_server_finalize sometimes crashes, or hangs for good joining
+         * its progress thread (stuck on a lock), while that thread still
+         * tears down the lost clients (both seen with
+         * tests/launcher/abort.sh's job run in a loop). The process exits right after this
          * and its rendezvous files are in the job's temp dir, which the
          * caller removes: nothing is lost by not finalizing. */
         rtm_debug("PMIx server not finalized: not every rank finalized");
