@@ -15,7 +15,7 @@
 # MPICH's -launcher-exec (the last two through a small rsh-style wrapper,
 # since they pass ssh options and one command string). Peers are pinned to
 # their TCP paths: Open MPI btl tcp,self (and vader on one host), MPICH's
-# UCX with UCX_TLS=tcp,self (sm on one host). Must run as root.
+# UCX with UCX_TLS=tcp,self. Must run as root.
 #
 # Environment: ROUNDS (5), REPS (3, inside one osu_p2p run), LAUNCH_REPS (5),
 # JOB_TIMEOUT (300), OUT (docs/bench/hosts-results.md).
@@ -91,15 +91,18 @@ run() {
     openmpi/lo)    cmd=(mpirun.openmpi --allow-run-as-root -n "$n" --mca btl tcp,self
                         --mca btl_tcp_if_include lo) ;;
     mpich/lo)      cmd=(mpiexec.mpich -n "$n" -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES lo) ;;
+    # The namespace "hosts" share this machine's cores: each host's daemon
+    # would bind its local rank 0 to core 0, stacking the two ranks on one
+    # core, so nothing is bound in the 2-host runs.
     ours/2h)       cmd=(ip netns exec "$ha" "$build/rtrun" --launch-agent "ip netns exec {host}"
-                        --host "$ha:$per,$hb:$per" -n "$n") ;;
+                        --bind-to none --host "$ha:$per,$hb:$per" -n "$n") ;;
     openmpi/2h)    cmd=(ip netns exec "$ha" mpirun.openmpi --allow-run-as-root
                         --mca plm_rsh_agent "$tmp/nsagent" --host "$ha:$per,$hb:$per" -n "$n"
                         --mca btl tcp,self,vader --mca btl_tcp_if_include rt0
                         --mca oob_tcp_if_include rt0) ;;
     mpich/2h)      cmd=(ip netns exec "$ha" mpiexec.mpich -launcher ssh -launcher-exec "$tmp/nsagent"
                         -hosts "$ha:$per,$hb:$per" -n "$n" -iface rt0
-                        -genv UCX_TLS tcp,self,sm -genv UCX_NET_DEVICES rt0) ;;
+                        -bind-to none -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES rt0) ;;
     esac
     timeout -k 10 "$job_timeout" "${cmd[@]}" "$tmp/${prog}_$impl" "$@"
 }
