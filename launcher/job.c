@@ -363,3 +363,18 @@ rtrun_rank_t *rtrun_job_find_pid(rtrun_job_t *job, pid_t pid)
     }
     return NULL;
 }
+
+int rtrun_job_local_finalized(const rtrun_job_t *job)
+{
+    if (job == NULL)
+        return 0;
+    for (int r = 0; r < job->nprocs; r++) {
+        const rtrun_rank_t *rk = &job->ranks[r];
+
+        if (job->hosts != NULL && job->local_host >= 0 && rk->node_id != job->local_host)
+            continue;   /* served by another host's daemon */
+        if (!rk->finalized)
+            return 0;
+    }
+    return 1;
+}

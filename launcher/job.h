@@ -90,5 +90,8 @@ int rtrun_job_is_local_host(const char *name, const char *hostname);
 /* Ranks still running, as "0, 2, 3" (at most len bytes). Returns the count. */
 int rtrun_job_running_list(const rtrun_job_t *job, char *buf, size_t len);
 rtrun_rank_t *rtrun_job_find_pid(rtrun_job_t *job, pid_t pid);
+/* Whether every rank of this host (job->local_host; every rank when the
+ * job has no host list) called PMIx_Finalize. 0 for a NULL job. */
+int rtrun_job_local_finalized(const rtrun_job_t *job);
 
 #endif

@@ -593,22 +593,6 @@ static int join_parent(rtd_ctx_t *ctx, const char *token)
     return -1;
 }
 
-/* Whether every rank this process served PMIx to called PMIx_Finalize. */
-static int all_local_finalized(const rtrun_job_t *job)
-{
-    if (job == NULL)
-        return 0;
-    for (int r = 0; r < job->nprocs; r++) {
-        const rtrun_rank_t *rk = &job->ranks[r];
-
-        if (job->hosts != NULL && job->local_host >= 0 && rk->node_id != job->local_host)
-            continue;   /* served by another host's daemon */
-        if (!rk->finalized)
-            return 0;
-    }
-    return 1;
-}
-
 static void teardown(rtd_ctx_t *ctx)
 {
     rtd_node_fini(&ctx->node);
@@ -621,7 +605,7 @@ static void teardown(rtd_ctx_t *ctx)
     if (ctx->job_registered)
         rtrun_pmix_deregister_job(ctx->job);
     if (ctx->pmix_started)
-        rtrun_pmix_server_stop(all_local_finalized(ctx->job));
+        rtrun_pmix_server_stop(rtrun_job_local_finalized(ctx->job));
     /* Again: the server may have written there while it went down. */
     if (ctx->tmpdir[0] != '\0')
         rtrun_cleanup_tree(ctx->tmpdir);

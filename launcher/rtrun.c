@@ -1158,22 +1158,6 @@ static void stop_tree(rtrun_ctx_t *ctx)
         rtd_node_read_agent_err(&ctx->node, &ctx->node.children[i]);
 }
 
-/* Whether every rank this process served PMIx to called PMIx_Finalize. */
-static int all_local_finalized(const rtrun_job_t *job)
-{
-    if (job == NULL)
-        return 0;
-    for (int r = 0; r < job->nprocs; r++) {
-        const rtrun_rank_t *rk = &job->ranks[r];
-
-        if (job->hosts != NULL && job->local_host >= 0 && rk->node_id != job->local_host)
-            continue;   /* served by another host's daemon */
-        if (!rk->finalized)
-            return 0;
-    }
-    return 1;
-}
-
 static void teardown(rtrun_ctx_t *ctx)
 {
     if (ctx->node_ready) {
@@ -1185,7 +1169,7 @@ static void teardown(rtrun_ctx_t *ctx)
     if (ctx->job_registered)
         rtrun_pmix_deregister_job(ctx->job);
     if (ctx->pmix_started)
-        rtrun_pmix_server_stop(all_local_finalized(ctx->job));
+        rtrun_pmix_server_stop(rtrun_job_local_finalized(ctx->job));
     if (ctx->tmpdir[0] != '\0')
         rtrun_cleanup_tree(ctx->tmpdir);
     if (ctx->event_pipe[0] >= 0)
