@@ -84,14 +84,19 @@ err_job:
 rtm_status_t rtm_finalize(void)
 {
     rtm_status_t status = rt_check_ready("rtm_finalize");
+    rtm_status_t quiesced;
 
     if (status != RTM_OK)
         return status;
     /* Every rank gets here before any transport closes; then what is still
-     * queued (FIN, credits) goes out. */
+     * queued (FIN, credits) goes out, and the transports that need it wait
+     * for their peers' acknowledgements and fence (peers_quiesce). */
     status = coll_barrier(&rtm_rt.comms[RTM_COMM_WORLD]);
     while (progress_has_pending())
         progress_once();
+    quiesced = peers_quiesce();
+    if (status == RTM_OK)
+        status = quiesced;
     comm_finalize();
     peers_close();
     rtm_mpool_cleanup(&rtm_rt.unexp_pool);

@@ -509,6 +509,20 @@ rtm_status_t job_commit_and_fence(void)
     return RTM_OK;
 }
 
+/* A fence that exchanges nothing: every rank got here. */
+rtm_status_t job_fence(void)
+{
+    pmix_status_t rc;
+
+    if (!pmi_active)
+        return RTM_OK;
+    rc = PMIx_Fence(NULL, 0, NULL, 0);
+    if (rc != PMIX_SUCCESS)
+        return rtm_error_set(RTM_ERR_PMIX, "PMIx_Fence failed: %s; is the launcher still running?",
+                             PMIx_Error_string(rc));
+    return RTM_OK;
+}
+
 rtm_status_t job_lookup(int peer, const char *key, void **blob_p, size_t *len_p)
 {
     pmix_value_t *val;

@@ -37,8 +37,11 @@ static int tl_is_planned(const char *name)
 #endif
 }
 
-/* A listed transport asked for a fence after wireup (rtm_tl_ops_t). */
+/* A listed transport asked for a fence after wireup / after quiesce at
+ * finalize (rtm_tl_ops_t). Decided from the list, opened or not, so every
+ * rank fences alike. */
 static int wireup_fence;
+static int finalize_fence;
 
 static rtm_status_t tl_addr_lookup(int peer, const char *name, void **blob_p, size_t *len_p)
 {
@@ -169,6 +172,7 @@ rtm_status_t peers_open_transports(void)
                 already |= (rtm_rt.tls[i].ops == ops);
             if (!already) {
                 wireup_fence |= ops->wireup_fence;
+                finalize_fence |= ops->quiesce != NULL;
                 status = tl_open(ops);
                 if (status == RTM_ERR_NOT_SUPPORTED || status == RTM_ERR_UNREACHABLE) {
                     /* no device / nothing to reach here: the others carry on */
@@ -222,6 +226,39 @@ rtm_status_t peers_wireup(void)
         }
     }
     return RTM_OK;
+}
+
+/* Finalize, after the last barrier and drain: each transport waits until
+ * its peers acknowledged what it posted, then one fence, so no rank closes
+ * a connection another still needs (an RC QP destroyed with a peer's send
+ * unacknowledged makes that peer fail with "retry counter exceeded"). */
+rtm_status_t peers_quiesce(void)
+{
+    rtm_status_t first = RTM_OK;
+
+    for (int i = 0; i < rtm_rt.num_tls; i++) {
+        rtm_tl_t *tl = &rtm_rt.tls[i];
+        rtm_status_t status;
+
+        if (tl->ops->quiesce == NULL)
+            continue;
+        status = tl->ops->quiesce(tl->iface);
+        if (status != RTM_OK && first == RTM_OK) {
+            rtm_error("rank %d (%s): transport %s, finishing its last sends: %s",
+                      rtm_rt.world_rank, rtm_rt.hostname, tl->ops->name, rtm_last_error());
+            first = status;
+        }
+    }
+    if (finalize_fence && rtm_rt.world_size > 1) {
+        rtm_status_t status = job_fence();
+
+        if (status != RTM_OK && first == RTM_OK) {
+            rtm_error("rank %d (%s): fence before closing the transports failed: %s",
+                      rtm_rt.world_rank, rtm_rt.hostname, rtm_last_error());
+            first = status;
+        }
+    }
+    return first;
 }
 
 void peers_close(void)

@@ -154,6 +154,7 @@ rtm_status_t job_init(void);
 void         job_finalize(void);
 rtm_status_t job_publish(const char *key, const void *blob, size_t len);
 rtm_status_t job_commit_and_fence(void);
+rtm_status_t job_fence(void);
 /* The blob a peer published under key; *blob_p is malloc'd (caller frees).
  * RTM_ERR_UNREACHABLE when the peer published nothing under that key. */
 rtm_status_t job_lookup(int peer, const char *key, void **blob_p, size_t *len_p);
@@ -165,6 +166,7 @@ void         job_abort(int code, const char *message) __attribute__((noreturn));
 rtm_status_t peers_init(void);
 rtm_status_t peers_open_transports(void);
 rtm_status_t peers_wireup(void);
+rtm_status_t peers_quiesce(void);
 void         peers_close(void);
 rtm_status_t peer_connect(int peer);
 /* Queue work on a peer and remember that it has some. */

@@ -9,7 +9,7 @@
  * Life cycle, driven by the runtime:
  *   open -> addr_pack (published through PMIx) -> [PMIx fence] -> wireup
  *   -> ep_create per peer on first use -> am_send/get/progress ...
- *   -> [barrier] -> ep_destroy -> close
+ *   -> [barrier] -> quiesce -> [PMIx fence] -> ep_destroy -> close
  *
  * Threading: one thread at a time calls into a transport. Callbacks into the
  * runtime (am_cb, completion callbacks) happen only from inside progress or,
@@ -130,6 +130,14 @@ typedef struct rtm_tl_ops {
     /* Deliver incoming messages and completions; returns events handled.
      * Hot path: must not allocate, lock or log. */
     int          (*progress)(rtm_tl_iface_t *iface);
+
+    /* Optional. At finalize, after the runtime's last barrier and drain:
+     * return once everything this transport posted has been acknowledged by
+     * the peer (may call progress; keeps delivering what arrives), so no peer
+     * closes while it still owes us an acknowledgement and we close nothing a
+     * peer's retransmission still needs. A transport with quiesce gets one
+     * PMIx fence (on every rank) between it and ep_destroy/close. */
+    rtm_status_t (*quiesce)(rtm_tl_iface_t *iface);
 
     /* 1: wireup connects to every peer, and a peer must not send before the
      * other side's wireup is done (RC QPs drop packets before RTR). The

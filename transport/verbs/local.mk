@@ -6,6 +6,7 @@ VERBS_SOURCES = \
 	transport/verbs/vrb.h \
 	transport/verbs/vrb_am.c \
 	transport/verbs/vrb_conn.c \
+	transport/verbs/vrb_quiesce.c \
 	transport/verbs/vrb_dev.c \
 	transport/verbs/vrb_iface.c \
 	transport/verbs/vrb_rndv.c
@@ -77,6 +78,9 @@ VRB_MEM_TESTS = \
 	tests/verbs/vrb_memlock.sh
 TESTS += $(VRB_MEM_TESTS)
 dist_noinst_SCRIPTS += $(VRB_MEM_TESTS)
+# lead: finalize waits for the last acknowledgements (vrb_quiesce.c)
+TESTS += tests/verbs/vrb_finalize.sh
+dist_noinst_SCRIPTS += tests/verbs/vrb_finalize.sh
 
 endif HAVE_IBVERBS
 

@@ -323,6 +323,7 @@ void         vrb_ah_attr(vrb_iface_t *iface, const vrb_ep_t *ep, struct ibv_ah_a
 
 /* vrb_am.c */
 rtm_status_t vrb_post_hello(vrb_ep_t *ep);
+rtm_status_t vrb_quiesce(rtm_tl_iface_t *iface);
 
 /* vrb_conn.c: on-demand connections over one UD QP */
 rtm_status_t vrb_conn_open(vrb_iface_t *iface);

@@ -695,5 +695,6 @@ const rtm_tl_ops_t rtm_tl_verbs = {
     .mem_dereg  = vrb_mem_dereg,
     .get        = vrb_get,
     .progress   = vrb_progress,
+    .quiesce    = vrb_quiesce,
     .wireup_fence = 1,
 };
