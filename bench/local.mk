@@ -12,4 +12,4 @@ EXTRA_DIST += bench/mpi_pingpong.c bench/compare.sh
 # MPI's mpicc builds them; bench/compare-mpi.sh builds them with ours,
 # mpicc.openmpi and mpicc.mpich and runs the three interleaved.
 EXTRA_DIST += bench/mpi/bench_common.h bench/mpi/osu_p2p.c bench/mpi/osu_coll.c \
-	bench/mpi/init_finalize.c bench/compare-mpi.sh
+	bench/mpi/init_finalize.c bench/compare-mpi.sh bench/osu.sh

@@ -42,15 +42,15 @@
       "Empty progress polls a blocking call spins through before it starts yielding the core") \
     X(MPI_COLL_SCRATCH, mpi_coll_scratch, SIZE, "32M", NULL, \
       "MPI collectives: bytes of scratch memory a rank keeps allocated between collectives, so repeated large collectives do not fault their buffers in again; 0 frees scratch after each collective") \
-    X(MPI_BCAST_LARGE, mpi_bcast_large, SIZE, "128K", NULL, \
+    X(MPI_BCAST_LARGE, mpi_bcast_large, SIZE, "512K", NULL, \
       "MPI_Bcast: from this many bytes (and 3 or more ranks) scatter + ring allgather; binomial tree below") \
     X(MPI_REDUCE_LARGE, mpi_reduce_large, SIZE, "256K", NULL, \
       "MPI_Reduce with a commutative op: from this many bytes reduce-scatter + gather (each rank reduces a share); binomial tree below") \
     X(MPI_ALLREDUCE_RING, mpi_allreduce_ring, SIZE, "64K", NULL, \
       "MPI_Allreduce with a commutative op: from this many bytes ring reduce-scatter + ring allgather; recursive doubling below") \
-    X(MPI_ALLGATHER_RING, mpi_allgather_ring, SIZE, "32K", NULL, \
+    X(MPI_ALLGATHER_RING, mpi_allgather_ring, SIZE, "4K", NULL, \
       "MPI_Allgather: from this many bytes in total ring; Bruck below") \
-    X(MPI_ALLTOALL_PAIRWISE, mpi_alltoall_pairwise, SIZE, "256", NULL, \
+    X(MPI_ALLTOALL_PAIRWISE, mpi_alltoall_pairwise, SIZE, "64", NULL, \
       "MPI_Alltoall(v,w): from this many bytes per block (and 3 or more ranks) pairwise exchange; every transfer posted at once below") \
     X(NET_POLL_INTERVAL, net_poll_interval, INT, "16", NULL, \
       "Progress calls between two polls of a socket transport (tcp) while it finds nothing; 1 polls it every call. After it finds work it is polled every call for the next 64 polls") \

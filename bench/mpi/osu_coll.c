@@ -17,6 +17,9 @@
  * sum so a broken reduction shows up as an error, not a figure.
  *
  * Usage: mpirun -n N osu_coll [-t barrier,bcast,...] [-s 8,1024,...] [-r REPS]
+ *                             [-i ITERS]
+ * -i fixes the calls per repetition (default: about 32 MiB per rank per
+ * repetition, 20..5000 calls); oversubscribed runs need far fewer.
  * Output: one line per measurement, see bench_common.h.
  */
 #define _GNU_SOURCE
@@ -109,20 +112,22 @@ int main(int argc, char **argv)
     char *sizes_arg = NULL;
     long sizes[MAX_SIZES] = { 8, 1024, 65536, 1048576 }, max_size = 0;
     int nsizes = 4, reps = 5, opt;
+    long fixed_iters = 0;
     double samples[BENCH_MAX_REPS];
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    while ((opt = getopt(argc, argv, "t:s:r:")) != -1) {
+    while ((opt = getopt(argc, argv, "t:s:r:i:")) != -1) {
         switch (opt) {
         case 't': tests = optarg; break;
         case 's': sizes_arg = optarg; break;
         case 'r': reps = bench_atoi_arg("osu_coll", "-r", optarg, 1, BENCH_MAX_REPS); break;
+        case 'i': fixed_iters = bench_atoi_arg("osu_coll", "-i", optarg, 1, 1000000); break;
         default:
             if (rank == 0)
                 fprintf(stderr, "usage: osu_coll [-t barrier,bcast,reduce,allreduce,allgather,alltoall] "
-                        "[-s SIZE,SIZE,...] [-r REPS]\n");
+                        "[-s SIZE,SIZE,...] [-r REPS] [-i ITERS]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -157,7 +162,7 @@ int main(int argc, char **argv)
         for (int s = 0; s < (o == OP_BARRIER ? 1 : nsizes); s++) {
             long size = o == OP_BARRIER ? 0 : sizes[s];
             /* about 32 MiB per rank per repetition, 20..5000 calls */
-            long iters = bench_iters(size, 32L << 20, 20, 5000);
+            long iters = fixed_iters > 0 ? fixed_iters : bench_iters(size, 32L << 20, 20, 5000);
 
             if (o == OP_ALLREDUCE)
                 check_allreduce(size);
