@@ -77,11 +77,21 @@
     X(VERBS_CONNECT_TIMEOUT, verbs_connect_timeout, INT, "60", NULL, \
       "Verbs, on demand: seconds a rank keeps retransmitting a connection request (50 ms, doubling to 1 s apart) to a peer that does not answer before it ends the job naming the peer; a peer answers only when it calls into the library") \
     X(VERBS_XRC, verbs_xrc, BOOL, "0", NULL, \
-      "Verbs: 1 asks for XRC (one shared receive queue per rank, one send queue pair per remote host); not implemented yet: RC is used, with a warning") \
+      "Verbs: 1 uses XRC: one XRC shared receive queue per rank, one send (INI) queue pair per remote host instead of one per remote rank, receive (TGT) queue pairs in an XRC domain shared by the host's ranks through /dev/shm/rtm-<job>-xrc-<node> (removed once every local rank opened it); connections through the on-demand handshake, all at init with RTM_VERBS_CONN=fullmesh (no rank limit); every rank must use the same value") \
+    X(VERBS_SRQ_DEPTH, verbs_srq_depth, INT, "0", NULL, \
+      "Verbs: receive buffers on this rank's shared receive queue; 0 sizes it so every peer's credits fit (normal traffic never needs RNR retries); a smaller value saves pinned memory but a burst from many peers exhausts it and leans on RNR retries (slower, never lost)") \
     X(VERBS_EAGER_LIMIT, verbs_eager_limit, SIZE, "8K", NULL, \
       "Verbs: largest message sent eagerly (Send into a pre-posted receive buffer of this size); larger ones use rendezvous by RDMA Read; every rank must use the same value") \
     X(VERBS_CREDITS, verbs_credits, INT, "32", NULL, \
       "Verbs: receive buffers reserved for each peer on this rank's shared receive queue; a peer sends at most this many messages before this rank hands buffers back") \
+    X(VERBS_ERDMA_THRESHOLD, verbs_erdma_threshold, INT, "16", NULL, \
+      "Verbs eager RDMA: after this many small messages from a peer, this rank gives that peer a ring it writes small messages into with RDMA Write (polled, no receive completion); 0 disables the fast path") \
+    X(VERBS_ERDMA_PEERS, verbs_erdma_peers, INT, "16", NULL, \
+      "Verbs eager RDMA: most peers a rank gives a ring to (each ring is polled in every progress call and takes slots x slot size of registered memory); the first peers over the threshold get them") \
+    X(VERBS_ERDMA_SLOTS, verbs_erdma_slots, INT, "32", NULL, \
+      "Verbs eager RDMA: slots per ring (messages a peer may write before this rank hands slots back; then it falls back to Send/Recv in order); a power of two, 2..1024") \
+    X(VERBS_ERDMA_SLOT_SIZE, verbs_erdma_slot_size, SIZE, "256", NULL, \
+      "Verbs eager RDMA: bytes per ring slot (20 of them header and footer, the rest runtime header and payload; larger messages use Send/Recv); 64..8K, a multiple of 64") \
     X(VERBS_RCACHE, verbs_rcache, BOOL, "1", NULL, \
       "Verbs: keep rendezvous buffers registered between messages (a cache invalidated by the kernel's userfaultfd unmap/remap/remove events, see docs/transports/verbs-rcache.md); 0 registers every rendezvous buffer per message") \
     X(VERBS_RCACHE_MAX_ENTRIES, verbs_rcache_max_entries, INT, "256", NULL, \

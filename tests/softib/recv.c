@@ -449,13 +449,12 @@ static void sib_xrc_request(struct sib_dev *dev, const struct sib_pkt_hdr *h,
         (st != IBV_QPS_RTR && st != IBV_QPS_RTS) ||
         tq->remote_slot != h->src_slot || tq->remote_qpn != h->src_qpn)
         return;
-    if (h->op == SIB_OP_SEND) {
-        srq = sib_srq_lookup(dev, h->qkey_srqn);
-        if (!srq || !srq->is_xrc || srq->xrcd_id != tq->xrcd_id) {
-            if (h->offset == 0) /* an SRQ of another domain: invalid request */
-                sib_reply(dev, h, SIB_OP_NAK, SIB_NAK_INV_REQ, 0);
-            return;
-        }
+    /* sends land in the SRQ; RDMA is checked against its PD */
+    srq = sib_srq_lookup(dev, h->qkey_srqn);
+    if (!srq || !srq->is_xrc || srq->xrcd_id != tq->xrcd_id) {
+        if (h->offset == 0) /* an SRQ of another domain: invalid request */
+            sib_reply(dev, h, SIB_OP_NAK, SIB_NAK_INV_REQ, 0);
+        return;
     }
     x = sib_xrc_ctx(dev, h->src_slot, h->src_qpn);
     if (x->have_last && psn_diff(h->psn, x->last_psn) <= 0) {
@@ -472,10 +471,10 @@ static void sib_xrc_request(struct sib_dev *dev, const struct sib_pkt_hdr *h,
         return;
     memset(&t, 0, sizeof(t));
     t.qp = owner == dev->slot ? sib_qp_lookup(dev, h->dst_qpn) : NULL;
-    t.srq = srq;
-    t.cq = srq ? srq->cq : NULL;
-    t.pd = srq ? (struct sib_pd *)srq->ibv.pd : NULL;
-    t.pd_id = 0;
+    t.cq = h->op == SIB_OP_SEND ? srq->cq : NULL;
+    t.srq = h->op == SIB_OP_SEND ? srq : NULL;
+    t.pd = (struct sib_pd *)srq->ibv.pd;
+    t.pd_id = t.pd ? t.pd->id : 0;
     t.access = tq->access;
     t.rnr_timer = (uint8_t)tq->min_rnr_timer;
     t.qpn = h->dst_qpn;

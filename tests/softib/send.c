@@ -512,9 +512,11 @@ static void sib_fill_wqe(struct sib_qp *qp, struct sib_swqe *w,
                           : ah->dlid;
         if (t == IBV_QPT_XRC_SEND) {
             w->srqn = wr->qp_type.xrc.remote_srqn;
-            /* sends go straight to the process owning the SRQ */
-            if (wr->opcode == IBV_WR_SEND || wr->opcode == IBV_WR_SEND_WITH_IMM)
-                w->dst_slot = SIB_SLOT_OF(w->srqn);
+            /* every request goes straight to the process owning the SRQ:
+             * on a host whose processes share one HCA, RDMA reads and
+             * writes reach any of them, checked against the named XRC
+             * SRQ's PD (IBTA XRC annex) */
+            w->dst_slot = SIB_SLOT_OF(w->srqn);
         }
     }
     if ((wr->send_flags & IBV_SEND_INLINE) && qp->inline_area) {
@@ -576,15 +578,20 @@ out:
 
 /* ------------------------------------------------------------ responses */
 
-static void sib_ack_upto(struct sib_qp *qp, uint32_t psn, bool inclusive)
+/* An ACK or NAK from process `from`. XRC: the requests of one INI QP go to
+ * the processes owning their SRQs, each answering for its own only (on an
+ * HCA shared by those processes one TGT QP answers for all of them, in
+ * order); a cumulative ACK from one must not complete another's. */
+static void sib_ack_upto(struct sib_qp *qp, uint32_t psn, bool inclusive, uint32_t from)
 {
     bool progress = false;
+    bool xrc = qp->ex.qp_base.qp_type == IBV_QPT_XRC_SEND;
 
     for (uint32_t i = 0; i < qp->sq_next; i++) {
         struct sib_swqe *w = sq_at(qp, i);
         int32_t d = psn_diff(w->psn, psn);
 
-        if (w->state != SWQE_INFLIGHT)
+        if (w->state != SWQE_INFLIGHT || (xrc && w->dst_slot != from))
             continue;
         if (d > 0 || (d == 0 && !inclusive))
             break;
@@ -653,16 +660,16 @@ void sib_handle_ack(struct sib_dev *dev, const struct sib_pkt_hdr *h,
         qp->progress_ns = sib_now_ns();
     switch (h->op) {
     case SIB_OP_ACK:
-        sib_ack_upto(qp, h->psn, true);
+        sib_ack_upto(qp, h->psn, true, h->src_slot);
         break;
     case SIB_OP_READ_RESP:
-        sib_ack_upto(qp, h->psn, false);
+        sib_ack_upto(qp, h->psn, false, h->src_slot);
         w = sib_find_psn(qp, h->psn);
         if (w && w->opcode == IBV_WR_RDMA_READ)
             sib_place_read(qp, w, h, payload);
         break;
     case SIB_OP_ATOMIC_RESP:
-        sib_ack_upto(qp, h->psn, false);
+        sib_ack_upto(qp, h->psn, false, h->src_slot);
         w = sib_find_psn(qp, h->psn);
         if (w && sib_needs_response(w->opcode)) {
             struct iovec iov[SIB_MAX_SGE];
@@ -679,7 +686,7 @@ void sib_handle_ack(struct sib_dev *dev, const struct sib_pkt_hdr *h,
         }
         break;
     case SIB_OP_NAK:
-        sib_ack_upto(qp, h->psn, false);
+        sib_ack_upto(qp, h->psn, false, h->src_slot);
         w = sib_find_psn(qp, h->psn);
         if (!w)
             break;

@@ -8,8 +8,10 @@ VERBS_SOURCES = \
 	transport/verbs/vrb_conn.c \
 	transport/verbs/vrb_quiesce.c \
 	transport/verbs/vrb_dev.c \
+	transport/verbs/vrb_erdma.c \
 	transport/verbs/vrb_iface.c \
-	transport/verbs/vrb_rndv.c
+	transport/verbs/vrb_rndv.c \
+	transport/verbs/vrb_xrc.c
 
 librtmsg_la_SOURCES += $(VERBS_SOURCES)
 
@@ -31,7 +33,9 @@ VERBS_TESTS = \
 	tests/verbs/verbs_ondemand.sh \
 	tests/verbs/verbs_ondemand2.sh \
 	tests/verbs/verbs_conn.sh \
-	tests/verbs/verbs_wc_error.sh
+	tests/verbs/verbs_wc_error.sh \
+	tests/verbs/verbs_xrc.sh \
+	tests/verbs/verbs_xrc2.sh
 check_PROGRAMS += tests/verbs/vrb_conn
 # The scaling table of docs/transports/verbs.md, from the transport's own sizes.
 noinst_PROGRAMS += transport/verbs/vrb_sizes
@@ -78,6 +82,23 @@ VRB_MEM_TESTS = \
 	tests/verbs/vrb_memlock.sh
 TESTS += $(VRB_MEM_TESTS)
 dist_noinst_SCRIPTS += $(VRB_MEM_TESTS)
+
+# erdma: the eager RDMA fast path (protocol programs with it forced on and
+# off, order and content of ring writes mixed with Send/Recv and reads)
+check_PROGRAMS += tests/verbs/vrb_erdma_order
+tests_verbs_vrb_erdma_order_LDADD = librtmsg.la
+tests_verbs_vrb_erdma_order_LDFLAGS = $(AM_LDFLAGS) -no-install
+# least privilege: a ring's rkey is no use to a peer it was not offered to
+check_PROGRAMS += tests/verbs/vrb_erdma_rkey
+tests_verbs_vrb_erdma_rkey_LDADD = librtmsg.la
+tests_verbs_vrb_erdma_rkey_LDFLAGS = $(AM_LDFLAGS) -no-install
+check_LTLIBRARIES += tests/verbs/libvrberdmaevil.la
+tests_verbs_libvrberdmaevil_la_SOURCES = tests/verbs/vrb_erdma_evil.c
+tests_verbs_libvrberdmaevil_la_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_verbs_libvrberdmaevil_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
+tests_verbs_libvrberdmaevil_la_LIBADD = $(IBVERBS_LIBS)
+TESTS += tests/verbs/verbs_erdma.sh tests/verbs/verbs_erdma_rkey.sh
+dist_noinst_SCRIPTS += tests/verbs/verbs_erdma.sh tests/verbs/verbs_erdma_rkey.sh
 # lead: finalize waits for the last acknowledgements (vrb_quiesce.c)
 TESTS += tests/verbs/vrb_finalize.sh
 dist_noinst_SCRIPTS += tests/verbs/vrb_finalize.sh

@@ -9,6 +9,7 @@
  *        vrb_am.c    eager send/receive, transport credits, progress,
  *                    work-completion errors
  *        vrb_rndv.c  mem_reg/mem_dereg (rkeys) and get (RDMA Read)
+ *        vrb_erdma.c eager RDMA fast path: per-peer rings written by RDMA Write
  */
 #ifndef RTM_TRANSPORT_VERBS_VRB_H
 #define RTM_TRANSPORT_VERBS_VRB_H
@@ -43,6 +44,9 @@
  *    68  4*n    qpn[n]         full mesh: qpn[r] is our RC QP dedicated to
  *                              world rank r (0 for ourselves)
  *
+ * With VRB_ADDR_F_XRC (RTM_VERBS_XRC=1) nqpn is 0 and vrb_addr_xrc_t
+ * (12 bytes) follows at offset 68: 80 bytes whatever the job size.
+ *
  * RTM_TL_ADDR_MAX (512) therefore bounds full mesh at VRB_FULLMESH_MAX ranks;
  * the on-demand blob is 68 bytes whatever the job size.
  */
@@ -51,6 +55,7 @@
 #define VRB_LINK_ETH    1
 #define VRB_ADDR_F_GRH  0x01
 #define VRB_ADDR_F_ONDEMAND 0x02
+#define VRB_ADDR_F_XRC  0x04            /* XRC: vrb_addr_xrc_t follows */
 #define VRB_HOST_LEN    32
 
 typedef struct vrb_addr {
@@ -70,23 +75,89 @@ typedef struct vrb_addr {
 
 #define VRB_FULLMESH_MAX ((RTM_TL_ADDR_MAX - (int)sizeof(vrb_addr_t)) / 4)
 
+/* XRC part of the address blob (after vrb_addr_t, offset 68):
+ *   +0  4  srqn        our XRC SRQ: senders name it in every Send and Read
+ *   +4  4  node        our host's node id in the job (one INI QP per node)
+ *   +8  4  local_size  ranks on our host (sizes the INI QP's send queue) */
+typedef struct vrb_addr_xrc {
+    uint32_t srqn;
+    int32_t  node;
+    uint32_t local_size;
+} vrb_addr_xrc_t;
+
 /*
  * Every Send carries this 8-byte header before the runtime's header and
  * payload:
- *   am_id    runtime AM id, or VRB_AM_CREDIT (transport credits only)
- *   flags    0
+ *   am_id    runtime AM id, or VRB_AM_CREDIT (transport credits only),
+ *            VRB_AM_RING_OFFER / VRB_AM_RING_CREDIT (eager RDMA, vrb_erdma.c)
+ *   ring_credits  slots of the receiver's eager RDMA ring (the one it writes
+ *            into at the sender) the sender consumed since it last said so
  *   credits  receive buffers the sender reposted for the receiver since its
  *            last message (transport credits handed back)
  *   src      sender's world rank
+ * A Send to a peer whose eager RDMA ring we write into goes with immediate
+ * data: the number of ring writes posted before it (big endian), so the
+ * receiver delivers those first (vrb_erdma.c).
  */
 typedef struct vrb_am_hdr {
     uint8_t  am_id;
-    uint8_t  flags;
+    uint8_t  ring_credits;
     uint16_t credits;
     int32_t  src;
 } vrb_am_hdr_t;
 
-#define VRB_AM_CREDIT 0xff
+#define VRB_AM_CREDIT      0xff
+#define VRB_AM_RING_OFFER  0xfe   /* payload: vrb_ring_offer_t; takes a credit */
+#define VRB_AM_RING_CREDIT 0xfd   /* ring credits only (in the header); takes a credit */
+
+/*
+ * Eager RDMA fast path (vrb_erdma.c). The receiver offers one peer a ring of
+ * `nslots` slots of `slot_size` bytes, its own MR (LOCAL_WRITE|REMOTE_WRITE,
+ * exactly the ring), in a VRB_AM_RING_OFFER Send over the connected RC QP:
+ *
+ *   offset size
+ *     0     8   addr       ring start in the receiver's address space
+ *     8     4   rkey       the ring MR's rkey (this peer only)
+ *    12     2   slot_size  bytes per slot (multiple of 64)
+ *    14     2   nslots
+ *   = 16 bytes
+ */
+typedef struct vrb_ring_offer {
+    uint64_t addr;
+    uint32_t rkey;
+    uint16_t slot_size;
+    uint16_t nslots;
+} vrb_ring_offer_t;
+
+/*
+ * One message in a ring slot, written by one RDMA Write of
+ * sizeof(vrb_ring_hdr_t) + round_up(len, 4) + 4 bytes:
+ *
+ *   offset size
+ *     0     4   seq           writes to this ring so far, this one included (1, 2, ...)
+ *     4     4   sends_before  Sends the writer had posted on the QP before this write
+ *     8     2   len           runtime header + payload bytes
+ *    10     1   am_id         runtime AM id
+ *    11     1   pad           0
+ *    12     2   credits       SRQ credits handed back (as in vrb_am_hdr_t)
+ *    14     2   ring_credits  slots of the writer's own ring handed back
+ *    16   len   runtime header + payload, then padding to a multiple of 4
+ *   16+L    4   seq again (footer, L = round_up(len, 4))
+ * The reader takes a slot when both seq words equal the next sequence
+ * number: a stale slot holds seq - nslots, and the footer, the last bytes of
+ * the write, marks the message complete whatever order the bytes land in.
+ */
+typedef struct vrb_ring_hdr {
+    uint32_t seq;
+    uint32_t sends_before;
+    uint16_t len;
+    uint8_t  am_id;
+    uint8_t  pad;
+    uint16_t credits;
+    uint16_t ring_credits;
+} vrb_ring_hdr_t;
+
+#define VRB_RING_OVERHEAD (sizeof(vrb_ring_hdr_t) + 4)
 
 /*
  * On-demand connection handshake, one UD datagram each way (vrb_conn.c):
@@ -108,11 +179,24 @@ typedef struct vrb_am_hdr {
  *    34     2   credits   receive buffers of the sender's SRQ granted to the receiver
  *    36    16   gid       sender's GID (RoCE, or IB with a GRH)
  *    52    32   host      sender's hostname, NUL-padded, for messages
- *   = 84 bytes
+ *    84     4   srqn      XRC: sender's XRC SRQ number
+ *    88     4   node      XRC: sender's node id
+ *    92     4   local_size XRC: ranks on the sender's host
+ *   = 96 bytes
+ *
+ * XRC (vrb_xrc.c) reuses REQ/REP per pair of ranks, with qpn = the XRC TGT
+ * QP that the sender's INI QP to the receiver's host reaches (the receiver
+ * accepts that peer's messages from it) and psn 0; two more types connect a
+ * rank's INI QP to one host:
+ *   VRB_CONN_XREQ  qpn, psn: the sender's INI QP and its first PSN; "create
+ *                  an XRC TGT QP in your host's domain for it"
+ *   VRB_CONN_XREP  qpn: that TGT QP; peer_qpn: the INI QP it answers
  */
 #define VRB_CONN_MAGIC 0x43425256u      /* "VRBC" */
 #define VRB_CONN_REQ   1
 #define VRB_CONN_REP   2
+#define VRB_CONN_XREQ  3
+#define VRB_CONN_XREP  4
 
 typedef struct vrb_conn_msg {
     uint32_t magic;
@@ -130,6 +214,9 @@ typedef struct vrb_conn_msg {
     uint16_t credits;
     uint8_t  gid[16];
     char     host[VRB_HOST_LEN];
+    uint32_t srqn;
+    int32_t  node;
+    uint32_t local_size;
 } vrb_conn_msg_t;
 
 /* Packed remote key (in the runtime's RTS): 4 bytes, the MR's rkey. */
@@ -165,6 +252,7 @@ typedef struct vrb_conn_msg {
 
 typedef struct vrb_iface vrb_iface_t;
 typedef struct vrb_get   vrb_get_t;
+typedef struct vrb_ering vrb_ering_t;
 
 /* One send-queue entry's resources, retired at its (or a later) completion. */
 typedef struct vrb_sq_slot {
@@ -192,6 +280,14 @@ typedef struct rtm_tl_ep {
     int            in_use;        /* handed to the runtime by ep_create */
     struct ibv_qp *qp;
     uint32_t       remote_qpn;
+    uint32_t       rx_qpn;        /* QP the peer's messages arrive through (RC: ours;
+                                     XRC: the TGT QP its INI QP reaches); 0: none yet */
+    uint32_t       r_srqn;        /* XRC: the peer's SRQ, named in every Send and Read */
+    int            r_node;        /* XRC: the peer's node id */
+    int            r_local_size;  /* XRC: ranks on the peer's host */
+    int            xwait;         /* XRC: wants to connect once its host's INI QP is */
+    struct ibv_qp *tgt_qp;        /* XRC: the TGT QP we made for the peer's INI QP */
+    uint32_t       tgt_ini_qpn;   /* XRC: that INI QP */
     char           host[VRB_HOST_LEN + 1];
     /* the peer's address (from its blob or its handshake datagram) */
     int            conn_state;    /* VRB_EP_* */
@@ -219,6 +315,18 @@ typedef struct rtm_tl_ep {
     unsigned       sq_unsignaled;
     vrb_sq_slot_t *slots;         /* VRB_SQ_DEPTH, allocated with the QP */
     rtm_list_t     pending_gets;  /* gets waiting for send-queue room */
+    /* eager RDMA fast path (vrb_erdma.c) */
+    uint32_t       tx_sends;      /* Sends posted on the QP (ring ordering) */
+    uint32_t       rx_sends;      /* Sends received from the peer */
+    uint32_t       erdma_count;   /* small messages received, towards the threshold */
+    vrb_ering_t   *erx;           /* our ring the peer writes into, or NULL */
+    uint64_t       etx_addr;      /* the peer's ring we write into */
+    uint32_t       etx_rkey;
+    uint32_t       etx_seq;       /* writes posted into it */
+    uint32_t       etx_slot_size;
+    uint32_t       etx_nslots;    /* 0: no ring at the peer */
+    size_t         etx_payload;   /* largest runtime header + payload per slot */
+    int            etx_credits;   /* free slots there */
 } vrb_ep_t;
 
 /* An RDMA Read of one rendezvous message, in chunks. */
@@ -249,6 +357,21 @@ typedef struct vrb_dev_sel {
     uint32_t max_msg_sz;
     struct ibv_device_attr dev_attr;
 } vrb_dev_sel_t;
+
+/* XRC: our INI (send) QP to one remote host, shared by every peer there
+ * (each names its SRQ per work request). vrb_xrc.c */
+enum { VRB_XINI_NONE = 0, VRB_XINI_CONNECTING, VRB_XINI_CONNECTED };
+
+typedef struct vrb_xini {
+    struct ibv_qp *qp;
+    int            state;         /* VRB_XINI_* */
+    int            node;
+    int            via;           /* rank on that host asked to create the TGT QP */
+    uint32_t       tgt_qpn;       /* the TGT QP it reaches */
+    rtm_list_t     link;          /* in iface->xconnecting while CONNECTING */
+    double         start, next, rto;
+    int            tries;
+} vrb_xini_t;
 
 struct vrb_iface {
     rtm_tl_am_cb_t  am_cb;
@@ -297,6 +420,30 @@ struct vrb_iface {
     int            *credit_queue; /* peers owed an explicit credit message */
     int             credit_nqueued;
     struct vrb_rcache *rcache;    /* vrb_rndv.c: rendezvous registrations, made on first use */
+    /* XRC (vrb_xrc.c): handshakes as on demand, plus one INI QP per host */
+    int             xrc;
+    int             node;         /* our node id */
+    int             local_rank;
+    int             local_size;
+    struct ibv_xrcd *xrcd;
+    int             xrcd_fd;
+    char            xrcd_path[256]; /* the domain's file until wireup unlinks it */
+    uint32_t        srqn;
+    vrb_xini_t     *xinis;        /* by node id (< world size) */
+    rtm_list_t      xconnecting;  /* INI QPs waiting for their TGT QP */
+    int             num_ini;
+    int             num_tgt;
+    int             num_sqs;      /* send queues the CQ must absorb (RC QPs or XRC peers) */
+    /* eager RDMA fast path (vrb_erdma.c) */
+    uint32_t        erdma_threshold; /* 0: off */
+    size_t          erdma_payload; /* runtime header + payload that fits a slot */
+    int             erdma_max;    /* rings this rank may offer */
+    int             erdma_nrx;    /* rings offered (polled in progress) */
+    vrb_ering_t   **erdma_rx;     /* [erdma_max] */
+    int             erdma_nwant;  /* peers over the threshold, ring not set up yet */
+    int            *erdma_want;   /* [erdma_max] */
+    int             erdma_quiet;  /* finalize (quiesce): no more offers nor explicit
+                                     ring-credit messages; rings still delivered */
 };
 
 /* vrb_dev.c */
@@ -338,6 +485,29 @@ int          vrb_conn_timers(vrb_iface_t *iface);
 /* First message on an ACCEPTED endpoint's QP: the peer is in RTS. */
 void         vrb_conn_established(vrb_ep_t *ep);
 
+/* vrb_iface.c: the two halves of vrb_qp_connect, for XRC QPs */
+rtm_status_t vrb_qp_rtr(vrb_iface_t *iface, struct ibv_qp *qp, const vrb_ep_t *ep,
+                        uint32_t dest_qpn, uint32_t rq_psn, int responder);
+rtm_status_t vrb_qp_rts(vrb_iface_t *iface, struct ibv_qp *qp, const vrb_ep_t *ep,
+                        uint32_t sq_psn);
+rtm_status_t vrb_cq_reserve(vrb_iface_t *iface, int nsqs);
+
+/* vrb_xrc.c: XRC domain (a file per host), XRC SRQ, INI and TGT QPs */
+rtm_status_t vrb_xrc_open(vrb_iface_t *iface, const char *nspace);
+/* After the modex fence every rank of the host has opened the domain. */
+void         vrb_xrc_unlink(vrb_iface_t *iface);
+void         vrb_xrc_close(vrb_iface_t *iface);
+/* Our INI QP to ep's host, created (RESET -> INIT) if need be; NULL and
+ * *status_p on failure. */
+vrb_xini_t  *vrb_xrc_ini_create(vrb_ep_t *ep, rtm_status_t *status_p);
+/* INIT -> RTR -> RTS towards the TGT QP that rank `via` created for it. */
+rtm_status_t vrb_xrc_ini_connect(vrb_xini_t *ini, vrb_ep_t *via, uint32_t tgt_qpn);
+/* Attach ep to its host's connected INI QP (send-queue bookkeeping). */
+rtm_status_t vrb_xrc_attach(vrb_ep_t *ep, vrb_xini_t *ini);
+/* The peer asks for a TGT QP for its INI QP: the TGT QP's number (made
+ * once, the same for a repeated request), or 0 (error set). */
+uint32_t     vrb_xrc_tgt_for(vrb_ep_t *ep, uint32_t ini_qpn, uint32_t ini_psn);
+
 /* vrb_rndv.c */
 rtm_status_t vrb_mem_reg(rtm_tl_iface_t *iface, void *addr, size_t len, rtm_tl_memh_t **memh_p,
                          void *rkey, size_t *rkey_len_p);
@@ -351,6 +521,54 @@ void         vrb_get_chunk_done(vrb_get_t *g, uint32_t bytes);
 /* At close, before the QPs and the PD go: drop pending gets, release the
  * registration cache. */
 void         vrb_rndv_close(vrb_iface_t *iface);
+
+/* vrb_am.c, shared with vrb_erdma.c: post one Send (see post_am) */
+rtm_status_t vrb_post_am(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t hdr_len,
+                         const void *payload, size_t len);
+/* Signal, post and account one send-queue WR (bounce: buffer to free at its
+ * completion, or NULL). */
+rtm_status_t vrb_post_wr(vrb_ep_t *ep, struct ibv_send_wr *wr, void *bounce);
+
+/* A ring this rank receives into (vrb_erdma.c): one peer writes it. */
+struct vrb_ering {
+    char          *buf;
+    struct ibv_mr *mr;            /* LOCAL_WRITE | REMOTE_WRITE, exactly buf */
+    vrb_ep_t      *ep;
+    uint32_t       nslots;
+    uint32_t       slot_size;
+    uint32_t       seq;           /* writes delivered (the next one has seq + 1) */
+    uint32_t       owed;          /* slots freed, not yet handed back to the writer */
+    int            offered;       /* the offer went out */
+    uint32_t       sends;         /* Sends of the peer once it had the ring (statistics) */
+};
+
+/* Ring credits to hand back with the next message (at most `max`). */
+static inline uint32_t vrb_erdma_owed(const vrb_ering_t *r, uint32_t max)
+{
+    return r->owed < max ? r->owed : max;
+}
+
+static inline void vrb_erdma_owed_sent(vrb_ering_t *r, uint32_t n)
+{
+    r->owed -= n;
+}
+
+/* vrb_erdma.c: eager RDMA fast path (rings polled in progress) */
+rtm_status_t vrb_erdma_open(vrb_iface_t *iface);
+void         vrb_erdma_close(vrb_iface_t *iface);
+/* One small message into the peer's ring (caller checked etx_credits,
+ * etx_payload and send-queue room). Hot path. */
+rtm_status_t vrb_erdma_send(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t hdr_len,
+                            const void *payload, size_t len);
+/* Deliver what the rings hold, in order; set up wanted rings, return ring
+ * credits. Returns the messages delivered. */
+int          vrb_erdma_progress(vrb_iface_t *iface);
+/* A Send from ep said `writes` ring writes precede it: deliver them first. */
+void         vrb_erdma_drain(vrb_ep_t *ep, uint32_t writes);
+/* ep crossed the threshold: set a ring up for it at the next progress */
+void         vrb_erdma_want(vrb_ep_t *ep);
+/* A VRB_AM_RING_OFFER from ep */
+void         vrb_erdma_offer_recv(vrb_ep_t *ep, const void *data, size_t len);
 
 /* vrb_async.c: device async events, from progress (looks every 256th call);
  * a fatal one ends the job with a message. Returns events handled. */

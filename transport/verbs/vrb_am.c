@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "common/log.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,39 +45,76 @@ rtm_status_t vrb_post_recv_all(vrb_iface_t *iface)
     return RTM_OK;
 }
 
-/* Post one Send: our header, then hdr and payload. Inline when it fits
- * (no copy to wait for), else through a registered bounce buffer.
+/* Signal, post and account one send-queue WR: sends, ring writes.
  * Hot path: no allocation, lock or log. */
-static rtm_status_t post_am(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t hdr_len,
-                            const void *payload, size_t len)
+rtm_status_t vrb_post_wr(vrb_ep_t *ep, struct ibv_send_wr *wr, void *bounce)
 {
     vrb_iface_t *iface = ep->iface;
     vrb_sq_slot_t *slot = &ep->slots[ep->sq_head % VRB_SQ_DEPTH];
+    struct ibv_send_wr *bad;
+
+    slot->bounce = bounce;
+    slot->get = NULL;
+    /* Signal every Nth WR; also the one that fills the send queue or takes
+     * a bounce buffer when few are left, so resources always come back. */
+    if (++ep->sq_unsignaled >= VRB_SIGNAL_EVERY ||
+        ep->sq_head - ep->sq_tail + 1 >= VRB_SQ_DEPTH ||
+        (bounce != NULL && iface->tx_nfree < VRB_BOUNCE_COUNT / 4)) {
+        wr->send_flags |= IBV_SEND_SIGNALED;
+        ep->sq_unsignaled = 0;
+    }
+    wr->wr_id = vrb_wr_id(ep, ep->sq_head);
+    wr->qp_type.xrc.remote_srqn = ep->r_srqn;   /* XRC: the peer's SRQ; RC ignores it */
+    if (ibv_post_send(ep->qp, wr, &bad) != 0) {
+        int err = errno;
+
+        if (bounce != NULL)
+            iface->tx_free[iface->tx_nfree++] = bounce;
+        slot->bounce = NULL;
+        return rtm_error_set(RTM_ERR_TRANSPORT,
+                             "verbs: ibv_post_send to rank %d (%s, QP 0x%x): %s", ep->peer,
+                             ep->host, ep->qp->qp_num, strerror(err));
+    }
+    ep->sq_head++;
+    return RTM_OK;
+}
+
+/* Post one Send: our header, then hdr and payload. Inline when it fits
+ * (no copy to wait for), else through a registered bounce buffer. To a
+ * peer whose ring we write into, the immediate data tells the receiver how
+ * many ring writes precede this Send (vrb_erdma.c keeps the order).
+ * Hot path: no allocation, lock or log. */
+rtm_status_t vrb_post_am(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t hdr_len,
+                         const void *payload, size_t len)
+{
+    vrb_iface_t *iface = ep->iface;
     size_t total = sizeof(vrb_am_hdr_t) + hdr_len + len;
     char inline_buf[VRB_MAX_INLINE];
-    struct ibv_send_wr wr, *bad;
+    struct ibv_send_wr wr;
     struct ibv_sge sge;
     vrb_am_hdr_t *h;
-    char *buf;
+    char *buf, *bounce;
     int owed = ep->credits_owed > 0xffff ? 0xffff : ep->credits_owed;
+    uint32_t ring_owed = 0;
+    rtm_status_t status;
 
     memset(&wr, 0, sizeof(wr));
     if (total <= iface->max_inline) {
         buf = inline_buf;
+        bounce = NULL;
         sge.lkey = 0;
         wr.send_flags = IBV_SEND_INLINE;
-        slot->bounce = NULL;
     } else {
         if (iface->tx_nfree == 0)
             return RTM_ERR_AGAIN;
-        buf = iface->tx_free[--iface->tx_nfree];
+        buf = bounce = iface->tx_free[--iface->tx_nfree];
         sge.lkey = iface->tx_mr->lkey;
-        slot->bounce = buf;
     }
-    slot->get = NULL;
+    if (ep->erx != NULL)
+        ring_owed = vrb_erdma_owed(ep->erx, 0xff);
     h = (vrb_am_hdr_t *)(void *)buf;
     h->am_id = am_id;
-    h->flags = 0;
+    h->ring_credits = (uint8_t)ring_owed;
     h->credits = (uint16_t)owed;
     h->src = iface->world_rank;
     if (hdr_len > 0)
@@ -85,30 +123,21 @@ static rtm_status_t post_am(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t
         memcpy(buf + sizeof(*h) + hdr_len, payload, len);
     sge.addr = (uintptr_t)buf;
     sge.length = (uint32_t)total;
-    /* Signal every Nth Send; also the one that fills the send queue or takes
-     * a bounce buffer when few are left, so resources always come back. */
-    if (++ep->sq_unsignaled >= VRB_SIGNAL_EVERY ||
-        ep->sq_head - ep->sq_tail + 1 >= VRB_SQ_DEPTH ||
-        (slot->bounce != NULL && iface->tx_nfree < VRB_BOUNCE_COUNT / 4)) {
-        wr.send_flags |= IBV_SEND_SIGNALED;
-        ep->sq_unsignaled = 0;
-    }
-    wr.wr_id = vrb_wr_id(ep, ep->sq_head);
     wr.sg_list = &sge;
     wr.num_sge = 1;
-    wr.opcode = IBV_WR_SEND;
-    if (ibv_post_send(ep->qp, &wr, &bad) != 0) {
-        int err = errno;
-
-        if (slot->bounce != NULL)
-            iface->tx_free[iface->tx_nfree++] = slot->bounce;
-        slot->bounce = NULL;
-        return rtm_error_set(RTM_ERR_TRANSPORT,
-                             "verbs: ibv_post_send to rank %d (%s, QP 0x%x): %s", ep->peer,
-                             ep->host, ep->qp->qp_num, strerror(err));
+    if (ep->etx_nslots != 0) {
+        wr.opcode = IBV_WR_SEND_WITH_IMM;
+        wr.imm_data = htobe32(ep->etx_seq);
+    } else {
+        wr.opcode = IBV_WR_SEND;
     }
-    ep->sq_head++;
+    status = vrb_post_wr(ep, &wr, bounce);
+    if (status != RTM_OK)
+        return status;
+    ep->tx_sends++;
     ep->credits_owed -= owed;
+    if (ring_owed != 0)
+        vrb_erdma_owed_sent(ep->erx, ring_owed);
     return RTM_OK;
 }
 
@@ -118,13 +147,18 @@ rtm_status_t vrb_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr, size_
 {
     rtm_status_t status;
 
+    /* Eager RDMA: a slot free in the peer's ring and the message fits it
+     * (etx_credits is 0 without a ring). */
+    if (ep->etx_credits > 0 && hdr_len + len <= ep->etx_payload &&
+        ep->sq_head - ep->sq_tail < VRB_SQ_DEPTH && am_id < RTM_TL_AM_ID_MAX)
+        return vrb_erdma_send(ep, (uint8_t)am_id, hdr, hdr_len, payload, len);
     /* An endpoint not connected yet has no credits: one test covers both. */
     if (__builtin_expect(ep->tx_credits <= 0 || ep->sq_head - ep->sq_tail >= VRB_SQ_DEPTH, 0))
         return ep->connected ? RTM_ERR_AGAIN : vrb_conn_start(ep);
     if (__builtin_expect(hdr_len + len > ep->iface->am_max || am_id >= RTM_TL_AM_ID_MAX, 0))
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs am_send: %zu bytes exceed am_max %zu",
                              hdr_len + len, ep->iface->am_max);
-    status = post_am(ep, (uint8_t)am_id, hdr, hdr_len, payload, len);
+    status = vrb_post_am(ep, (uint8_t)am_id, hdr, hdr_len, payload, len);
     if (status == RTM_OK)
         ep->tx_credits--;
     return status;
@@ -135,13 +169,13 @@ rtm_status_t vrb_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr, size_
  * takes one of the VRB_CTRL_SLACK receive slots, not a credit. */
 rtm_status_t vrb_post_hello(vrb_ep_t *ep)
 {
-    return post_am(ep, VRB_AM_CREDIT, NULL, 0, NULL, 0);
+    return vrb_post_am(ep, VRB_AM_CREDIT, NULL, 0, NULL, 0);
 }
 
 vrb_ep_t *vrb_ep_of_qpn(vrb_iface_t *iface, uint32_t qpn)
 {
     for (int i = 0; i < iface->world_size; i++)
-        if (iface->eps[i].qp != NULL && iface->eps[i].qp->qp_num == qpn)
+        if (iface->eps[i].rx_qpn == qpn)   /* RC: our QP; XRC: the peer's TGT QP */
             return &iface->eps[i];
     return NULL;
 }
@@ -256,16 +290,27 @@ static void recv_done(vrb_iface_t *iface, const struct ibv_wc *wc)
     vrb_ep_t *ep;
 
     if (__builtin_expect(wc->byte_len < sizeof(*h) || h->src < 0 ||
-                         h->src >= iface->world_size || iface->eps[h->src].qp == NULL ||
-                         iface->eps[h->src].qp->qp_num != wc->qp_num, 0))
+                         h->src >= iface->world_size ||
+                         iface->eps[h->src].rx_qpn != wc->qp_num, 0))
         vrb_wc_fatal(iface, wc, "a message with a bad header");
     ep = &iface->eps[h->src];
     if (__builtin_expect(!ep->connected, 0))
         vrb_conn_established(ep);      /* on demand: the peer's QP is in RTS */
     ep->tx_credits += h->credits;
-    if (h->am_id != VRB_AM_CREDIT)
-        iface->am_cb(iface->am_arg, h->src, h->am_id, buf + sizeof(*h),
-                     wc->byte_len - sizeof(*h));
+    ep->etx_credits += h->ring_credits;
+    /* ring writes the peer posted before this Send go first */
+    if (wc->wc_flags & IBV_WC_WITH_IMM)
+        vrb_erdma_drain(ep, be32toh(wc->imm_data));
+    ep->rx_sends++;
+    if (__builtin_expect(h->am_id < RTM_TL_AM_ID_MAX, 1)) {
+        size_t len = wc->byte_len - sizeof(*h);
+
+        if (len <= iface->erdma_payload && ++ep->erdma_count == iface->erdma_threshold)
+            vrb_erdma_want(ep);        /* a frequent sender of small messages */
+        iface->am_cb(iface->am_arg, h->src, h->am_id, buf + sizeof(*h), len);
+    } else if (h->am_id == VRB_AM_RING_OFFER) {
+        vrb_erdma_offer_recv(ep, buf + sizeof(*h), wc->byte_len - sizeof(*h));
+    }
     /* the runtime copied what it keeps: the buffer goes back at once */
     sge.addr = (uintptr_t)buf;
     sge.length = (uint32_t)iface->buf_size;
@@ -298,7 +343,7 @@ static int credits_flush(vrb_iface_t *iface)
             continue;
         }
         if (ep->sq_head - ep->sq_tail < VRB_SQ_DEPTH &&
-            post_am(ep, VRB_AM_CREDIT, NULL, 0, NULL, 0) == RTM_OK) {
+            vrb_post_am(ep, VRB_AM_CREDIT, NULL, 0, NULL, 0) == RTM_OK) {
             ep->credit_queued = 0;
             n++;
             continue;
@@ -336,6 +381,8 @@ int vrb_progress(rtm_tl_iface_t *tl_iface)
         else
             send_done(iface, &wc[i]);
     }
+    if (iface->erdma_nrx + iface->erdma_nwant > 0)
+        n += vrb_erdma_progress(iface);
     if (iface->credit_nqueued > 0)
         n += credits_flush(iface);
     if (__builtin_expect(iface->nconnecting > 0, 0))

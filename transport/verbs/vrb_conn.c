@@ -22,6 +22,17 @@
  * rank's and replies. So each side holds exactly one QP per peer, and no
  * QP is thrown away.
  *
+ * XRC (RTM_VERBS_XRC=1, in full mesh at wireup, else on demand): the same
+ * REQ/REP/hello per pair of ranks, but no QP per pair. A rank's INI QP to a
+ * host is connected first, once, by XREQ/XREP with the first rank of that
+ * host it talks to, which creates the TGT QP for it (vrb_xrc.c has the
+ * rule and why its lifetime is safe); pairs of ranks then only exchange the
+ * TGT QP each one's messages arrive through, and credits. A pair whose
+ * host's INI QP is still connecting waits (xwait) and is started when the
+ * XREP comes; a REQ arriving while our own INI QP towards the requester's
+ * host is not connected yet starts connecting it and is answered at the
+ * request's retransmission. Crossing REQs resolve as for RC.
+ *
  * The handshake runs inside progress: UD completions come through the same
  * CQ as everything else (tagged VRB_WR_UD_BIT in wr_id), so a rank with no
  * connection in progress pays one bit test per completion and one branch per
@@ -160,7 +171,8 @@ static void grant_credits(vrb_iface_t *iface, vrb_ep_t *ep)
 
 /* One datagram to ep's UD QP. A full send queue drops it: the request's
  * retransmission (or the requester's, for a reply) makes up for it. */
-static void ud_send(vrb_iface_t *iface, vrb_ep_t *ep, uint8_t type, uint32_t peer_qpn)
+static void ud_send(vrb_iface_t *iface, vrb_ep_t *ep, uint8_t type, uint32_t qpn, uint32_t psn,
+                    uint32_t peer_qpn)
 {
     struct ibv_send_wr wr, *bad;
     struct ibv_sge sge;
@@ -190,9 +202,12 @@ static void ud_send(vrb_iface_t *iface, vrb_ep_t *ep, uint8_t type, uint32_t pee
     m->link = iface->dev.link;
     m->src = iface->world_rank;
     m->dst = ep->peer;
-    m->qpn = ep->qp->qp_num;
-    m->psn = qp_psn(ep->qp);
+    m->qpn = qpn;
+    m->psn = psn;
     m->peer_qpn = peer_qpn;
+    m->srqn = iface->srqn;
+    m->node = iface->node;
+    m->local_size = (uint32_t)iface->local_size;
     m->ud_qpn = iface->ud_qp->qp_num;
     m->lid = iface->dev.lid;
     m->credits = (uint16_t)ep->grant;
@@ -215,6 +230,16 @@ static void ud_send(vrb_iface_t *iface, vrb_ep_t *ep, uint8_t type, uint32_t pee
                   ep->peer, ep->host, strerror(errno));
         iface->ud_send_free[iface->ud_nsend_free++] = slot;
     }
+}
+
+/* A connection request: RC names our QP for the pair, XRC the TGT QP our
+ * INI QP to the peer's host reaches. */
+static void send_req(vrb_iface_t *iface, vrb_ep_t *ep)
+{
+    if (iface->xrc)
+        ud_send(iface, ep, VRB_CONN_REQ, ep->remote_qpn, 0, 0);
+    else
+        ud_send(iface, ep, VRB_CONN_REQ, ep->qp->qp_num, qp_psn(ep->qp), 0);
 }
 
 /* Never returns: the runtime ends the job (PMIx abort). */
@@ -281,6 +306,9 @@ static void addr_from_msg(vrb_ep_t *ep, const vrb_conn_msg_t *m)
     ep->r_mtu = m->mtu;
     memcpy(ep->r_gid, m->gid, 16);
     ep->r_ud_qpn = m->ud_qpn;
+    ep->r_srqn = m->srqn;
+    ep->r_node = m->node;
+    ep->r_local_size = (int)m->local_size;
     ep->have_addr = 1;
 }
 
@@ -308,14 +336,15 @@ static void on_request(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t *m
     case VRB_EP_ACCEPTED:
     case VRB_EP_CONNECTED:
         if (m->qpn == ep->remote_qpn)
-            ud_send(iface, ep, VRB_CONN_REP, m->qpn);   /* our reply was lost */
+            ud_send(iface, ep, VRB_CONN_REP, ep->qp->qp_num, qp_psn(ep->qp),
+                    m->qpn);   /* our reply was lost */
         return;
     default:
         return;
     }
     conn_connect(iface, ep, m);
     ep->conn_state = VRB_EP_ACCEPTED;
-    ud_send(iface, ep, VRB_CONN_REP, m->qpn);
+    ud_send(iface, ep, VRB_CONN_REP, ep->qp->qp_num, qp_psn(ep->qp), m->qpn);
 }
 
 static void on_reply(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t *m)
@@ -339,6 +368,213 @@ static void on_reply(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t *m)
               iface->num_qps);
 }
 
+/* ---- XRC ----------------------------------------------------------------- */
+
+/* Our INI QP to ep's host if it is connected; else NULL, having started
+ * connecting it (XREQ to ep's rank, which creates the TGT QP) if nothing is
+ * in progress; *status_p: RTM_ERR_AGAIN, or the error. */
+static vrb_xini_t *xrc_ini(vrb_iface_t *iface, vrb_ep_t *ep, rtm_status_t *status_p)
+{
+    vrb_xini_t *ini = &iface->xinis[ep->r_node];
+
+    if (ini->state == VRB_XINI_CONNECTED)
+        return ini;
+    *status_p = RTM_ERR_AGAIN;
+    if (ini->state == VRB_XINI_CONNECTING)
+        return NULL;
+    if (vrb_xrc_ini_create(ep, status_p) == NULL)
+        return NULL;
+    ini->state = VRB_XINI_CONNECTING;
+    ini->via = ep->peer;
+    ini->start = rtm_time_now();
+    ini->rto = VRB_CONN_RTO_MIN;
+    ini->next = ini->start + ini->rto;
+    ini->tries = 1;
+    rtm_list_push_tail(&iface->xconnecting, &ini->link);
+    iface->nconnecting++;
+    rtm_debug("verbs: rank %d: XRC INI QP 0x%x to host %s (node %d): asking rank %d for a TGT "
+              "QP", iface->world_rank, ini->qp->qp_num, ep->host, ep->r_node, ep->peer);
+    ud_send(iface, ep, VRB_CONN_XREQ, ini->qp->qp_num, qp_psn(ini->qp), 0);
+    return NULL;
+}
+
+static rtm_status_t xrc_start(vrb_iface_t *iface, vrb_ep_t *ep)
+{
+    rtm_status_t status = RTM_OK;
+    vrb_xini_t *ini = xrc_ini(iface, ep, &status);
+
+    if (ini == NULL) {
+        ep->xwait = status == RTM_ERR_AGAIN;
+        return status;
+    }
+    ep->xwait = 0;
+    status = vrb_xrc_attach(ep, ini);
+    if (status != RTM_OK)
+        return status;
+    grant_credits(iface, ep);
+    ep->conn_state = VRB_EP_CONNECTING;
+    ep->conn_start = rtm_time_now();
+    ep->conn_rto = VRB_CONN_RTO_MIN;
+    ep->conn_next = ep->conn_start + ep->conn_rto;
+    ep->conn_tries = 1;
+    rtm_list_push_tail(&iface->connecting, &ep->conn_link);
+    iface->nconnecting++;
+    rtm_debug("verbs: rank %d connecting to rank %d (%s) over XRC INI QP 0x%x (TGT QP 0x%x, "
+              "SRQ 0x%x)", iface->world_rank, ep->peer, ep->host, ep->qp->qp_num,
+              ep->remote_qpn, ep->r_srqn);
+    send_req(iface, ep);
+    return RTM_ERR_AGAIN;
+}
+
+static void xrc_fatal(vrb_iface_t *iface, vrb_ep_t *ep, const char *what)
+{
+    char msg[768];
+
+    snprintf(msg, sizeof(msg), "rank %d (%s): verbs XRC: %s rank %d (%s): %s",
+             iface->world_rank, iface->host, what, ep->peer, ep->host, rtm_last_error());
+    conn_fatal(iface, ep, msg);
+}
+
+static void xrc_on_request(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t *m)
+{
+    rtm_status_t status = RTM_OK;
+    vrb_xini_t *ini;
+
+    switch (ep->conn_state) {
+    case VRB_EP_ACCEPTED:
+    case VRB_EP_CONNECTED:
+        if (m->qpn == ep->rx_qpn)      /* our reply was lost */
+            ud_send(iface, ep, VRB_CONN_REP, ep->remote_qpn, 0, m->qpn);
+        return;
+    case VRB_EP_CONNECTING:
+        rtm_debug("verbs: rank %d: connection requests to and from rank %d crossed; the "
+                  "lower rank's wins", iface->world_rank, ep->peer);
+        if (iface->world_rank < ep->peer)
+            return;
+        connecting_del(iface, ep);
+        break;
+    case VRB_EP_IDLE:
+        break;
+    default:
+        return;
+    }
+    ini = xrc_ini(iface, ep, &status);
+    if (ini == NULL) {
+        if (status != RTM_ERR_AGAIN)
+            xrc_fatal(iface, ep, "cannot accept the connection from");
+        return;   /* answered when the request comes again, our INI QP connected */
+    }
+    if (vrb_xrc_attach(ep, ini) != RTM_OK)
+        xrc_fatal(iface, ep, "cannot accept the connection from");
+    ep->xwait = 0;
+    grant_credits(iface, ep);
+    ep->rx_qpn = m->qpn;
+    ep->peer_grant = m->credits;
+    ep->conn_state = VRB_EP_ACCEPTED;
+    ud_send(iface, ep, VRB_CONN_REP, ep->remote_qpn, 0, m->qpn);
+}
+
+static void xrc_on_reply(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t *m)
+{
+    if (ep->conn_state != VRB_EP_CONNECTING || m->peer_qpn != ep->remote_qpn)
+        return;        /* a duplicate, or the answer to a request we gave up */
+    connecting_del(iface, ep);
+    ep->rx_qpn = m->qpn;
+    ep->peer_grant = m->credits;
+    conn_set_connected(iface, ep);
+    if (vrb_post_hello(ep) != RTM_OK)
+        xrc_fatal(iface, ep, "first message on the new connection to");
+    rtm_debug("verbs: rank %d connected to rank %d (%s) over XRC: INI QP 0x%x -> TGT QP 0x%x, "
+              "SRQ 0x%x; its messages arrive through TGT QP 0x%x; after %d request(s), %.1f ms; "
+              "%d XRC INI QPs, %d XRC TGT QPs held", iface->world_rank, ep->peer, ep->host,
+              ep->qp->qp_num, ep->remote_qpn, ep->r_srqn, ep->rx_qpn, ep->conn_tries,
+              (rtm_time_now() - ep->conn_start) * 1e3, iface->num_ini, iface->num_tgt);
+}
+
+/* A rank of another host (or ours) asks for a TGT QP for its INI QP. */
+static void xrc_on_xreq(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t *m)
+{
+    uint32_t tgt;
+
+    if (m->node != iface->node) {
+        rtm_debug("verbs: rank %d: XRC request from rank %d for node %d, we are node %d: "
+                  "dropped", iface->world_rank, ep->peer, (int)m->node, iface->node);
+        return;
+    }
+    tgt = vrb_xrc_tgt_for(ep, m->qpn, m->psn);
+    if (tgt == 0) {
+        if (ep->tgt_qp != NULL)
+            return;     /* a stale request for an INI QP we do not serve */
+        xrc_fatal(iface, ep, "cannot create the TGT QP for the INI QP of");
+    }
+    rtm_debug("verbs: rank %d: XRC TGT QP 0x%x for rank %d's INI QP 0x%x; %d TGT QPs held",
+              iface->world_rank, tgt, ep->peer, m->qpn, iface->num_tgt);
+    ud_send(iface, ep, VRB_CONN_XREP, tgt, 0, m->qpn);
+}
+
+/* Our INI QP's TGT QP exists: connect the INI QP, then every pair that
+ * waited for it. */
+static void xrc_on_xrep(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t *m)
+{
+    vrb_xini_t *ini = &iface->xinis[m->node];
+
+    if (ini->state != VRB_XINI_CONNECTING || ini->qp->qp_num != m->peer_qpn)
+        return;        /* a duplicate */
+    if (vrb_xrc_ini_connect(ini, ep, m->qpn) != RTM_OK)
+        xrc_fatal(iface, ep, "cannot connect our INI QP to the TGT QP made by");
+    rtm_list_del(&ini->link);
+    rtm_list_init(&ini->link);
+    iface->nconnecting--;
+    rtm_debug("verbs: rank %d: XRC INI QP 0x%x to host %s (node %d) connected to TGT QP 0x%x "
+              "made by rank %d, after %d request(s), %.1f ms; %d XRC INI QPs held",
+              iface->world_rank, ini->qp->qp_num, ep->host, ini->node, m->qpn, ep->peer,
+              ini->tries, (rtm_time_now() - ini->start) * 1e3, iface->num_ini);
+    for (int i = 0; i < iface->world_size; i++) {
+        vrb_ep_t *w = &iface->eps[i];
+        rtm_status_t status;
+
+        if (!w->xwait || w->r_node != ini->node || w->conn_state != VRB_EP_IDLE)
+            continue;
+        status = xrc_start(iface, w);
+        if (status != RTM_OK && status != RTM_ERR_AGAIN)
+            xrc_fatal(iface, w, "cannot connect to");
+    }
+}
+
+static int xrc_timers(vrb_iface_t *iface, double now)
+{
+    rtm_list_t *it, *next;
+    int n = 0;
+
+    for (it = iface->xconnecting.next; it != &iface->xconnecting; it = next) {
+        vrb_xini_t *ini = rtm_container_of(it, vrb_xini_t, link);
+        vrb_ep_t *via = &iface->eps[ini->via];
+
+        next = it->next;
+        if (now - ini->start >= iface->conn_timeout) {
+            char msg[768];
+
+            snprintf(msg, sizeof(msg), "rank %d (%s): verbs: rank %d (%s) did not answer %d "
+                     "XRC connection requests in %.0f s (our UD QP 0x%x -> its UD QP 0x%x, XRC "
+                     "INI QP 0x%x to node %d, on %s port %u): the peer is gone, hung, computing "
+                     "without calling into the library, or its host or link is down; "
+                     "RTM_VERBS_CONNECT_TIMEOUT sets the wait", iface->world_rank, iface->host,
+                     via->peer, via->host, ini->tries, now - ini->start, iface->ud_qp->qp_num,
+                     via->r_ud_qpn, ini->qp->qp_num, ini->node, iface->dev.name,
+                     iface->dev.port);
+            conn_fatal(iface, via, msg);
+        }
+        if (now < ini->next)
+            continue;
+        ud_send(iface, via, VRB_CONN_XREQ, ini->qp->qp_num, qp_psn(ini->qp), 0);
+        ini->tries++;
+        ini->rto = ini->rto * 2 < VRB_CONN_RTO_MAX ? ini->rto * 2 : VRB_CONN_RTO_MAX;
+        ini->next = now + ini->rto;
+        n++;
+    }
+    return n;
+}
+
 static void on_datagram(vrb_iface_t *iface, const char *data, size_t len)
 {
     const vrb_conn_msg_t *m = (const vrb_conn_msg_t *)(const void *)data;
@@ -346,16 +582,26 @@ static void on_datagram(vrb_iface_t *iface, const char *data, size_t len)
 
     if (len < sizeof(*m) || m->magic != VRB_CONN_MAGIC || m->dst != iface->world_rank ||
         m->src < 0 || m->src >= iface->world_size || m->src == iface->world_rank ||
-        m->link != iface->dev.link || (m->type != VRB_CONN_REQ && m->type != VRB_CONN_REP)) {
+        m->link != iface->dev.link || m->type < VRB_CONN_REQ || m->type > VRB_CONN_XREP ||
+        (iface->xrc && (m->node < 0 || m->node >= iface->world_size)) ||
+        (!iface->xrc && m->type > VRB_CONN_REP)) {
         rtm_debug("verbs: dropped a malformed connection datagram (%zu bytes)", len);
         return;
     }
     ep = &iface->eps[m->src];
     addr_from_msg(ep, m);
-    if (m->type == VRB_CONN_REQ)
+    if (iface->xrc) {
+        switch (m->type) {
+        case VRB_CONN_REQ:  xrc_on_request(iface, ep, m); break;
+        case VRB_CONN_REP:  xrc_on_reply(iface, ep, m); break;
+        case VRB_CONN_XREQ: xrc_on_xreq(iface, ep, m); break;
+        default:            xrc_on_xrep(iface, ep, m); break;
+        }
+    } else if (m->type == VRB_CONN_REQ) {
         on_request(iface, ep, m);
-    else
+    } else {
         on_reply(iface, ep, m);
+    }
 }
 
 int vrb_conn_ud_done(vrb_iface_t *iface, const struct ibv_wc *wc)
@@ -404,8 +650,10 @@ rtm_status_t vrb_conn_start(vrb_ep_t *ep)
     default:
         return RTM_ERR_AGAIN;   /* handshake in progress */
     }
-    if (!iface->ondemand || !ep->have_addr)
+    if ((!iface->ondemand && !iface->xrc) || !ep->have_addr)
         return rtm_error_set(RTM_ERR_UNREACHABLE, "verbs: no connection to rank %d", ep->peer);
+    if (iface->xrc)
+        return xrc_start(iface, ep);
     status = vrb_qp_create(iface, ep);
     if (status != RTM_OK)
         return status;
@@ -419,7 +667,7 @@ rtm_status_t vrb_conn_start(vrb_ep_t *ep)
     iface->nconnecting++;
     rtm_debug("verbs: rank %d connecting to rank %d (%s): QP 0x%x, request to UD QP 0x%x",
               iface->world_rank, ep->peer, ep->host, ep->qp->qp_num, ep->r_ud_qpn);
-    ud_send(iface, ep, VRB_CONN_REQ, 0);
+    send_req(iface, ep);
     return RTM_ERR_AGAIN;
 }
 
@@ -427,7 +675,7 @@ int vrb_conn_timers(vrb_iface_t *iface)
 {
     double now = rtm_time_now();
     rtm_list_t *it, *next;
-    int n = 0;
+    int n = iface->xrc ? xrc_timers(iface, now) : 0;
 
     for (it = iface->connecting.next; it != &iface->connecting; it = next) {
         vrb_ep_t *ep = rtm_container_of(it, vrb_ep_t, conn_link);
@@ -449,7 +697,7 @@ int vrb_conn_timers(vrb_iface_t *iface)
         }
         if (now < ep->conn_next)
             continue;
-        ud_send(iface, ep, VRB_CONN_REQ, 0);
+        send_req(iface, ep);
         ep->conn_tries++;
         ep->conn_rto = ep->conn_rto * 2 < VRB_CONN_RTO_MAX ? ep->conn_rto * 2 : VRB_CONN_RTO_MAX;
         ep->conn_next = now + ep->conn_rto;

@@ -13,6 +13,11 @@
  * On demand: open() creates one UD QP whose number goes into a fixed-size
  * blob; no RC QP exists until the first message to a peer, and the
  * handshake (vrb_conn.c) creates and connects it.
+ *
+ * XRC (RTM_VERBS_XRC=1, vrb_xrc.c): an XRC SRQ in the host's shared XRC
+ * domain instead of the SRQ, the UD QP of on demand, and no QP per peer:
+ * one INI QP per remote host and TGT QPs, connected by the same handshake;
+ * in full mesh wireup() makes every connection before it returns.
  */
 #include "config.h"
 
@@ -23,6 +28,7 @@
 #include "common/timer.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +66,7 @@ static struct ibv_mr *pool_reg(vrb_iface_t *iface, void *buf, size_t len, int ac
 /* On demand the number of QPs grows: keep the CQ large enough for every
  * receive of the SRQ and the UD QP and every send-queue entry of every QP,
  * so it cannot overflow whatever completes at once. Slow path. */
-static rtm_status_t cq_reserve(vrb_iface_t *iface, int nqps)
+rtm_status_t vrb_cq_reserve(vrb_iface_t *iface, int nqps)
 {
     int need = iface->srq_depth + 2 * VRB_UD_DEPTH + nqps * VRB_SQ_DEPTH;
     int want = need;
@@ -86,7 +92,7 @@ rtm_status_t vrb_qp_create(vrb_iface_t *iface, vrb_ep_t *ep)
     struct ibv_qp_attr a;
     rtm_status_t status;
 
-    status = cq_reserve(iface, iface->num_qps + 1);
+    status = vrb_cq_reserve(iface, iface->num_sqs + 1);
     if (status != RTM_OK)
         return status;
     if (ep->slots == NULL)
@@ -125,7 +131,9 @@ rtm_status_t vrb_qp_create(vrb_iface_t *iface, vrb_ep_t *ep)
                       IBV_QP_ACCESS_FLAGS) != 0)
         return rtm_error_set(RTM_ERR_TRANSPORT, "verbs: QP 0x%x (rank %d) RESET->INIT: %s",
                              ep->qp->qp_num, ep->peer, strerror(errno));
+    ep->rx_qpn = ep->qp->qp_num;
     iface->num_qps++;
+    iface->num_sqs++;
     return RTM_OK;
 }
 
@@ -147,46 +155,72 @@ void vrb_ah_attr(vrb_iface_t *iface, const vrb_ep_t *ep, struct ibv_ah_attr *ah)
     }
 }
 
-/* INIT -> RTR -> RTS towards ep->remote_qpn at the peer's address (ep->r_*).
- * The attributes, and why, are in docs/verbs.md ("QP attributes"). */
-rtm_status_t vrb_qp_connect(vrb_iface_t *iface, vrb_ep_t *ep, uint32_t psn_local,
-                            uint32_t psn_remote)
+/* INIT -> RTR towards dest_qpn at the peer's address (ep->r_*). An XRC INI
+ * QP (responder 0) takes no responder attributes. The attributes, and why,
+ * are in docs/transports/verbs.md ("QP attributes"). */
+rtm_status_t vrb_qp_rtr(vrb_iface_t *iface, struct ibv_qp *qp, const vrb_ep_t *ep,
+                        uint32_t dest_qpn, uint32_t rq_psn, int responder)
 {
     struct ibv_qp_attr a;
+    int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
 
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_RTR;
     a.path_mtu = iface->dev.mtu < (enum ibv_mtu)ep->r_mtu ? iface->dev.mtu
                                                            : (enum ibv_mtu)ep->r_mtu;
-    a.dest_qp_num = ep->remote_qpn;
-    a.rq_psn = psn_remote;
-    a.max_dest_rd_atomic = (uint8_t)iface->rd_atomic;
-    a.min_rnr_timer = VRB_QP_MIN_RNR_TIMER;
+    a.dest_qp_num = dest_qpn;
+    a.rq_psn = rq_psn;
+    if (responder) {
+        a.max_dest_rd_atomic = (uint8_t)iface->rd_atomic;
+        a.min_rnr_timer = VRB_QP_MIN_RNR_TIMER;
+        mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+    }
     vrb_ah_attr(iface, ep, &a.ah_attr);
-    if (ibv_modify_qp(ep->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-                      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-                      IBV_QP_MIN_RNR_TIMER) != 0)
+    if (ibv_modify_qp(qp, &a, mask) != 0)
         return rtm_error_set(RTM_ERR_TRANSPORT,
                              "verbs: QP 0x%x to rank %d (%s, QP 0x%x) INIT->RTR: %s",
-                             ep->qp->qp_num, ep->peer, ep->host, ep->remote_qpn,
-                             strerror(errno));
+                             qp->qp_num, ep->peer, ep->host, dest_qpn, strerror(errno));
+    return RTM_OK;
+}
+
+rtm_status_t vrb_qp_rts(vrb_iface_t *iface, struct ibv_qp *qp, const vrb_ep_t *ep,
+                        uint32_t sq_psn)
+{
+    struct ibv_qp_attr a;
+
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_RTS;
     a.timeout = VRB_QP_TIMEOUT;
     a.retry_cnt = VRB_QP_RETRY_CNT;
     a.rnr_retry = VRB_QP_RNR_RETRY;
-    a.sq_psn = psn_local;
+    a.sq_psn = sq_psn;
     a.max_rd_atomic = (uint8_t)iface->rd_atomic;
-    if (ibv_modify_qp(ep->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
                       IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) != 0)
         return rtm_error_set(RTM_ERR_TRANSPORT,
-                             "verbs: QP 0x%x to rank %d (%s, QP 0x%x) RTR->RTS: %s",
-                             ep->qp->qp_num, ep->peer, ep->host, ep->remote_qpn,
-                             strerror(errno));
+                             "verbs: QP 0x%x to rank %d (%s) RTR->RTS: %s",
+                             qp->qp_num, ep->peer, ep->host, strerror(errno));
     return RTM_OK;
 }
 
+/* INIT -> RTR -> RTS towards ep->remote_qpn at the peer's address (ep->r_*). */
+rtm_status_t vrb_qp_connect(vrb_iface_t *iface, vrb_ep_t *ep, uint32_t psn_local,
+                            uint32_t psn_remote)
+{
+    rtm_status_t status = vrb_qp_rtr(iface, ep->qp, ep, ep->remote_qpn, psn_remote, 1);
+
+    return status != RTM_OK ? status : vrb_qp_rts(iface, ep->qp, ep, psn_local);
+}
+
 static void vrb_close(rtm_tl_iface_t *tl_iface);
+
+/* The connection mode, as the debug log, rtm_info and the tests name it. */
+static const char *vrb_mode_str(const vrb_iface_t *iface)
+{
+    if (iface->xrc)
+        return iface->ondemand ? "XRC on demand (UD handshake)" : "XRC full mesh";
+    return iface->ondemand ? "on-demand RC (UD handshake)" : "RC full mesh";
+}
 
 static rtm_status_t pools_create(vrb_iface_t *iface)
 {
@@ -235,7 +269,7 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     case 2:  ondemand = 1; break;                                   /* ondemand */
     default: ondemand = params->world_size > rtm_config.verbs_fullmesh_max; break;
     }
-    if (!ondemand && params->world_size > VRB_FULLMESH_MAX) {
+    if (!ondemand && !rtm_config.verbs_xrc && params->world_size > VRB_FULLMESH_MAX) {
         if (params->world_rank == 0)
             rtm_warn("verbs: RTM_VERBS_CONN=fullmesh: %d ranks exceed the full-mesh limit of %d "
                      "(QP numbers of every peer in a %d-byte address): verbs is not used; "
@@ -246,8 +280,6 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     if (rtm_config.verbs_connect_timeout < 1)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_CONNECT_TIMEOUT=%ld: expected a "
                              "number of seconds >= 1", (long)rtm_config.verbs_connect_timeout);
-    if (rtm_config.verbs_xrc && params->world_rank == 0)
-        rtm_warn("RTM_VERBS_XRC=1: XRC is not implemented yet; using RC full mesh");
     credits = rtm_config.verbs_credits;
     if (credits < 2 || credits > 4096)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_CREDITS=%ld: expected 2..4096",
@@ -263,6 +295,12 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     iface->world_rank = params->world_rank;
     iface->world_size = params->world_size;
     iface->ondemand = ondemand;
+    iface->xrc = rtm_config.verbs_xrc != 0;
+    iface->node = params->node_id;
+    iface->local_rank = params->local_rank;
+    iface->local_size = params->local_size > 0 ? params->local_size : 1;
+    iface->xrcd_fd = -1;
+    rtm_list_init(&iface->xconnecting);
     iface->conn_timeout = (double)rtm_config.verbs_connect_timeout;
     rtm_list_init(&iface->connecting);
     snprintf(iface->host, sizeof(iface->host), "%s", params->hostname ? params->hostname : "?");
@@ -327,6 +365,18 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     }
     iface->credits = (int)credits;
     iface->srq_depth = srq_peers * (iface->credits + VRB_CTRL_SLACK);
+    if (rtm_config.verbs_srq_depth != 0) {
+        /* Smaller than the credits promise: peers overrun it and RNR
+         * retries (rnr_retry 7: for ever) hold their messages back. */
+        if (rtm_config.verbs_srq_depth < 2 ||
+            rtm_config.verbs_srq_depth > iface->dev.dev_attr.max_srq_wr) {
+            status = rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_SRQ_DEPTH=%ld: expected 0 "
+                                   "or 2..%d (%s's limit)", (long)rtm_config.verbs_srq_depth,
+                                   iface->dev.dev_attr.max_srq_wr, iface->dev.name);
+            goto err_close;
+        }
+        iface->srq_depth = (int)rtm_config.verbs_srq_depth;
+    }
     iface->rx_budget = iface->srq_depth;
     /* Every receive and every send-queue entry completes at most once; on
      * demand the CQ grows with the QPs (cq_reserve). */
@@ -353,7 +403,11 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
                                iface->cq_depth, iface->dev.name, strerror(errno));
         goto err_close;
     }
-    {
+    if (iface->xrc) {
+        status = vrb_xrc_open(iface, params->nspace);
+        if (status != RTM_OK)
+            goto err_close;
+    } else {
         struct ibv_srq_init_attr sa;
 
         memset(&sa, 0, sizeof(sa));
@@ -369,10 +423,19 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     status = pools_create(iface);
     if (status != RTM_OK)
         goto err_close;
+    status = vrb_erdma_open(iface);     /* eager RDMA settings; rings come later */
+    if (status != RTM_OK)
+        goto err_close;
+    /* XRC: no eager RDMA rings. An RDMA Write through the host's INI QP is
+     * checked against the named SRQ's PD, but the rings' per-peer rkeys and
+     * the ordering of ring writes against Sends assume a QP per pair. */
+    if (iface->xrc)
+        iface->erdma_threshold = 0;
     status = vrb_post_recv_all(iface);
     if (status != RTM_OK)
         goto err_close;
-    if (ondemand) {
+    if (ondemand || iface->xrc) {
+        /* XRC connects through the handshake in both modes */
         status = vrb_conn_open(iface);
         if (status != RTM_OK)
             goto err_close;
@@ -387,7 +450,7 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     }
     rtm_debug("verbs: %s port %u, %s: %d RC QPs created, SRQ %d x %zu B, CQ %d, "
               "%d credits per peer, inline <= %u B", iface->dev.name, iface->dev.port,
-              ondemand ? "on-demand RC (UD handshake)" : "RC full mesh", iface->num_qps,
+              vrb_mode_str(iface), iface->num_qps,
               iface->srq_depth, iface->buf_size, iface->cq_depth, iface->credits,
               iface->max_inline);
     return RTM_OK;
@@ -404,22 +467,29 @@ static void vrb_close(rtm_tl_iface_t *tl_iface)
     if (iface == NULL)
         return;
     iface->closing = 1;
-    if (iface->pd != NULL)
+    if (iface->pd != NULL && iface->xrc)
+        rtm_debug("verbs: rank %d closing: %s, held %d XRC INI QPs and %d XRC TGT QPs (%d "
+                  "peers connected) + 1 UD QP", iface->world_rank, vrb_mode_str(iface),
+                  iface->num_ini, iface->num_tgt, iface->connected_qps);
+    else if (iface->pd != NULL)
         rtm_debug("verbs: rank %d closing: %s, held %d RC QPs (%d connected)%s",
                   iface->world_rank, iface->ondemand ? "on-demand RC" : "RC full mesh",
                   iface->num_qps, iface->connected_qps, iface->ondemand ? " + 1 UD QP" : "");
     /* pending gets and the registration cache, while the PD still exists */
     vrb_rndv_close(iface);
+    vrb_erdma_close(iface);      /* eager RDMA rings' MRs, while the PD exists */
     for (int i = 0; i < iface->world_size; i++) {
         vrb_ep_t *ep = &iface->eps[i];
 
-        if (ep->qp != NULL)
+        if (ep->qp != NULL && !iface->xrc)   /* XRC: the host's INI QP, below */
             ibv_destroy_qp(ep->qp);
         if (ep->ud_ah != NULL)
             ibv_destroy_ah(ep->ud_ah);
         free(ep->slots);
     }
     vrb_conn_close(iface);
+    if (iface->xrc)
+        vrb_xrc_close(iface);     /* INI and TGT QPs, the XRC SRQ, the domain */
     if (iface->srq != NULL)
         ibv_destroy_srq(iface->srq);
     if (iface->cq != NULL)
@@ -457,7 +527,7 @@ static void vrb_query(rtm_tl_iface_t *tl_iface, rtm_tl_caps_t *caps)
 static void vrb_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
 {
     vrb_iface_t *iface = vrb_iface_of(tl_iface);
-    char gid[64], addr[96];
+    char gid[64], addr[96], qps[160];
 
     if (iface == NULL) {
         struct ibv_device **list;
@@ -492,6 +562,10 @@ static void vrb_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
         }
         if (list != NULL)
             ibv_free_device_list(list);
+        if (off < len && rtm_config.verbs_xrc)
+            off += (size_t)snprintf(buf + off, len - off, "; XRC (one XRC SRQ per rank, one "
+                                    "INI QP per remote host, TGT QPs in a domain shared by "
+                                    "the host's ranks)");
         if (off < len) {
             int m = rtm_config.verbs_conn;
 
@@ -512,11 +586,17 @@ static void vrb_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
                  iface->dev.gid_index >= 0 ? " (GRH)" : "");
     else
         snprintf(addr, sizeof(addr), "RoCE GID[%d] %s", iface->dev.gid_index, gid);
-    snprintf(buf, len, "verbs: %s port %u %s MTU %s; %s, %d RC QPs (%d connected)%s; "
+    if (iface->xrc)
+        snprintf(qps, sizeof(qps), "%d XRC INI QPs, %d XRC TGT QPs, 1 UD QP (%d peers "
+                 "connected); XRC SRQ 0x%x", iface->num_ini, iface->num_tgt,
+                 iface->connected_qps, iface->srqn);
+    else
+        snprintf(qps, sizeof(qps), "%d RC QPs (%d connected)%s", iface->num_qps,
+                 iface->connected_qps, iface->ondemand ? " + 1 UD QP" : "");
+    snprintf(buf, len, "verbs: %s port %u %s MTU %s; %s, %s; "
              "SRQ %d x %zu B; eager <= %zu B, inline <= %u B, reads of <= %zu B, %d in flight "
              "per QP", iface->dev.name, iface->dev.port, addr, vrb_mtu_str(iface->dev.mtu),
-             iface->ondemand ? "on-demand RC" : "RC full mesh", iface->num_qps,
-             iface->connected_qps, iface->ondemand ? " + 1 UD QP" : "", iface->srq_depth,
+             vrb_mode_str(iface), qps, iface->srq_depth,
              iface->buf_size, iface->eager_limit, iface->max_inline, iface->read_chunk,
              iface->rd_atomic);
 }
@@ -524,8 +604,8 @@ static void vrb_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
 static rtm_status_t vrb_addr_pack(rtm_tl_iface_t *tl_iface, void *buf, size_t *len_p)
 {
     vrb_iface_t *iface = vrb_iface_of(tl_iface);
-    size_t nqpn = iface->ondemand ? 0 : (size_t)iface->world_size;
-    size_t need = sizeof(vrb_addr_t) + 4 * nqpn;
+    size_t nqpn = iface->ondemand || iface->xrc ? 0 : (size_t)iface->world_size;
+    size_t need = sizeof(vrb_addr_t) + 4 * nqpn + (iface->xrc ? sizeof(vrb_addr_xrc_t) : 0);
     vrb_addr_t *a = buf;
 
     if (buf == NULL || len_p == NULL || *len_p < need)
@@ -538,13 +618,21 @@ static rtm_status_t vrb_addr_pack(rtm_tl_iface_t *tl_iface, void *buf, size_t *l
     memcpy(a->gid, iface->dev.gid.raw, 16);
     a->mtu = (uint8_t)iface->dev.mtu;
     a->flags = (iface->dev.gid_index >= 0 ? VRB_ADDR_F_GRH : 0) |
-               (iface->ondemand ? VRB_ADDR_F_ONDEMAND : 0);
+               (iface->ondemand ? VRB_ADDR_F_ONDEMAND : 0) | (iface->xrc ? VRB_ADDR_F_XRC : 0);
     a->credits = (uint16_t)iface->credits;
     a->nqpn = (uint32_t)nqpn;
     memcpy(a->host, iface->host, strnlen(iface->host, VRB_HOST_LEN));   /* NUL-padded */
     a->ud_qpn = iface->ud_qp != NULL ? iface->ud_qp->qp_num : 0;
     for (size_t i = 0; i < nqpn; i++)
         a->qpn[i] = iface->eps[i].qp != NULL ? iface->eps[i].qp->qp_num : 0;
+    if (iface->xrc) {
+        vrb_addr_xrc_t x;
+
+        x.srqn = iface->srqn;
+        x.node = iface->node;
+        x.local_size = (uint32_t)iface->local_size;
+        memcpy((char *)buf + sizeof(vrb_addr_t), &x, sizeof(x));
+    }
     *len_p = need;
     return RTM_OK;
 }
@@ -554,7 +642,7 @@ static rtm_status_t vrb_addr_pack(rtm_tl_iface_t *tl_iface, void *buf, size_t *l
 static int ep_set_addr(vrb_iface_t *iface, vrb_ep_t *ep, const void *blob, size_t len)
 {
     const vrb_addr_t *ra = blob;
-    int ondemand;
+    int ondemand, xrc;
 
     if (blob == NULL || len < sizeof(*ra) || ra->magic != VRB_ADDR_MAGIC ||
         len < sizeof(*ra) + 4 * (size_t)ra->nqpn) {
@@ -563,15 +651,19 @@ static int ep_set_addr(vrb_iface_t *iface, vrb_ep_t *ep, const void *blob, size_
         return -1;
     }
     ondemand = (ra->flags & VRB_ADDR_F_ONDEMAND) != 0;
-    if (ondemand != iface->ondemand ||
-        (!ondemand && (ra->nqpn != (uint32_t)iface->world_size ||
-                       ra->qpn[iface->world_rank] == 0)) ||
-        (ondemand && ra->ud_qpn == 0)) {
-        rtm_error_set(RTM_ERR_TRANSPORT, "verbs: rank %d (%.*s) connects %s, rank %d (%s) %s: "
-                      "every rank must use the same RTM_VERBS_CONN and RTM_VERBS_FULLMESH_MAX",
-                      ep->peer, VRB_HOST_LEN, ra->host, ondemand ? "on demand" : "in a full mesh",
+    xrc = (ra->flags & VRB_ADDR_F_XRC) != 0;
+    if (ondemand != iface->ondemand || xrc != iface->xrc ||
+        (!ondemand && !xrc && (ra->nqpn != (uint32_t)iface->world_size ||
+                               ra->qpn[iface->world_rank] == 0)) ||
+        ((ondemand || xrc) && ra->ud_qpn == 0) ||
+        (xrc && len < sizeof(*ra) + sizeof(vrb_addr_xrc_t))) {
+        rtm_error_set(RTM_ERR_TRANSPORT, "verbs: rank %d (%.*s) connects %s%s, rank %d (%s) "
+                      "%s%s: every rank must use the same RTM_VERBS_CONN, RTM_VERBS_XRC and "
+                      "RTM_VERBS_FULLMESH_MAX", ep->peer, VRB_HOST_LEN, ra->host,
+                      ondemand ? "on demand" : "in a full mesh", xrc ? " with XRC" : "",
                       iface->world_rank, iface->host,
-                      iface->ondemand ? "on demand" : "in a full mesh");
+                      iface->ondemand ? "on demand" : "in a full mesh",
+                      iface->xrc ? " with XRC" : "");
         return -1;
     }
     if (ra->link != iface->dev.link) {
@@ -587,7 +679,19 @@ static int ep_set_addr(vrb_iface_t *iface, vrb_ep_t *ep, const void *blob, size_
     ep->r_mtu = ra->mtu;
     memcpy(ep->r_gid, ra->gid, 16);
     ep->r_ud_qpn = ra->ud_qpn;
-    if (!ondemand) {
+    if (xrc) {
+        vrb_addr_xrc_t x;
+
+        memcpy(&x, (const char *)blob + sizeof(*ra), sizeof(x));
+        ep->r_srqn = x.srqn;
+        ep->r_node = x.node;
+        ep->r_local_size = (int)x.local_size;
+        if (x.node < 0 || x.node >= iface->world_size) {
+            rtm_error_set(RTM_ERR_TRANSPORT, "verbs: rank %d published node id %d out of range",
+                          ep->peer, (int)x.node);
+            return -1;
+        }
+    } else if (!ondemand) {
         ep->remote_qpn = ra->qpn[iface->world_rank];
         ep->peer_grant = ra->credits;
     }
@@ -595,15 +699,71 @@ static int ep_set_addr(vrb_iface_t *iface, vrb_ep_t *ep, const void *blob, size_
     return 0;
 }
 
+/* XRC full mesh: every connection through the handshake, before the
+ * runtime's wireup fence (every rank is in here meanwhile, answering). */
+static rtm_status_t xrc_wireup(vrb_iface_t *iface)
+{
+    double start = rtm_time_now();
+    int npeers = 0;
+
+    for (int i = 0; i < iface->world_size; i++) {
+        void *blob = NULL;
+        size_t len = 0;
+        int rc;
+
+        if (i == iface->world_rank)
+            continue;
+        if (iface->addr_lookup(i, "verbs", &blob, &len) != RTM_OK) {
+            rtm_debug("verbs: rank %d published no verbs address: not reachable over verbs", i);
+            continue;
+        }
+        rc = iface->eps[i].have_addr ? 0 : ep_set_addr(iface, &iface->eps[i], blob, len);
+        free(blob);
+        if (rc < 0)
+            return RTM_ERR_TRANSPORT;
+        if (rc == 0)
+            npeers++;
+    }
+    for (;;) {
+        int pending = 0;
+
+        for (int i = 0; i < iface->world_size; i++) {
+            vrb_ep_t *ep = &iface->eps[i];
+            rtm_status_t status;
+
+            if (i == iface->world_rank || !ep->have_addr || ep->connected)
+                continue;
+            pending++;
+            if (ep->conn_state != VRB_EP_IDLE)
+                continue;
+            status = vrb_conn_start(ep);
+            if (status != RTM_OK && status != RTM_ERR_AGAIN)
+                return status;
+        }
+        if (pending == 0)
+            break;
+        vrb_progress((rtm_tl_iface_t *)(void *)iface);   /* the handshakes; aborts on timeout */
+        sched_yield();          /* the peers answering may share our core */
+    }
+    rtm_debug("verbs: XRC full mesh: %d peers connected in %.1f ms through %d XRC INI QPs; "
+              "%d XRC TGT QPs made here", npeers, (rtm_time_now() - start) * 1e3,
+              iface->num_ini, iface->num_tgt);
+    return RTM_OK;
+}
+
 static rtm_status_t vrb_wireup(rtm_tl_iface_t *tl_iface)
 {
     vrb_iface_t *iface = vrb_iface_of(tl_iface);
 
+    if (iface->xrc)
+        vrb_xrc_unlink(iface);   /* after the modex fence: every local rank opened it */
     if (iface->ondemand) {
-        rtm_debug("verbs: on-demand RC: no connection until the first message to a peer "
-                  "(UD QP 0x%x takes requests)", iface->ud_qp->qp_num);
+        rtm_debug("verbs: %s: no connection until the first message to a peer "
+                  "(UD QP 0x%x takes requests)", vrb_mode_str(iface), iface->ud_qp->qp_num);
         return RTM_OK;
     }
+    if (iface->xrc)
+        return xrc_wireup(iface);
     for (int i = 0; i < iface->world_size; i++) {
         vrb_ep_t *ep = &iface->eps[i];
         void *blob = NULL;

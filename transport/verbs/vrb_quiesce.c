@@ -44,6 +44,7 @@ rtm_status_t vrb_quiesce(rtm_tl_iface_t *tl_iface)
     double start = rtm_time_now();
     int peer = -1;
 
+    iface->erdma_quiet = 1;   /* no more ring offers nor explicit ring-credit messages */
     for (int i = 0; i < iface->world_size; i++) {
         vrb_ep_t *ep = &iface->eps[i];
 

@@ -98,6 +98,8 @@ void vrb_get_post(vrb_get_t *g)
         wr.send_flags = IBV_SEND_SIGNALED;
         wr.wr.rdma.remote_addr = g->remote_addr + g->posted;
         wr.wr.rdma.rkey = g->rkey;
+        /* XRC: the read is checked against the named SRQ's PD, the owner's */
+        wr.qp_type.xrc.remote_srqn = ep->r_srqn;
         slot->bounce = NULL;
         slot->get = g;
         slot->bytes = (uint32_t)n;
