@@ -96,9 +96,13 @@ run() {
     # core, so nothing is bound in the 2-host runs.
     ours/2h)       cmd=(ip netns exec "$ha" "$build/rtrun" --launch-agent "ip netns exec {host}"
                         --bind-to none --host "$ha:$per,$hb:$per" -n "$n") ;;
-    openmpi/2h)    cmd=(ip netns exec "$ha" mpirun.openmpi --allow-run-as-root
+    # Open MPI between the namespace hosts: its daemons and its tcp btl
+    # must be kept on the veth (btl_tcp_if_include and oob_tcp_if_include;
+    # else they also publish lo, the same 127.0.0.1 in both hosts) and off
+    # shared memory (both hosts report the same hostname).
+    openmpi/2h)    cmd=(ip netns exec "$ha" mpirun.openmpi --allow-run-as-root --bind-to none
                         --mca plm_rsh_agent "$tmp/nsagent" --host "$ha:$per,$hb:$per" -n "$n"
-                        --mca btl tcp,self,vader --mca btl_tcp_if_include rt0
+                        --mca btl tcp,self --mca btl_tcp_if_include rt0
                         --mca oob_tcp_if_include rt0) ;;
     mpich/2h)      cmd=(ip netns exec "$ha" mpiexec.mpich -launcher ssh -launcher-exec "$tmp/nsagent"
                         -hosts "$ha:$per,$hb:$per" -n "$n" -iface rt0
@@ -136,12 +140,9 @@ for r in $(seq 1 "$rounds"); do
         done
     done
     # TCP on loopback (one host, every peer forced onto its TCP path), then
-    # between the 2 namespace hosts, 1 rank each. Open MPI 4.1 hangs in the
-    # latter (both daemons report the same hostname, which its tcp btl
-    # trips on), so it runs on loopback only.
+    # between the 2 namespace hosts, 1 rank each.
     for where in lo 2h; do
         for impl in "${impls[@]}"; do
-            [ "$where/$impl" = 2h/openmpi ] && continue
             if run "$impl" "$where" 2 osu_p2p -t lat,bw -r "$reps" -x 4194304 >"$tmp/out" 2>&1; then
                 grep '^bench=' "$tmp/out" | sed "s/^/impl=$impl /; s/bench=/bench=tcp-$where-/" >>"$raw" || true
             else
@@ -157,15 +158,27 @@ end_load=$(cut -d' ' -f1-3 /proc/loadavg)
 {
     echo "# Launch time and TCP between hosts"
     echo
-    echo "Made by \`bench/compare-hosts.sh\` on $start_date: $rounds rounds, each running ours, Open MPI 4.1 and MPICH 4.0 one after the other (launch: median of $launch_reps launches; TCP: osu_p2p median of $reps repetitions). Load average $start_load at the start, $end_load at the end; $failures failed runs. Hosts are two network namespaces joined by a veth pair. Below 1 in a ratio column is better for times, above 1 for bandwidth."
+    echo "Made by \`bench/compare-hosts.sh\` on $start_date: $rounds rounds, each running $(for i in "${impls[@]}"; do printf '%s, ' "${label[$i]}"; done | sed 's/, $//') one after the other (launch: median of $launch_reps launches; TCP: osu_p2p median of $reps repetitions). Load average $start_load at the start, $end_load at the end; $failures failed runs. Hosts are two network namespaces joined by a veth pair. Below 1 in a ratio column is better for times, above 1 for bandwidth."
+    echo
+    echo "Each cell: the median over the rounds, and in brackets the smallest and largest round."
     echo
     echo "| benchmark | size | librtmsg | Open MPI | MPICH | / Open MPI | / MPICH |"
     echo "|---|---|---|---|---|---|---|"
     awk '
-    function median(list,   n, a, i, j, t) {
+    function sorted(list, a,   n, i, j, t) {
         n = split(list, a, " ")
         for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+        return n
+    }
+    function median(list,   n, a) {
+        n = sorted(list, a)
         return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    # "median (min-max)" of one cell; the median alone for a single round
+    function cell(list,   n, a) {
+        if (list == "") return ""
+        n = sorted(list, a)
+        return n > 1 ? sprintf("%.4g (%.4g–%.4g)", median(list), a[1], a[n]) : sprintf("%.4g", a[1])
     }
     {
         delete f
@@ -181,13 +194,14 @@ end_load=$(cut -d' ' -f1-3 /proc/loadavg)
             o = (k SUBSEP "ours") in vals ? median(vals[k, "ours"]) : ""
             m1 = (k SUBSEP "openmpi") in vals ? median(vals[k, "openmpi"]) : ""
             m2 = (k SUBSEP "mpich") in vals ? median(vals[k, "mpich"]) : ""
-            printf "| %s (%s) | %s | %s | %s | %s | %s | %s |\n", p[1], unit[k], p[2], o, m1, m2,
+            printf "| %s (%s) | %s | %s | %s | %s | %s | %s |\n", p[1], unit[k], p[2],
+                   cell(vals[k, "ours"]), cell(vals[k, "openmpi"]), cell(vals[k, "mpich"]),
                    (o != "" && m1 + 0 > 0) ? sprintf("%.2f", o / m1) : "–",
                    (o != "" && m2 + 0 > 0) ? sprintf("%.2f", o / m2) : "–"
         }
     }' "$raw"
     echo
-    echo "Command: \`sudo ROUNDS=$rounds REPS=$reps LAUNCH_REPS=$launch_reps bench/compare-hosts.sh BUILD_DIR\`"
+    echo "Command: \`sudo ROUNDS=$rounds REPS=$reps LAUNCH_REPS=$launch_reps${IMPLS:+ IMPLS=\"$IMPLS\"} bench/compare-hosts.sh BUILD_DIR\`"
 } >"$out"
 echo "wrote $out" >&2
 [ "$failures" -eq 0 ]

@@ -448,3 +448,20 @@ rtm_status_t rtrun_alloc_from_env(rtrun_host_spec_t **hosts_p, size_t *nhosts_p,
     *source_p = RTRUN_HOSTS_NONE;
     return RTM_OK;
 }
+
+/* Scheduler variables, read here for the same reason as above. */
+int rtrun_alloc_in_slurm(void)
+{
+    const char *id = getenv("SLURM_JOB_ID");
+
+    if (id == NULL)
+        id = getenv("SLURM_JOBID"); /* older Slurm */
+    return id != NULL && *id != '\0';
+}
+
+const char *rtrun_alloc_slurm_node(void)
+{
+    const char *name = getenv("SLURMD_NODENAME");
+
+    return name != NULL && *name != '\0' ? name : NULL;
+}

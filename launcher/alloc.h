@@ -48,4 +48,22 @@ rtm_status_t rtrun_alloc_pbs(const char *text, size_t len, const char *fname,
 rtm_status_t rtrun_alloc_from_env(rtrun_host_spec_t **hosts_p, size_t *nhosts_p,
                                   rtrun_host_source_t *source_p);
 
+/* The launch agent rtrun uses inside a Slurm allocation when neither
+ * --launch-agent nor RTM_LAUNCH_AGENT names one: one srun step per rtd,
+ * started by its parent in the launch tree (rtrun or an rtd), each step one
+ * task on the named node. --overlap: the step shares the CPUs the batch
+ * script (or the parent rtd's step) already holds; --mpi=none: rtd serves
+ * PMIx itself; --cpu-bind=none: rtd binds its ranks itself. */
+#define RTRUN_SRUN_AGENT \
+    "srun --nodes=1 --ntasks=1 --nodelist={host} --overlap --mpi=none --cpu-bind=none --quiet"
+
+/* Whether rtrun runs inside a Slurm allocation (SLURM_JOB_ID set: a batch
+ * script, salloc, or a step). */
+int rtrun_alloc_in_slurm(void);
+
+/* The Slurm name of the node rtrun runs on (SLURMD_NODENAME, set by slurmd
+ * in batch scripts and steps), NULL outside one. It can differ from the
+ * hostname: NodeName is the cluster's choice. */
+const char *rtrun_alloc_slurm_node(void);
+
 #endif

@@ -782,7 +782,7 @@ static rtm_status_t launch_child(rtd_node_t *n, rtd_conn_t *c)
     }
     c->agent_stdin = in_pipe[1];
     c->deadline = rtm_time_now() + (double)(rtm_config.launch_timeout > 0 ? rtm_config.launch_timeout : 60);
-    rtm_debug("started rtd for host %s (pid %d)", host, (int)pid);
+    rtm_debug("started rtd for host %s (pid %d) through \"%s\"", host, (int)pid, d->agent);
     return RTM_OK;
 }
 
@@ -929,6 +929,12 @@ static void route(rtd_node_t *n, uint32_t type, int dst, int a, int b, int c, co
     rtd_conn_send(&n->parent, type, dst, a, b, c, p, len);
 }
 
+void rtd_node_route(rtd_node_t *n, uint32_t type, int dst, int a, int b, int c, const void *p,
+                    size_t len)
+{
+    route(n, type, dst, a, b, c, p, len);
+}
+
 static void fence_add(rtd_node_t *n, const char *data, size_t len)
 {
     char *grown;
@@ -1057,6 +1063,7 @@ int rtd_node_handle(rtd_node_t *n, rtd_conn_t *from, const rtd_hdr_t *h, const c
     case RTD_MSG_EXIT:
     case RTD_MSG_PMIXEV:
     case RTD_MSG_ERROR:
+    case RTD_MSG_STDIN_ACK:
         if (from_parent)
             goto bad;
         if (n->pos == 0)
@@ -1088,6 +1095,12 @@ int rtd_node_handle(rtd_node_t *n, rtd_conn_t *from, const rtd_hdr_t *h, const c
     case RTD_MSG_DMX_RESP:
         if (h->dst == n->self_host)
             dmodex_answer(n, h, payload);
+        else
+            route(n, h->type, h->dst, h->a, h->b, h->c, payload, h->len);
+        break;
+    case RTD_MSG_STDIN:
+        if (h->dst == n->self_host)
+            mine = 1;
         else
             route(n, h->type, h->dst, h->a, h->b, h->c, payload, h->len);
         break;

@@ -28,6 +28,10 @@
 #define RTD_HDR_SIZE 24
 /* Random job token, as hex (the rtd reads it on stdin, not argv). */
 #define RTD_TOKEN_LEN 32
+/* rtrun's stdin bytes sent towards a remote rank 0 and not yet acked: a
+ * rank that does not read its stdin makes rtrun stop reading, never makes
+ * a daemon buffer without bound. */
+#define RTD_STDIN_WINDOW (64u * 1024)
 
 typedef enum rtd_msg_type {
     RTD_MSG_HELLO = 1,   /* child -> parent: a = host index; payload: token */
@@ -42,6 +46,8 @@ typedef enum rtd_msg_type {
     RTD_MSG_DMX_REQ,     /* to dst host: a = asking host, b = request id, c = rank */
     RTD_MSG_DMX_RESP,    /* to dst host: a = request id, b = PMIx status; payload: data */
     RTD_MSG_KILL,        /* down to all: a = signal */
+    RTD_MSG_STDIN,       /* to dst host (rank 0's): c = 1 at EOF; payload: rtrun's stdin */
+    RTD_MSG_STDIN_ACK,   /* up: a = bytes of STDIN written to rank 0 (or dropped) */
 } rtd_msg_type_t;
 
 typedef struct rtd_hdr {
@@ -165,6 +171,9 @@ void rtd_conn_close(rtd_conn_t *c);
 void rtd_node_up(rtd_node_t *n, uint32_t type, int a, int b, int c, const void *p, size_t len);
 /* To every child. */
 void rtd_node_down(rtd_node_t *n, uint32_t type, int a, int b, int c, const void *p, size_t len);
+/* Towards the daemon of host dst, hop by hop through the tree. */
+void rtd_node_route(rtd_node_t *n, uint32_t type, int dst, int a, int b, int c, const void *p,
+                    size_t len);
 
 /* Handle one message that came from conn (the parent or a child).
  * Routing and fence/modex work happen here; returns 1 when the message

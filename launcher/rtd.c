@@ -66,6 +66,14 @@ typedef struct rtd_ctx {
     int           *err_fd;
     double         kill_at;
     int            parent_gone;
+    /* rtrun's stdin for rank 0 when it runs here (RTD_MSG_STDIN): bytes
+     * not yet written to its pipe, at most RTD_STDIN_WINDOW (rtrun waits
+     * for our acks); kept until rank 0 has started. */
+    int            stdin_fd;      /* rank 0's stdin pipe; -1: not (or no longer) open */
+    int            stdin_started; /* rank 0 was started here */
+    int            stdin_eof;     /* rtrun's stdin ended: close the pipe once drained */
+    char          *stdin_buf;
+    size_t         stdin_len, stdin_cap;
 } rtd_ctx_t;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -251,6 +259,63 @@ static void on_signals(rtd_ctx_t *ctx)
     }
 }
 
+/* Write what rank 0's stdin pipe takes and ack it to rtrun (its window).
+ * Once rank 0 has closed its stdin the rest is dropped (and acked), as on
+ * rtrun's own host. */
+static void stdin_flush(rtd_ctx_t *ctx)
+{
+    size_t done = 0;
+
+    while (ctx->stdin_fd >= 0 && done < ctx->stdin_len) {
+        ssize_t n = write(ctx->stdin_fd, ctx->stdin_buf + done, ctx->stdin_len - done);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            break;
+        if (n < 0) {
+            close(ctx->stdin_fd);
+            ctx->stdin_fd = -1;
+            break;
+        }
+        done += (size_t)n;
+    }
+    if (ctx->stdin_started && ctx->stdin_fd < 0)
+        done = ctx->stdin_len;
+    if (done > 0) {
+        memmove(ctx->stdin_buf, ctx->stdin_buf + done, ctx->stdin_len - done);
+        ctx->stdin_len -= done;
+        rtd_node_up(&ctx->node, RTD_MSG_STDIN_ACK, (int)done, 0, 0, NULL, 0);
+    }
+    if (ctx->stdin_eof && ctx->stdin_len == 0 && ctx->stdin_fd >= 0) {
+        close(ctx->stdin_fd); /* rank 0 sees EOF */
+        ctx->stdin_fd = -1;
+    }
+}
+
+static void stdin_received(rtd_ctx_t *ctx, const rtd_hdr_t *h, const char *payload)
+{
+    if (h->len > 0 && ctx->stdin_len + h->len > ctx->stdin_cap) {
+        char *grown = realloc(ctx->stdin_buf, ctx->stdin_len + h->len);
+
+        if (grown == NULL) {
+            report_error(ctx, -1, RTRUN_EXIT_FAILURE,
+                         "rtd on host %s: out of memory for rank 0's stdin (%zu bytes)",
+                         ctx->job->hosts[ctx->self].name, ctx->stdin_len + h->len);
+            return;
+        }
+        ctx->stdin_buf = grown;
+        ctx->stdin_cap = ctx->stdin_len + h->len;
+    }
+    if (h->len > 0) {
+        memcpy(ctx->stdin_buf + ctx->stdin_len, payload, h->len);
+        ctx->stdin_len += h->len;
+    }
+    if (h->c)
+        ctx->stdin_eof = 1;
+    stdin_flush(ctx);
+}
+
 /* Handle the whole messages the connection's buffer holds. */
 static void handle_buffered(rtd_ctx_t *ctx, rtd_conn_t *c)
 {
@@ -271,6 +336,8 @@ static void handle_buffered(rtd_ctx_t *ctx, rtd_conn_t *c)
             return;
         }
         if (mine == 1) {
+            if (h.type == RTD_MSG_STDIN)
+                stdin_received(ctx, &h, payload);
             if (h.type == RTD_MSG_KILL && h.a > 0) {
                 signal_ranks(ctx, h.a);
                 if (h.a != SIGKILL && ctx->kill_at == 0)
@@ -342,7 +409,7 @@ static void run_loop(rtd_ctx_t *ctx)
         free(what);
         return;
     }
-    /* what[]: -1 signals, -2 events, -3 parent, -4 listen, 1000+i child
+    /* what[]: -1 signals, -2 events, -3 parent, -4 listen, -5 rank 0's stdin, 1000+i child
      * conn, 2000+i child agent stderr, 2r / 2r+1 rank stdout / stderr */
     while (!ctx->parent_gone) {
         double now = rtm_time_now(), wake = 0;
@@ -359,6 +426,11 @@ static void run_loop(rtd_ctx_t *ctx)
         pfds[k].fd = n->parent.fd;
         pfds[k].events = POLLIN | (n->parent.out_len > n->parent.out_off ? POLLOUT : 0);
         what[k++] = -3;
+        if (ctx->stdin_fd >= 0 && ctx->stdin_len > 0) {
+            pfds[k].fd = ctx->stdin_fd;
+            pfds[k].events = POLLOUT;
+            what[k++] = -5;
+        }
         if (n->listen_fd >= 0) {
             pfds[k].fd = n->listen_fd;
             pfds[k].events = POLLIN;
@@ -420,6 +492,8 @@ static void run_loop(rtd_ctx_t *ctx)
                     handle_conn(ctx, &n->parent);
             } else if (w == -4)
                 rtd_node_accept(n);
+            else if (w == -5)
+                stdin_flush(ctx);
             else if (w >= 10000) {
                 int r = (w - 10000) / 2;
 
@@ -502,7 +576,7 @@ static int start_ranks(rtd_ctx_t *ctx)
         req.path = ctx->prog_path;
         req.argv = ctx->desc.prog_argv;
         req.envp = env;
-        req.want_stdin = 0;
+        req.want_stdin = (r == 0); /* rtrun's stdin comes as RTD_MSG_STDIN */
         req.cpuset = job->bound ? &cpuset : NULL;
         status = rtrun_spawn(&req, &rk->pid, &fds);
         rtrun_env_free(env);
@@ -514,6 +588,13 @@ static int start_ranks(rtd_ctx_t *ctx)
         rk->state = RTRUN_RANK_RUNNING;
         ctx->out_fd[r] = fds.stdout_r;
         ctx->err_fd[r] = fds.stderr_r;
+        if (r == 0) {
+            ctx->stdin_fd = fds.stdin_w;
+            ctx->stdin_started = 1;
+            if (ctx->stdin_fd >= 0)
+                fcntl(ctx->stdin_fd, F_SETFL, O_NONBLOCK);
+            stdin_flush(ctx); /* what came before rank 0 started */
+        }
         rtd_node_up(&ctx->node, RTD_MSG_STARTED, r, (int)rk->pid, 0, NULL, 0);
     }
     return 0;
@@ -622,6 +703,9 @@ static void teardown(rtd_ctx_t *ctx)
     }
     free(ctx->out_fd);
     free(ctx->err_fd);
+    if (ctx->stdin_fd >= 0)
+        close(ctx->stdin_fd);
+    free(ctx->stdin_buf);
     free(ctx->prog_path);
     free(ctx->blob);
     rtrun_topo_free(ctx->topo);
@@ -647,6 +731,7 @@ int main(int argc, char **argv)
     ctx.self = -1;
     ctx.signal_fd = -1;
     ctx.event_pipe[0] = ctx.event_pipe[1] = -1;
+    ctx.stdin_fd = -1;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--parent") == 0)
             parent = argv[i + 1];

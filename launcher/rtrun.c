@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include "launcher/alloc.h"
 #include "launcher/bind.h"
 #include "launcher/cleanup.h"
 #include "launcher/cli.h"
@@ -90,6 +91,11 @@ typedef struct rtrun_ctx {
     rtd_node_t          node;        /* the root of the daemon tree */
     int                 node_ready;
     double              lost_at;     /* give up on remote ranks not reported gone */
+    /* rank 0 on another host: rtrun's stdin goes to its rtd (RTD_MSG_STDIN),
+     * at most RTD_STDIN_WINDOW bytes ahead of its acks */
+    int                 stdin_host;  /* rank 0's host; -1: rank 0 is here (ctx->in) */
+    int                 stdin_fd;    /* rtrun's stdin until EOF, else -1 */
+    size_t              stdin_inflight;
 } rtrun_ctx_t;
 
 /* Whether the rank runs on this host (rtrun spawned it). */
@@ -523,6 +529,10 @@ static void on_remote(rtrun_ctx_t *ctx, const rtd_hdr_t *h, const char *payload)
         on_daemon_error(ctx, h->a, h->b, text);
         break;
     }
+    case RTD_MSG_STDIN_ACK:
+        ctx->stdin_inflight -= h->a > 0 && (size_t)h->a <= ctx->stdin_inflight ? (size_t)h->a
+                                                                               : ctx->stdin_inflight;
+        break;
     default:
         break;
     }
@@ -662,10 +672,28 @@ static int streams_open(const rtrun_ctx_t *ctx)
     return 0;
 }
 
+/* rtrun's stdin towards rank 0's rtd, within the window; EOF (or a read
+ * error) is passed on so rank 0 sees its stdin end. */
+static void forward_stdin(rtrun_ctx_t *ctx)
+{
+    char buf[RTD_STDIN_WINDOW];
+    ssize_t got = read(ctx->stdin_fd, buf, RTD_STDIN_WINDOW - ctx->stdin_inflight);
+
+    if (got < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (got > 0) {
+        rtd_node_route(&ctx->node, RTD_MSG_STDIN, ctx->stdin_host, 0, 0, 0, buf, (size_t)got);
+        ctx->stdin_inflight += (size_t)got;
+        return;
+    }
+    ctx->stdin_fd = -1; /* rtrun's stdin is not ours to close */
+    rtd_node_route(&ctx->node, RTD_MSG_STDIN, ctx->stdin_host, 0, 0, 1, NULL, 0);
+}
+
 /* The main loop: runs until every rank is reaped and its output drained. */
 static void run_loop(rtrun_ctx_t *ctx)
 {
-    int nfds_max = 5 + 2 * ctx->job->nprocs + 2 * (ctx->node_ready ? ctx->node.nchildren : 0);
+    int nfds_max = 6 + 2 * ctx->job->nprocs + 2 * (ctx->node_ready ? ctx->node.nchildren : 0);
     struct pollfd *pfds = calloc((size_t)nfds_max, sizeof(*pfds));
     int *pfd_rank = calloc((size_t)nfds_max, sizeof(*pfd_rank));
     double drain_until = 0;
@@ -712,6 +740,11 @@ static void run_loop(rtrun_ctx_t *ctx)
             pfds[n].fd = ctx->in.dst_fd;
             pfds[n].events = POLLOUT;
             pfd_rank[n++] = -4;
+        }
+        if (ctx->stdin_fd >= 0 && !ctx->ending && ctx->stdin_inflight < RTD_STDIN_WINDOW) {
+            pfds[n].fd = ctx->stdin_fd;
+            pfds[n].events = POLLIN;
+            pfd_rank[n++] = -6;
         }
         for (int i = 0; ctx->node_ready && i < ctx->node.nchildren; i++) {
             rtd_conn_t *c = &ctx->node.children[i];
@@ -806,6 +839,8 @@ static void run_loop(rtrun_ctx_t *ctx)
                     rtrun_iof_stdin_on_readable(&ctx->in);
                 else if (pfd_rank[i] == -4 && pfds[i].revents && ctx->in.dst_fd == pfds[i].fd)
                     rtrun_iof_stdin_on_writable(&ctx->in);
+                else if (pfd_rank[i] == -6 && pfds[i].revents && ctx->stdin_fd == pfds[i].fd)
+                    forward_stdin(ctx);
             }
         }
         on_deadlines(ctx, rtm_time_now());
@@ -886,17 +921,23 @@ static int block_signals(sigset_t *set)
     return sigprocmask(SIG_BLOCK, set, NULL);
 }
 
-/* Test hosts are network namespaces that share this machine's hostname:
- * rtrun started inside one of them (ip netns exec NAME rtrun ...) treats
- * the host called NAME as its own, so no rtd is started for it. */
-static void adopt_netns_host(rtrun_ctx_t *ctx)
+/* A host the hostname did not match is rtrun's own all the same:
+ * - test hosts are network namespaces that share this machine's hostname:
+ *   rtrun started inside one of them (ip netns exec NAME rtrun ...) treats
+ *   the host called NAME as its own;
+ * - in a Slurm batch script the node's Slurm name (SLURMD_NODENAME) is
+ *   this host, whatever the hostname says.
+ * No rtd is started for that host. */
+static void adopt_own_host(rtrun_ctx_t *ctx)
 {
     rtrun_job_t *job = ctx->job;
+    const char *slurm_node = rtrun_alloc_slurm_node();
 
     if (job->hosts == NULL || job->local_host >= 0)
         return;
     for (int h = 0; h < job->nhosts; h++) {
-        if (!rtd_is_own_netns(job->hosts[h].name))
+        if (!rtd_is_own_netns(job->hosts[h].name) &&
+            (slurm_node == NULL || strcmp(job->hosts[h].name, slurm_node) != 0))
             continue;
         job->hosts[h].is_local = 1;
         job->local_host = h;
@@ -984,8 +1025,11 @@ static int start_tree(rtrun_ctx_t *ctx)
     d->bind = ctx->opts.bind;
     d->map_by = ctx->opts.map_by;
     d->report_bindings = ctx->opts.report_bindings;
+    /* Inside a Slurm allocation the rtds start as job steps, so Slurm
+     * accounts for them, cleans them up and needs no ssh between nodes. */
     d->agent = strdup(ctx->opts.launch_agent != NULL ? ctx->opts.launch_agent
-                                                     : DEFAULT_LAUNCH_AGENT);
+                      : rtrun_alloc_in_slurm()     ? RTRUN_SRUN_AGENT
+                                                   : DEFAULT_LAUNCH_AGENT);
     d->rtd_path = rtd_path();
     d->cwd = strdup(getcwd(cwd, sizeof(cwd)) != NULL ? cwd : "/");
     d->prog_argc = ctx->opts.prog_argc;
@@ -1037,7 +1081,7 @@ static int setup(rtrun_ctx_t *ctx)
         say("%s", rtm_last_error());
         return RTRUN_EXIT_USAGE;
     }
-    adopt_netns_host(ctx);
+    adopt_own_host(ctx);
     for (int r = 0; r < ctx->job->nprocs; r++)
         ctx->multi |= ctx->job->hosts != NULL && ctx->job->local_host >= 0 ?
                       ctx->job->ranks[r].node_id != ctx->job->local_host :
@@ -1066,6 +1110,8 @@ static int setup(rtrun_ctx_t *ctx)
         rtrun_iof_stream_init(&ctx->err[r], -1, STDERR_FILENO, r, ctx->opts.tag_output);
     }
     rtrun_iof_stdin_init(&ctx->in, -1, -1);
+    ctx->stdin_host = -1;
+    ctx->stdin_fd = -1;
     rtrun_job_make_nspace(rtm_log_hostname(), getpid(), ctx->job->nspace,
                           sizeof(ctx->job->nspace));
 
@@ -1087,6 +1133,12 @@ static int setup(rtrun_ctx_t *ctx)
         code = start_tree(ctx);
         if (code != RTRUN_EXIT_OK)
             return code;
+        if (ctx->job->ranks[0].node_id != ctx->job->local_host) {
+            ctx->stdin_host = ctx->job->ranks[0].node_id;
+            ctx->stdin_fd = fcntl(STDIN_FILENO, F_GETFD) >= 0 ? STDIN_FILENO : -1;
+            if (ctx->stdin_fd < 0) /* no stdin at all: rank 0 sees EOF */
+                rtd_node_route(&ctx->node, RTD_MSG_STDIN, ctx->stdin_host, 0, 0, 1, NULL, 0);
+        }
         if (ctx->job->local_host < 0)
             return RTRUN_EXIT_OK; /* no rank here: no PMIx server either */
     }
@@ -1202,6 +1254,14 @@ int main(int argc, char **argv)
     memset(&ctx, 0, sizeof(ctx));
     ctx.signal_fd = -1;
     ctx.event_pipe[0] = ctx.event_pipe[1] = -1;
+    /* A closed stdin (rtrun <&-) would be taken by the first file rtrun
+     * opens and read as rank 0's input: /dev/null there reads as EOF. */
+    if (fcntl(STDIN_FILENO, F_GETFD) < 0) {
+        int fd = open("/dev/null", O_RDONLY);
+
+        if (fd > STDIN_FILENO)
+            close(fd);
+    }
     rtm_log_set_identity("rtrun", -1);
     /* rtrun itself only uses the log level; a bad RTM_* value is the
      * ranks' business (they report it when they load the same table). */

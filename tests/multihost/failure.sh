@@ -49,7 +49,7 @@ mh_expect_err "cannot start rtd on host ${MH_PREFIX}zz with launch agent \"ip ne
 mh_expect_clean "unreachable host" || MH_FAILURES=$((MH_FAILURES + 1))
 
 # SIGINT at rtrun
-ip netns exec "$A" "$RTRUN" --launch-agent "$MH_AGENT" --host "$A:2,$B:2" -n 4 sleep 30 \
+ip netns exec "$A" "$RTRUN" --launch-agent "$MH_AGENT" "${MH_BIND[@]}" --host "$A:2,$B:2" -n 4 sleep 30 \
     >"$MH_OUT" 2>"$MH_ERR" &
 job=$!
 for i in $(seq 100); do
@@ -65,7 +65,7 @@ mh_expect_clean "SIGINT" || MH_FAILURES=$((MH_FAILURES + 1))
 
 # rtrun SIGKILLed: every rtd sees its connection close, kills its ranks and
 # exits (the ranks on rtrun's own host die with it: parent-death signal)
-ip netns exec "$A" "$RTRUN" --launch-agent "$MH_AGENT" --host "$A:2,$B:2" -n 4 sleep 30 \
+ip netns exec "$A" "$RTRUN" --launch-agent "$MH_AGENT" "${MH_BIND[@]}" --host "$A:2,$B:2" -n 4 sleep 30 \
     >"$MH_OUT" 2>"$MH_ERR" &
 job=$!
 for i in $(seq 100); do

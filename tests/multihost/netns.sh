@@ -8,8 +8,8 @@
 #   MH_HOSTS[i]    the host names (= namespace names; rtrun is given these)
 #   MH_AGENT       the launch agent: ip netns exec {host}
 #   mh_rtrun ARGS  rtrun run inside host 0 (so host 0 is rtrun's own host),
-#                  bounded by MH_TIMEOUT (default 60 s); stdout/stderr are
-#                  the caller's
+#                  with --bind-to none, bounded by MH_TIMEOUT (default 60 s);
+#                  stdout/stderr are the caller's
 #   mh_leftovers   prints processes left in the hosts, and job files left in
 #                  /tmp and /dev/shm by dead rtrun/rtd; empty when clean
 # Everything is removed at exit (trap), processes first.
@@ -88,8 +88,13 @@ mh_setup() {
     mh_snapshot
 }
 
+# --bind-to none: the namespace hosts share the machine's cores, so binding
+# would put every host's local rank 0 on core 0 (pingpong across two hosts
+# took 45 s bound, 3.6 s unbound on 2 cores).
+MH_BIND=(--bind-to none)
 mh_rtrun() {
-    ip netns exec "${MH_HOSTS[0]}" timeout -k 5 "$MH_TIMEOUT" "$RTRUN" --launch-agent "$MH_AGENT" "$@"
+    ip netns exec "${MH_HOSTS[0]}" timeout -k 5 "$MH_TIMEOUT" "$RTRUN" --launch-agent "$MH_AGENT" \
+        "${MH_BIND[@]}" "$@"
 }
 
 mh_leftovers() {
@@ -163,4 +168,57 @@ mh_finish() {
     fi
     echo "PASS"
     exit 0
+}
+
+# Transport modes of the integration scripts across hosts:
+#   tcp             nothing preloaded: between hosts the default is tcp
+#   verbs-fullmesh  softib (the userspace verbs emulator; it reaches peers in
+#   verbs-ondemand  other namespaces over TCP) preloaded into every rank: the
+#                   default selection then takes verbs between hosts, with
+#                   RTM_VERBS_CONN=fullmesh or ondemand
+# MH_MODES (a space-separated list of these) overrides a script's choice.
+# mh_mode_args MODE: the rtrun arguments of MODE in MH_MODE_ARGS; returns 1
+#   (after saying why) when MODE cannot run here
+# mh_check_mode MODE WHAT: the ranks' debug log ($MH_ERR) shows that MODE's
+#   transport, and no other, carried messages between the hosts
+MH_SIB="$top_builddir/tests/softib/.libs/libsoftib.so"
+mh_mode_args() {
+    local preload
+    MH_MODE_ARGS=(-x RTM_LOG_LEVEL=debug)
+    case $1 in
+    tcp) ;;
+    verbs-fullmesh | verbs-ondemand)
+        if [ ! -f "$MH_SIB" ]; then
+            echo "mode $1 not run: libsoftib is not built ($MH_SIB)"
+            return 1
+        fi
+        # an ASan build of libsoftib needs the ASan runtime first in LD_PRELOAD
+        preload=$MH_SIB
+        if readelf -d "$MH_SIB" 2>/dev/null | grep -q 'NEEDED.*libasan'; then
+            preload="$(gcc -print-file-name=libasan.so):$MH_SIB"
+        fi
+        # softib's sockets and device pages: one directory every host sees
+        mkdir -p "$MH_TMP/softib"
+        MH_MODE_ARGS+=(-x "LD_PRELOAD=$preload" -x "SOFTIB_DIR=$MH_TMP/softib"
+            -x "RTM_VERBS_CONN=${1#verbs-}")
+        ;;
+    *)
+        echo "FAIL: unknown mode $1 in MH_MODES" >&2
+        exit 1
+        ;;
+    esac
+    return 0
+}
+mh_check_mode() {
+    local mode=$1 what=$2 tl=${1%%-*} other used
+    [ "$tl" = tcp ] && other=verbs || other=tcp
+    used=$(grep -c "reaches rank [0-9]* (.*) over $tl\$" "$MH_ERR")
+    [ "$used" -gt 0 ] || mh_fail "$what: no rank reached a peer over $tl"
+    grep -q "reaches rank [0-9]* (.*) over $other\$" "$MH_ERR" &&
+        mh_fail "$what: a rank reached a peer over $other in mode $mode"
+    case $mode in
+    verbs-fullmesh) grep -q "verbs: .*RC full mesh" "$MH_ERR" || mh_fail "$what: verbs not in full mesh" ;;
+    verbs-ondemand) grep -q "verbs: .*on-demand RC" "$MH_ERR" || mh_fail "$what: verbs not on demand" ;;
+    esac
+    return 0
 }

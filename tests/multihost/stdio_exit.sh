@@ -1,8 +1,9 @@
 #!/bin/bash
 # Standard output, standard error and exit codes of ranks on another host
 # (two namespace hosts, 2 ranks each): every line arrives whole on the right
-# stream, --tag-output prefixes it, a remote rank's exit code becomes
-# rtrun's with a message naming the rank and its host.
+# stream, --tag-output prefixes it, rtrun's stdin reaches rank 0 on the other
+# host (intact, flow-controlled, EOF passed on), a remote rank's exit code
+# becomes rtrun's with a message naming the rank and its host.
 . "$top_srcdir/tests/multihost/netns.sh"
 mh_setup 2
 A=${MH_HOSTS[0]} B=${MH_HOSTS[1]}
@@ -24,6 +25,25 @@ mh_job --host "$A:2,$B:2" -n 4 --tag-output sh -c 'echo "I am $PMIX_RANK on $(ip
 mh_expect_rc 0 "tag-output"
 for r in 0 1; do grep -qx "\[$r\] I am $r on $A" "$MH_OUT" || mh_fail "tag-output: rank $r"; done
 for r in 2 3; do grep -qx "\[$r\] I am $r on $B" "$MH_OUT" || mh_fail "tag-output: rank $r"; done
+
+# rtrun's stdin reaches rank 0 on the other host, whole and in order (3 MB,
+# many times the 64 KiB window of unacknowledged bytes)
+head -c 3000000 /dev/urandom >"$MH_TMP/stdin"
+want=$(md5sum <"$MH_TMP/stdin" | cut -d' ' -f1)
+mh_job --host "$B:1,$A:1" -n 2 sh -c '[ $PMIX_RANK = 0 ] && echo "rank 0 read $(md5sum | cut -d" " -f1)"; exit 0' \
+    <"$MH_TMP/stdin"
+mh_expect_rc 0 "remote stdin"
+grep -qx "rank 0 read $want" "$MH_OUT" || mh_fail "remote stdin: rank 0 did not read rtrun's stdin intact"
+# an endless stdin that rank 0 never reads: rtrun stops at the window and
+# the job still ends when the ranks do; one that rank 0 stops reading early
+mh_job --host "$B:1,$A:1" -n 2 sh -c 'sleep 1' </dev/zero
+mh_expect_rc 0 "unread remote stdin"
+mh_job --host "$B:1,$A:1" -n 2 sh -c '[ $PMIX_RANK = 0 ] && head -c 100000 >/dev/null; sleep 1' </dev/zero
+mh_expect_rc 0 "remote stdin closed early"
+# no stdin at all: remote rank 0 sees EOF at once
+mh_job --host "$B:1,$A:1" -n 2 sh -c '[ $PMIX_RANK = 0 ] && echo "rank 0 read $(wc -c) bytes"; exit 0' <&-
+mh_expect_rc 0 "closed stdin"
+grep -qx "rank 0 read 0 bytes" "$MH_OUT" || mh_fail "closed stdin: rank 0 did not see EOF"
 
 # a remote rank's exit code; the others are killed
 mh_job --host "$A:2,$B:2" -n 4 sh -c '[ $PMIX_RANK = 3 ] && exit 7; sleep 30'

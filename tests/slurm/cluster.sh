@@ -23,7 +23,11 @@ fi
 SLURM_SBIN=${SLURM_SBIN:-/usr/sbin}
 SLURM_DIR=""
 SLURMCTLD_PID=""
-SLURMD_PID=""
+SLURMD_PID=""   # slurm_multi_up: one pid per node
+# prefix of client commands (sinfo, squeue, scancel, sbatch, ...): empty for
+# the one-node cluster; slurm_multi_up runs them in the controller's host
+SLURM_CLIENT=""
+SLURM_NETNS=""  # set by slurm_multi_up: the namespaces go at exit too
 # seconds to wait for the node to become idle
 SLURM_UP_TIMEOUT=${SLURM_UP_TIMEOUT:-30}
 
@@ -34,7 +38,7 @@ slurm_skip() {
 
 slurm_log_tail() {
     local f
-    for f in "$SLURM_DIR"/slurmctld.log "$SLURM_DIR"/slurmd.log; do
+    for f in "$SLURM_DIR"/slurmctld.log "$SLURM_DIR"/slurmd*.log; do
         [ -f "$f" ] || continue
         echo "--- last lines of $f:"
         tail -n 15 "$f"
@@ -85,14 +89,16 @@ slurm_cluster_down() {
     local i left
     [ -n "$SLURM_DIR" ] || return 0
     if [ -n "$SLURMCTLD_PID" ] && kill -0 "$SLURMCTLD_PID" 2>/dev/null; then
-        timeout 10 scancel --full --quiet --user="$(id -un)" 2>/dev/null
+        $SLURM_CLIENT timeout 10 scancel --full --quiet --user="$(id -un)" 2>/dev/null
         # give the step daemons a moment to end the tasks the way Slurm does
         for i in $(seq 1 30); do
-            [ -z "$(timeout 5 squeue -h -o %i 2>/dev/null)" ] && break
+            [ -z "$($SLURM_CLIENT timeout 5 squeue -h -o %i 2>/dev/null)" ] && break
             sleep 0.2
         done
     fi
-    slurm_stop_pid "$SLURMD_PID"
+    for i in $SLURMD_PID; do
+        slurm_stop_pid "$i"
+    done
     slurm_stop_pid "$SLURMCTLD_PID"
     left=$(slurm_our_stepds)
     if [ -n "$left" ]; then
@@ -103,6 +109,7 @@ slurm_cluster_down() {
     SLURMCTLD_PID=""
     rm -rf "$SLURM_DIR"
     SLURM_DIR=""
+    [ -z "$SLURM_NETNS" ] || mh_cleanup
 }
 
 slurm_write_conf() {
@@ -212,4 +219,104 @@ slurm_cluster_up() {
     slurm_log_tail
     cat "$SLURM_DIR"/*.out 2>/dev/null | tail -n 10
     slurm_skip "Slurm cannot start on this machine; see the logs above"
+}
+
+# slurm_multi_up N: a cluster of N compute nodes on one machine, each node a
+# network namespace (tests/multihost/netns.sh) with its own slurmd, and the
+# controller in one more namespace ("login host", SLURM_LOGIN = its name):
+#   SLURM_NODES[i]  the Slurm node names, rtmsl<pid>n1..nN, NodeAddr the
+#                   namespace's veth address; they differ from the
+#                   namespace names and the machine's hostname, so a job
+#                   finds its node by Slurm's name (SLURMD_NODENAME) only
+#   SLURM_NODE_NS[i] the namespace of node i
+#   SLURM_CLIENT    "ip netns exec <login>": prefix for sbatch, salloc, sinfo
+# Debian's Slurm 22.05 is built with --enable-multiple-slurmd (`scontrol show
+# config` says MULTIPLE_SLURMD = Yes), so several slurmd could also share the
+# machine's network stack with a Port= per node; namespaces are used instead
+# so each node has an address of its own and the job's traffic between nodes
+# crosses a link, as between real hosts (and as in tests/multihost). Spool,
+# pid and log files are per node (%n in slurm.conf). Exits 77 when Slurm or
+# the namespaces cannot be used here.
+slurm_multi_up() {
+    local n=$1 i node_line cpu_part state start idle=0
+    command -v nsenter >/dev/null 2>&1 || slurm_skip "nsenter (util-linux) is needed"
+    for i in slurmctld slurmd; do
+        [ -x "$SLURM_SBIN/$i" ] || slurm_skip "$SLURM_SBIN/$i is not installed (scripts/deps.sh installs Slurm)"
+    done
+    for i in srun sbatch salloc sinfo squeue scancel; do
+        command -v "$i" >/dev/null 2>&1 || slurm_skip "$i is not installed (package slurm-client)"
+    done
+    [ "$(id -u)" -eq 0 ] || slurm_skip "slurmd must run as root to start jobs; running as $(id -un)"
+    node_line=$("$SLURM_SBIN/slurmd" -C 2>/dev/null | grep '^NodeName=')
+    [ -n "$node_line" ] || slurm_skip "slurmd -C does not describe this machine"
+    # every node claims the machine's CPUs and memory (they share them)
+    cpu_part=$(printf '%s\n' "$node_line" | sed 's/^NodeName=[^ ]* //')
+
+    . "$top_srcdir/tests/multihost/netns.sh"
+    SLURM_NETNS=1
+    mh_setup $((n + 1))
+    SLURM_LOGIN=${MH_HOSTS[0]}
+    SLURM_CLIENT="ip netns exec $SLURM_LOGIN"
+    SLURM_NODES=()
+    SLURM_NODE_NS=()
+    for ((i = 1; i <= n; i++)); do
+        SLURM_NODES+=("rtmsl$$n$i")
+        SLURM_NODE_NS+=("${MH_HOSTS[i]}")
+    done
+
+    SLURM_DIR=$(mktemp -d /tmp/rtm-slurm.XXXXXX)
+    chmod 755 "$SLURM_DIR"
+    trap slurm_cluster_down EXIT
+    trap 'exit 143' TERM INT
+    mkdir -p "$SLURM_DIR/state" "$SLURM_DIR/tmp"
+    for i in "${SLURM_NODES[@]}"; do
+        mkdir -p "$SLURM_DIR/spool/$i"
+    done
+    export SLURM_CONF=$SLURM_DIR/slurm.conf
+    unset SLURM_JOB_ID SLURM_JOBID SLURM_JOB_NODELIST SLURM_NODELIST SLURM_TASKS_PER_NODE
+
+    # The namespaces are new: the standard ports are free in each.
+    # SlurmctldHost must be this machine's hostname (slurmctld checks),
+    # reached at the login namespace's address.
+    slurm_write_conf "$(hostname -s)" "NodeName=rtmslunused $cpu_part" 6817 6818
+    sed -i -e "s|^SlurmctldHost=.*|SlurmctldHost=$(hostname -s)(10.213.0.1)|" \
+        -e "s|^SlurmdSpoolDir=.*|SlurmdSpoolDir=$SLURM_DIR/spool/%n|" \
+        -e "s|^SlurmdPidFile=.*|SlurmdPidFile=$SLURM_DIR/slurmd.%n.pid|" \
+        -e "s|^SlurmdLogFile=.*|SlurmdLogFile=$SLURM_DIR/slurmd.%n.log|" \
+        -e '/^NodeName=rtmslunused/d' -e '/^PartitionName=/d' "$SLURM_CONF"
+    for ((i = 0; i < n; i++)); do
+        echo "NodeName=${SLURM_NODES[i]} NodeAddr=10.213.0.$((i + 2)) $cpu_part State=UNKNOWN"
+    done >>"$SLURM_CONF"
+    echo "PartitionName=rtm Nodes=$(IFS=,; echo "${SLURM_NODES[*]}") Default=YES MaxTime=10 State=UP OverSubscribe=FORCE:4" \
+        >>"$SLURM_CONF"
+
+    start=$(date +%s.%N)
+    nsenter --net="/run/netns/$SLURM_LOGIN" "$SLURM_SBIN/slurmctld" -D -c -f "$SLURM_CONF" </dev/null >>"$SLURM_DIR/slurmctld.out" 2>&1 &
+    SLURMCTLD_PID=$!
+    SLURMD_PID=""
+    for ((i = 0; i < n; i++)); do
+        # nsenter, not ip netns exec: that mounts a sysfs of the namespace
+        # over /sys, hiding /sys/fs/cgroup, and slurmd 22.05 then fails
+        # ("Unable to initialize cgroup plugin") even with proctrack/linuxproc
+        nsenter --net="/run/netns/${SLURM_NODE_NS[i]}" "$SLURM_SBIN/slurmd" -D -f "$SLURM_CONF" -N "${SLURM_NODES[i]}" \
+            </dev/null >>"$SLURM_DIR/slurmd.${SLURM_NODES[i]}.out" 2>&1 &
+        SLURMD_PID="$SLURMD_PID $!"
+    done
+    for i in $(seq 1 $((SLURM_UP_TIMEOUT * 5))); do
+        kill -0 "$SLURMCTLD_PID" 2>/dev/null || break
+        # shellcheck disable=SC2086
+        kill -0 $SLURMD_PID 2>/dev/null || break
+        idle=$($SLURM_CLIENT timeout 5 sinfo -h -N -o '%N %T' 2>/dev/null | grep -c ' idle')
+        [ "$idle" = "$n" ] && break
+        sleep 0.2
+    done
+    if [ "$idle" = "$n" ]; then
+        echo "slurm: $n-node cluster (${SLURM_NODES[*]} in namespaces ${SLURM_NODE_NS[*]}, controller in $SLURM_LOGIN) up in $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+        return 0
+    fi
+    echo "slurm: the $n-node cluster did not come up ($idle of $n nodes idle):"
+    $SLURM_CLIENT timeout 5 sinfo -N 2>&1
+    slurm_log_tail
+    cat "$SLURM_DIR"/*.out 2>/dev/null | tail -n 10
+    slurm_skip "Slurm cannot start $n nodes in network namespaces here; see the logs above"
 }
