@@ -8,11 +8,17 @@
  *              (64 KiB and 1 MiB messages), rank 1 pre-posts 64 rtm_irecv
  *              and answers each window with a 1-byte ack; median of the
  *              repetitions
+ *   rate       8 B message rate: the same stream with 8 B messages
+ *              (millions of messages per second)
  *
  * bench/mpi_pingpong.c is the same program written against MPI, so the
  * RESULT lines of both can be compared (bench/compare.sh).
  *
  * Usage: rtrun -n 2 bench/rtm_pingpong [-r REPS] [-i LAT_ITERS] [-w WINDOW]
+ *                                       [-t lat|bw|rate|all]
+ *
+ * `-t rate -r 1` is the run to count instructions per message under
+ * callgrind (docs/benchmarks.md).
  */
 #include "config.h"
 
@@ -90,20 +96,28 @@ static double stream(char *buf, size_t len, int window, int iters, rtm_request_t
 int main(int argc, char **argv)
 {
     int size, reps = 9, lat_iters = 20000, window = 64, opt;
+    const char *which = "all";
     static const size_t bw_sizes[] = { 65536, 1u << 20 };
     double samples[MAX_REPS];
     rtm_request_t *reqs;
     char *buf;
 
-    while ((opt = getopt(argc, argv, "r:i:w:")) != -1) {
+    while ((opt = getopt(argc, argv, "r:i:w:t:")) != -1) {
         switch (opt) {
         case 'r': reps = atoi(optarg); break;
         case 'i': lat_iters = atoi(optarg); break;
         case 'w': window = atoi(optarg); break;
+        case 't': which = optarg; break;
         default:
-            fprintf(stderr, "usage: rtm_pingpong [-r REPS] [-i LAT_ITERS] [-w WINDOW]\n");
+            fprintf(stderr, "usage: rtm_pingpong [-r REPS] [-i LAT_ITERS] [-w WINDOW] "
+                    "[-t lat|bw|rate|all]\n");
             return 2;
         }
+    }
+    if (strcmp(which, "all") != 0 && strcmp(which, "lat") != 0 && strcmp(which, "bw") != 0 &&
+        strcmp(which, "rate") != 0) {
+        fprintf(stderr, "rtm_pingpong: -t takes lat, bw, rate or all, not \"%s\"\n", which);
+        return 2;
     }
     if (reps < 1 || reps > MAX_REPS || lat_iters < 1 || window < 1) {
         fprintf(stderr, "rtm_pingpong: REPS must be 1-%d, LAT_ITERS and WINDOW >= 1\n", MAX_REPS);
@@ -122,7 +136,7 @@ int main(int argc, char **argv)
         die("malloc", RTM_ERR_NO_MEMORY);
     memset(buf, 1, 1u << 20);
 
-    if (rank < 2) {
+    if (rank < 2 && (strcmp(which, "all") == 0 || strcmp(which, "lat") == 0)) {
         pingpong(buf, 8, lat_iters / 4 + 1);   /* warmup */
         for (int r = 0; r < reps; r++)
             samples[r] = pingpong(buf, 8, lat_iters) / (2.0 * lat_iters) * 1e6;
@@ -132,6 +146,21 @@ int main(int argc, char **argv)
             printf("RESULT impl=rtmsg metric=lat_8B_us median=%.3f min=%.3f reps=%d iters=%d\n",
                    med, samples[0], reps, lat_iters);
         }
+    }
+    if (rank < 2 && (strcmp(which, "all") == 0 || strcmp(which, "rate") == 0)) {
+        int iters = 2000;
+
+        stream(buf, 8, window, iters / 10, reqs);   /* warmup */
+        for (int r = 0; r < reps; r++)
+            samples[r] = (double)window * iters / stream(buf, 8, window, iters, reqs) / 1e6;
+        if (rank == 0) {
+            double med = median(samples, reps);
+
+            printf("RESULT impl=rtmsg metric=rate_8B_Mps median=%.2f max=%.2f reps=%d window=%d\n",
+                   med, samples[reps - 1], reps, window);
+        }
+    }
+    if (rank < 2 && (strcmp(which, "all") == 0 || strcmp(which, "bw") == 0)) {
 
         for (size_t s = 0; s < sizeof(bw_sizes) / sizeof(bw_sizes[0]); s++) {
             size_t len = bw_sizes[s];

@@ -40,6 +40,8 @@
       "Eager messages a rank may have in flight to one peer before further sends wait for the receiver (bounds unexpected-message memory)") \
     X(POLL_SPIN, poll_spin, INT, "2000", NULL, \
       "Empty progress polls a blocking call spins through before it starts yielding the core") \
+    X(IDLE_WAIT, idle_wait, ENUM, "auto", "auto|spin|yield", \
+      "Blocking waits with nothing to do: spin keeps polling (lowest latency; each rank needs a core of its own); yield calls sched_yield after RTM_POLL_SPIN empty polls (ranks sharing a core let each other run); auto yields only when this host runs more ranks of the job than the CPUs they may use") \
     X(MPI_COLL_SCRATCH, mpi_coll_scratch, SIZE, "32M", NULL, \
       "MPI collectives: bytes of scratch memory a rank keeps allocated between collectives, so repeated large collectives do not fault their buffers in again; 0 frees scratch after each collective") \
     X(MPI_BCAST_LARGE, mpi_bcast_large, SIZE, "512K", NULL, \
@@ -60,6 +62,8 @@
       "Shared memory: smallest message read in a single copy with process_vm_readv (CMA); smaller rendezvous messages are pipelined through the shared segment (where CMA is as fast as a copy, e.g. bare metal, 256K does well)") \
     X(SHM_CMA, shm_cma, ENUM, "auto", "auto|off", \
       "Shared memory: auto uses CMA single copy when the kernel permits it (checked at init); off always copies through the shared segment") \
+    X(RNDV_GET_BIDIR, rndv_get_bidir, SIZE, "0", NULL, \
+      "Rendezvous: from this size a receive reads the sender's buffer with the transport's get (CMA on shared memory) even below the transport's own get threshold, while this rank is itself sending a rendezvous message to that peer; 0: off. A get needs only the receiver to run, the copy through shared buffers needs both ranks on a core at once: on a machine loaded by other work 128K helped traffic both ways 2-4x, on a quiet one the copy was 1.0-2.8x faster") \
     X(SHM_FIFO_SIZE, shm_fifo_size, SIZE, "256K", NULL, \
       "Shared memory: bytes of each per-pair queue in the job's segment") \
     X(TCP_IF, tcp_if, STRING, "", NULL, \

@@ -39,6 +39,11 @@ tests_unit_test_config_LDADD = common/libcommon.la
 TESTS += tests/unit/test_match tests/unit/test_config tests/unit/config_doc.sh
 EXTRA_DIST += tests/unit/config_doc.sh docs/config.md
 
+# Idle waits spin or yield by oversubscription (RTM_IDLE_WAIT); rendezvous
+# both ways on shm (RTM_RNDV_GET_BIDIR).
+TESTS += tests/unit/idle_wait.sh tests/unit/rndv_bidir.sh
+EXTRA_DIST += tests/unit/idle_wait.sh tests/unit/rndv_bidir.sh
+
 # Transport choice per job shape (runtime/peer.c).
 TESTS += tests/integration/transport_choice.sh
 EXTRA_DIST += tests/integration/transport_choice.sh

@@ -17,12 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int match_matches(int want_src, int want_tag, int src, int tag)
-{
-    return (want_src == RTM_ANY_SOURCE || want_src == src) &&
-           (want_tag == RTM_ANY_TAG || want_tag == tag);
-}
-
 /* Slow path only when the context is new. */
 rtm_match_ctx_t *match_ctx_get(uint32_t ctx_id)
 {

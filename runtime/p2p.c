@@ -33,8 +33,19 @@ static rtm_status_t check_common(const char *func, const void *buf, size_t count
     return RTM_OK;
 }
 
-static rtm_status_t check_send(const char *func, const void *buf, size_t count, int dest,
-                               int tag, rtm_comm_t comm, rtm_comm_obj_t **c_p)
+/* The communicator of a call whose library is ready and whose handle is
+ * valid, or NULL: then the full check finds the error and words it. Keeps
+ * the common case of every call to a few inline compares. */
+static inline rtm_comm_obj_t *comm_fast(rtm_comm_t comm)
+{
+    if (__builtin_expect(rtm_rt.state == 1 && comm >= 0 && comm < rtm_rt.num_comms &&
+                         rtm_rt.comms[comm].in_use, 1))
+        return &rtm_rt.comms[comm];
+    return NULL;
+}
+
+static rtm_status_t check_send_full(const char *func, const void *buf, size_t count, int dest,
+                                    int tag, rtm_comm_t comm, rtm_comm_obj_t **c_p)
 {
     rtm_status_t status = check_common(func, buf, count, comm, c_p);
 
@@ -49,8 +60,22 @@ static rtm_status_t check_send(const char *func, const void *buf, size_t count, 
     return RTM_OK;
 }
 
-static rtm_status_t check_recv(const char *func, const void *buf, size_t count, int src,
-                               int tag, rtm_comm_t comm, rtm_comm_obj_t **c_p)
+/* Every argument check of a send; the valid case inline (comm_fast). */
+static inline rtm_status_t check_send(const char *func, const void *buf, size_t count,
+                                      int dest, int tag, rtm_comm_t comm, rtm_comm_obj_t **c_p)
+{
+    rtm_comm_obj_t *c = comm_fast(comm);
+
+    if (__builtin_expect(c != NULL && count <= COUNT_MAX && (buf != NULL || count == 0) &&
+                         dest >= 0 && dest < c->size && tag >= 0, 1)) {
+        *c_p = c;
+        return RTM_OK;
+    }
+    return check_send_full(func, buf, count, dest, tag, comm, c_p);
+}
+
+static rtm_status_t check_recv_full(const char *func, const void *buf, size_t count, int src,
+                                    int tag, rtm_comm_t comm, rtm_comm_obj_t **c_p)
 {
     rtm_status_t status = check_common(func, buf, count, comm, c_p);
 
@@ -64,6 +89,21 @@ static rtm_status_t check_recv(const char *func, const void *buf, size_t count, 
         return rtm_error_set(RTM_ERR_TAG, "%s: tag %d is not in 0..%d or RTM_ANY_TAG", func,
                              tag, RTM_TAG_UB);
     return RTM_OK;
+}
+
+/* Every argument check of a receive; the valid case inline (comm_fast). */
+static inline rtm_status_t check_recv(const char *func, const void *buf, size_t count,
+                                      int src, int tag, rtm_comm_t comm, rtm_comm_obj_t **c_p)
+{
+    rtm_comm_obj_t *c = comm_fast(comm);
+
+    if (__builtin_expect(c != NULL && count <= COUNT_MAX && (buf != NULL || count == 0) &&
+                         (src >= 0 ? src < c->size : src == RTM_ANY_SOURCE) &&
+                         (tag >= 0 || tag == RTM_ANY_TAG), 1)) {
+        *c_p = c;
+        return RTM_OK;
+    }
+    return check_recv_full(func, buf, count, src, tag, comm, c_p);
 }
 
 /* Operations with RTM_PROC_NULL complete at once with an empty status. */
@@ -400,7 +440,7 @@ rtm_status_t rtm_waitany(int count, rtm_request_t reqs[], int *index_p,
                          rtm_msg_status_t *status)
 {
     rtm_status_t rc = check_req_array("rtm_waitany", count, reqs);
-    long idle = 0;
+    unsigned long idle = 0;
     int idx;
 
     if (rc != RTM_OK)
@@ -410,8 +450,8 @@ rtm_status_t rtm_waitany(int count, rtm_request_t reqs[], int *index_p,
     while ((idx = find_done(count, reqs)) == -2) {
         if (progress_once() > 0)
             idle = 0;
-        else if (++idle > rtm_config.poll_spin)
-            sched_yield();
+        else
+            progress_idle(++idle);
     }
     *index_p = idx;
     if (idx == -1) {
@@ -514,7 +554,7 @@ static rtm_status_t probe_find(const char *func, int source, int tag, rtm_comm_t
     rtm_comm_obj_t *c;
     rtm_match_ctx_t *mctx;
     rtm_unexp_t *ue;
-    long idle = 0;
+    unsigned long idle = 0;
     rtm_status_t rc = check_recv(func, NULL, 0, source, tag, comm, &c);
 
     if (rc != RTM_OK)
@@ -530,8 +570,8 @@ static rtm_status_t probe_find(const char *func, int source, int tag, rtm_comm_t
     while ((ue = match_unexp_find(mctx, source, tag)) == NULL && blocking) {
         if (progress_once() > 0)
             idle = 0;
-        else if (++idle > rtm_config.poll_spin)
-            sched_yield();
+        else
+            progress_idle(++idle);
     }
     *ue_p = ue;
     *mctx_p = mctx;

@@ -5,9 +5,12 @@
 #include "config.h"
 
 #include "runtime/runtime.h"
+#include "common/log.h"
 #include "common/rtconfig.h"
 
 #include <sched.h>
+#include <string.h>
+#include <unistd.h>
 
 int progress_pending(void)
 {
@@ -68,19 +71,96 @@ int progress_has_pending(void)
     return !rtm_list_is_empty(&rtm_rt.pending_peers);
 }
 
+/* Hostname lookups go through the PMIx server: beyond this many ranks the
+ * job's "ranks on this host" is PMIx's local size alone. */
+#define IDLE_HOSTNAME_SCAN_MAX 4096
+
+/* Ranks of the job on this machine. PMIx's local size counts the ranks of
+ * this node; test "hosts" made of network namespaces are nodes of their own
+ * on one machine with one hostname, so ranks on other nodes with our
+ * hostname share our CPUs as well. */
+static int idle_ranks_here(void)
+{
+    int n = 0;
+
+    if (rtm_rt.num_nodes <= 1 || rtm_rt.world_size > IDLE_HOSTNAME_SCAN_MAX)
+        return rtm_rt.local_size > 0 ? rtm_rt.local_size : 1;
+    for (int r = 0; r < rtm_rt.world_size; r++) {
+        if (strcmp(job_peer_hostname(r), rtm_rt.hostname) == 0)
+            n++;
+    }
+    return n > rtm_rt.local_size ? n : rtm_rt.local_size;
+}
+
+/* CPUs the job's ranks here may run on. A launcher that binds each rank to
+ * a core of its own leaves this rank's mask narrower than the job's, so the
+ * parent's mask (rtrun, rtd, slurmstepd, orted: not bound themselves) counts
+ * too; a cpuset/cgroup limit shows in both. */
+static int idle_cpus_here(void)
+{
+    cpu_set_t set;
+    int own = 0, parent = 0;
+
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        own = CPU_COUNT(&set);
+    if (sched_getaffinity(getppid(), sizeof(set), &set) == 0)
+        parent = CPU_COUNT(&set);
+    if (own <= 0 && parent <= 0) {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+        return online > 0 ? (int)online : 1;
+    }
+    return own > parent ? own : parent;
+}
+
+/* Once per process, on the first wait that outlasts the spin. */
+int progress_idle_resolve(void)
+{
+    static const char *const names[] = {"auto", "spin", "yield"};
+    int ranks, cpus;
+
+    switch (rtm_config.idle_wait) {
+    case 1:
+        rtm_rt.idle_yield = IDLE_SPIN;
+        break;
+    case 2:
+        rtm_rt.idle_yield = IDLE_YIELD;
+        break;
+    default:
+        ranks = idle_ranks_here();
+        cpus = idle_cpus_here();
+        rtm_rt.idle_yield = ranks > cpus ? IDLE_YIELD : IDLE_SPIN;
+        rtm_debug("idle waits %s: %d ranks of the job on this host, %d CPUs "
+                  "(RTM_IDLE_WAIT=%s)", rtm_rt.idle_yield == IDLE_YIELD ? "yield" : "spin",
+                  ranks, cpus, names[rtm_config.idle_wait]);
+        return rtm_rt.idle_yield;
+    }
+    rtm_debug("idle waits %s (RTM_IDLE_WAIT=%s)",
+              rtm_rt.idle_yield == IDLE_YIELD ? "yield" : "spin", names[rtm_config.idle_wait]);
+    return rtm_rt.idle_yield;
+}
+
 /* Spin on progress while there is a chance the peer answers within the
- * spin; then yield the core at each empty poll, so oversubscribed ranks
- * (more ranks than cores) let the peer they wait for run. */
+ * spin; then, on an oversubscribed host (more ranks than cores), yield the
+ * core at each empty poll so the peer waited for can run. */
 void progress_wait_flag(const volatile uint16_t *flags, uint16_t mask)
 {
-    long idle = 0;
+    unsigned long idle = 0;
 
     while (!(*flags & mask)) {
         if (progress_once() > 0)
             idle = 0;
-        else if (++idle > rtm_config.poll_spin)
-            sched_yield();
+        else
+            progress_idle(++idle);
     }
+}
+
+/* The MPI binding's blocking waits (runtime/mpi/request.c, coll_sched.c)
+ * see only the public API and this: the same idle policy as native waits.
+ * Internal to the library (not an exported name). */
+void runtime_idle_poll(unsigned long idle)
+{
+    progress_idle(idle);
 }
 
 int rtm_progress(void)

@@ -38,7 +38,7 @@ void proto_peer_failed(void *arg, int peer, rtm_status_t status, const char *msg
 
 static rtm_match_ctx_t *match_ctx_or_die(uint32_t ctx, int src)
 {
-    rtm_match_ctx_t *mctx = match_ctx_get(ctx);
+    rtm_match_ctx_t *mctx = match_ctx_find(ctx);
 
     if (mctx == NULL)
         protocol_fatal(src, "out of memory for a new communicator context");
@@ -236,7 +236,7 @@ void proto_am_handler(void *arg, int src, unsigned am_id, const void *data, size
             req->memh = NULL;
         }
         req->status.count = req->len;
-        req_complete(req);
+        proto_send_done(req);
         return;
     }
     case RTM_AM_CREDIT: {
@@ -269,7 +269,7 @@ void proto_recv_unexp(rtm_request_impl_t *req, rtm_unexp_t *ue)
 rtm_status_t proto_irecv(rtm_comm_obj_t *comm, uint32_t ctx, void *buf, size_t len,
                          int src, int tag, rtm_request_impl_t **req_p)
 {
-    rtm_match_ctx_t *mctx = match_ctx_get(ctx);
+    rtm_match_ctx_t *mctx = match_ctx_find(ctx);
     rtm_request_impl_t *req;
     rtm_unexp_t *ue;
 

@@ -8,6 +8,7 @@
 #include "runtime/runtime.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/rtconfig.h"
 
 static void rndv_get_done(rtm_tl_comp_t *comp, rtm_status_t status)
 {
@@ -24,6 +25,21 @@ static void rndv_get_done(rtm_tl_comp_t *comp, rtm_status_t status)
     req->status.count = req->xfer_len;
     /* completes once the FIN is out, so the sender may reuse its buffer */
     proto_send_ctrl(req, RTM_OP_FIN);
+}
+
+/* Smallest message read by get from peer p. The transport's own threshold
+ * holds for one-way traffic; while this rank streams a rendezvous message
+ * of its own to p, copying through shared buffers would have each side copy
+ * every byte twice (into the queue for its send, out of it for its
+ * receive), so RTM_RNDV_GET_BIDIR applies: a get copies each byte once. */
+static size_t rndv_get_threshold(const rtm_peer_t *p)
+{
+    size_t threshold = p->tl->caps.get_threshold;
+
+    if (p->rndv_tx_active > 0 && rtm_config.rndv_get_bidir > 0 &&
+        rtm_config.rndv_get_bidir < threshold)
+        threshold = rtm_config.rndv_get_bidir;
+    return threshold;
 }
 
 void proto_rndv_start(rtm_request_impl_t *req, int peer, const rtm_rts_hdr_t *rts)
@@ -48,7 +64,9 @@ void proto_rndv_start(rtm_request_impl_t *req, int peer, const rtm_rts_hdr_t *rt
         return;
     }
     if (rts->rkey_len > 0 && n > 0 && (p->tl->caps.flags & RTM_TL_CAP_GET) &&
-        rts->size >= p->tl->caps.get_threshold) {
+        rts->size >= rndv_get_threshold(p)) {
+        rtm_trace("rank %d: %zu B from rank %d read by get%s", rtm_rt.world_rank, n, peer,
+                  rts->size < p->tl->caps.get_threshold ? " (traffic both ways)" : "");
         req->comp.cb = rndv_get_done;
         status = p->tl->ops->get(p->ep, req->buf, NULL, n, rts->addr, rts->rkey,
                                  rts->rkey_len, &req->comp);

@@ -9,9 +9,11 @@
 #include "rtmsg.h"
 #include "common/list.h"
 #include "common/mpool.h"
+#include "common/rtconfig.h"
 #include "runtime/proto.h"
 #include "transport/transport.h"
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +38,7 @@ typedef struct rtm_peer {
     uint16_t     rx_seq;
     int          tx_credits;      /* eager messages we may still send it */
     int          credits_owed;    /* its eager messages we released, not yet returned */
+    int          rndv_tx_active;  /* our rendezvous sends to it (RTS out) not complete */
     rtm_list_t   pending_sends;   /* matched messages waiting for queue space, FIFO */
     rtm_list_t   pending_ctrl;    /* requests with a CTS/FIN/DATA to send */
     rtm_list_t   pending_link;    /* in rtm_rt.pending_peers while anything waits */
@@ -63,6 +66,7 @@ enum {
     RTM_REQ_F_POSTED    = 1u << 2,  /* recv in a posted queue */
     RTM_REQ_F_SYNC      = 1u << 3,  /* synchronous send */
     RTM_REQ_F_MESSAGE   = 1u << 4,  /* recv holds an mprobe'd message */
+    RTM_REQ_F_RNDV_TX   = 1u << 5,  /* send: its RTS is out, counted in rndv_tx_active */
 };
 
 #define RTM_REQ_MAGIC 0x52544d52u   /* "RTMR" */
@@ -142,7 +146,10 @@ typedef struct rtm_runtime {
     uint32_t          next_ctx;      /* lowest context id this process may use next */
     rtm_comm_obj_t   *comms;         /* by handle */
     int               num_comms;
+    int               idle_yield;    /* IDLE_* below: what a long idle wait does */
 } rtm_runtime_t;
+
+enum { IDLE_UNRESOLVED = 0, IDLE_SPIN = 1, IDLE_YIELD = 2 };
 
 extern rtm_runtime_t rtm_rt;
 
@@ -178,6 +185,22 @@ int          progress_once(void);
 void         progress_wait_flag(const volatile uint16_t *flags, uint16_t mask);
 int          progress_pending(void);
 int          progress_has_pending(void);
+/* The idle policy (RTM_IDLE_WAIT), resolved on first use: IDLE_SPIN or IDLE_YIELD. */
+int          progress_idle_resolve(void);
+
+/* Called by a blocking wait after `idle` consecutive empty polls: yields the
+ * core once the wait has spun RTM_POLL_SPIN polls, if the policy says so
+ * (an oversubscribed host); otherwise keeps spinning, as a rank that owns
+ * its core should. Cheap: one compare until the spin is over. */
+static inline void progress_idle(unsigned long idle)
+{
+    if (idle <= (unsigned long)rtm_config.poll_spin)
+        return;
+    if (__builtin_expect(rtm_rt.idle_yield == IDLE_UNRESOLVED, 0))
+        progress_idle_resolve();
+    if (rtm_rt.idle_yield == IDLE_YIELD)
+        sched_yield();
+}
 
 /* --- request.c --- */
 rtm_request_impl_t *req_alloc(rtm_req_kind_t kind);
@@ -190,7 +213,21 @@ rtm_match_ctx_t *match_ctx_get(uint32_t ctx_id);     /* creates on first use */
 void             match_ctx_put(uint32_t ctx_id);     /* owner gone; free if idle */
 rtm_request_impl_t *match_posted_take(rtm_match_ctx_t *mctx, int src, int tag);
 rtm_unexp_t        *match_unexp_find(rtm_match_ctx_t *mctx, int src, int tag);
-int                 match_matches(int want_src, int want_tag, int src, int tag);
+
+static inline int match_matches(int want_src, int want_tag, int src, int tag)
+{
+    return (want_src == RTM_ANY_SOURCE || want_src == src) &&
+           (want_tag == RTM_ANY_TAG || want_tag == tag);
+}
+
+/* match_ctx_get for the hot paths: an existing context costs a bounds check
+ * and a load, inline; a new one takes the slow path (NULL: no memory). */
+static inline rtm_match_ctx_t *match_ctx_find(uint32_t ctx_id)
+{
+    if (__builtin_expect(ctx_id < rtm_rt.num_match_ctxs && rtm_rt.match_ctxs[ctx_id] != NULL, 1))
+        return rtm_rt.match_ctxs[ctx_id];
+    return match_ctx_get(ctx_id);
+}
 
 /* --- send.c / recv.c / rndv.c: protocols --- */
 rtm_status_t proto_isend(rtm_comm_obj_t *comm, uint32_t ctx, const void *buf, size_t len,
@@ -204,10 +241,36 @@ void         proto_recv_unexp(rtm_request_impl_t *req, rtm_unexp_t *ue);
 int          proto_flush_peer(rtm_peer_t *peer);
 void         proto_am_handler(void *arg, int src, unsigned am_id, const void *data,
                               size_t len);
-void         proto_release_credit(int peer);
+/* Eager credits owed to a peer are returned once this many accumulate
+ * (half the window, so the sender never runs dry in a steady stream). */
+static inline int proto_credit_threshold(void)
+{
+    long half = rtm_config.eager_credits / 2;
+
+    return half > 0 ? (int)half : 1;
+}
+void         proto_credit_return(int peer);
+/* A receive released one of the peer's eager buffers: owe it a credit.
+ * Hot path: an increment and a compare until the batch is due. */
+static inline void proto_release_credit(int peer)
+{
+    if (++rtm_rt.peers[peer].credits_owed >= proto_credit_threshold())
+        proto_credit_return(peer);
+}
 void         proto_peer_failed(void *arg, int peer, rtm_status_t status, const char *msg);
 void         proto_send_ctrl(rtm_request_impl_t *req, rtm_req_op_t op);
 void         proto_rndv_start(rtm_request_impl_t *rreq, int peer, const rtm_rts_hdr_t *rts);
+
+/* A send request is done (FIN, last DATA, or failure): no longer counts as
+ * rendezvous traffic to its peer. */
+static inline void proto_send_done(rtm_request_impl_t *req)
+{
+    if (req->flags & RTM_REQ_F_RNDV_TX) {
+        req->flags &= (uint16_t)~RTM_REQ_F_RNDV_TX;
+        rtm_rt.peers[req->peer].rndv_tx_active--;
+    }
+    req_complete(req);
+}
 void         unexp_free(rtm_unexp_t *ue);
 
 /* --- comm.c --- */

@@ -36,10 +36,13 @@ static inline void fill_match_hdr(rtm_match_hdr_t *hdr, rtm_peer_t *p,
 static void send_expose(rtm_peer_t *p, rtm_request_impl_t *req, rtm_rts_hdr_t *rts)
 {
     size_t rkey_len = RTM_TL_RKEY_MAX;
+    size_t threshold = p->tl->caps.get_threshold;
 
+    /* the receiver may read it from RTM_RNDV_GET_BIDIR (rndv.c) */
+    if (rtm_config.rndv_get_bidir > 0 && rtm_config.rndv_get_bidir < threshold)
+        threshold = rtm_config.rndv_get_bidir;
     rts->rkey_len = 0;
-    if (!(p->tl->caps.flags & RTM_TL_CAP_GET) || req->len == 0 ||
-        req->len < p->tl->caps.get_threshold)
+    if (!(p->tl->caps.flags & RTM_TL_CAP_GET) || req->len == 0 || req->len < threshold)
         return;
     if (p->tl->ops->mem_reg(p->tl->iface, req->buf, req->len, &req->memh, rts->rkey,
                             &rkey_len) != RTM_OK) {
@@ -99,6 +102,8 @@ static rtm_status_t send_match_msg(rtm_peer_t *p, rtm_request_impl_t *req)
         }
         p->tx_seq++;
         req->op = RTM_OP_NONE;   /* now waits for CTS or FIN */
+        req->flags |= RTM_REQ_F_RNDV_TX;
+        p->rndv_tx_active++;
         return RTM_OK;
     }
 }
@@ -123,7 +128,7 @@ static rtm_status_t send_data(rtm_peer_t *p, rtm_request_impl_t *req)
     }
     req->op = RTM_OP_NONE;
     req->status.count = req->len;
-    req_complete(req);
+    proto_send_done(req);
     return RTM_OK;
 }
 
@@ -168,14 +173,10 @@ static void send_fail(rtm_request_impl_t *req, rtm_status_t status)
               rtm_strerror(status));
     req->op = RTM_OP_NONE;
     req->status.error = status;
-    req_complete(req);
-}
-
-static int credit_threshold(void)
-{
-    int half = (int)rtm_config.eager_credits / 2;
-
-    return half > 0 ? half : 1;
+    if (req->kind == RTM_REQ_SEND)
+        proto_send_done(req);
+    else
+        req_complete(req);
 }
 
 /* Drain what waits for one peer, in order; returns messages sent. */
@@ -212,7 +213,7 @@ int proto_flush_peer(rtm_peer_t *p)
             send_fail(req, status);
         n++;
     }
-    if (p->credits_owed >= credit_threshold()) {
+    if (p->credits_owed >= proto_credit_threshold()) {
         rtm_credit_hdr_t hdr = {(uint32_t)p->credits_owed};
 
         if (p->tl->ops->am_send(p->ep, RTM_AM_CREDIT, &hdr, sizeof(hdr), NULL, 0) != RTM_OK)
@@ -252,17 +253,16 @@ void proto_send_ctrl(rtm_request_impl_t *req, rtm_req_op_t op)
     peer_pending_add(p);
 }
 
-/* A receive released one of the peer's eager buffers: owe it a credit. */
-void proto_release_credit(int peer)
+/* Enough credits are owed to a peer: queue their return (proto_flush_peer
+ * piggy-backs them or sends a CREDIT). */
+void proto_credit_return(int peer)
 {
     rtm_peer_t *p = &rtm_rt.peers[peer];
 
-    if (++p->credits_owed >= credit_threshold()) {
-        /* a peer that only ever sent to us gets its credits back all the same */
-        if (p->ep == NULL && peer_connect(peer) != RTM_OK)
-            return;
-        peer_pending_add(p);
-    }
+    /* a peer that only ever sent to us gets its credits back all the same */
+    if (p->ep == NULL && peer_connect(peer) != RTM_OK)
+        return;
+    peer_pending_add(p);
 }
 
 /* A blocking standard send that fits eagerly and has nothing queued ahead
@@ -324,7 +324,34 @@ rtm_status_t proto_isend(rtm_comm_obj_t *comm, uint32_t ctx, const void *buf, si
                len + sizeof(rtm_match_hdr_t) <= p->tl->caps.am_max)
                   ? RTM_OP_EAGER : RTM_OP_RTS;
 
-    if (rtm_list_is_empty(&p->pending_sends)) {
+    if (__builtin_expect(req->op == RTM_OP_EAGER && p->tx_credits > 0 &&
+                         rtm_list_is_empty(&p->pending_sends), 1)) {
+        /* The eager fast path, send_match_msg's first case inlined: the
+         * transport copies the message out, the request completes now. */
+        rtm_match_hdr_t hdr;
+
+        hdr.ctx = ctx;
+        hdr.src = comm->rank;
+        hdr.tag = tag;
+        hdr.seq = p->tx_seq;
+        hdr.credits = take_owed_credits(p);
+        status = p->tl->ops->am_send(p->ep, RTM_AM_EAGER, &hdr, sizeof(hdr), buf, len);
+        if (__builtin_expect(status == RTM_OK, 1)) {
+            p->tx_seq++;
+            p->tx_credits--;
+            req->op = RTM_OP_NONE;
+            req->status.count = len;
+            req->flags |= RTM_REQ_F_COMPLETE;   /* req_complete: not released yet */
+            *req_p = req;
+            return RTM_OK;
+        }
+        p->credits_owed += hdr.credits;
+        if (status != RTM_ERR_AGAIN) {
+            req_release(req);
+            return rtm_error_set(status, "sending to rank %d (%s) failed", world,
+                                 job_peer_hostname(world));
+        }
+    } else if (rtm_list_is_empty(&p->pending_sends)) {
         status = send_match_msg(p, req);
         if (status == RTM_OK) {
             *req_p = req;

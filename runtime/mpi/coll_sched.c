@@ -6,12 +6,9 @@
 #include "runtime/mpi/coll_sched.h"
 #include "common/rtconfig.h"
 
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Empty polls a blocking collective spins through before yielding. */
-#define SCHED_SPIN_POLLS ((unsigned)rtm_config.poll_spin)
 
 enum step_kind { STEP_SEND, STEP_RECV, STEP_REDUCE, STEP_COPY };
 
@@ -424,8 +421,7 @@ int rtmpi_sched_run(rtmpi_sched_t *s)
     }
     while (!rtmpi_sched_poll(s)) {
         rtmpi_progress();
-        if (++polls > SCHED_SPIN_POLLS)
-            sched_yield();
+        runtime_idle_poll(++polls);   /* yields only on an oversubscribed host (RTM_IDLE_WAIT) */
     }
     err = s->error;
     rtmpi_sched_free(s);

@@ -13,13 +13,8 @@
 #include "runtime/mpi/mpi_impl.h"
 #include "common/rtconfig.h"
 
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Empty polls a blocking wait spins through before it yields the core on
- * every further poll (oversubscribed ranks must let their peers run). */
-#define WAIT_SPIN_POLLS ((unsigned)rtm_config.poll_spin)
 
 static rtmpi_request_t *free_requests;   /* recycled: no malloc on the fast path */
 static rtmpi_request_t *orphans;         /* freed by the user, still in flight */
@@ -229,8 +224,7 @@ int rtmpi_progress(void)
 static void wait_idle(unsigned *polls)
 {
     rtmpi_progress();
-    if (++*polls > WAIT_SPIN_POLLS)
-        sched_yield();
+    runtime_idle_poll(++*polls);   /* yields only on an oversubscribed host (RTM_IDLE_WAIT) */
 }
 
 void rtmpi_req_wait_complete(rtmpi_request_t *r)
