@@ -409,12 +409,11 @@ static void sib_go_back(struct sib_qp *qp)
         struct sib_swqe *w = sq_at(qp, i);
 
         if (w->state == SWQE_INFLIGHT) {
-            qp->next_psn = w->psn;
             for (uint32_t j = i; j < qp->sq_next; j++) {
                 struct sib_swqe *x = sq_at(qp, j);
 
                 if (x->state == SWQE_INFLIGHT) {
-                    x->state = SWQE_POSTED;
+                    x->state = SWQE_RESEND;
                     qp->inflight--;
                     qp->dev->inflight_total--;
                 }

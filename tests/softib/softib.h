@@ -256,7 +256,10 @@ struct sib_srq {
     int nqp;
 };
 
-enum sib_swqe_state { SWQE_POSTED, SWQE_INFLIGHT, SWQE_DONE, SWQE_FAILED };
+/* SWQE_RESEND: sent, then rewound by a NAK or a timeout; it goes out again
+ * with the PSN it already has (an XRC INI QP's later WQEs may be complete
+ * already, answered by another process, so PSNs are never handed out again) */
+enum sib_swqe_state { SWQE_POSTED, SWQE_INFLIGHT, SWQE_DONE, SWQE_FAILED, SWQE_RESEND };
 
 struct sib_swqe {
     uint64_t wr_id;
