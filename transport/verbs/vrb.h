@@ -491,6 +491,7 @@ rtm_status_t vrb_qp_rtr(vrb_iface_t *iface, struct ibv_qp *qp, const vrb_ep_t *e
 rtm_status_t vrb_qp_rts(vrb_iface_t *iface, struct ibv_qp *qp, const vrb_ep_t *ep,
                         uint32_t sq_psn);
 rtm_status_t vrb_cq_reserve(vrb_iface_t *iface, int nsqs);
+rtm_status_t vrb_ep_sq_reserve(vrb_iface_t *iface, vrb_ep_t *ep);
 
 /* vrb_xrc.c: XRC domain (a file per host), XRC SRQ, INI and TGT QPs */
 rtm_status_t vrb_xrc_open(vrb_iface_t *iface, const char *nspace);

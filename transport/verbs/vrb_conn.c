@@ -169,6 +169,20 @@ static void grant_credits(vrb_iface_t *iface, vrb_ep_t *ep)
     }
 }
 
+/* ep's request is about to go out: credits granted, retransmission timer
+ * armed, on the list vrb_conn_timers walks. */
+static void conn_begin(vrb_iface_t *iface, vrb_ep_t *ep)
+{
+    grant_credits(iface, ep);
+    ep->conn_state = VRB_EP_CONNECTING;
+    ep->conn_start = rtm_time_now();
+    ep->conn_rto = VRB_CONN_RTO_MIN;
+    ep->conn_next = ep->conn_start + ep->conn_rto;
+    ep->conn_tries = 1;
+    rtm_list_push_tail(&iface->connecting, &ep->conn_link);
+    iface->nconnecting++;
+}
+
 /* One datagram to ep's UD QP. A full send queue drops it: the request's
  * retransmission (or the requester's, for a reply) makes up for it. */
 static void ud_send(vrb_iface_t *iface, vrb_ep_t *ep, uint8_t type, uint32_t qpn, uint32_t psn,
@@ -411,14 +425,7 @@ static rtm_status_t xrc_start(vrb_iface_t *iface, vrb_ep_t *ep)
     status = vrb_xrc_attach(ep, ini);
     if (status != RTM_OK)
         return status;
-    grant_credits(iface, ep);
-    ep->conn_state = VRB_EP_CONNECTING;
-    ep->conn_start = rtm_time_now();
-    ep->conn_rto = VRB_CONN_RTO_MIN;
-    ep->conn_next = ep->conn_start + ep->conn_rto;
-    ep->conn_tries = 1;
-    rtm_list_push_tail(&iface->connecting, &ep->conn_link);
-    iface->nconnecting++;
+    conn_begin(iface, ep);
     rtm_debug("verbs: rank %d connecting to rank %d (%s) over XRC INI QP 0x%x (TGT QP 0x%x, "
               "SRQ 0x%x)", iface->world_rank, ep->peer, ep->host, ep->qp->qp_num,
               ep->remote_qpn, ep->r_srqn);
@@ -657,14 +664,7 @@ rtm_status_t vrb_conn_start(vrb_ep_t *ep)
     status = vrb_qp_create(iface, ep);
     if (status != RTM_OK)
         return status;
-    grant_credits(iface, ep);
-    ep->conn_state = VRB_EP_CONNECTING;
-    ep->conn_start = rtm_time_now();
-    ep->conn_rto = VRB_CONN_RTO_MIN;
-    ep->conn_next = ep->conn_start + ep->conn_rto;
-    ep->conn_tries = 1;
-    rtm_list_push_tail(&iface->connecting, &ep->conn_link);
-    iface->nconnecting++;
+    conn_begin(iface, ep);
     rtm_debug("verbs: rank %d connecting to rank %d (%s): QP 0x%x, request to UD QP 0x%x",
               iface->world_rank, ep->peer, ep->host, ep->qp->qp_num, ep->r_ud_qpn);
     send_req(iface, ep);

@@ -86,13 +86,12 @@ rtm_status_t vrb_cq_reserve(vrb_iface_t *iface, int nqps)
     return RTM_OK;
 }
 
-rtm_status_t vrb_qp_create(vrb_iface_t *iface, vrb_ep_t *ep)
+/* Room for one more send queue feeding the CQ, and ep's send-queue slots
+ * (kept across reconnections). */
+rtm_status_t vrb_ep_sq_reserve(vrb_iface_t *iface, vrb_ep_t *ep)
 {
-    struct ibv_qp_init_attr ia;
-    struct ibv_qp_attr a;
-    rtm_status_t status;
+    rtm_status_t status = vrb_cq_reserve(iface, iface->num_sqs + 1);
 
-    status = vrb_cq_reserve(iface, iface->num_sqs + 1);
     if (status != RTM_OK)
         return status;
     if (ep->slots == NULL)
@@ -100,6 +99,18 @@ rtm_status_t vrb_qp_create(vrb_iface_t *iface, vrb_ep_t *ep)
     if (ep->slots == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "verbs: no memory for the send queue to rank %d",
                              ep->peer);
+    return RTM_OK;
+}
+
+rtm_status_t vrb_qp_create(vrb_iface_t *iface, vrb_ep_t *ep)
+{
+    struct ibv_qp_init_attr ia;
+    struct ibv_qp_attr a;
+    rtm_status_t status;
+
+    status = vrb_ep_sq_reserve(iface, ep);
+    if (status != RTM_OK)
+        return status;
     memset(&ia, 0, sizeof(ia));
     ia.send_cq = iface->cq;
     ia.recv_cq = iface->cq;

@@ -272,14 +272,9 @@ rtm_status_t vrb_xrc_attach(vrb_ep_t *ep, vrb_xini_t *ini)
 
     if (ep->qp == ini->qp)
         return RTM_OK;
-    status = vrb_cq_reserve(iface, iface->num_sqs + 1);
+    status = vrb_ep_sq_reserve(iface, ep);
     if (status != RTM_OK)
         return status;
-    if (ep->slots == NULL)
-        ep->slots = calloc(VRB_SQ_DEPTH, sizeof(*ep->slots));
-    if (ep->slots == NULL)
-        return rtm_error_set(RTM_ERR_NO_MEMORY, "verbs: no memory for the send queue to rank %d",
-                             ep->peer);
     ep->qp = ini->qp;
     ep->remote_qpn = ini->tgt_qpn;
     iface->num_sqs++;
