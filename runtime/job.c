@@ -509,17 +509,41 @@ rtm_status_t job_commit_and_fence(void)
     return RTM_OK;
 }
 
-/* A fence that exchanges nothing: every rank got here. */
-rtm_status_t job_fence(void)
+typedef struct fence_wait {
+    int           done;     /* set by the PMIx thread */
+    pmix_status_t status;
+} fence_wait_t;
+
+static void fence_done(pmix_status_t status, void *cbdata)
 {
+    fence_wait_t *w = cbdata;
+
+    w->status = status;
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+}
+
+/* A fence that exchanges nothing (every rank got here), calling poll(n)
+ * with n = 1, 2, ... until it completes, so this rank keeps serving its
+ * peers (reposting receive buffers) while it waits. */
+rtm_status_t job_fence_polling(void (*poll)(unsigned long n))
+{
+    fence_wait_t w = {0, PMIX_SUCCESS};
+    unsigned long n = 0;
     pmix_status_t rc;
 
     if (!pmi_active)
         return RTM_OK;
-    rc = PMIx_Fence(NULL, 0, NULL, 0);
+    rc = PMIx_Fence_nb(NULL, 0, NULL, 0, fence_done, &w);
+    if (rc == PMIX_OPERATION_SUCCEEDED)
+        return RTM_OK;   /* done at once; no callback comes */
     if (rc != PMIX_SUCCESS)
-        return rtm_error_set(RTM_ERR_PMIX, "PMIx_Fence failed: %s; is the launcher still running?",
-                             PMIx_Error_string(rc));
+        return rtm_error_set(RTM_ERR_PMIX, "PMIx_Fence_nb failed: %s; is the launcher still "
+                             "running?", PMIx_Error_string(rc));
+    while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE))
+        poll(++n);
+    if (w.status != PMIX_SUCCESS)
+        return rtm_error_set(RTM_ERR_PMIX, "PMIx fence failed: %s; is the launcher still running?",
+                             PMIx_Error_string(w.status));
     return RTM_OK;
 }
 

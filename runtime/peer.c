@@ -228,10 +228,19 @@ rtm_status_t peers_wireup(void)
     return RTM_OK;
 }
 
+/* While the finalize fence runs: quiesced transports only deliver and
+ * repost receive buffers (a peer's last send may need one). */
+static void quiesce_poll(unsigned long n)
+{
+    progress_once();
+    progress_idle(n);
+}
+
 /* Finalize, after the last barrier and drain: each transport waits until
- * its peers acknowledged what it posted, then one fence, so no rank closes
- * a connection another still needs (an RC QP destroyed with a peer's send
- * unacknowledged makes that peer fail with "retry counter exceeded"). */
+ * its peers acknowledged what it posted, then one fence with progress
+ * running in it, so no rank closes a connection another still needs (an
+ * RC QP destroyed with a peer's send unacknowledged makes that peer fail
+ * with "retry counter exceeded"). */
 rtm_status_t peers_quiesce(void)
 {
     rtm_status_t first = RTM_OK;
@@ -250,7 +259,7 @@ rtm_status_t peers_quiesce(void)
         }
     }
     if (finalize_fence && rtm_rt.world_size > 1) {
-        rtm_status_t status = job_fence();
+        rtm_status_t status = job_fence_polling(quiesce_poll);
 
         if (status != RTM_OK && first == RTM_OK) {
             rtm_error("rank %d (%s): fence before closing the transports failed: %s",

@@ -161,7 +161,7 @@ rtm_status_t job_init(void);
 void         job_finalize(void);
 rtm_status_t job_publish(const char *key, const void *blob, size_t len);
 rtm_status_t job_commit_and_fence(void);
-rtm_status_t job_fence(void);
+rtm_status_t job_fence_polling(void (*poll)(unsigned long n));
 /* The blob a peer published under key; *blob_p is malloc'd (caller frees).
  * RTM_ERR_UNREACHABLE when the peer published nothing under that key. */
 rtm_status_t job_lookup(int peer, const char *key, void **blob_p, size_t *len_p);

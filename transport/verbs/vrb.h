@@ -442,8 +442,9 @@ struct vrb_iface {
     vrb_ering_t   **erdma_rx;     /* [erdma_max] */
     int             erdma_nwant;  /* peers over the threshold, ring not set up yet */
     int            *erdma_want;   /* [erdma_max] */
-    int             erdma_quiet;  /* finalize (quiesce): no more offers nor explicit
-                                     ring-credit messages; rings still delivered */
+    int             quiet;        /* finalize (vrb_quiesce): progress still delivers
+                                     and reposts, but sends nothing of its own: no
+                                     credit messages, ring offers or ring credits */
 };
 
 /* vrb_dev.c */

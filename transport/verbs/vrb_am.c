@@ -383,7 +383,7 @@ int vrb_progress(rtm_tl_iface_t *tl_iface)
     }
     if (iface->erdma_nrx + iface->erdma_nwant > 0)
         n += vrb_erdma_progress(iface);
-    if (iface->credit_nqueued > 0)
+    if (iface->credit_nqueued > 0 && !iface->quiet)
         n += credits_flush(iface);
     if (__builtin_expect(iface->nconnecting > 0, 0))
         n += vrb_conn_timers(iface);

@@ -404,7 +404,7 @@ int vrb_erdma_progress(vrb_iface_t *iface)
 
         while (ring_take(r, 0))
             n++;
-        if (__builtin_expect(iface->erdma_quiet, 0))
+        if (__builtin_expect(iface->quiet, 0))
             continue;
         if (__builtin_expect(!r->offered, 0)) {
             ring_offer(r);

@@ -5,7 +5,11 @@
  * the rank had received: the peer's HCA retransmits into a QP that is gone
  * and the peer dies with "retry counter exceeded" (seen with 150 ms of link
  * delay on softib). The runtime fences after this on every rank, so no QP
- * closes before every rank's sends are acknowledged.
+ * closes before every rank's sends are acknowledged, and keeps calling
+ * progress during that fence: a peer's last send may still wait for a
+ * receive buffer of ours (RNR) that only progress reposts. From here on
+ * progress sends nothing (iface->quiet): a peer may close once its fence
+ * ends, and a message to it then would fail.
  *
  * Sends are signaled only every VRB_SIGNAL_EVERY-th (vrb_am.c): an
  * unsignaled send is known complete only once a later signaled one on the
@@ -44,7 +48,7 @@ rtm_status_t vrb_quiesce(rtm_tl_iface_t *tl_iface)
     double start = rtm_time_now();
     int peer = -1;
 
-    iface->erdma_quiet = 1;   /* no more ring offers nor explicit ring-credit messages */
+    iface->quiet = 1;   /* from now on progress sends nothing of its own */
     for (int i = 0; i < iface->world_size; i++) {
         vrb_ep_t *ep = &iface->eps[i];
 
