@@ -74,6 +74,7 @@ rtm_status_t rtm_init(void)
 
 err_peers:
     peers_close();
+    tls_close();
 err_job:
     rtm_mpool_cleanup(&rtm_rt.unexp_pool);
     rtm_mpool_cleanup(&rtm_rt.req_pool);
@@ -99,6 +100,7 @@ rtm_status_t rtm_finalize(void)
         status = quiesced;
     comm_finalize();
     peers_close();
+    tls_close();
     rtm_mpool_cleanup(&rtm_rt.unexp_pool);
     rtm_mpool_cleanup(&rtm_rt.req_pool);
     job_finalize();

@@ -16,6 +16,7 @@ librtmsg_la_SOURCES = \
 	runtime/rndv.c \
 	runtime/runtime.h \
 	runtime/send.c \
+	runtime/tl.c \
 	transport/transport.h
 librtmsg_la_CPPFLAGS = $(AM_CPPFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
 librtmsg_la_LIBADD = common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS) -lpthread

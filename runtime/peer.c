@@ -1,7 +1,8 @@
 /*
- * Transports and peers: which transports are opened (RTM_TRANSPORTS), what
- * they publish, and which one reaches each peer. A peer's endpoint is made
- * on first use, from the address it published in the modex.
+ * Peers: the state this rank keeps per world rank (sequence numbers,
+ * credits, queues of what waits for the transport) and which opened
+ * transport reaches each one. A peer's endpoint is made on first use, from
+ * the address it published in the modex (runtime/tl.c opens the transports).
  */
 #include "config.h"
 
@@ -13,43 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Every transport built into this library, in default preference order. */
-static const rtm_tl_ops_t *const builtin_tls[] = {
-    &rtm_tl_self,
-    &rtm_tl_shm,
-#ifdef RTM_HAVE_IBVERBS
-    &rtm_tl_verbs,
-#endif
-    &rtm_tl_tcp,
-};
-
-#define NUM_BUILTIN (sizeof(builtin_tls) / sizeof(builtin_tls[0]))
-
-/* Transports named in RTM_TRANSPORTS but planned, not built yet. */
-static int tl_is_planned(const char *name)
-{
-#ifdef RTM_HAVE_IBVERBS
-    (void)name;
-    return 0;
-#else
-    return !strcmp(name, "verbs");
-#endif
-}
-
-/* A listed transport asked for a fence after wireup / after quiesce at
- * finalize (rtm_tl_ops_t). Decided from the list, opened or not, so every
- * rank fences alike. */
-static int wireup_fence;
-static int finalize_fence;
-
-static rtm_status_t tl_addr_lookup(int peer, const char *name, void **blob_p, size_t *len_p)
-{
-    char key[64];
-
-    snprintf(key, sizeof(key), "rtm.tl.%s", name);
-    return job_lookup(peer, key, blob_p, len_p);
-}
 
 rtm_status_t peers_init(void)
 {
@@ -70,206 +34,6 @@ rtm_status_t peers_init(void)
     return RTM_OK;
 }
 
-static const rtm_tl_ops_t *tl_find(const char *name, size_t len)
-{
-    for (size_t i = 0; i < NUM_BUILTIN; i++) {
-        if (strlen(builtin_tls[i]->name) == len && !strncmp(builtin_tls[i]->name, name, len))
-            return builtin_tls[i];
-    }
-    return NULL;
-}
-
-static rtm_status_t tl_open(const rtm_tl_ops_t *ops)
-{
-    rtm_tl_params_t params;
-    rtm_tl_t *tl = &rtm_rt.tls[rtm_rt.num_tls];
-    unsigned char blob[RTM_TL_ADDR_MAX];
-    size_t blob_len = sizeof(blob);
-    char key[64];
-    char desc[256];
-    rtm_status_t status;
-
-    memset(&params, 0, sizeof(params));
-    params.world_rank = rtm_rt.world_rank;
-    params.world_size = rtm_rt.world_size;
-    params.local_rank = rtm_rt.local_rank;
-    params.local_size = rtm_rt.local_size;
-    params.local_peers = rtm_rt.local_peers;
-    params.node_id = rtm_rt.node_id;
-    params.nspace = rtm_rt.nspace;
-    params.hostname = rtm_rt.hostname;
-    params.am_cb = proto_am_handler;
-    params.am_arg = NULL;
-    params.addr_lookup = tl_addr_lookup;
-    params.peer_failed = proto_peer_failed;
-
-    status = ops->open(&params, &tl->iface);
-    if (status != RTM_OK)
-        return status;
-    tl->ops = ops;
-    ops->query(tl->iface, &tl->caps);
-    status = ops->addr_pack(tl->iface, blob, &blob_len);
-    if (status != RTM_OK)
-        goto err_close;
-    if (blob_len > 0) {
-        snprintf(key, sizeof(key), "rtm.tl.%s", ops->name);
-        status = job_publish(key, blob, blob_len);
-        if (status != RTM_OK)
-            goto err_close;
-    }
-    rtm_rt.num_tls++;
-    ops->describe(tl->iface, desc, sizeof(desc));
-    rtm_debug("transport %s opened: %s", ops->name, desc);
-    return RTM_OK;
-
-err_close:
-    ops->close(tl->iface);
-    tl->iface = NULL;
-    return status;
-}
-
-/* Whether the transports opened so far reach every rank of the job: then
- * the rest are not opened at all. Every rank decides alike (same list, same
- * job shape), so no rank waits for a connection or fence the others skip,
- * and an all-local job pays neither network set-up nor network polling
- * (a TCP poll is a system call in every progress loop). */
-static int everyone_reached(void)
-{
-    int self = 0, local = 0;
-
-    for (int i = 0; i < rtm_rt.num_tls; i++) {
-        self |= (rtm_rt.tls[i].caps.flags & RTM_TL_CAP_SELF) != 0;
-        local |= (rtm_rt.tls[i].caps.flags & RTM_TL_CAP_LOCAL) != 0;
-    }
-    return self && (rtm_rt.world_size == 1 ||
-                    (local && rtm_rt.local_size == rtm_rt.world_size));
-}
-
-rtm_status_t peers_open_transports(void)
-{
-    const char *list = rtm_config.transports;
-    rtm_status_t status;
-
-    while (*list != '\0') {
-        size_t len = strcspn(list, ",");
-        const rtm_tl_ops_t *ops = tl_find(list, len);
-
-        if (ops == NULL) {
-            char name[64];
-
-            snprintf(name, sizeof(name), "%.*s", (int)len, list);
-            if (!tl_is_planned(name) && len > 0)
-                rtm_warn("RTM_TRANSPORTS: unknown transport \"%s\" ignored (built: self, shm, verbs if libibverbs was found, tcp)",
-                         name);
-        } else if (ops == &rtm_tl_shm && rtm_rt.local_size < 2) {
-            /* nobody to share memory with */
-        } else if (everyone_reached()) {
-            rtm_debug("transport %s not opened: every rank is reached already", ops->name);
-        } else if (rtm_rt.num_tls < RTM_MAX_TRANSPORTS) {
-            int already = 0;
-
-            for (int i = 0; i < rtm_rt.num_tls; i++)
-                already |= (rtm_rt.tls[i].ops == ops);
-            if (!already) {
-                wireup_fence |= ops->wireup_fence;
-                finalize_fence |= ops->quiesce != NULL;
-                status = tl_open(ops);
-                if (status == RTM_ERR_NOT_SUPPORTED || status == RTM_ERR_UNREACHABLE) {
-                    /* no device / nothing to reach here: the others carry on */
-                    rtm_debug("transport %s skipped: %s", ops->name, rtm_last_error());
-                } else if (status != RTM_OK) {
-                    rtm_error("rank %d (%s): cannot open transport %s: %s",
-                              rtm_rt.world_rank, rtm_rt.hostname, ops->name,
-                              rtm_last_error());
-                    return status;
-                }
-            }
-        }
-        list += len;
-        if (*list == ',')
-            list++;
-    }
-    if (rtm_rt.num_tls == 0)
-        return rtm_error_set(RTM_ERR_UNREACHABLE,
-                             "RTM_TRANSPORTS=\"%s\" names no usable transport (built: self, shm, tcp)",
-                             rtm_config.transports);
-    return RTM_OK;
-}
-
-rtm_status_t peers_wireup(void)
-{
-    for (int i = 0; i < rtm_rt.num_tls; i++) {
-        rtm_tl_t *tl = &rtm_rt.tls[i];
-        rtm_status_t status;
-        char desc[256];
-
-        if (tl->ops->wireup == NULL)
-            continue;
-        status = tl->ops->wireup(tl->iface);
-        if (status != RTM_OK) {
-            rtm_error("rank %d (%s): transport %s failed to connect: %s", rtm_rt.world_rank,
-                      rtm_rt.hostname, tl->ops->name, rtm_last_error());
-            return status;
-        }
-        /* wireup may have changed what the transport can do (e.g. CMA refused) */
-        tl->ops->query(tl->iface, &tl->caps);
-        tl->ops->describe(tl->iface, desc, sizeof(desc));
-        rtm_info("%s", desc);
-    }
-    if (wireup_fence && rtm_rt.world_size > 1) {
-        rtm_status_t status = job_commit_and_fence();
-
-        if (status != RTM_OK) {
-            rtm_error("rank %d (%s): fence after connecting failed: %s", rtm_rt.world_rank,
-                      rtm_rt.hostname, rtm_last_error());
-            return status;
-        }
-    }
-    return RTM_OK;
-}
-
-/* While the finalize fence runs: quiesced transports only deliver and
- * repost receive buffers (a peer's last send may need one). */
-static void quiesce_poll(unsigned long n)
-{
-    progress_once();
-    progress_idle(n);
-}
-
-/* Finalize, after the last barrier and drain: each transport waits until
- * its peers acknowledged what it posted, then one fence with progress
- * running in it, so no rank closes a connection another still needs (an
- * RC QP destroyed with a peer's send unacknowledged makes that peer fail
- * with "retry counter exceeded"). */
-rtm_status_t peers_quiesce(void)
-{
-    rtm_status_t first = RTM_OK;
-
-    for (int i = 0; i < rtm_rt.num_tls; i++) {
-        rtm_tl_t *tl = &rtm_rt.tls[i];
-        rtm_status_t status;
-
-        if (tl->ops->quiesce == NULL)
-            continue;
-        status = tl->ops->quiesce(tl->iface);
-        if (status != RTM_OK && first == RTM_OK) {
-            rtm_error("rank %d (%s): transport %s, finishing its last sends: %s",
-                      rtm_rt.world_rank, rtm_rt.hostname, tl->ops->name, rtm_last_error());
-            first = status;
-        }
-    }
-    if (finalize_fence && rtm_rt.world_size > 1) {
-        rtm_status_t status = job_fence_polling(quiesce_poll);
-
-        if (status != RTM_OK && first == RTM_OK) {
-            rtm_error("rank %d (%s): fence before closing the transports failed: %s",
-                      rtm_rt.world_rank, rtm_rt.hostname, rtm_last_error());
-            first = status;
-        }
-    }
-    return first;
-}
-
 void peers_close(void)
 {
     if (rtm_rt.peers != NULL) {
@@ -282,9 +46,6 @@ void peers_close(void)
         free(rtm_rt.peers);
         rtm_rt.peers = NULL;
     }
-    for (int i = rtm_rt.num_tls - 1; i >= 0; i--)
-        rtm_rt.tls[i].ops->close(rtm_rt.tls[i].iface);
-    rtm_rt.num_tls = 0;
 }
 
 /* Slow path, once per peer: pick the first transport that reaches it. */

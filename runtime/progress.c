@@ -155,7 +155,7 @@ void progress_wait_flag(const volatile uint16_t *flags, uint16_t mask)
     }
 }
 
-/* The MPI binding's blocking waits (runtime/mpi/request.c, coll_sched.c)
+/* The MPI binding's blocking waits (mpi/request.c, coll_sched.c)
  * see only the public API and this: the same idle policy as native waits.
  * Internal to the library (not an exported name). */
 void runtime_idle_poll(unsigned long idle)

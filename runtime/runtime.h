@@ -169,11 +169,14 @@ const char  *job_peer_hostname(int peer);
 int          job_peer_node(int peer);
 void         job_abort(int code, const char *message) __attribute__((noreturn));
 
-/* --- peer.c --- */
-rtm_status_t peers_init(void);
+/* --- tl.c: the transports this rank opened --- */
 rtm_status_t peers_open_transports(void);
 rtm_status_t peers_wireup(void);
 rtm_status_t peers_quiesce(void);
+void         tls_close(void);
+
+/* --- peer.c --- */
+rtm_status_t peers_init(void);
 void         peers_close(void);
 rtm_status_t peer_connect(int peer);
 /* Queue work on a peer and remember that it has some. */

@@ -181,7 +181,7 @@ mh_finish() {
 #   (after saying why) when MODE cannot run here
 # mh_check_mode MODE WHAT: the ranks' debug log ($MH_ERR) shows that MODE's
 #   transport, and no other, carried messages between the hosts
-MH_SIB="$top_builddir/tests/softib/.libs/libsoftib.so"
+MH_SIB="$top_builddir/softib/.libs/libsoftib.so"
 mh_mode_args() {
     local preload
     MH_MODE_ARGS=(-x RTM_LOG_LEVEL=debug)

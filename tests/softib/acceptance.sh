@@ -8,7 +8,7 @@
 set -u
 : "${top_builddir:?top_builddir must be set (run through make check)}"
 
-SIB_LIB="$top_builddir/tests/softib/.libs/libsoftib.so"
+SIB_LIB="$top_builddir/softib/.libs/libsoftib.so"
 if [ ! -f "$SIB_LIB" ]; then
     echo "FAIL: $SIB_LIB was not built" >&2
     exit 1

@@ -1,24 +1,6 @@
-# tests/softib build rules: libsoftib (the userspace verbs emulator) and its
-# tests. See tests/softib/README.md.
+# tests/softib: the tests of softib (the emulator itself is softib/, built by
+# softib/local.mk). See softib/README.md.
 if HAVE_IBVERBS
-
-lib_LTLIBRARIES += tests/softib/libsoftib.la
-tests_softib_libsoftib_la_SOURCES = \
-	tests/softib/softib.h \
-	tests/softib/device.c \
-	tests/softib/wire.c \
-	tests/softib/mr.c \
-	tests/softib/cq.c \
-	tests/softib/srq.c \
-	tests/softib/qp.c \
-	tests/softib/send.c \
-	tests/softib/recv.c \
-	tests/softib/progress.c \
-	tests/softib/xrc.c \
-	tests/softib/pin.c
-tests_softib_libsoftib_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS) -fvisibility=hidden
-tests_softib_libsoftib_la_LDFLAGS = $(AM_LDFLAGS) -avoid-version -no-undefined
-tests_softib_libsoftib_la_LIBADD = -lpthread
 
 # softib's own tests: exact statuses and errnos, linked straight to libsoftib
 check_LTLIBRARIES += tests/softib/libsoftib_test.la
@@ -34,7 +16,7 @@ SOFTIB_TESTS = \
 	tests/softib/t_pin
 check_PROGRAMS += $(SOFTIB_TESTS)
 TESTS += $(SOFTIB_TESTS)
-SOFTIB_TEST_LDADD = tests/softib/libsoftib_test.la tests/softib/libsoftib.la
+SOFTIB_TEST_LDADD = tests/softib/libsoftib_test.la softib/libsoftib.la
 tests_softib_t_qp_state_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_softib_t_qp_state_LDADD = $(SOFTIB_TEST_LDADD)
 tests_softib_t_wc_errors_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
@@ -67,4 +49,4 @@ dist_noinst_SCRIPTS += $(SOFTIB_ACCEPTANCE)
 
 endif HAVE_IBVERBS
 
-EXTRA_DIST += tests/softib/README.md tests/softib/acceptance.sh
+EXTRA_DIST += tests/softib/acceptance.sh

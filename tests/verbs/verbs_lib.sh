@@ -3,7 +3,7 @@
 # RTM_TRANSPORTS=self,verbs so verbs carries every message between ranks.
 . "$top_srcdir/tests/integration/lib.sh"
 
-VRB_SIB="$top_builddir/tests/softib/.libs/libsoftib.so"
+VRB_SIB="$top_builddir/softib/.libs/libsoftib.so"
 if [ ! -f "$VRB_SIB" ]; then
     echo "SKIP: libsoftib is not built ($VRB_SIB): no verbs device to test on"
     exit 77

@@ -62,7 +62,7 @@ tests_verbs_vrb_kill_LDFLAGS = $(AM_LDFLAGS) -no-install
 check_PROGRAMS += tests/verbs/test_rcache
 tests_verbs_test_rcache_SOURCES = tests/verbs/test_rcache.c transport/verbs/vrb_rcache.c
 tests_verbs_test_rcache_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
-tests_verbs_test_rcache_LDADD = tests/softib/libsoftib.la common/libcommon.la -lpthread
+tests_verbs_test_rcache_LDADD = softib/libsoftib.la common/libcommon.la -lpthread
 TESTS += tests/verbs/test_rcache
 # a benchmark (prints figures), not a test
 check_PROGRAMS += tests/verbs/vrb_rndv_bench

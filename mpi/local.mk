@@ -1,30 +1,30 @@
-# runtime/mpi/: the MPI binding, compiled into librtmsg; mpi.h and the
+# mpi/: the MPI binding, compiled into librtmsg; mpi.h and the
 # mpicc/mpicxx wrappers. Its tests live in tests/mpi/ (rules below).
 include_HEADERS += include/mpi.h
 librtmsg_la_SOURCES += \
-	runtime/mpi/attr.c \
-	runtime/mpi/coll.c \
-	runtime/mpi/coll_sched.c \
-	runtime/mpi/coll_sched.h \
-	runtime/mpi/comm.c \
-	runtime/mpi/datatype.c \
-	runtime/mpi/env.c \
-	runtime/mpi/errors.c \
-	runtime/mpi/group.c \
-	runtime/mpi/info.c \
-	runtime/mpi/mpi_impl.h \
-	runtime/mpi/op.c \
-	runtime/mpi/pt2pt.c \
-	runtime/mpi/request.c \
-	runtime/mpi/topo.c \
-	runtime/mpi/win.c
+	mpi/attr.c \
+	mpi/coll.c \
+	mpi/coll_sched.c \
+	mpi/coll_sched.h \
+	mpi/comm.c \
+	mpi/datatype.c \
+	mpi/env.c \
+	mpi/errors.c \
+	mpi/group.c \
+	mpi/info.c \
+	mpi/mpi_impl.h \
+	mpi/op.c \
+	mpi/pt2pt.c \
+	mpi/request.c \
+	mpi/topo.c \
+	mpi/win.c
 
 # Wrappers: the installed ones point at the configured prefix; the copies
 # in tests/mpi/ point at this build tree (headers from the source tree, the
 # library from .libs) so tests compile programs exactly as users do.
 bin_SCRIPTS += mpicc mpicxx
 check_SCRIPTS += tests/mpi/mpicc tests/mpi/mpicxx
-EXTRA_DIST += runtime/mpi/mpicc.in
+EXTRA_DIST += mpi/mpicc.in
 CLEANFILES += mpicc mpicxx tests/mpi/mpicc tests/mpi/mpicxx
 
 rtmpi_edit = sed -e 's|@RTMPI_CC@|$(CC)|g' -e 's|@RTMPI_CXX@|c++|g' \
@@ -35,21 +35,21 @@ rtmpi_buildtree = -e 's|@RTMPI_INCDIR@|$(abs_top_srcdir)/include|g' \
 	-e 's|@RTMPI_LIBDIR@|$(abs_top_builddir)/.libs|g' \
 	-e 's|@RTMPI_EXTRA_LDFLAGS@|$(RTM_LDFLAGS)|g'
 
-mpicc: $(top_srcdir)/runtime/mpi/mpicc.in Makefile
+mpicc: $(top_srcdir)/mpi/mpicc.in Makefile
 	$(AM_V_GEN)$(rtmpi_edit) $(rtmpi_installed) -e 's|@RTMPI_LANG@|c|g' \
-		-e 's|@RTMPI_NAME@|mpicc|g' $(top_srcdir)/runtime/mpi/mpicc.in > $@.tmp && \
+		-e 's|@RTMPI_NAME@|mpicc|g' $(top_srcdir)/mpi/mpicc.in > $@.tmp && \
 		chmod +x $@.tmp && mv $@.tmp $@
-mpicxx: $(top_srcdir)/runtime/mpi/mpicc.in Makefile
+mpicxx: $(top_srcdir)/mpi/mpicc.in Makefile
 	$(AM_V_GEN)$(rtmpi_edit) $(rtmpi_installed) -e 's|@RTMPI_LANG@|c++|g' \
-		-e 's|@RTMPI_NAME@|mpicxx|g' $(top_srcdir)/runtime/mpi/mpicc.in > $@.tmp && \
+		-e 's|@RTMPI_NAME@|mpicxx|g' $(top_srcdir)/mpi/mpicc.in > $@.tmp && \
 		chmod +x $@.tmp && mv $@.tmp $@
-tests/mpi/mpicc: $(top_srcdir)/runtime/mpi/mpicc.in Makefile
+tests/mpi/mpicc: $(top_srcdir)/mpi/mpicc.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/mpi && $(rtmpi_edit) $(rtmpi_buildtree) \
 		-e 's|@RTMPI_LANG@|c|g' -e 's|@RTMPI_NAME@|mpicc|g' \
-		$(top_srcdir)/runtime/mpi/mpicc.in > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
-tests/mpi/mpicxx: $(top_srcdir)/runtime/mpi/mpicc.in Makefile
+		$(top_srcdir)/mpi/mpicc.in > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+tests/mpi/mpicxx: $(top_srcdir)/mpi/mpicc.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests/mpi && $(rtmpi_edit) $(rtmpi_buildtree) \
 		-e 's|@RTMPI_LANG@|c++|g' -e 's|@RTMPI_NAME@|mpicxx|g' \
-		$(top_srcdir)/runtime/mpi/mpicc.in > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+		$(top_srcdir)/mpi/mpicc.in > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
 include tests/mpi/local.mk

@@ -10,7 +10,7 @@
  */
 #include "config.h"
 
-#include "runtime/mpi/mpi_impl.h"
+#include "mpi/mpi_impl.h"
 #include "common/rtconfig.h"
 
 #include <stdlib.h>

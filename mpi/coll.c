@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "runtime/mpi/coll_sched.h"
+#include "mpi/coll_sched.h"
 #include "common/rtconfig.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * Private state of the MPI binding (runtime/mpi/). The binding is a thin
+ * Private state of the MPI binding (mpi/). The binding is a thin
  * layer over the native API (rtmsg.h): communicators, point-to-point and
  * matching come from the runtime; datatypes, reduction ops, attributes,
  * topologies and collectives (schedules over point-to-point) live here.
