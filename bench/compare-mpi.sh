@@ -26,6 +26,9 @@
 #   PARTS ("p2p coll launch")  which of the three to run, e.g. PARTS=coll
 #                     COLL_ARGS="-t reduce,allreduce" for collectives alone
 #   OUT_DIR (docs/bench)  where mpi-results.md, mpi-raw.txt and the PNGs go
+#   BASE_BUILD        a second librtmsg build dir (e.g. of the commit before a
+#                     change): run interleaved with the others as "before",
+#                     with a column ours / before in every table
 # Installs openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox if missing.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -42,6 +45,11 @@ parts=" ${PARTS:-p2p coll launch} "
 
 rtm_install_packages openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
 make -C "$build" -s rtrun librtmsg.la tests/mpi/mpicc >/dev/null
+base=""
+if [ -n "${BASE_BUILD:-}" ]; then
+    base=$(cd "$BASE_BUILD" && pwd)
+    make -C "$base" -s rtrun librtmsg.la tests/mpi/mpicc >/dev/null
+fi
 mkdir -p "$out_dir"
 
 tmp=$(mktemp -d)
@@ -50,6 +58,11 @@ trap 'rm -rf "$tmp"' EXIT
 impls=(ours openmpi mpich)
 declare -A mpicc=([ours]="$build/tests/mpi/mpicc" [openmpi]=mpicc.openmpi [mpich]=mpicc.mpich)
 declare -A label=([ours]=librtmsg [openmpi]="Open MPI" [mpich]=MPICH)
+if [ -n "$base" ]; then
+    impls=(ours base openmpi mpich)
+    mpicc[base]="$base/tests/mpi/mpicc"
+    label[base]="librtmsg (before)"
+fi
 # MPICH's MPI_STATUSES_IGNORE trips a false -Wstringop-overflow in gcc 12
 cflags=(-O2 -Wall -Wextra -Wno-stringop-overflow)
 for impl in "${impls[@]}"; do
@@ -61,6 +74,7 @@ done
 root_flag=()
 [ "$(id -u)" -eq 0 ] && root_flag=(--allow-run-as-root)
 launcher_ours=("$build/rtrun" -n 2 --bind-to core)
+launcher_base=("$base/rtrun" -n 2 --bind-to core)
 # ob1 + vader: Open MPI's shared-memory path, one rank per core
 launcher_openmpi=(mpirun.openmpi "${root_flag[@]}" -n 2 --bind-to core --mca pml ob1 --mca btl self,vader)
 launcher_mpich=(mpirun.mpich -n 2 -bind-to core)
@@ -132,7 +146,7 @@ cp "$raw" "$out_dir/mpi-raw.txt"
 # For every (bench, size, impl): median over rounds of the per-run value and
 # min-max over rounds. Ratios are ours / peer, for every metric: below 1 is
 # better for times (us, ms), above 1 for rates (GB/s, Mmsg/s).
-awk -v datadir="$tmp" '
+awk -v datadir="$tmp" -v hasbase="${base:+1}" '
 function median(list,   n, a, i, j, t) {
     n = split(list, a, " ")
     for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
@@ -167,6 +181,9 @@ function vsbest(b, s,   a, bp) {
     if (!(a in vals) || bp == "" || bp == 0) return "–"
     return sprintf("%.2f", med[a] / bp)
 }
+function basecols(b, s) {   # the "before" build and ours / before, when run
+    return hasbase ? sprintf(" %s | %s |", cell(b, s, "base"), ratio(b, s, "base")) : ""
+}
 function target(b, s,   r) {   # issue 4: times <= 0.8x, rates >= 1.25x, launch < 0.5x the better peer
     r = vsbest(b, s)
     if (r == "–") return "–"
@@ -199,29 +216,29 @@ END {
     nh = split("lat:8 bw:65536 bw:1048576 bibw:1048576 mr:8 barrier:0 allreduce:8 allreduce:1048576 launch:0", hl, " ")
     print "### Headline\n"
     print "Median over rounds (min–max over rounds). Ratio: librtmsg / peer; \"vs best\": librtmsg / the better peer; target from issue 4: times at most 0.8×, rates at least 1.25×, launch under 0.5× the better peer.\n"
-    print "| metric | librtmsg | Open MPI | MPICH | / Open MPI | / MPICH | vs best | target |"
-    print "|---|---|---|---|---|---|---|---|"
+    print "| metric | librtmsg | Open MPI | MPICH | / Open MPI | / MPICH | vs best | target |" (hasbase ? " before | / before |" : "")
+    print "|---|---|---|---|---|---|---|---|" (hasbase ? "---|---|" : "")
     for (h = 1; h <= nh; h++) {
         split(hl[h], p, ":"); b = p[1]; s = p[2] + 0
         if (!(b in unit)) continue
         m = short[b] (b == "launch" || b == "barrier" ? "" : " " human(s))
-        printf "| %s, %s | %s | %s | %s | %s | %s | %s | %s |\n", m, unit[b],
+        printf "| %s, %s | %s | %s | %s | %s | %s | %s | %s |%s\n", m, unit[b],
             cell(b, s, "ours"), cell(b, s, "openmpi"), cell(b, s, "mpich"),
-            ratio(b, s, "openmpi"), ratio(b, s, "mpich"), vsbest(b, s), target(b, s)
+            ratio(b, s, "openmpi"), ratio(b, s, "mpich"), vsbest(b, s), target(b, s), basecols(b, s)
     }
     print ""
     for (i = 1; i <= nb; i++) {
         b = border[i]
         printf "### %s, %s (%s is better)\n\n", names[b] ? names[b] : b, unit[b], (unit[b] == "us" || unit[b] == "ms") ? "lower" : "higher"
-        print "| size | librtmsg | Open MPI | MPICH | / Open MPI | / MPICH | vs best | target |"
-        print "|---|---|---|---|---|---|---|---|"
+        print "| size | librtmsg | Open MPI | MPICH | / Open MPI | / MPICH | vs best | target |" (hasbase ? " before | / before |" : "")
+        print "|---|---|---|---|---|---|---|---|" (hasbase ? "---|---|" : "")
         n = split(sizes[b], ss, " ")
         dat = datadir "/" b ".dat"
         for (j = 1; j <= n; j++) {
             s = ss[j] + 0
-            printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", human(s),
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s |%s\n", human(s),
                 cell(b, s, "ours"), cell(b, s, "openmpi"), cell(b, s, "mpich"),
-                ratio(b, s, "openmpi"), ratio(b, s, "mpich"), vsbest(b, s), target(b, s)
+                ratio(b, s, "openmpi"), ratio(b, s, "mpich"), vsbest(b, s), target(b, s), basecols(b, s)
             line = s
             for (q = 1; q <= 3; q++) {
                 im = q == 1 ? "ours" : q == 2 ? "openmpi" : "mpich"
@@ -287,6 +304,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
     echo "Commands (2 ranks, one per core; programs in bench/mpi/ built with each MPI's mpicc ${cflags[*]}):"
     echo
     echo "- librtmsg: \`rtrun -n 2 --bind-to core PROG\` (compiled with <build>/tests/mpi/mpicc)"
+    [ -n "$base" ] && echo "- librtmsg before (BASE_BUILD, commit $(git -C "$base/.." rev-parse --short HEAD 2>/dev/null || echo unknown)): the same with that build's rtrun and mpicc"
     echo "- Open MPI: \`mpirun.openmpi${root_flag:+ ${root_flag[*]}} -n 2 --bind-to core --mca pml ob1 --mca btl self,vader PROG\`"
     echo "- MPICH: \`mpirun.mpich -n 2 -bind-to core PROG\`"
     echo "- PROG: \`osu_p2p -r $reps${P2P_ARGS:+ $P2P_ARGS}\`, \`osu_coll -r $reps${COLL_ARGS:+ $COLL_ARGS}\`, \`init_finalize\`"
