@@ -3,6 +3,7 @@
 #include "launcher/iof.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,37 @@ void rtrun_iof_write_all(int fd, const char *data, size_t len)
     struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
 
     write_iov(fd, &iov, 1);
+}
+
+/* Longest message line, prefix and newline included. */
+#define SAY_MAX_LINE 2048
+
+static char say_prefix[32] = "rtrun: ";
+
+void rtrun_say_init(const char *prog)
+{
+    snprintf(say_prefix, sizeof(say_prefix), "%s: ", prog);
+}
+
+void rtrun_say(const char *fmt, ...)
+{
+    char line[SAY_MAX_LINE];
+    size_t prefix_len = strlen(say_prefix);
+    va_list ap;
+    int n;
+
+    memcpy(line, say_prefix, prefix_len);
+    va_start(ap, fmt);
+    n = vsnprintf(line + prefix_len, sizeof(line) - prefix_len - 2, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    /* a longer message is cut, its newline kept */
+    if ((size_t)n > sizeof(line) - prefix_len - 2)
+        n = (int)(sizeof(line) - prefix_len - 2);
+    n += (int)prefix_len;
+    line[n++] = '\n';
+    rtrun_iof_write_all(STDERR_FILENO, line, (size_t)n);
 }
 
 void rtrun_iof_stream_init(rtrun_iof_stream_t *s, int fd, int out_fd, int rank, int tag)

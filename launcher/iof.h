@@ -49,6 +49,12 @@ void rtrun_iof_stdin_on_writable(rtrun_iof_stdin_t *s);
 /* Rank 0 is gone: stop forwarding. */
 void rtrun_iof_stdin_close(rtrun_iof_stdin_t *s);
 
+/* The program's own messages: "<prog>: <text>\n" to stderr in one write,
+ * so they never split a rank's line. rtrun_say_init names the program
+ * (rtrun, rtd) once at start. */
+void rtrun_say_init(const char *prog);
+void rtrun_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Write all of a buffer to fd (blocking until done; EPIPE is ignored). */
 void rtrun_iof_write_all(int fd, const char *data, size_t len);
 

@@ -7,6 +7,7 @@ launcher_librtrun_la_SOURCES = \
 	launcher/cleanup.c launcher/cleanup.h \
 	launcher/cli.c launcher/cli.h \
 	launcher/daemon.h \
+	launcher/engine.c launcher/engine.h \
 	launcher/rtd_conn.c launcher/rtd_conn.h \
 	launcher/rtd_jobdesc.c launcher/rtd_jobdesc.h \
 	launcher/rtd_launch.c launcher/rtd_launch.h \

@@ -25,6 +25,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 rtm_status_t rtd_make_token(char *buf, size_t len)
@@ -390,4 +391,63 @@ void rtd_node_child_error(rtd_node_t *n, rtd_conn_t *c, const char *what, char *
                  host, n->desc->agent, what, tl ? " (agent said: " : "", text, tl ? ")" : "");
     else
         snprintf(buf, len, "rtd on host %s lost: %s", host, what);
+}
+
+int rtd_node_child_lost(rtd_node_t *n, rtd_conn_t *c, const char *what, char *buf, size_t len)
+{
+    if (c->lost)
+        return 0;
+    c->lost = 1;
+    rtd_node_child_error(n, c, what, buf, len);
+    rtd_conn_close(c);
+    return 1;
+}
+
+void rtd_describe_agent_exit(pid_t pid, int wstatus, char *buf, size_t len)
+{
+    if (WIFSIGNALED(wstatus))
+        snprintf(buf, len, "its launch agent (pid %d) was killed by signal %d", (int)pid,
+                 WTERMSIG(wstatus));
+    else
+        snprintf(buf, len, "its launch agent (pid %d) exited with code %d", (int)pid,
+                 WEXITSTATUS(wstatus));
+}
+
+int rtd_node_child_late(rtd_node_t *n, rtd_conn_t *c, double now)
+{
+    if (c->hello || c->lost || now < c->deadline)
+        return 0;
+    if (c->agent_pid > 0)
+        killpg(c->agent_pid, SIGKILL);
+    rtd_node_read_agent_err(n, c);
+    return 1;
+}
+
+double rtd_node_next_deadline(const rtd_node_t *n)
+{
+    double wake = 0;
+
+    for (int i = 0; i < n->nchildren; i++) {
+        const rtd_conn_t *c = &n->children[i];
+
+        if (!c->hello && !c->lost && (wake == 0 || c->deadline < wake))
+            wake = c->deadline;
+    }
+    return wake;
+}
+
+int rtd_node_agents_left(const rtd_node_t *n)
+{
+    int left = 0;
+
+    for (int i = 0; i < n->nchildren; i++)
+        left += n->children[i].agent_pid > 0;
+    return left;
+}
+
+void rtd_node_kill_agents(rtd_node_t *n)
+{
+    for (int i = 0; i < n->nchildren; i++)
+        if (n->children[i].agent_pid > 0)
+            killpg(n->children[i].agent_pid, SIGKILL);
 }
