@@ -243,78 +243,98 @@ rtm_status_t rtd_node_launch_children(rtd_node_t *n)
     return RTM_OK;
 }
 
-/* A new connection: read its HELLO (bounded) and match it to a child. */
+/* Read the HELLO of a fresh connection; 1 once it came whole. The HELLO
+ * is tiny and follows connect at once; a stranger that sends nothing
+ * holds the loop up for 2 s at most. */
+static int read_hello(rtd_conn_t *tmp, rtd_hdr_t *h, const char **payload_p)
+{
+    double until = rtm_time_now() + 2.0;
+    int got = 0;
+
+    while (!got && rtm_time_now() < until) {
+        struct pollfd pfd = {.fd = tmp->fd, .events = POLLIN};
+
+        if (poll(&pfd, 1, 200) < 0 && errno != EINTR)
+            break;
+        if (pfd.revents && rtd_conn_fill(tmp) < 0)
+            break;
+        got = rtd_conn_next(tmp, h, payload_p);
+        if (got < 0)
+            break;
+    }
+    return got == 1;
+}
+
+/* The child of host `host` still waiting for its connection, if any. */
+static rtd_conn_t *waiting_child(rtd_node_t *n, int host)
+{
+    for (int i = 0; i < n->nchildren; i++) {
+        rtd_conn_t *c = &n->children[i];
+
+        if (c->host == host && !c->hello && !c->lost)
+            return c;
+    }
+    return NULL;
+}
+
+/* The child takes the socket and input of tmp, which said hello; the
+ * description goes first, then what was queued for it meanwhile. */
+static void adopt_child(rtd_node_t *n, rtd_conn_t *c, rtd_conn_t *tmp, const rtd_hdr_t *h)
+{
+    char *queued = c->out;
+    size_t queued_len = c->out_len - c->out_off, queued_off = c->out_off;
+    int one = 1;
+
+    rtd_conn_consume(tmp, h);
+    c->fd = tmp->fd;
+    c->in = tmp->in;
+    c->in_len = tmp->in_len;
+    c->in_cap = tmp->in_cap;
+    c->hello = 1;
+    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    c->out = NULL;
+    c->out_off = c->out_len = c->out_cap = 0;
+    rtd_conn_send(c, RTD_MSG_JOB, -1, 0, 0, 0, n->job_blob, n->job_blob_len);
+    if (queued_len > 0 && c->fd >= 0) {
+        char *grown = realloc(c->out, c->out_len + queued_len);
+
+        if (grown != NULL) {
+            memcpy(grown + c->out_len, queued + queued_off, queued_len);
+            c->out = grown;
+            c->out_len += queued_len;
+            c->out_cap = c->out_len;
+            rtd_conn_flush(c);
+        } else {
+            rtm_error("out of memory passing queued messages to host %d", c->host);
+        }
+    }
+    free(queued);
+    rtm_debug("rtd of host %s connected", n->desc->job->hosts[c->host].name);
+}
+
+/* New connections: each must say HELLO with the token of a child still
+ * to connect, else it is refused. */
 void rtd_node_accept(rtd_node_t *n)
 {
     for (;;) {
-        int fd = accept4(n->listen_fd, NULL, NULL, SOCK_CLOEXEC), one = 1;
-        rtd_conn_t tmp;
+        int fd = accept4(n->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        rtd_conn_t tmp, *c = NULL;
         rtd_hdr_t h;
         const char *payload;
-        double until = rtm_time_now() + 2.0;
-        int got = 0;
 
         if (fd < 0)
             return;
-        /* The HELLO is tiny and follows connect at once; a stranger that
-         * sends nothing holds the loop up for 2 s at most. */
         rtd_conn_init(&tmp);
         tmp.fd = fd;
-        while (!got && rtm_time_now() < until) {
-            struct pollfd pfd = {.fd = fd, .events = POLLIN};
-
-            if (poll(&pfd, 1, 200) < 0 && errno != EINTR)
-                break;
-            if (pfd.revents && rtd_conn_fill(&tmp) < 0)
-                break;
-            got = rtd_conn_next(&tmp, &h, &payload);
-            if (got < 0)
-                break;
+        if (read_hello(&tmp, &h, &payload) && h.type == RTD_MSG_HELLO &&
+            h.len == RTD_TOKEN_LEN && memcmp(payload, n->token, RTD_TOKEN_LEN) == 0)
+            c = waiting_child(n, h.a);
+        if (c != NULL) {
+            adopt_child(n, c, &tmp, &h);
+            continue;
         }
-        if (got == 1 && h.type == RTD_MSG_HELLO && h.len == RTD_TOKEN_LEN &&
-            memcmp(payload, n->token, RTD_TOKEN_LEN) == 0) {
-            for (int i = 0; i < n->nchildren; i++) {
-                rtd_conn_t *c = &n->children[i];
-
-                if (c->host != h.a || c->hello || c->lost)
-                    continue;
-                char *queued = c->out;
-                size_t queued_len = c->out_len - c->out_off, queued_off = c->out_off;
-
-                rtd_conn_consume(&tmp, &h);
-                c->fd = fd;
-                c->in = tmp.in;
-                c->in_len = tmp.in_len;
-                c->in_cap = tmp.in_cap;
-                c->hello = 1;
-                setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-                /* The description first, then what was queued meanwhile. */
-                c->out = NULL;
-                c->out_off = c->out_len = c->out_cap = 0;
-                rtd_conn_send(c, RTD_MSG_JOB, -1, 0, 0, 0, n->job_blob, n->job_blob_len);
-                if (queued_len > 0 && c->fd >= 0) {
-                    char *grown = realloc(c->out, c->out_len + queued_len);
-
-                    if (grown != NULL) {
-                        memcpy(grown + c->out_len, queued + queued_off, queued_len);
-                        c->out = grown;
-                        c->out_len += queued_len;
-                        c->out_cap = c->out_len;
-                        rtd_conn_flush(c);
-                    } else {
-                        rtm_error("out of memory passing queued messages to host %d", c->host);
-                    }
-                }
-                free(queued);
-                fd = -1;
-                rtm_debug("rtd of host %s connected", n->desc->job->hosts[c->host].name);
-                break;
-            }
-        }
-        if (fd >= 0) {
-            rtm_warn("refused a connection that did not present this job's token");
-            rtd_conn_close(&tmp);
-        }
+        rtm_warn("refused a connection that did not present this job's token");
+        rtd_conn_close(&tmp);
     }
 }
 
