@@ -946,8 +946,8 @@ static int init_ranks(rtrun_ctx_t *ctx)
     eng->nenv_vars = ctx->opts.nenv_vars;
     eng->report_bindings = ctx->opts.report_bindings;
     for (int r = 0; r < ctx->job->nprocs; r++) {
-        rtrun_iof_stream_init(&ctx->out[r], -1, STDOUT_FILENO, r, ctx->opts.tag_output);
-        rtrun_iof_stream_init(&ctx->err[r], -1, STDERR_FILENO, r, ctx->opts.tag_output);
+        rtrun_iof_stream_init(&ctx->out[r], STDOUT_FILENO, r, ctx->opts.tag_output);
+        rtrun_iof_stream_init(&ctx->err[r], STDERR_FILENO, r, ctx->opts.tag_output);
     }
     rtrun_iof_stdin_init(&ctx->in, -1, -1);
     ctx->stdin_host = -1;
