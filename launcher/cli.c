@@ -145,12 +145,75 @@ static rtm_status_t parse_hosts(const char *opt, const char *value, rtrun_opts_t
     return RTM_OK;
 }
 
+static rtm_status_t set_hostfile(const char *typed, const char *value, rtrun_opts_t *opts)
+{
+    if (opts->hostfile != NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "%s \"%s\": a hostfile was already given (\"%s\"); give one",
+                             typed, value, opts->hostfile);
+    if (*value == '\0')
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "%s needs a file name", typed);
+    opts->hostfile = strdup(value);
+    if (opts->hostfile == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory parsing %s", typed);
+    return RTM_OK;
+}
+
+static rtm_status_t parse_map_by(const char *typed, const char *value, rtrun_opts_t *opts)
+{
+    if (strcmp(value, "slot") == 0)
+        opts->map_by = RTRUN_MAP_SLOT;
+    else if (strcmp(value, "node") == 0)
+        opts->map_by = RTRUN_MAP_NODE;
+    else if (strcmp(value, "core") == 0)
+        opts->map_by = RTRUN_MAP_CORE;
+    else if (strcmp(value, "numa") == 0)
+        opts->map_by = RTRUN_MAP_NUMA;
+    else
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "%s \"%s\": expected slot, node, core or numa", typed, value);
+    return RTM_OK;
+}
+
+static rtm_status_t parse_bind_to(const char *typed, const char *value, rtrun_opts_t *opts)
+{
+    if (strcmp(value, "core") == 0)
+        opts->bind = RTRUN_BIND_CORE;
+    else if (strcmp(value, "numa") == 0)
+        opts->bind = RTRUN_BIND_NUMA;
+    else if (strcmp(value, "none") == 0)
+        opts->bind = RTRUN_BIND_NONE;
+    else
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "%s \"%s\": expected core, numa or none", typed, value);
+    return RTM_OK;
+}
+
+/* -x VAR or -x VAR=VALUE, kept as given (resolved when ranks start). */
+static rtm_status_t add_env_var(const char *typed, const char *value, rtrun_opts_t *opts)
+{
+    size_t name_len = strcspn(value, "=");
+    char **grown;
+
+    if (!valid_env_name(value, name_len))
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "%s \"%s\": expected VAR or VAR=VALUE with VAR made of letters, digits and '_'",
+                             typed, value);
+    grown = realloc(opts->env_vars, (opts->nenv_vars + 1) * sizeof(*grown));
+    if (grown == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory parsing %s", typed);
+    opts->env_vars = grown;
+    grown[opts->nenv_vars] = strdup(value);
+    if (grown[opts->nenv_vars] == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory parsing %s", typed);
+    opts->nenv_vars++;
+    return RTM_OK;
+}
+
 static rtm_status_t apply_opt(const cli_opt_t *opt, const char *typed, const char *value,
                               rtrun_opts_t *opts)
 {
     long v;
-    char **grown;
-    size_t name_len;
 
     switch (opt->id) {
     case OPT_NP:
@@ -164,29 +227,9 @@ static rtm_status_t apply_opt(const cli_opt_t *opt, const char *typed, const cha
         opts->host_source = RTRUN_HOSTS_CLI;
         return parse_hosts(typed, value, opts);
     case OPT_HOSTFILE:
-        if (opts->hostfile != NULL)
-            return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                 "%s \"%s\": a hostfile was already given (\"%s\"); give one",
-                                 typed, value, opts->hostfile);
-        if (*value == '\0')
-            return rtm_error_set(RTM_ERR_INVALID_ARG, "%s needs a file name", typed);
-        opts->hostfile = strdup(value);
-        if (opts->hostfile == NULL)
-            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory parsing %s", typed);
-        return RTM_OK;
+        return set_hostfile(typed, value, opts);
     case OPT_MAP_BY:
-        if (strcmp(value, "slot") == 0)
-            opts->map_by = RTRUN_MAP_SLOT;
-        else if (strcmp(value, "node") == 0)
-            opts->map_by = RTRUN_MAP_NODE;
-        else if (strcmp(value, "core") == 0)
-            opts->map_by = RTRUN_MAP_CORE;
-        else if (strcmp(value, "numa") == 0)
-            opts->map_by = RTRUN_MAP_NUMA;
-        else
-            return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                 "%s \"%s\": expected slot, node, core or numa", typed, value);
-        return RTM_OK;
+        return parse_map_by(typed, value, opts);
     case OPT_NPERNODE:
         if (parse_long(value, 1, RTRUN_MAX_PROCS, &v) != 0)
             return rtm_error_set(RTM_ERR_INVALID_ARG,
@@ -215,31 +258,9 @@ static rtm_status_t apply_opt(const cli_opt_t *opt, const char *typed, const cha
         opts->oversubscribe = 1;
         return RTM_OK;
     case OPT_ENV:
-        name_len = strcspn(value, "=");
-        if (!valid_env_name(value, name_len))
-            return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                 "%s \"%s\": expected VAR or VAR=VALUE with VAR made of letters, digits and '_'",
-                                 typed, value);
-        grown = realloc(opts->env_vars, (opts->nenv_vars + 1) * sizeof(*grown));
-        if (grown == NULL)
-            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory parsing %s", typed);
-        opts->env_vars = grown;
-        grown[opts->nenv_vars] = strdup(value);
-        if (grown[opts->nenv_vars] == NULL)
-            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory parsing %s", typed);
-        opts->nenv_vars++;
-        return RTM_OK;
+        return add_env_var(typed, value, opts);
     case OPT_BIND_TO:
-        if (strcmp(value, "core") == 0)
-            opts->bind = RTRUN_BIND_CORE;
-        else if (strcmp(value, "numa") == 0)
-            opts->bind = RTRUN_BIND_NUMA;
-        else if (strcmp(value, "none") == 0)
-            opts->bind = RTRUN_BIND_NONE;
-        else
-            return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                 "%s \"%s\": expected core, numa or none", typed, value);
-        return RTM_OK;
+        return parse_bind_to(typed, value, opts);
     case OPT_REPORT_BINDINGS:
         opts->report_bindings = 1;
         return RTM_OK;

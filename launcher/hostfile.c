@@ -108,17 +108,149 @@ typedef struct hf_host {
     int bare;    /* lines without a count */
 } hf_host_t;
 
+/* What one line says: its host and the slot count, if any. */
+typedef struct hf_line {
+    const char *fname;
+    int         lineno;
+    const char *name;
+    size_t      name_len;
+    int         count;
+    int         have_count;
+    int         colon;     /* the count came as HOST:N */
+} hf_line_t;
+
+/* The next blank-separated word in [*pp, end), moving *pp past it. */
+static size_t next_word(const char **pp, const char *end, const char **word_p)
+{
+    const char *p = *pp;
+
+    while (p < end && is_blank(*p))
+        p++;
+    *word_p = p;
+    while (p < end && !is_blank(*p))
+        p++;
+    *pp = p;
+    return (size_t)(p - *word_p);
+}
+
+/* The host word: "name" or "name:N". */
+static rtm_status_t parse_host_word(const char *word, size_t word_len, hf_line_t *l)
+{
+    const char *colon = memchr(word, ':', word_len);
+
+    l->name = word;
+    l->name_len = colon ? (size_t)(colon - word) : word_len;
+    if (l->name_len > RTRUN_HOST_NAME_MAX)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "%s:%d: host name of %zu characters: at most %d are allowed",
+                             l->fname, l->lineno, l->name_len, RTRUN_HOST_NAME_MAX);
+    if (!rtrun_host_name_ok(word, l->name_len))
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "%s:%d: \"%.*s\": not a host name (letters, digits, '.', '-' and '_'; expected HOST, HOST:SLOTS or HOST slots=SLOTS)",
+                             l->fname, l->lineno, (int)l->name_len, word);
+    if (colon == NULL)
+        return RTM_OK;
+    if (parse_count(colon + 1, word_len - l->name_len - 1, &l->count) != 0)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "%s:%d: \"%.*s\": the count after ':' must be an integer from 1 to %d",
+                             l->fname, l->lineno, (int)word_len, word, RTRUN_MAX_PROCS);
+    l->have_count = 1;
+    l->colon = 1;
+    return RTM_OK;
+}
+
+/* One keyword after the host: slots=N, max_slots=N (checked, ignored). */
+static rtm_status_t parse_keyword(const char *kw, size_t kw_len, int *have_slots_kw,
+                                  hf_line_t *l)
+{
+    const char *eq = memchr(kw, '=', kw_len);
+    int n;
+
+    if (eq == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "%s:%d: \"%.*s\" after the host name: expected slots=N (one host per line)",
+                             l->fname, l->lineno, (int)kw_len, kw);
+    if ((size_t)(eq - kw) == 5 && strncmp(kw, "slots", 5) == 0) {
+        if (*have_slots_kw || l->colon)
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s:%d: the slot count of %.*s is given twice", l->fname,
+                                 l->lineno, (int)l->name_len, l->name);
+        if (parse_count(eq + 1, kw_len - 6, &n) != 0)
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s:%d: %.*s: expected a positive integer (1 to %d)", l->fname,
+                                 l->lineno, (int)kw_len, kw, RTRUN_MAX_PROCS);
+        l->count = n;
+        l->have_count = 1;
+        *have_slots_kw = 1;
+        return RTM_OK;
+    }
+    if ((size_t)(eq - kw) == 9 &&
+        (strncmp(kw, "max_slots", 9) == 0 || strncmp(kw, "max-slots", 9) == 0)) {
+        /* accepted for Open MPI hostfiles; rtrun caps nothing but the
+         * total (--oversubscribe), so the value is only checked */
+        if (parse_count(eq + 1, kw_len - 10, &n) != 0)
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s:%d: %.*s: expected a positive integer (1 to %d)", l->fname,
+                                 l->lineno, (int)kw_len, kw, RTRUN_MAX_PROCS);
+        return RTM_OK;
+    }
+    return rtm_error_set(RTM_ERR_INVALID_ARG,
+                         "%s:%d: unknown keyword \"%.*s\" (expected slots=N or max_slots=N)",
+                         l->fname, l->lineno, (int)(eq - kw), kw);
+}
+
+/* Add the line's host to the list and its count (or bare line) to the
+ * host's bookkeeping. */
+static rtm_status_t record_host(const hf_line_t *l, rtrun_host_spec_t **hosts, size_t *nhosts,
+                                hf_host_t **book, size_t *book_cap)
+{
+    rtm_status_t status;
+    size_t idx;
+
+    status = rtrun_hosts_add(hosts, nhosts, l->name, l->name_len, 0);
+    if (status != RTM_OK)
+        return status;
+    /* the entry just found or made */
+    for (idx = 0; idx < *nhosts; idx++) {
+        if (strlen((*hosts)[idx].name) == l->name_len &&
+            memcmp((*hosts)[idx].name, l->name, l->name_len) == 0)
+            break;
+    }
+    if (idx >= *book_cap) {
+        size_t cap = *book_cap ? *book_cap * 2 : 16;
+        hf_host_t *grown = realloc(*book, cap * sizeof(*grown));
+
+        if (grown == NULL)
+            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory reading %s", l->fname);
+        memset(grown + *book_cap, 0, (cap - *book_cap) * sizeof(*grown));
+        *book = grown;
+        *book_cap = cap;
+    }
+    if (l->have_count) {
+        if (l->count > RTRUN_MAX_PROCS - (*book)[idx].given - (*book)[idx].bare)
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%s:%d: host %.*s: more than %d slots in total", l->fname,
+                                 l->lineno, (int)l->name_len, l->name, RTRUN_MAX_PROCS);
+        (*book)[idx].given += l->count;
+    } else {
+        if ((*book)[idx].bare >= RTRUN_MAX_PROCS)
+            return rtm_error_set(RTM_ERR_INVALID_ARG, "%s:%d: host %.*s: listed too often",
+                                 l->fname, l->lineno, (int)l->name_len, l->name);
+        (*book)[idx].bare++;
+    }
+    return RTM_OK;
+}
+
 /* One line (without its '\n'); adds its host, if any, to the lists. */
 static rtm_status_t parse_line(const char *line, size_t len, const char *fname, int lineno,
                                rtrun_host_spec_t **hosts, size_t *nhosts, hf_host_t **book,
                                size_t *book_cap)
 {
-    const char *p = line, *end;
-    const char *name, *colon;
-    size_t name_len, word_len;
-    int count = 0, have_count = 0, have_slots_kw = 0;
+    hf_line_t l = {.fname = fname, .lineno = lineno};
+    const char *p = line, *end, *word;
+    size_t word_len;
+    int have_slots_kw = 0;
     rtm_status_t status;
-    size_t idx;
 
     /* a comment runs to the end of the line */
     end = memchr(line, '#', len);
@@ -128,117 +260,15 @@ static rtm_status_t parse_line(const char *line, size_t len, const char *fname, 
         return rtm_error_set(RTM_ERR_INVALID_ARG,
                              "%s:%d: NUL byte in the line: this is not a text hostfile", fname,
                              lineno);
-    while (p < end && is_blank(*p))
-        p++;
-    if (p == end)
+    word_len = next_word(&p, end, &word);
+    if (word_len == 0)
         return RTM_OK; /* blank or comment only */
-
-    /* the host word: "name" or "name:N" */
-    name = p;
-    while (p < end && !is_blank(*p))
-        p++;
-    word_len = (size_t)(p - name);
-    colon = memchr(name, ':', word_len);
-    name_len = colon ? (size_t)(colon - name) : word_len;
-    if (name_len > RTRUN_HOST_NAME_MAX)
-        return rtm_error_set(RTM_ERR_INVALID_ARG,
-                             "%s:%d: host name of %zu characters: at most %d are allowed", fname,
-                             lineno, name_len, RTRUN_HOST_NAME_MAX);
-    if (!rtrun_host_name_ok(name, name_len))
-        return rtm_error_set(RTM_ERR_INVALID_ARG,
-                             "%s:%d: \"%.*s\": not a host name (letters, digits, '.', '-' and '_'; expected HOST, HOST:SLOTS or HOST slots=SLOTS)",
-                             fname, lineno, (int)name_len, name);
-    if (colon != NULL) {
-        size_t clen = word_len - name_len - 1;
-
-        if (parse_count(colon + 1, clen, &count) != 0)
-            return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                 "%s:%d: \"%.*s\": the count after ':' must be an integer from 1 to %d",
-                                 fname, lineno, (int)word_len, name, RTRUN_MAX_PROCS);
-        have_count = 1;
-    }
-
-    /* keywords: slots=N, max_slots=N (ignored) */
-    for (;;) {
-        const char *kw, *eq;
-        size_t kw_len;
-
-        while (p < end && is_blank(*p))
-            p++;
-        if (p == end)
-            break;
-        kw = p;
-        while (p < end && !is_blank(*p))
-            p++;
-        kw_len = (size_t)(p - kw);
-        eq = memchr(kw, '=', kw_len);
-        if (eq == NULL)
-            return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                 "%s:%d: \"%.*s\" after the host name: expected slots=N (one host per line)",
-                                 fname, lineno, (int)kw_len, kw);
-        if ((size_t)(eq - kw) == 5 && strncmp(kw, "slots", 5) == 0) {
-            int n;
-
-            if (have_slots_kw || colon != NULL)
-                return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                     "%s:%d: the slot count of %.*s is given twice", fname,
-                                     lineno, (int)name_len, name);
-            if (parse_count(eq + 1, kw_len - 6, &n) != 0)
-                return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                     "%s:%d: %.*s: expected a positive integer (1 to %d)", fname,
-                                     lineno, (int)kw_len, kw, RTRUN_MAX_PROCS);
-            count = n;
-            have_count = 1;
-            have_slots_kw = 1;
-        } else if (((size_t)(eq - kw) == 9 &&
-                    (strncmp(kw, "max_slots", 9) == 0 || strncmp(kw, "max-slots", 9) == 0))) {
-            int n;
-
-            /* accepted for Open MPI hostfiles; rtrun caps nothing but the
-             * total (--oversubscribe), so the value is only checked */
-            if (parse_count(eq + 1, kw_len - 10, &n) != 0)
-                return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                     "%s:%d: %.*s: expected a positive integer (1 to %d)", fname,
-                                     lineno, (int)kw_len, kw, RTRUN_MAX_PROCS);
-        } else {
-            return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                 "%s:%d: unknown keyword \"%.*s\" (expected slots=N or max_slots=N)",
-                                 fname, lineno, (int)(eq - kw), kw);
-        }
-    }
-
-    status = rtrun_hosts_add(hosts, nhosts, name, name_len, 0);
+    status = parse_host_word(word, word_len, &l);
+    while (status == RTM_OK && (word_len = next_word(&p, end, &word)) > 0)
+        status = parse_keyword(word, word_len, &have_slots_kw, &l);
     if (status != RTM_OK)
         return status;
-    /* the entry just found or made */
-    for (idx = 0; idx < *nhosts; idx++) {
-        if (strlen((*hosts)[idx].name) == name_len &&
-            memcmp((*hosts)[idx].name, name, name_len) == 0)
-            break;
-    }
-    if (idx >= *book_cap) {
-        size_t cap = *book_cap ? *book_cap * 2 : 16;
-        hf_host_t *grown = realloc(*book, cap * sizeof(*grown));
-
-        if (grown == NULL)
-            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory reading %s", fname);
-        memset(grown + *book_cap, 0, (cap - *book_cap) * sizeof(*grown));
-        *book = grown;
-        *book_cap = cap;
-    }
-    if (have_count) {
-        if (count > RTRUN_MAX_PROCS - (*book)[idx].given - (*book)[idx].bare)
-            return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                 "%s:%d: host %.*s: more than %d slots in total", fname, lineno,
-                                 (int)name_len, name, RTRUN_MAX_PROCS);
-        (*book)[idx].given += count;
-    } else {
-        if ((*book)[idx].bare >= RTRUN_MAX_PROCS)
-            return rtm_error_set(RTM_ERR_INVALID_ARG, "%s:%d: host %.*s: listed too often",
-                                 fname, lineno, (int)name_len, name);
-        (*book)[idx].bare++;
-    }
-    return RTM_OK;
+    return record_host(&l, hosts, nhosts, book, book_cap);
 }
 
 rtm_status_t rtrun_hostfile_parse(const char *text, size_t len, const char *fname,

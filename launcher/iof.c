@@ -3,6 +3,7 @@
 #include "launcher/iof.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,10 +47,40 @@ void rtrun_iof_write_all(int fd, const char *data, size_t len)
     write_iov(fd, &iov, 1);
 }
 
-void rtrun_iof_stream_init(rtrun_iof_stream_t *s, int fd, int out_fd, int rank, int tag)
+/* Longest message line, prefix and newline included. */
+#define SAY_MAX_LINE 2048
+
+static char say_prefix[32] = "rtrun: ";
+
+void rtrun_say_init(const char *prog)
+{
+    snprintf(say_prefix, sizeof(say_prefix), "%s: ", prog);
+}
+
+void rtrun_say(const char *fmt, ...)
+{
+    char line[SAY_MAX_LINE];
+    size_t prefix_len = strlen(say_prefix);
+    va_list ap;
+    int n;
+
+    memcpy(line, say_prefix, prefix_len);
+    va_start(ap, fmt);
+    n = vsnprintf(line + prefix_len, sizeof(line) - prefix_len - 2, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    /* a longer message is cut, its newline kept */
+    if ((size_t)n > sizeof(line) - prefix_len - 2)
+        n = (int)(sizeof(line) - prefix_len - 2);
+    n += (int)prefix_len;
+    line[n++] = '\n';
+    rtrun_iof_write_all(STDERR_FILENO, line, (size_t)n);
+}
+
+void rtrun_iof_stream_init(rtrun_iof_stream_t *s, int out_fd, int rank, int tag)
 {
     memset(s, 0, sizeof(*s));
-    s->fd = fd;
     s->out_fd = out_fd;
     s->rank = rank;
     s->tag = tag;
@@ -105,50 +136,6 @@ static void emit_lines(rtrun_iof_stream_t *s)
     }
 }
 
-int rtrun_iof_stream_read(rtrun_iof_stream_t *s, int end_partial)
-{
-    if (s->fd < 0)
-        return 1;
-    for (;;) {
-        ssize_t n;
-
-        if (s->cap - s->len < 4096) {
-            size_t cap = s->cap ? s->cap * 2 : 16384;
-            char *grown = realloc(s->buf, cap);
-
-            if (grown == NULL) {
-                emit_lines(s);
-                if (s->len > 0)
-                    emit(s, s->buf, s->len, 0);
-                s->len = 0;
-                if (s->cap - s->len < 4096)
-                    return 0; /* try again later */
-            } else {
-                s->buf = grown;
-                s->cap = cap;
-            }
-        }
-        n = read(s->fd, s->buf + s->len, s->cap - s->len);
-        if (n > 0) {
-            s->len += (size_t)n;
-            emit_lines(s);
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            return 0;
-        /* EOF (or a read error, handled the same way) */
-        if (s->len > 0)
-            emit(s, s->buf, s->len, end_partial);
-        else if (s->mid_line && end_partial)
-            emit(s, "", 0, 1);
-        s->len = 0;
-        rtrun_iof_stream_close(s);
-        return 1;
-    }
-}
-
 void rtrun_iof_stream_feed(rtrun_iof_stream_t *s, const char *data, size_t len, int eof,
                            int end_partial)
 {
@@ -193,9 +180,6 @@ void rtrun_iof_stream_feed(rtrun_iof_stream_t *s, const char *data, size_t len, 
 
 void rtrun_iof_stream_close(rtrun_iof_stream_t *s)
 {
-    if (s->fd >= 0)
-        close(s->fd);
-    s->fd = -1;
     free(s->buf);
     s->buf = NULL;
     s->len = s->cap = 0;

@@ -1,7 +1,8 @@
 /*
  * Standard I/O forwarding. Each rank's stdout and stderr come through a
- * pipe; rtrun writes them out one whole line per write(), so lines from
- * different ranks never mix. rtrun's stdin goes to rank 0.
+ * pipe (read by the engine, engine.h) or, for a remote rank, in messages
+ * from its rtd; rtrun writes them out one whole line per write(), so lines
+ * from different ranks never mix. rtrun's stdin goes to rank 0.
  */
 #ifndef RTM_LAUNCHER_IOF_H
 #define RTM_LAUNCHER_IOF_H
@@ -12,7 +13,6 @@
 #define RTRUN_IOF_MAX_LINE (1024 * 1024)
 
 typedef struct rtrun_iof_stream {
-    int    fd;        /* read end of the rank's pipe; -1 once closed */
     int    out_fd;    /* where its lines go: rtrun's stdout or stderr */
     int    rank;
     int    tag;       /* prefix lines with "[rank] " */
@@ -21,14 +21,13 @@ typedef struct rtrun_iof_stream {
     size_t len, cap;
 } rtrun_iof_stream_t;
 
-void rtrun_iof_stream_init(rtrun_iof_stream_t *s, int fd, int out_fd, int rank, int tag);
-/* Read what the pipe holds and write out every complete line. At EOF the
- * partial last line is written (ending it with a newline when
- * `end_partial` says so), the pipe is closed and 1 returned; else 0. */
-int rtrun_iof_stream_read(rtrun_iof_stream_t *s, int end_partial);
+void rtrun_iof_stream_init(rtrun_iof_stream_t *s, int out_fd, int rank, int tag);
+/* Drop what the stream holds. */
 void rtrun_iof_stream_close(rtrun_iof_stream_t *s);
-/* The same for output that arrives in messages (a remote rank's, through
- * rtd): bytes in, whole lines out; eof ends the stream as a pipe's EOF. */
+/* A rank's output as it arrives (read from its pipe by the engine, or in
+ * messages from a remote rank's rtd): bytes in, whole lines out. At eof
+ * the partial last line is written, ending it with a newline when
+ * `end_partial` says so. */
 void rtrun_iof_stream_feed(rtrun_iof_stream_t *s, const char *data, size_t len, int eof,
                            int end_partial);
 
@@ -48,6 +47,12 @@ void rtrun_iof_stdin_on_readable(rtrun_iof_stdin_t *s);
 void rtrun_iof_stdin_on_writable(rtrun_iof_stdin_t *s);
 /* Rank 0 is gone: stop forwarding. */
 void rtrun_iof_stdin_close(rtrun_iof_stdin_t *s);
+
+/* The program's own messages: "<prog>: <text>\n" to stderr in one write,
+ * so they never split a rank's line. rtrun_say_init names the program
+ * (rtrun, rtd) once at start. */
+void rtrun_say_init(const char *prog);
+void rtrun_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Write all of a buffer to fd (blocking until done; EPIPE is ignored). */
 void rtrun_iof_write_all(int fd, const char *data, size_t len);

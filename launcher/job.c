@@ -164,105 +164,70 @@ static void assign_ranks(rtrun_map_by_t map_by, int nprocs, const int *caps, int
     }
 }
 
-rtm_status_t rtrun_job_map(const rtrun_opts_t *opts, const char *hostname, int ncores,
-                           rtrun_job_t **job_p)
+/* --npernode: every host holds that many ranks, within its slots unless
+ * oversubscribing; *nprocs_p: the ranks asked for, or all that fit. */
+static rtm_status_t caps_per_node(const rtrun_opts_t *opts, const rtrun_host_t *hosts,
+                                  int nhosts, int *caps, int *nprocs_p)
 {
-    rtrun_job_t *job;
-    rtrun_host_t *hosts = NULL;
-    int *caps = NULL, *counts = NULL, *host_of = NULL, *new_id = NULL, *next_local = NULL;
-    int nhosts = 0, nprocs, slots = 0, slots_given = 0, kept = 0;
-    rtm_status_t status;
+    long room = (long)opts->npernode * nhosts;
+    int nprocs;
 
-    if (opts == NULL || hostname == NULL || job_p == NULL || ncores < 1)
-        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_job_map: bad argument");
-    if (opts->nprocs < 0 || opts->nprocs > RTRUN_MAX_PROCS || opts->npernode < 0 ||
-        opts->npernode > RTRUN_MAX_PROCS)
-        return rtm_error_set(RTM_ERR_INVALID_ARG, "%d ranks: expected 1 to %d", opts->nprocs,
-                             RTRUN_MAX_PROCS);
-    if (opts->nhosts > 0 && opts->hosts == NULL)
-        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_job_map: %zu hosts but no list",
-                             opts->nhosts);
+    for (int i = 0; i < nhosts; i++) {
+        if (opts->npernode > hosts[i].slots && !opts->oversubscribe)
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "--npernode %d: host %s has only %d slot%s; add --oversubscribe to run more ranks than that on it, or lower --npernode",
+                                 opts->npernode, hosts[i].name, hosts[i].slots,
+                                 hosts[i].slots == 1 ? "" : "s");
+        caps[i] = opts->npernode;
+    }
+    nprocs = opts->nprocs > 0 ? opts->nprocs
+                              : (int)(room < RTRUN_MAX_PROCS ? room : RTRUN_MAX_PROCS);
+    if (nprocs > room)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "%d ranks requested but --npernode %d on %d host%s places at most %ld; raise --npernode, add hosts, or ask for at most %ld ranks",
+                             nprocs, opts->npernode, nhosts, nhosts == 1 ? "" : "s", room, room);
+    *nprocs_p = nprocs;
+    return RTM_OK;
+}
 
-    status = merge_hosts(opts, hostname, ncores, &hosts, &nhosts);
-    if (status != RTM_OK)
-        return status;
-    for (size_t i = 0; i < opts->nhosts; i++)
-        slots_given |= opts->hosts[i].slots > 0;
+/* Without --npernode: each host holds its slots, the job at most all of
+ * them unless oversubscribing; *nprocs_p: the ranks asked for, or one per
+ * slot. slots_given: some host had a count (the message says "slots",
+ * else "cores"). */
+static rtm_status_t caps_by_slots(const rtrun_opts_t *opts, const rtrun_host_t *hosts,
+                                  int nhosts, int slots, int slots_given, int *caps,
+                                  int *nprocs_p)
+{
+    int nprocs;
+
     for (int i = 0; i < nhosts; i++)
-        slots += hosts[i].slots;
-    if (slots > RTRUN_MAX_PROCS)
-        slots = RTRUN_MAX_PROCS;
-
-    caps = calloc((size_t)nhosts, sizeof(*caps));
-    counts = calloc((size_t)nhosts, sizeof(*counts));
-    new_id = calloc((size_t)nhosts, sizeof(*new_id));
-    next_local = calloc((size_t)nhosts, sizeof(*next_local));
-    if (caps == NULL || counts == NULL || new_id == NULL || next_local == NULL) {
-        status = rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for the job map");
-        goto err_free_tmp;
+        caps[i] = hosts[i].slots;
+    nprocs = opts->nprocs > 0 ? opts->nprocs : slots;
+    if (nprocs > slots && !opts->oversubscribe) {
+        if (nhosts == 1)
+            return rtm_error_set(RTM_ERR_INVALID_ARG,
+                                 "%d ranks requested but %s has only %d %s; add --oversubscribe to run more ranks than that (they will share cores), use -H %s:%d to declare more slots, or ask for at most %d ranks",
+                                 nprocs, hosts[0].name, slots,
+                                 slots_given ? (slots == 1 ? "slot" : "slots")
+                                             : (slots == 1 ? "core" : "cores"),
+                                 hosts[0].is_local ? "localhost" : hosts[0].name, nprocs,
+                                 slots);
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "%d ranks requested but the %d hosts have only %d slots in all; add --oversubscribe to run more ranks than that (they will share cores), declare more slots, or ask for at most %d ranks",
+                             nprocs, nhosts, slots, slots);
     }
+    *nprocs_p = nprocs;
+    return RTM_OK;
+}
 
-    if (opts->npernode > 0) {
-        long room = (long)opts->npernode * nhosts;
+/* Drop the hosts without ranks, keeping the order of the others;
+ * new_id[i]: host i's index after, -1 if dropped. Returns the hosts kept
+ * and sets job->local_host. */
+static int compact_hosts(rtrun_host_t *hosts, int nhosts, const int *counts, int *new_id,
+                         rtrun_job_t *job)
+{
+    int kept = 0;
 
-        for (int i = 0; i < nhosts; i++) {
-            if (opts->npernode > hosts[i].slots && !opts->oversubscribe) {
-                status = rtm_error_set(RTM_ERR_INVALID_ARG,
-                                       "--npernode %d: host %s has only %d slot%s; add --oversubscribe to run more ranks than that on it, or lower --npernode",
-                                       opts->npernode, hosts[i].name, hosts[i].slots,
-                                       hosts[i].slots == 1 ? "" : "s");
-                goto err_free_tmp;
-            }
-            caps[i] = opts->npernode;
-        }
-        nprocs = opts->nprocs > 0 ? opts->nprocs : (int)(room < RTRUN_MAX_PROCS ? room : RTRUN_MAX_PROCS);
-        if (nprocs > room) {
-            status = rtm_error_set(RTM_ERR_INVALID_ARG,
-                                   "%d ranks requested but --npernode %d on %d host%s places at most %ld; raise --npernode, add hosts, or ask for at most %ld ranks",
-                                   nprocs, opts->npernode, nhosts, nhosts == 1 ? "" : "s", room,
-                                   room);
-            goto err_free_tmp;
-        }
-    } else {
-        for (int i = 0; i < nhosts; i++)
-            caps[i] = hosts[i].slots;
-        nprocs = opts->nprocs > 0 ? opts->nprocs : slots;
-        if (nprocs > slots && !opts->oversubscribe) {
-            if (nhosts == 1)
-                status = rtm_error_set(RTM_ERR_INVALID_ARG,
-                                       "%d ranks requested but %s has only %d %s; add --oversubscribe to run more ranks than that (they will share cores), use -H %s:%d to declare more slots, or ask for at most %d ranks",
-                                       nprocs, hosts[0].name, slots,
-                                       slots_given ? (slots == 1 ? "slot" : "slots")
-                                                   : (slots == 1 ? "core" : "cores"),
-                                       hosts[0].is_local ? "localhost" : hosts[0].name, nprocs,
-                                       slots);
-            else
-                status = rtm_error_set(RTM_ERR_INVALID_ARG,
-                                       "%d ranks requested but the %d hosts have only %d slots in all; add --oversubscribe to run more ranks than that (they will share cores), declare more slots, or ask for at most %d ranks",
-                                       nprocs, nhosts, slots, slots);
-            goto err_free_tmp;
-        }
-    }
-
-    host_of = calloc((size_t)nprocs, sizeof(*host_of));
-    if (host_of == NULL) {
-        status = rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for %d ranks", nprocs);
-        goto err_free_tmp;
-    }
-    assign_ranks(opts->map_by, nprocs, caps, nhosts, counts, host_of);
-
-    job = calloc(1, sizeof(*job));
-    if (job == NULL) {
-        status = rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for the job map");
-        goto err_free_tmp;
-    }
-    job->ranks = calloc((size_t)nprocs, sizeof(*job->ranks));
-    if (job->ranks == NULL) {
-        free(job);
-        status = rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for %d ranks", nprocs);
-        goto err_free_tmp;
-    }
-    /* drop the hosts without ranks, keeping the order of the others */
     job->local_host = -1;
     for (int i = 0; i < nhosts; i++) {
         if (counts[i] == 0) {
@@ -276,8 +241,72 @@ rtm_status_t rtrun_job_map(const rtrun_opts_t *opts, const char *hostname, int n
             job->local_host = kept;
         kept++;
     }
+    return kept;
+}
+
+/* Each rank's host, local and node rank, and core on this host. */
+static void place_ranks(rtrun_job_t *job, const int *host_of, const int *new_id, int *next_local)
+{
+    for (int r = 0; r < job->nprocs; r++) {
+        rtrun_rank_t *rk = &job->ranks[r];
+        int h = new_id[host_of[r]];
+
+        rk->rank = r;
+        rk->node_id = h;
+        rk->local_rank = next_local[h]++;
+        rk->node_rank = rk->local_rank; /* one job per host */
+        rk->core = (h == job->local_host && job->bound) ? rk->local_rank % job->ncores : -1;
+        rk->state = RTRUN_RANK_NOT_STARTED;
+        rk->pid = -1;
+    }
+}
+
+/* The scratch tables of rtrun_job_map, one entry per host (host_of: per
+ * rank, allocated once nprocs is known). */
+typedef struct map_tables {
+    int *caps, *counts, *new_id, *next_local, *host_of;
+} map_tables_t;
+
+static void map_tables_free(map_tables_t *t)
+{
+    free(t->host_of);
+    free(t->next_local);
+    free(t->new_id);
+    free(t->counts);
+    free(t->caps);
+}
+
+static rtm_status_t map_check_args(const rtrun_opts_t *opts, const char *hostname, int ncores,
+                                   rtrun_job_t **job_p)
+{
+    if (opts == NULL || hostname == NULL || job_p == NULL || ncores < 1)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_job_map: bad argument");
+    if (opts->nprocs < 0 || opts->nprocs > RTRUN_MAX_PROCS || opts->npernode < 0 ||
+        opts->npernode > RTRUN_MAX_PROCS)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "%d ranks: expected 1 to %d", opts->nprocs,
+                             RTRUN_MAX_PROCS);
+    if (opts->nhosts > 0 && opts->hosts == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_job_map: %zu hosts but no list",
+                             opts->nhosts);
+    return RTM_OK;
+}
+
+/* The job from the assignment; takes hosts on success. */
+static rtm_status_t build_job(const rtrun_opts_t *opts, const char *hostname, int ncores,
+                              rtrun_host_t *hosts, int nhosts, int slots, int nprocs,
+                              map_tables_t *t, rtrun_job_t **job_p)
+{
+    rtrun_job_t *job = calloc(1, sizeof(*job));
+
+    if (job == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for the job map");
+    job->ranks = calloc((size_t)nprocs, sizeof(*job->ranks));
+    if (job->ranks == NULL) {
+        free(job);
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for %d ranks", nprocs);
+    }
+    job->nhosts = compact_hosts(hosts, nhosts, t->counts, t->new_id, job);
     job->hosts = hosts;
-    job->nhosts = kept;
     snprintf(job->hostname, sizeof(job->hostname), "%s", hostname);
     job->nprocs = nprocs;
     job->slots = slots;
@@ -288,32 +317,60 @@ rtm_status_t rtrun_job_map(const rtrun_opts_t *opts, const char *hostname, int n
                                     : rtrun_bind_resolve(opts->bind, opts->map_by,
                                                          hosts[job->local_host].nranks, ncores);
     job->bound = job->bind != RTRUN_BIND_NONE;
-    for (int r = 0; r < nprocs; r++) {
-        rtrun_rank_t *rk = &job->ranks[r];
-        int h = new_id[host_of[r]];
-
-        rk->rank = r;
-        rk->node_id = h;
-        rk->local_rank = next_local[h]++;
-        rk->node_rank = rk->local_rank; /* one job per host */
-        rk->core = (h == job->local_host && job->bound) ? rk->local_rank % ncores : -1;
-        rk->state = RTRUN_RANK_NOT_STARTED;
-        rk->pid = -1;
-    }
-    free(host_of);
-    free(next_local);
-    free(new_id);
-    free(counts);
-    free(caps);
+    place_ranks(job, t->host_of, t->new_id, t->next_local);
     *job_p = job;
+    return RTM_OK;
+}
+
+rtm_status_t rtrun_job_map(const rtrun_opts_t *opts, const char *hostname, int ncores,
+                           rtrun_job_t **job_p)
+{
+    rtrun_host_t *hosts = NULL;
+    map_tables_t t = {0};
+    int nhosts = 0, nprocs = 0, slots = 0, slots_given = 0;
+    rtm_status_t status;
+
+    status = map_check_args(opts, hostname, ncores, job_p);
+    if (status != RTM_OK)
+        return status;
+    status = merge_hosts(opts, hostname, ncores, &hosts, &nhosts);
+    if (status != RTM_OK)
+        return status;
+    for (size_t i = 0; i < opts->nhosts; i++)
+        slots_given |= opts->hosts[i].slots > 0;
+    for (int i = 0; i < nhosts; i++)
+        slots += hosts[i].slots;
+    if (slots > RTRUN_MAX_PROCS)
+        slots = RTRUN_MAX_PROCS;
+
+    t.caps = calloc((size_t)nhosts, sizeof(*t.caps));
+    t.counts = calloc((size_t)nhosts, sizeof(*t.counts));
+    t.new_id = calloc((size_t)nhosts, sizeof(*t.new_id));
+    t.next_local = calloc((size_t)nhosts, sizeof(*t.next_local));
+    if (t.caps == NULL || t.counts == NULL || t.new_id == NULL || t.next_local == NULL) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for the job map");
+        goto err_free_tmp;
+    }
+    if (opts->npernode > 0)
+        status = caps_per_node(opts, hosts, nhosts, t.caps, &nprocs);
+    else
+        status = caps_by_slots(opts, hosts, nhosts, slots, slots_given, t.caps, &nprocs);
+    if (status != RTM_OK)
+        goto err_free_tmp;
+    t.host_of = calloc((size_t)nprocs, sizeof(*t.host_of));
+    if (t.host_of == NULL) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for %d ranks", nprocs);
+        goto err_free_tmp;
+    }
+    assign_ranks(opts->map_by, nprocs, t.caps, nhosts, t.counts, t.host_of);
+    status = build_job(opts, hostname, ncores, hosts, nhosts, slots, nprocs, &t, job_p);
+    if (status != RTM_OK)
+        goto err_free_tmp;
+    map_tables_free(&t);
     return RTM_OK;
 
 err_free_tmp:
-    free(host_of);
-    free(next_local);
-    free(new_id);
-    free(counts);
-    free(caps);
+    map_tables_free(&t);
     free(hosts);
     return status;
 }

@@ -6,7 +6,15 @@ launcher_librtrun_la_SOURCES = \
 	launcher/bind.c launcher/bind.h \
 	launcher/cleanup.c launcher/cleanup.h \
 	launcher/cli.c launcher/cli.h \
-	launcher/daemon.c launcher/daemon.h \
+	launcher/daemon.h \
+	launcher/engine.c launcher/engine.h \
+	launcher/rtd_conn.c launcher/rtd_conn.h \
+	launcher/rtd_jobdesc.c launcher/rtd_jobdesc.h \
+	launcher/rtd_launch.c launcher/rtd_launch.h \
+	launcher/rtd_modex.c launcher/rtd_modex.h \
+	launcher/rtd_node.c launcher/rtd_node.h \
+	launcher/rtd_tree.c launcher/rtd_tree.h \
+	launcher/rtd_wire.c launcher/rtd_wire.h \
 	launcher/iof.c launcher/iof.h \
 	launcher/job.c launcher/job.h \
 	launcher/pmix_server.c launcher/pmix_server.h \
@@ -86,3 +94,11 @@ tests_launcher_test_alloc_LDADD = launcher/librtrun.la common/libcommon.la $(PMI
 TESTS += tests/launcher/test_hostfile tests/launcher/test_alloc tests/launcher/hostfile.sh \
 	tests/launcher/hostfile_netns.sh
 EXTRA_DIST += tests/launcher/hostfile.sh tests/launcher/hostfile_netns.sh
+
+# The daemon tree's wire format: header round trip, oversized lengths,
+# messages cut out of a buffer, the job description.
+check_PROGRAMS += tests/launcher/test_wire
+tests_launcher_test_wire_SOURCES = tests/launcher/test_wire.c
+tests_launcher_test_wire_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
+tests_launcher_test_wire_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
+TESTS += tests/launcher/test_wire

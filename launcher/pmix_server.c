@@ -447,75 +447,88 @@ static rtm_status_t job_maps(const rtrun_job_t *job, char **nodes_p, char **proc
     return RTM_OK;
 }
 
-rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
-                                     int prog_argc, char **prog_argv)
+/* The strings the job's info points to, kept until it is registered. */
+typedef struct job_strings {
+    char    *peers;       /* this host's ranks, "r0,r1,..." */
+    char    *argv;        /* the application's command line */
+    char    *nodes, *procs;
+    char    *node_regex, *proc_regex;
+    uint32_t local_size;  /* ranks on this host */
+    pmix_rank_t leader;   /* the lowest of them */
+    char     cwd[4096];
+} job_strings_t;
+
+static void job_strings_free(job_strings_t *js)
 {
-    pmix_wait_t wait_nspace = PMIX_WAIT_INIT;
-    pmix_status_t rc = PMIX_SUCCESS;
-    pmix_data_array_t darray;
-    char *peers = NULL, *node_regex = NULL, *proc_regex = NULL, *argv_str = NULL;
-    char *nodes = NULL, *procs = NULL;
-    char cwd[4096];
-    void *list, *sub;
-    uint32_t job_size, univ_size, nnodes, local_size = 0, one = 1, zero32 = 0;
-    pmix_rank_t leader = 0;
-    int multi, self;
+    free(js->nodes);
+    free(js->procs);
+    free(js->proc_regex);
+    free(js->node_regex);
+    free(js->argv);
+    free(js->peers);
+}
+
+static rtm_status_t job_strings_make(const rtrun_job_t *job, int self, int prog_argc,
+                                     char **prog_argv, job_strings_t *js)
+{
+    pmix_status_t rc;
     rtm_status_t status;
 
-    if (job == NULL || tmpdir == NULL || prog_argc < 1 || prog_argv == NULL)
-        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_pmix_register_job: bad argument");
-    multi = job_is_multi(job);
-    self = multi ? server_self_host : 0;
-    nnodes = multi ? (uint32_t)job->nhosts : 1;
-    job_size = (uint32_t)job->nprocs;
-    univ_size = job_size;
-    server_job_size = job->nprocs;
-    if (getcwd(cwd, sizeof(cwd)) == NULL)
-        snprintf(cwd, sizeof(cwd), "/");
-
-    peers = host_peers(job, self, &local_size, &leader);
-    argv_str = join_argv(prog_argc, prog_argv);
-    if (peers == NULL || argv_str == NULL) {
-        status = rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory registering the job");
-        goto err_free_strings;
-    }
-    status = job_maps(job, &nodes, &procs);
+    if (getcwd(js->cwd, sizeof(js->cwd)) == NULL)
+        snprintf(js->cwd, sizeof(js->cwd), "/");
+    js->peers = host_peers(job, self, &js->local_size, &js->leader);
+    js->argv = join_argv(prog_argc, prog_argv);
+    if (js->peers == NULL || js->argv == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory registering the job");
+    status = job_maps(job, &js->nodes, &js->procs);
     if (status != RTM_OK)
-        goto err_free_strings;
-    rc = PMIx_generate_regex(nodes, &node_regex);
+        return status;
+    rc = PMIx_generate_regex(js->nodes, &js->node_regex);
     if (rc == PMIX_SUCCESS)
-        rc = PMIx_generate_ppn(procs, &proc_regex);
-    if (rc != PMIX_SUCCESS) {
-        status = rtm_error_set(RTM_ERR_PMIX, "PMIx_generate_regex/ppn failed: %s",
-                               PMIx_Error_string(rc));
-        goto err_free_strings;
-    }
+        rc = PMIx_generate_ppn(js->procs, &js->proc_regex);
+    if (rc != PMIX_SUCCESS)
+        return rtm_error_set(RTM_ERR_PMIX, "PMIx_generate_regex/ppn failed: %s",
+                             PMIx_Error_string(rc));
+    return RTM_OK;
+}
 
-    list = PMIx_Info_list_start();
+/* Job-level keys (also what clients look up with a wildcard rank). */
+static pmix_status_t add_job_level(void *list, const rtrun_job_t *job, const char *tmpdir,
+                                   uint32_t nnodes, const job_strings_t *js)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    uint32_t job_size = (uint32_t)job->nprocs, univ_size = job_size, one = 1;
+    uint32_t local_size = js->local_size;
+    pmix_rank_t leader = js->leader;
+
     LIST_ADD(rc, list, PMIX_JOBID, job->nspace, PMIX_STRING);
     LIST_ADD(rc, list, PMIX_JOB_SIZE, &job_size, PMIX_UINT32);
     LIST_ADD(rc, list, PMIX_UNIV_SIZE, &univ_size, PMIX_UINT32);
     LIST_ADD(rc, list, PMIX_MAX_PROCS, &univ_size, PMIX_UINT32);
     LIST_ADD(rc, list, PMIX_NUM_NODES, &nnodes, PMIX_UINT32);
     LIST_ADD(rc, list, PMIX_JOB_NUM_APPS, &one, PMIX_UINT32);
-    LIST_ADD(rc, list, PMIX_NODE_MAP, node_regex, PMIX_REGEX);
-    LIST_ADD(rc, list, PMIX_PROC_MAP, proc_regex, PMIX_REGEX);
+    LIST_ADD(rc, list, PMIX_NODE_MAP, js->node_regex, PMIX_REGEX);
+    LIST_ADD(rc, list, PMIX_PROC_MAP, js->proc_regex, PMIX_REGEX);
     LIST_ADD(rc, list, PMIX_TMPDIR, tmpdir, PMIX_STRING);
-    /* Also at job level: what clients look up with a wildcard rank. */
     LIST_ADD(rc, list, PMIX_LOCAL_SIZE, &local_size, PMIX_UINT32);
-    LIST_ADD(rc, list, PMIX_LOCAL_PEERS, peers, PMIX_STRING);
+    LIST_ADD(rc, list, PMIX_LOCAL_PEERS, js->peers, PMIX_STRING);
     LIST_ADD(rc, list, PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
+    return rc;
+}
 
-    /* Every host of the job (this one only, for a one-host job). */
+/* Every host of the job (this one only, for a one-host job). */
+static pmix_status_t add_node_info(void *list, const rtrun_job_t *job, uint32_t nnodes, int self)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+
     for (uint32_t h = 0; h < nnodes && rc == PMIX_SUCCESS; h++) {
         uint32_t h_size = 0;
         pmix_rank_t h_leader = 0;
         char *h_peers = host_peers(job, (int)h, &h_size, &h_leader);
+        void *sub;
 
-        if (h_peers == NULL) {
-            rc = PMIX_ERR_NOMEM;
-            break;
-        }
+        if (h_peers == NULL)
+            return PMIX_ERR_NOMEM;
         sub = PMIx_Info_list_start();
         LIST_ADD(rc, sub, PMIX_HOSTNAME, host_name_of(job, (int)h), PMIX_STRING);
         LIST_ADD(rc, sub, PMIX_NODEID, &h, PMIX_UINT32);
@@ -531,30 +544,41 @@ rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
             PMIx_Info_list_release(sub);
         free(h_peers);
     }
+    return rc;
+}
 
-    /* The one application. */
-    if (rc == PMIX_SUCCESS) {
-        sub = PMIx_Info_list_start();
-        LIST_ADD(rc, sub, PMIX_APPNUM, &zero32, PMIX_UINT32);
-        LIST_ADD(rc, sub, PMIX_APP_SIZE, &job_size, PMIX_UINT32);
-        LIST_ADD(rc, sub, PMIX_APPLDR, &zero32, PMIX_PROC_RANK);
-        LIST_ADD(rc, sub, PMIX_WDIR, cwd, PMIX_STRING);
-        LIST_ADD(rc, sub, PMIX_APP_ARGV, argv_str, PMIX_STRING);
-        if (rc == PMIX_SUCCESS)
-            rc = list_add_array(list, PMIX_APP_INFO_ARRAY, sub);
-        else
-            PMIx_Info_list_release(sub);
-    }
+/* The one application. */
+static pmix_status_t add_app_info(void *list, const rtrun_job_t *job, const job_strings_t *js)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    uint32_t zero32 = 0, job_size = (uint32_t)job->nprocs;
+    void *sub = PMIx_Info_list_start();
 
-    /* Each rank, remote ones too (OpenPMIx's client fails PMIx_Init
-     * without them); the array must start with PMIX_RANK. */
+    LIST_ADD(rc, sub, PMIX_APPNUM, &zero32, PMIX_UINT32);
+    LIST_ADD(rc, sub, PMIX_APP_SIZE, &job_size, PMIX_UINT32);
+    LIST_ADD(rc, sub, PMIX_APPLDR, &zero32, PMIX_PROC_RANK);
+    LIST_ADD(rc, sub, PMIX_WDIR, js->cwd, PMIX_STRING);
+    LIST_ADD(rc, sub, PMIX_APP_ARGV, js->argv, PMIX_STRING);
+    if (rc == PMIX_SUCCESS)
+        return list_add_array(list, PMIX_APP_INFO_ARRAY, sub);
+    PMIx_Info_list_release(sub);
+    return rc;
+}
+
+/* Each rank, remote ones too (OpenPMIx's client fails PMIx_Init
+ * without them); the array must start with PMIX_RANK. */
+static pmix_status_t add_proc_info(void *list, const rtrun_job_t *job, int multi)
+{
+    pmix_status_t rc = PMIX_SUCCESS;
+    uint32_t zero32 = 0;
+
     for (int r = 0; r < job->nprocs && rc == PMIX_SUCCESS; r++) {
         const rtrun_rank_t *rk = &job->ranks[r];
         pmix_rank_t prank = (pmix_rank_t)r;
         uint16_t local_rank = (uint16_t)rk->local_rank, node_rank = (uint16_t)rk->node_rank;
         uint32_t nid = (uint32_t)rk->node_id;
+        void *sub = PMIx_Info_list_start();
 
-        sub = PMIx_Info_list_start();
         LIST_ADD(rc, sub, PMIX_RANK, &prank, PMIX_PROC_RANK);
         LIST_ADD(rc, sub, PMIX_APPNUM, &zero32, PMIX_UINT32);
         LIST_ADD(rc, sub, PMIX_LOCAL_RANK, &local_rank, PMIX_UINT16);
@@ -567,29 +591,40 @@ rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
         else
             PMIx_Info_list_release(sub);
     }
+    return rc;
+}
 
+/* The whole job info as one array for PMIx_server_register_nspace. */
+static rtm_status_t build_job_info(const rtrun_job_t *job, const char *tmpdir, int multi,
+                                   int self, const job_strings_t *js, pmix_data_array_t *info_p)
+{
+    uint32_t nnodes = multi ? (uint32_t)job->nhosts : 1;
+    void *list = PMIx_Info_list_start();
+    pmix_status_t rc;
+
+    rc = add_job_level(list, job, tmpdir, nnodes, js);
     if (rc == PMIX_SUCCESS)
-        rc = PMIx_Info_list_convert(list, &darray);
+        rc = add_node_info(list, job, nnodes, self);
+    if (rc == PMIX_SUCCESS)
+        rc = add_app_info(list, job, js);
+    if (rc == PMIX_SUCCESS)
+        rc = add_proc_info(list, job, multi);
+    if (rc == PMIX_SUCCESS)
+        rc = PMIx_Info_list_convert(list, info_p);
     PMIx_Info_list_release(list);
-    if (rc != PMIX_SUCCESS) {
-        status = rtm_error_set(RTM_ERR_PMIX, "building the job info for PMIx failed: %s",
-                               PMIx_Error_string(rc));
-        goto err_free_strings;
-    }
+    if (rc != PMIX_SUCCESS)
+        return rtm_error_set(RTM_ERR_PMIX, "building the job info for PMIx failed: %s",
+                             PMIx_Error_string(rc));
+    return RTM_OK;
+}
 
-    rc = PMIx_server_register_nspace(job->nspace, (int)local_size, (pmix_info_t *)darray.array,
-                                     darray.size, op_done, &wait_nspace);
-    rc = op_wait(&wait_nspace, rc);
-    PMIX_DATA_ARRAY_DESTRUCT(&darray);
-    if (rc != PMIX_SUCCESS) {
-        status = rtm_error_set(RTM_ERR_PMIX, "PMIx_server_register_nspace(%s) failed: %s",
-                               job->nspace, PMIx_Error_string(rc));
-        goto err_free_strings;
-    }
-
+/* This host's ranks, as the clients the server admits. */
+static rtm_status_t register_clients(const rtrun_job_t *job, int multi, int self)
+{
     for (int r = 0; r < job->nprocs; r++) {
         pmix_wait_t wait_client = PMIX_WAIT_INIT;
         pmix_proc_t proc;
+        pmix_status_t rc;
 
         if (multi && job->ranks[r].node_id != self)
             continue;
@@ -597,29 +632,56 @@ rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
         rc = PMIx_server_register_client(&proc, geteuid(), getegid(), NULL, op_done,
                                          &wait_client);
         rc = op_wait(&wait_client, rc);
-        if (rc != PMIX_SUCCESS) {
-            status = rtm_error_set(RTM_ERR_PMIX, "PMIx_server_register_client(%s, rank %d) failed: %s",
-                                   job->nspace, r, PMIx_Error_string(rc));
-            goto err_deregister_nspace;
-        }
+        if (rc != PMIX_SUCCESS)
+            return rtm_error_set(RTM_ERR_PMIX,
+                                 "PMIx_server_register_client(%s, rank %d) failed: %s",
+                                 job->nspace, r, PMIx_Error_string(rc));
     }
-    free(nodes);
-    free(procs);
-    free(proc_regex);
-    free(node_regex);
-    free(argv_str);
-    free(peers);
+    return RTM_OK;
+}
+
+rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
+                                     int prog_argc, char **prog_argv)
+{
+    pmix_wait_t wait_nspace = PMIX_WAIT_INIT;
+    job_strings_t js;
+    pmix_data_array_t darray;
+    pmix_status_t rc;
+    rtm_status_t status;
+    int multi, self;
+
+    if (job == NULL || tmpdir == NULL || prog_argc < 1 || prog_argv == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_pmix_register_job: bad argument");
+    multi = job_is_multi(job);
+    self = multi ? server_self_host : 0;
+    server_job_size = job->nprocs;
+    memset(&js, 0, sizeof(js));
+    status = job_strings_make(job, self, prog_argc, prog_argv, &js);
+    if (status == RTM_OK)
+        status = build_job_info(job, tmpdir, multi, self, &js, &darray);
+    if (status != RTM_OK)
+        goto err_free_strings;
+
+    rc = PMIx_server_register_nspace(job->nspace, (int)js.local_size,
+                                     (pmix_info_t *)darray.array, darray.size, op_done,
+                                     &wait_nspace);
+    rc = op_wait(&wait_nspace, rc);
+    PMIX_DATA_ARRAY_DESTRUCT(&darray);
+    if (rc != PMIX_SUCCESS) {
+        status = rtm_error_set(RTM_ERR_PMIX, "PMIx_server_register_nspace(%s) failed: %s",
+                               job->nspace, PMIx_Error_string(rc));
+        goto err_free_strings;
+    }
+    status = register_clients(job, multi, self);
+    if (status != RTM_OK)
+        goto err_deregister_nspace;
+    job_strings_free(&js);
     return RTM_OK;
 
 err_deregister_nspace:
     rtrun_pmix_deregister_job(job);
 err_free_strings:
-    free(nodes);
-    free(procs);
-    free(proc_regex);
-    free(node_regex);
-    free(argv_str);
-    free(peers);
+    job_strings_free(&js);
     return status;
 }
 

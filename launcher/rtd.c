@@ -9,8 +9,9 @@
  * judges a failure (rtrun does): it reports and obeys KILL. When its
  * parent's connection closes, it kills its ranks and exits.
  *
- * One thread owns everything, as in rtrun: a poll loop over a signalfd,
- * the PMIx event pipe, the tree connections and the ranks' pipes.
+ * One thread owns everything, as in rtrun: the host-side engine
+ * (engine.h) runs the loop over a signalfd, the PMIx event pipe and the
+ * ranks' pipes; rtd adds the tree connections and rank 0's stdin.
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include "launcher/cleanup.h"
 #include "launcher/cli.h"
 #include "launcher/daemon.h"
+#include "launcher/engine.h"
 #include "launcher/iof.h"
 #include "launcher/job.h"
 #include "launcher/pmix_server.h"
@@ -29,7 +31,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -37,8 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 /* As rtrun's: SIGTERM, then SIGKILL after this long. */
@@ -57,13 +56,7 @@ typedef struct rtd_ctx {
     rtrun_job_t   *job;         /* = desc.job */
     rtrun_topo_t  *topo;
     char          *prog_path;
-    char           tmpdir[PATH_MAX];
-    int            signal_fd;
-    int            event_pipe[2];
-    int            pmix_started;
-    int            job_registered;
-    int           *out_fd;      /* per rank (local ones only, else -1) */
-    int           *err_fd;
+    rtrun_engine_t eng;         /* this host's ranks, the PMIx server, the loop */
     double         kill_at;
     int            parent_gone;
     /* rtrun's stdin for rank 0 when it runs here (RTD_MSG_STDIN): bytes
@@ -76,22 +69,14 @@ typedef struct rtd_ctx {
     size_t         stdin_len, stdin_cap;
 } rtd_ctx_t;
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-    char line[2048];
-    va_list ap;
-    int n;
-
-    n = snprintf(line, sizeof(line), "rtd: ");
-    va_start(ap, fmt);
-    n += vsnprintf(line + n, sizeof(line) - (size_t)n - 2, fmt, ap);
-    va_end(ap);
-    if (n > (int)sizeof(line) - 2)
-        n = (int)sizeof(line) - 2;
-    line[n++] = '\n';
-    rtrun_iof_write_all(STDERR_FILENO, line, (size_t)n);
-}
+/* What rtd polls besides the engine's own fds (tags of poll_add). */
+enum {
+    POLL_PARENT,
+    POLL_STDIN,          /* rank 0's stdin pipe, when bytes wait for it */
+    POLL_LISTEN,         /* children connecting back */
+    POLL_CHILD = 1000,   /* + i: child i's connection */
+    POLL_AGENT = 2000,   /* + i: child i's launch agent's stderr */
+};
 
 /* An error rtrun reports and ends the job for (exit code `code`). */
 static void report_error(rtd_ctx_t *ctx, int lost_host, int code, const char *fmt, ...)
@@ -107,57 +92,40 @@ static void report_error(rtd_ctx_t *ctx, int lost_host, int code, const char *fm
     if (ctx->node.parent.fd >= 0)
         rtd_node_up(&ctx->node, RTD_MSG_ERROR, lost_host, code, 0, text, strlen(text));
     else
-        say("%s", text);
+        rtrun_say("%s", text);
 }
 
-static void signal_ranks(rtd_ctx_t *ctx, int sig)
+/* The parent is gone (or broke the protocol): the loop ends, then the
+ * ranks are killed (wind_down). */
+static void parent_lost(rtd_ctx_t *ctx)
 {
-    for (int r = 0; r < ctx->job->nprocs; r++) {
-        rtrun_rank_t *rk = &ctx->job->ranks[r];
-
-        if (rk->node_id == ctx->self && rk->state == RTRUN_RANK_RUNNING &&
-            killpg(rk->pid, sig) != 0 && errno == ESRCH)
-            kill(rk->pid, sig);
-    }
+    ctx->parent_gone = 1;
+    rtd_conn_close(&ctx->node.parent);
+    rtrun_engine_stop(&ctx->eng);
 }
 
-static int running_ranks(const rtd_ctx_t *ctx)
+/* SIGTERM now, SIGKILL after the grace period (armed once). */
+static void kill_ranks(rtd_ctx_t *ctx, int sig)
 {
-    int n = 0;
-
-    for (int r = 0; r < ctx->job->nprocs; r++)
-        n += ctx->job->ranks[r].node_id == ctx->self &&
-             ctx->job->ranks[r].state == RTRUN_RANK_RUNNING;
-    return n;
+    rtrun_engine_signal_ranks(&ctx->eng, sig);
+    if (sig != SIGKILL && ctx->kill_at == 0)
+        ctx->kill_at = rtm_time_now() + RTD_KILL_GRACE_SEC;
 }
 
-/* Send what a rank's pipe holds up the tree; at EOF the pipe closes. */
-static void forward_output(rtd_ctx_t *ctx, int r, int stream)
+static void child_lost(rtd_ctx_t *ctx, rtd_conn_t *c, const char *what)
 {
-    int *fdp = stream == 1 ? &ctx->out_fd[r] : &ctx->err_fd[r];
-    char buf[65536];
+    char text[3072];
 
-    while (*fdp >= 0) {
-        ssize_t n = read(*fdp, buf, sizeof(buf));
-
-        if (n > 0) {
-            rtd_node_up(&ctx->node, RTD_MSG_IOF, r, stream, 0, buf, (size_t)n);
-            if (ctx->node.parent.out_len > RTD_OUT_HIGH_WATER)
-                return;
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            return;
-        close(*fdp);
-        *fdp = -1;
-        rtd_node_up(&ctx->node, RTD_MSG_IOF, r, stream, 1, NULL, 0);
-    }
+    if (rtd_node_child_lost(&ctx->node, c, what, text, sizeof(text)))
+        report_error(ctx, c->host, RTRUN_EXIT_FAILURE, "%s", text);
 }
 
-static void on_pmix_event(rtd_ctx_t *ctx, const rtrun_pmix_event_t *ev)
+/* ---- engine callbacks: this host's ranks, reported up the tree --------- */
+
+static void eng_on_pmix_event(void *arg, const rtrun_pmix_event_t *ev)
 {
+    rtd_ctx_t *ctx = arg;
+
     if (rtd_node_pmix_request(&ctx->node, ev))
         return;
     if (ev->rank < 0 || ev->rank >= ctx->job->nprocs)
@@ -170,93 +138,68 @@ static void on_pmix_event(rtd_ctx_t *ctx, const rtrun_pmix_event_t *ev)
                 strnlen(ev->msg, sizeof(ev->msg)));
 }
 
-static void drain_events(rtd_ctx_t *ctx)
+static void eng_on_rank_exit(void *arg, rtrun_rank_t *rk, int wstatus, double last_ran)
 {
-    rtrun_pmix_event_t ev;
+    rtd_ctx_t *ctx = arg;
 
-    for (;;) {
-        ssize_t n = read(ctx->event_pipe[0], &ev, sizeof(ev));
-
-        if (n == (ssize_t)sizeof(ev)) {
-            on_pmix_event(ctx, &ev);
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        break;
-    }
+    (void)last_ran; /* rtrun judges; it has no use for a remote clock */
+    rtd_node_up(&ctx->node, RTD_MSG_EXIT, rk->rank, wstatus,
+                rk->connected | (rk->finalized << 1), NULL, 0);
 }
 
-static void child_lost(rtd_ctx_t *ctx, rtd_conn_t *c, const char *what)
+/* A child that is not a rank: a launch agent of the tree. */
+static void eng_on_other_exit(void *arg, pid_t pid, int wstatus)
 {
-    char text[3072];
+    rtd_ctx_t *ctx = arg;
+    rtd_conn_t *c = rtd_node_agent_exited(&ctx->node, pid, wstatus);
+    char what[128];
 
-    if (c->lost)
+    if (c == NULL)
         return;
-    c->lost = 1;
-    rtd_node_child_error(&ctx->node, c, what, text, sizeof(text));
-    report_error(ctx, c->host, RTRUN_EXIT_FAILURE, "%s", text);
-    rtd_conn_close(c);
+    rtd_describe_agent_exit(pid, wstatus, what, sizeof(what));
+    if (!ctx->parent_gone)
+        child_lost(ctx, c, what);
 }
 
-static void reap(rtd_ctx_t *ctx)
+/* Output goes up the tree as it comes; above the high-water mark of the
+ * parent's queue, reading waits for the queue to drain. */
+static int eng_on_output(void *arg, int rank, int stream, const char *data, size_t len, int eof)
 {
-    for (;;) {
-        int wstatus;
-        pid_t pid = waitpid(-1, &wstatus, WNOHANG);
-        rtd_conn_t *c;
-        rtrun_rank_t *rk;
+    rtd_ctx_t *ctx = arg;
 
-        if (pid < 0 && errno == EINTR)
-            continue;
-        if (pid <= 0)
-            break;
-        c = rtd_node_agent_exited(&ctx->node, pid, wstatus);
-        if (c != NULL) {
-            char what[128];
-
-            if (WIFSIGNALED(wstatus))
-                snprintf(what, sizeof(what), "its launch agent (pid %d) was killed by signal %d",
-                         (int)pid, WTERMSIG(wstatus));
-            else
-                snprintf(what, sizeof(what), "its launch agent (pid %d) exited with code %d",
-                         (int)pid, WEXITSTATUS(wstatus));
-            if (!ctx->parent_gone)
-                child_lost(ctx, c, what);
-            continue;
-        }
-        rk = rtrun_job_find_pid(ctx->job, pid);
-        if (rk == NULL)
-            continue;
-        /* A finalize or abort explains the exit; read for each rank, as one
-         * that exited after the previous read wrote its events after it. */
-        drain_events(ctx);
-        rk->state = RTRUN_RANK_EXITED;
-        rk->wait_status = wstatus;
-        forward_output(ctx, rk->rank, 1);
-        forward_output(ctx, rk->rank, 2);
-        rtd_node_up(&ctx->node, RTD_MSG_EXIT, rk->rank, wstatus,
-                    rk->connected | (rk->finalized << 1), NULL, 0);
-    }
+    rtd_node_up(&ctx->node, RTD_MSG_IOF, rank, stream, eof, data, len);
+    return ctx->node.parent.out_len > RTD_OUT_HIGH_WATER;
 }
 
-static void on_signals(rtd_ctx_t *ctx)
-{
-    struct signalfd_siginfo si;
+static void stdin_flush(rtd_ctx_t *ctx);
 
-    while (read(ctx->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-        if (si.ssi_signo == SIGCHLD) {
-            reap(ctx);
-        } else {
-            /* Someone ends rtd itself: the ranks go too, and rtrun hears
-             * of it through the ranks' exits and our connection. */
-            say("received SIG%s; killing the ranks of host %s", sigabbrev_np((int)si.ssi_signo),
-                ctx->job->hosts[ctx->self].name);
-            signal_ranks(ctx, SIGTERM);
-            if (ctx->kill_at == 0)
-                ctx->kill_at = rtm_time_now() + RTD_KILL_GRACE_SEC;
-        }
+static void eng_on_rank_started(void *arg, rtrun_rank_t *rk, int stdin_fd)
+{
+    rtd_ctx_t *ctx = arg;
+
+    if (rk->rank == 0) {
+        ctx->stdin_fd = stdin_fd;
+        ctx->stdin_started = 1;
+        if (ctx->stdin_fd >= 0)
+            fcntl(ctx->stdin_fd, F_SETFL, O_NONBLOCK);
+        stdin_flush(ctx); /* what came before rank 0 started */
     }
+    rtd_node_up(&ctx->node, RTD_MSG_STARTED, rk->rank, (int)rk->pid, 0, NULL, 0);
+}
+
+static void eng_on_signal(void *arg, int sig)
+{
+    rtd_ctx_t *ctx = arg;
+
+    if (sig == SIGCHLD) {
+        rtrun_engine_reap(&ctx->eng);
+        return;
+    }
+    /* Someone ends rtd itself: the ranks go too, and rtrun hears of it
+     * through the ranks' exits and our connection. */
+    rtrun_say("received SIG%s; killing the ranks of host %s", sigabbrev_np(sig),
+              ctx->job->hosts[ctx->self].name);
+    kill_ranks(ctx, SIGTERM);
 }
 
 /* Write what rank 0's stdin pipe takes and ack it to rtrun (its window).
@@ -327,22 +270,17 @@ static void handle_buffered(rtd_ctx_t *ctx, rtd_conn_t *c)
         int mine = got < 0 ? -1 : rtd_node_handle(&ctx->node, c, &h, payload);
 
         if (mine < 0) {
-            if (c == &ctx->node.parent) {
-                ctx->parent_gone = 1;
-                rtd_conn_close(c);
-            } else {
+            if (c == &ctx->node.parent)
+                parent_lost(ctx);
+            else
                 child_lost(ctx, c, "it sent a malformed message");
-            }
             return;
         }
         if (mine == 1) {
             if (h.type == RTD_MSG_STDIN)
                 stdin_received(ctx, &h, payload);
-            if (h.type == RTD_MSG_KILL && h.a > 0) {
-                signal_ranks(ctx, h.a);
-                if (h.a != SIGKILL && ctx->kill_at == 0)
-                    ctx->kill_at = rtm_time_now() + RTD_KILL_GRACE_SEC;
-            }
+            if (h.type == RTD_MSG_KILL && h.a > 0)
+                kill_ranks(ctx, h.a);
             rtd_conn_consume(c, &h);
         }
     }
@@ -353,12 +291,10 @@ static void handle_conn(rtd_ctx_t *ctx, rtd_conn_t *c)
     if (rtd_conn_fill(c) < 0) {
         /* what it sent before closing still counts */
         handle_buffered(ctx, c);
-        if (c == &ctx->node.parent) {
-            ctx->parent_gone = 1;
-            rtd_conn_close(c);
-        } else {
+        if (c == &ctx->node.parent)
+            parent_lost(ctx);
+        else
             child_lost(ctx, c, "its connection closed");
-        }
         return;
     }
     handle_buffered(ctx, c);
@@ -370,24 +306,18 @@ static void wind_down(rtd_ctx_t *ctx)
     double until = rtm_time_now() + RTD_EXIT_WAIT_SEC;
     int killed = 0;
 
-    signal_ranks(ctx, SIGKILL);
+    rtrun_engine_signal_ranks(&ctx->eng, SIGKILL);
     for (int i = 0; i < ctx->node.nchildren; i++)
         rtd_conn_close(&ctx->node.children[i]);
     for (;;) {
-        int agents = 0;
-
-        reap(ctx);
-        for (int i = 0; i < ctx->node.nchildren; i++)
-            agents += ctx->node.children[i].agent_pid > 0;
-        if (running_ranks(ctx) == 0 && agents == 0)
+        rtrun_engine_reap(&ctx->eng);
+        if (rtrun_engine_running_ranks(&ctx->eng) == 0 && rtd_node_agents_left(&ctx->node) == 0)
             break;
         if (rtm_time_now() >= until) {
             if (killed)
                 break;
-            for (int i = 0; i < ctx->node.nchildren; i++)
-                if (ctx->node.children[i].agent_pid > 0)
-                    killpg(ctx->node.children[i].agent_pid, SIGKILL);
-            signal_ranks(ctx, SIGKILL);
+            rtd_node_kill_agents(&ctx->node);
+            rtrun_engine_signal_ranks(&ctx->eng, SIGKILL);
             killed = 1;
             until = rtm_time_now() + 1.0;
         }
@@ -395,209 +325,128 @@ static void wind_down(rtd_ctx_t *ctx)
     }
 }
 
-static void run_loop(rtd_ctx_t *ctx)
+/* ---- the loop ------------------------------------------------------------ */
+
+static int eng_prepare(void *arg, rtrun_engine_t *eng, double now)
 {
+    rtd_ctx_t *ctx = arg;
     rtd_node_t *n = &ctx->node;
-    size_t cap = 8 + 2 * (size_t)n->nchildren + 2 * (size_t)ctx->job->nprocs;
-    struct pollfd *pfds = calloc(cap, sizeof(*pfds));
-    int *what = calloc(cap, sizeof(*what));
 
-    if (pfds == NULL || what == NULL) {
-        report_error(ctx, -1, RTRUN_EXIT_FAILURE, "rtd on host %s: out of memory",
-                     ctx->job->hosts[ctx->self].name);
-        free(pfds);
-        free(what);
-        return;
+    (void)now;
+    if (ctx->parent_gone)
+        return 0;
+    rtrun_engine_poll_add(eng, n->parent.fd,
+                          POLLIN | (rtd_conn_wants_write(&n->parent) ? POLLOUT : 0), POLL_PARENT);
+    if (ctx->stdin_fd >= 0 && ctx->stdin_len > 0)
+        rtrun_engine_poll_add(eng, ctx->stdin_fd, POLLOUT, POLL_STDIN);
+    rtrun_engine_poll_add(eng, n->listen_fd, POLLIN, POLL_LISTEN);
+    for (int i = 0; i < n->nchildren; i++) {
+        rtd_conn_t *c = &n->children[i];
+
+        rtrun_engine_poll_add(eng, c->fd, POLLIN | (rtd_conn_wants_write(c) ? POLLOUT : 0),
+                              POLL_CHILD + i);
+        rtrun_engine_poll_add(eng, c->agent_err, POLLIN, POLL_AGENT + i);
     }
-    /* what[]: -1 signals, -2 events, -3 parent, -4 listen, -5 rank 0's stdin, 1000+i child
-     * conn, 2000+i child agent stderr, 2r / 2r+1 rank stdout / stderr */
-    while (!ctx->parent_gone) {
-        double now = rtm_time_now(), wake = 0;
-        int k = 0, timeout_ms = -1;
-
-        pfds[k].fd = ctx->signal_fd;
-        pfds[k].events = POLLIN;
-        what[k++] = -1;
-        if (ctx->event_pipe[0] >= 0) {
-            pfds[k].fd = ctx->event_pipe[0];
-            pfds[k].events = POLLIN;
-            what[k++] = -2;
-        }
-        pfds[k].fd = n->parent.fd;
-        pfds[k].events = POLLIN | (n->parent.out_len > n->parent.out_off ? POLLOUT : 0);
-        what[k++] = -3;
-        if (ctx->stdin_fd >= 0 && ctx->stdin_len > 0) {
-            pfds[k].fd = ctx->stdin_fd;
-            pfds[k].events = POLLOUT;
-            what[k++] = -5;
-        }
-        if (n->listen_fd >= 0) {
-            pfds[k].fd = n->listen_fd;
-            pfds[k].events = POLLIN;
-            what[k++] = -4;
-        }
-        for (int i = 0; i < n->nchildren; i++) {
-            rtd_conn_t *c = &n->children[i];
-
-            if (c->fd >= 0) {
-                pfds[k].fd = c->fd;
-                pfds[k].events = POLLIN | (c->out_len > c->out_off ? POLLOUT : 0);
-                what[k++] = 1000 + i;
-            }
-            if (c->agent_err >= 0) {
-                pfds[k].fd = c->agent_err;
-                pfds[k].events = POLLIN;
-                what[k++] = 2000 + i;
-            }
-            if (!c->hello && !c->lost && (wake == 0 || c->deadline < wake))
-                wake = c->deadline;
-        }
-        if (ctx->out_fd != NULL && n->parent.out_len - n->parent.out_off < RTD_OUT_HIGH_WATER) {
-            for (int r = 0; r < ctx->job->nprocs; r++) {
-                if (ctx->out_fd[r] >= 0) {
-                    pfds[k].fd = ctx->out_fd[r];
-                    pfds[k].events = POLLIN;
-                    what[k++] = 2 * r + 10000;
-                }
-                if (ctx->err_fd[r] >= 0) {
-                    pfds[k].fd = ctx->err_fd[r];
-                    pfds[k].events = POLLIN;
-                    what[k++] = 2 * r + 10001;
-                }
-            }
-        }
-        if (ctx->kill_at > 0 && (wake == 0 || ctx->kill_at < wake))
-            wake = ctx->kill_at;
-        if (wake > 0)
-            timeout_ms = wake <= now ? 0 : (int)((wake - now) * 1000.0) + 1;
-        if (poll(pfds, (nfds_t)k, timeout_ms) < 0 && errno != EINTR) {
-            say("poll failed: %s", strerror(errno));
-            break;
-        }
-        /* PMIx events first, so an exit is reported after its finalize. */
-        for (int i = 0; i < k; i++)
-            if (what[i] == -2 && pfds[i].revents)
-                drain_events(ctx);
-        for (int i = 0; i < k && !ctx->parent_gone; i++) {
-            int w = what[i];
-
-            if (pfds[i].revents == 0 || w == -2)
-                continue;
-            if (w == -1)
-                on_signals(ctx);
-            else if (w == -3) {
-                if (pfds[i].revents & POLLOUT)
-                    rtd_conn_flush(&n->parent);
-                if (pfds[i].revents & (POLLIN | POLLHUP | POLLERR))
-                    handle_conn(ctx, &n->parent);
-            } else if (w == -4)
-                rtd_node_accept(n);
-            else if (w == -5)
-                stdin_flush(ctx);
-            else if (w >= 10000) {
-                int r = (w - 10000) / 2;
-
-                forward_output(ctx, r, (w & 1) ? 2 : 1);
-            } else if (w >= 2000)
-                rtd_node_read_agent_err(n, &n->children[w - 2000]);
-            else if (w >= 1000) {
-                rtd_conn_t *c = &n->children[w - 1000];
-
-                if (c->fd < 0)
-                    continue;
-                if (pfds[i].revents & POLLOUT)
-                    rtd_conn_flush(c);
-                if (pfds[i].revents & (POLLIN | POLLHUP | POLLERR))
-                    handle_conn(ctx, c);
-            }
-        }
-        now = rtm_time_now();
-        if (ctx->kill_at > 0 && now >= ctx->kill_at) {
-            signal_ranks(ctx, SIGKILL);
-            ctx->kill_at = 0;
-        }
-        for (int i = 0; i < n->nchildren; i++) {
-            rtd_conn_t *c = &n->children[i];
-
-            if (!c->hello && !c->lost && now >= c->deadline) {
-                char text[96];
-
-                snprintf(text, sizeof(text), "rtd did not connect back within %ld s",
-                         (long)rtm_config.launch_timeout);
-                if (c->agent_pid > 0)
-                    killpg(c->agent_pid, SIGKILL);
-                rtd_node_read_agent_err(n, c);
-                child_lost(ctx, c, text);
-            }
-        }
-        if (n->parent.fd < 0)
-            ctx->parent_gone = 1;
-    }
-    free(pfds);
-    free(what);
+    /* The parent's queue is full: the ranks' output waits (their pipes
+     * fill, and they block writing), rather than grow it without bound. */
+    eng->output_paused = n->parent.out_len - n->parent.out_off >= RTD_OUT_HIGH_WATER;
+    rtrun_engine_wake_at(eng, rtd_node_next_deadline(n));
+    rtrun_engine_wake_at(eng, ctx->kill_at);
+    return 1;
 }
 
-static int start_ranks(rtd_ctx_t *ctx)
+static void on_conn_ready(rtd_ctx_t *ctx, rtd_conn_t *c, short revents)
+{
+    if (c->fd < 0)
+        return;
+    if (revents & POLLOUT)
+        rtd_conn_flush(c);
+    if (revents & (POLLIN | POLLHUP | POLLERR))
+        handle_conn(ctx, c);
+}
+
+static void eng_on_fd(void *arg, int tag, int fd, short revents)
+{
+    rtd_ctx_t *ctx = arg;
+    rtd_node_t *n = &ctx->node;
+
+    (void)fd;
+    if (tag >= POLL_AGENT)
+        rtd_node_read_agent_err(n, &n->children[tag - POLL_AGENT]);
+    else if (tag >= POLL_CHILD)
+        on_conn_ready(ctx, &n->children[tag - POLL_CHILD], revents);
+    else if (tag == POLL_PARENT)
+        on_conn_ready(ctx, &n->parent, revents);
+    else if (tag == POLL_STDIN)
+        stdin_flush(ctx);
+    else if (tag == POLL_LISTEN)
+        rtd_node_accept(n);
+}
+
+static void eng_after_poll(void *arg, double now)
+{
+    rtd_ctx_t *ctx = arg;
+    rtd_node_t *n = &ctx->node;
+
+    if (ctx->kill_at > 0 && now >= ctx->kill_at) {
+        rtrun_engine_signal_ranks(&ctx->eng, SIGKILL);
+        ctx->kill_at = 0;
+    }
+    for (int i = 0; i < n->nchildren; i++) {
+        rtd_conn_t *c = &n->children[i];
+
+        if (rtd_node_child_late(n, c, now)) {
+            char text[96];
+
+            snprintf(text, sizeof(text), "rtd did not connect back within %ld s",
+                     (long)rtm_config.launch_timeout);
+            child_lost(ctx, c, text);
+        }
+    }
+    if (n->parent.fd < 0)
+        ctx->parent_gone = 1;
+}
+
+static int eng_on_poll_error(void *arg, int err)
+{
+    (void)arg;
+    rtrun_say("poll failed: %s", strerror(err));
+    return 1;
+}
+
+static const rtrun_engine_ops_t rtd_engine_ops = {
+    .on_pmix_event = eng_on_pmix_event,
+    .on_signal = eng_on_signal,
+    .on_rank_exit = eng_on_rank_exit,
+    .on_other_exit = eng_on_other_exit,
+    .on_output = eng_on_output,
+    .on_rank_started = eng_on_rank_started,
+    .prepare = eng_prepare,
+    .on_fd = eng_on_fd,
+    .after_poll = eng_after_poll,
+    .on_poll_error = eng_on_poll_error,
+};
+
+static void run_loop(rtd_ctx_t *ctx)
+{
+    if (rtrun_engine_run(&ctx->eng, 3 + 2 * ctx->node.nchildren) != RTM_OK)
+        report_error(ctx, -1, RTRUN_EXIT_FAILURE, "rtd on host %s: out of memory",
+                     ctx->job->hosts[ctx->self].name);
+}
+
+static void start_ranks(rtd_ctx_t *ctx)
 {
     rtrun_job_t *job = ctx->job;
-    const char *host = job->hosts[ctx->self].name;
 
     for (int r = 0; r < job->nprocs; r++) {
-        rtrun_rank_t *rk = &job->ranks[r];
-        rtrun_spawn_req_t req;
-        rtrun_spawn_fds_t fds;
-        cpu_set_t cpuset;
-        char where[300];
-        char **env = NULL;
-        rtm_status_t status;
-
-        if (rk->node_id != ctx->self)
+        if (job->ranks[r].node_id != ctx->self)
             continue;
-        status = rtrun_env_build(ctx->desc.env, ctx->desc.nenv, &env);
-        if (status == RTM_OK)
-            status = rtrun_pmix_setup_fork(job, r, &env);
-        if (status == RTM_OK && job->bound)
-            status = rtrun_topo_rank_cpuset(ctx->topo, job->bind, job->map_by, rk->local_rank,
-                                            &cpuset, where, sizeof(where));
-        if (status != RTM_OK) {
-            rtrun_env_free(env);
+        if (rtrun_engine_start_rank(&ctx->eng, &job->ranks[r]) != RTM_OK) {
             report_error(ctx, -1, RTRUN_EXIT_FAILURE, "cannot start rank %d on host %s: %s", r,
-                         host, rtm_last_error());
-            return -1;
+                         job->hosts[ctx->self].name, rtm_last_error());
+            return;
         }
-        if (ctx->desc.report_bindings) {
-            if (job->bound)
-                say("rank %d (%s) bound to %s", r, host, where);
-            else
-                say("rank %d (%s) not bound (may run on any of the %d cores)", r, host,
-                    job->ncores);
-        }
-        req.rank = r;
-        req.path = ctx->prog_path;
-        req.argv = ctx->desc.prog_argv;
-        req.envp = env;
-        req.want_stdin = (r == 0); /* rtrun's stdin comes as RTD_MSG_STDIN */
-        req.cpuset = job->bound ? &cpuset : NULL;
-        status = rtrun_spawn(&req, &rk->pid, &fds);
-        rtrun_env_free(env);
-        if (status != RTM_OK) {
-            report_error(ctx, -1, RTRUN_EXIT_FAILURE, "cannot start rank %d on host %s: %s", r,
-                         host, rtm_last_error());
-            return -1;
-        }
-        rk->state = RTRUN_RANK_RUNNING;
-        ctx->out_fd[r] = fds.stdout_r;
-        ctx->err_fd[r] = fds.stderr_r;
-        if (r == 0) {
-            ctx->stdin_fd = fds.stdin_w;
-            ctx->stdin_started = 1;
-            if (ctx->stdin_fd >= 0)
-                fcntl(ctx->stdin_fd, F_SETFL, O_NONBLOCK);
-            stdin_flush(ctx); /* what came before rank 0 started */
-        }
-        rtd_node_up(&ctx->node, RTD_MSG_STARTED, r, (int)rk->pid, 0, NULL, 0);
     }
-    return 0;
 }
 
 /* This host's binding, from its own hwloc view (rtrun_bind_resolve). */
@@ -681,28 +530,11 @@ static void teardown(rtd_ctx_t *ctx)
      * the parent stops waiting for this rtd after RTRUN's AGENT_EXIT_SEC. */
     if (ctx->job != NULL && ctx->job->nspace[0] != '\0')
         rtrun_cleanup_shm(ctx->job->nspace);
-    if (ctx->tmpdir[0] != '\0')
-        rtrun_cleanup_tree(ctx->tmpdir);
-    if (ctx->job_registered)
-        rtrun_pmix_deregister_job(ctx->job);
-    if (ctx->pmix_started)
-        rtrun_pmix_server_stop(rtrun_job_local_finalized(ctx->job));
+    rtrun_engine_remove_tmpdir(&ctx->eng);
+    rtrun_engine_stop_pmix(&ctx->eng);
     /* Again: the server may have written there while it went down. */
-    if (ctx->tmpdir[0] != '\0')
-        rtrun_cleanup_tree(ctx->tmpdir);
-    for (int i = 0; i < 2; i++)
-        if (ctx->event_pipe[i] >= 0)
-            close(ctx->event_pipe[i]);
-    if (ctx->signal_fd >= 0)
-        close(ctx->signal_fd);
-    for (int r = 0; ctx->out_fd != NULL && r < ctx->job->nprocs; r++) {
-        if (ctx->out_fd[r] >= 0)
-            close(ctx->out_fd[r]);
-        if (ctx->err_fd[r] >= 0)
-            close(ctx->err_fd[r]);
-    }
-    free(ctx->out_fd);
-    free(ctx->err_fd);
+    rtrun_engine_remove_tmpdir(&ctx->eng);
+    rtrun_engine_fini(&ctx->eng);
     if (ctx->stdin_fd >= 0)
         close(ctx->stdin_fd);
     free(ctx->stdin_buf);
@@ -718,32 +550,33 @@ static void usage(void)
                     "(started by rtrun through the launch agent; the job token comes on stdin)\n");
 }
 
-int main(int argc, char **argv)
+/* --parent, --host-index, --job; -1 when one is missing. */
+static int parse_args(int argc, char **argv, const char **parent_p, const char **nspace_p,
+                      int *self_p)
 {
-    rtd_ctx_t ctx;
     const char *parent = NULL, *nspace = NULL;
-    char token[RTD_TOKEN_LEN + 2], err[512];
-    sigset_t set;
-    int fd, code = RTRUN_EXIT_FAILURE;
-    rtm_status_t status;
+    int self = -1;
 
-    memset(&ctx, 0, sizeof(ctx));
-    ctx.self = -1;
-    ctx.signal_fd = -1;
-    ctx.event_pipe[0] = ctx.event_pipe[1] = -1;
-    ctx.stdin_fd = -1;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--parent") == 0)
             parent = argv[i + 1];
         else if (strcmp(argv[i], "--host-index") == 0)
-            ctx.self = atoi(argv[i + 1]);
+            self = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--job") == 0)
             nspace = argv[i + 1];
     }
-    if (parent == NULL || nspace == NULL || ctx.self < 0) {
-        usage();
-        return RTRUN_EXIT_USAGE;
-    }
+    if (parent == NULL || nspace == NULL || self < 0)
+        return -1;
+    *parent_p = parent;
+    *nspace_p = nspace;
+    *self_p = self;
+    return 0;
+}
+
+/* The process, before anything starts a thread (PMIx). */
+static void init_process(rtd_ctx_t *ctx)
+{
+    rtrun_say_init("rtd");
     rtm_log_set_identity("rtd", -1);
     /* A launch agent that execs rtd on this kernel (ip netns exec) passes
      * on the parent-death SIGKILL rtrun gave the agent: drop it, so losing
@@ -751,124 +584,157 @@ int main(int argc, char **argv)
      * killed, files removed -- rather than a SIGKILL that removes nothing. */
     prctl(PR_SET_PDEATHSIG, 0);
     if (rtm_config_load() != RTM_OK)
-        say("warning: %s", rtm_last_error());
-    /* Blocked before anything starts a thread (PMIx), so only the
-     * signalfd sees them. */
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    ctx.signal_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+        rtrun_say("warning: %s", rtm_last_error());
+    /* Blocked before any thread starts, so only the signalfd sees them.
+     * Should the signalfd fail, the loop runs without it and the parent's
+     * connection still ends this rtd. */
+    (void)rtrun_engine_open_signals(&ctx->eng);
+}
 
+/* Present the token on the connection to the parent, receive the job
+ * description and check it is this job's. */
+static int join_job(rtd_ctx_t *ctx, int fd, const char *parent, const char *nspace,
+                    const char *token)
+{
+    rtm_status_t status;
+
+    /* A placeholder node until the description arrives. */
+    ctx->node.parent.fd = fd;
+    ctx->node.parent.host = -1;
+    ctx->node.listen_fd = -1;
+    if (join_parent(ctx, token) != 0) {
+        rtrun_say("job %s: the parent at %s closed the connection or sent no job description",
+                  nspace, parent);
+        rtd_conn_close(&ctx->node.parent);
+        return -1;
+    }
+    status = rtd_jobdesc_unpack(ctx->blob, ctx->blob_len, &ctx->desc);
+    if (status == RTM_OK && (ctx->self >= ctx->desc.job->nhosts ||
+                             strcmp(ctx->desc.job->nspace, nspace) != 0))
+        status = rtm_error_set(RTM_ERR_INVALID_ARG, "the job description is for another job");
+    if (status != RTM_OK) {
+        rtrun_say("%s", rtm_last_error());
+        rtd_conn_close(&ctx->node.parent);
+        return -1;
+    }
+    ctx->job = ctx->desc.job;
+    return 0;
+}
+
+/* The node proper, keeping the parent connection of the placeholder. */
+static int init_node(rtd_ctx_t *ctx, const char *token)
+{
+    rtd_conn_t parent_conn = ctx->node.parent;
+    rtm_status_t status;
+
+    status = rtd_node_init(&ctx->node, &ctx->desc, ctx->self, ctx->blob, ctx->blob_len, token);
+    if (status != RTM_OK) {
+        rtd_conn_close(&parent_conn);
+        rtrun_say("%s", rtm_last_error());
+        return -1;
+    }
+    ctx->node.parent = parent_conn;
+    snprintf(ctx->job->hostname, sizeof(ctx->job->hostname), "%s",
+             ctx->job->hosts[ctx->self].name);
+    return 0;
+}
+
+/* What this host's ranks need: the program, the binding, the PMIx
+ * server. Errors are reported up (the caller then waits for the end). */
+static int setup_ranks(rtd_ctx_t *ctx)
+{
+    rtrun_engine_t *eng = &ctx->eng;
+    rtm_status_t status;
+    int code;
+
+    if (ctx->desc.cwd != NULL && chdir(ctx->desc.cwd) != 0)
+        rtrun_say("host %s: cannot change to rtrun's directory %s (%s); the ranks start in %s",
+                  ctx->job->hostname, ctx->desc.cwd, strerror(errno),
+                  getenv("HOME") ? getenv("HOME") : "/");
+    status = rtrun_resolve_program(ctx->desc.prog_argv[0], &ctx->prog_path, &code);
+    if (status != RTM_OK) {
+        report_error(ctx, -1, code, "host %s: %s", ctx->job->hostname, rtm_last_error());
+        return -1;
+    }
+    status = rtrun_topo_load(&ctx->topo);
+    if (status == RTM_OK) {
+        bind_local(ctx);
+        status = rtrun_engine_open_events(eng);
+    }
+    if (status == RTM_OK)
+        status = rtrun_engine_start_pmix(eng, rtrun_topo_hwloc(ctx->topo), ctx->job->hostname,
+                                         ctx->self, ctx->desc.prog_argc, ctx->desc.prog_argv);
+    if (status != RTM_OK) {
+        report_error(ctx, -1, RTRUN_EXIT_FAILURE, "rtd on host %s: %s", ctx->job->hostname,
+                     rtm_last_error());
+        return -1;
+    }
+    eng->topo = ctx->topo;
+    eng->prog_path = ctx->prog_path;
+    eng->prog_argv = ctx->desc.prog_argv;
+    eng->env_vars = ctx->desc.env;
+    eng->nenv_vars = ctx->desc.nenv;
+    eng->report_bindings = ctx->desc.report_bindings;
+    return 0;
+}
+
+/* This host's part of the job: children first (the tree grows while
+ * this host sets up), then the ranks. */
+static int setup_host(rtd_ctx_t *ctx)
+{
+    rtm_status_t status;
+
+    status = rtrun_engine_attach_job(&ctx->eng, ctx->job, 0, ctx->self);
+    if (status != RTM_OK) {
+        report_error(ctx, -1, RTRUN_EXIT_FAILURE, "rtd on host %s: out of memory",
+                     ctx->job->hostname);
+        return -1;
+    }
+    status = rtd_node_launch_children(&ctx->node);
+    if (status != RTM_OK) {
+        report_error(ctx, -1, RTRUN_EXIT_FAILURE, "rtd on host %s: %s", ctx->job->hostname,
+                     rtm_last_error());
+        return -1;
+    }
+    return setup_ranks(ctx);
+}
+
+int main(int argc, char **argv)
+{
+    rtd_ctx_t ctx;
+    const char *parent, *nspace;
+    char token[RTD_TOKEN_LEN + 2], err[512];
+    int fd, code = RTRUN_EXIT_FAILURE;
+
+    memset(&ctx, 0, sizeof(ctx));
+    rtrun_engine_init(&ctx.eng, &rtd_engine_ops, &ctx);
+    ctx.stdin_fd = -1;
+    if (parse_args(argc, argv, &parent, &nspace, &ctx.self) != 0) {
+        usage();
+        return RTRUN_EXIT_USAGE;
+    }
+    init_process(&ctx);
     if (read_token(token, sizeof(token)) != 0) {
-        say("no job token on stdin (rtd is started by rtrun, not by hand)");
+        rtrun_say("no job token on stdin (rtd is started by rtrun, not by hand)");
         return RTRUN_EXIT_USAGE;
     }
     fd = rtd_connect_any(parent, 10.0, err, sizeof(err));
     if (fd < 0) {
-        say("cannot connect back to rtrun (%s): %s", parent, err);
+        rtrun_say("cannot connect back to rtrun (%s): %s", parent, err);
         return RTRUN_EXIT_FAILURE;
     }
-    /* A placeholder node until the description arrives. */
-    ctx.node.parent.fd = fd;
-    ctx.node.parent.host = -1;
-    ctx.node.listen_fd = -1;
-    if (join_parent(&ctx, token) != 0) {
-        say("job %s: the parent at %s closed the connection or sent no job description",
-            nspace, parent);
-        rtd_conn_close(&ctx.node.parent);
+    if (join_job(&ctx, fd, parent, nspace, token) != 0)
         goto out;
-    }
-    status = rtd_jobdesc_unpack(ctx.blob, ctx.blob_len, &ctx.desc);
-    if (status == RTM_OK && (ctx.self >= ctx.desc.job->nhosts ||
-                             strcmp(ctx.desc.job->nspace, nspace) != 0))
-        status = rtm_error_set(RTM_ERR_INVALID_ARG, "the job description is for another job");
-    if (status != RTM_OK) {
-        say("%s", rtm_last_error());
-        rtd_conn_close(&ctx.node.parent);
-        goto out;
-    }
-    ctx.job = ctx.desc.job;
     /* What rtrun or rtd processes SIGKILLed on this host could not remove. */
     rtrun_cleanup_stale(rtm_log_hostname());
-    {
-        rtd_conn_t parent_conn = ctx.node.parent;
-
-        status = rtd_node_init(&ctx.node, &ctx.desc, ctx.self, ctx.blob, ctx.blob_len, token);
-        if (status != RTM_OK) {
-            rtd_conn_close(&parent_conn);
-            say("%s", rtm_last_error());
-            goto out;
-        }
-        ctx.node.parent = parent_conn;
+    if (init_node(&ctx, token) != 0)
+        goto out;
+    if (setup_host(&ctx) == 0) {
+        start_ranks(&ctx);
+        /* Messages that came right behind the description (a direct-modex
+         * request, a KILL) are already in the buffer: poll would not tell. */
+        handle_buffered(&ctx, &ctx.node.parent);
     }
-    snprintf(ctx.job->hostname, sizeof(ctx.job->hostname), "%s",
-             ctx.job->hosts[ctx.self].name);
-    ctx.out_fd = malloc((size_t)ctx.job->nprocs * sizeof(int));
-    ctx.err_fd = malloc((size_t)ctx.job->nprocs * sizeof(int));
-    if (ctx.out_fd == NULL || ctx.err_fd == NULL) {
-        report_error(&ctx, -1, RTRUN_EXIT_FAILURE, "rtd on host %s: out of memory",
-                     ctx.job->hostname);
-        goto wait_parent;
-    }
-    for (int r = 0; r < ctx.job->nprocs; r++)
-        ctx.out_fd[r] = ctx.err_fd[r] = -1;
-
-    /* Children first: the tree grows while this host sets up. */
-    status = rtd_node_launch_children(&ctx.node);
-    if (status != RTM_OK) {
-        report_error(&ctx, -1, RTRUN_EXIT_FAILURE, "rtd on host %s: %s", ctx.job->hostname,
-                     rtm_last_error());
-        goto wait_parent;
-    }
-    if (ctx.desc.cwd != NULL && chdir(ctx.desc.cwd) != 0)
-        say("host %s: cannot change to rtrun's directory %s (%s); the ranks start in %s",
-            ctx.job->hostname, ctx.desc.cwd, strerror(errno), getenv("HOME") ? getenv("HOME") : "/");
-    status = rtrun_resolve_program(ctx.desc.prog_argv[0], &ctx.prog_path, &code);
-    if (status != RTM_OK) {
-        report_error(&ctx, -1, code, "host %s: %s", ctx.job->hostname, rtm_last_error());
-        goto wait_parent;
-    }
-    status = rtrun_topo_load(&ctx.topo);
-    if (status == RTM_OK) {
-        bind_local(&ctx);
-        if (pipe2(ctx.event_pipe, O_CLOEXEC) != 0)
-            status = rtm_error_set(RTM_ERR_PMIX, "pipe: %s", strerror(errno));
-    }
-    if (status == RTM_OK) {
-        fcntl(ctx.event_pipe[0], F_SETFL, O_NONBLOCK);
-        snprintf(ctx.tmpdir, sizeof(ctx.tmpdir), "%s/%s%d.XXXXXX", RTRUN_TMPDIR_PARENT,
-                 RTRUN_TMPDIR_PREFIX, (int)getpid());
-        if (mkdtemp(ctx.tmpdir) == NULL) {
-            status = rtm_error_set(RTM_ERR_PMIX, "cannot create %s: %s", ctx.tmpdir,
-                                   strerror(errno));
-            ctx.tmpdir[0] = '\0';
-        }
-    }
-    if (status == RTM_OK) {
-        status = rtrun_pmix_server_start(ctx.tmpdir, ctx.job->nspace, ctx.event_pipe[1],
-                                         rtrun_topo_hwloc(ctx.topo), ctx.job->hostname, ctx.self);
-        ctx.pmix_started = status == RTM_OK;
-    }
-    if (status == RTM_OK) {
-        status = rtrun_pmix_register_job(ctx.job, ctx.tmpdir, ctx.desc.prog_argc,
-                                         ctx.desc.prog_argv);
-        ctx.job_registered = status == RTM_OK;
-    }
-    if (status != RTM_OK) {
-        report_error(&ctx, -1, RTRUN_EXIT_FAILURE, "rtd on host %s: %s", ctx.job->hostname,
-                     rtm_last_error());
-        goto wait_parent;
-    }
-    start_ranks(&ctx);
-    /* Messages that came right behind the description (a direct-modex
-     * request, a KILL) are already in the buffer: poll would not tell. */
-    handle_buffered(&ctx, &ctx.node.parent);
-
-wait_parent:
     /* Even after an error: stay until the parent ends the job, so every
      * rank is killed and every file removed the one way. */
     run_loop(&ctx);

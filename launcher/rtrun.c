@@ -2,9 +2,11 @@
  * rtrun: start a job's ranks on this host, serve them PMIx, forward their
  * stdio and signals, and end the whole job when one rank fails.
  *
- * One thread owns the job: the main loop below polls a signalfd (SIGCHLD,
- * SIGINT, SIGTERM, SIGHUP), the event pipe PMIx callbacks write to, and the
- * ranks' stdio pipes. PMIx's own thread never touches the job.
+ * One thread owns the job: the host-side engine (engine.h) runs the loop
+ * over a signalfd (SIGCHLD, SIGINT, SIGTERM, SIGHUP), the event pipe PMIx
+ * callbacks write to and the ranks' stdio pipes; rtrun adds the daemon
+ * tree and stdin, and judges which rank failed. PMIx's own thread never
+ * touches the job.
  */
 #include "config.h"
 
@@ -13,6 +15,7 @@
 #include "launcher/cleanup.h"
 #include "launcher/cli.h"
 #include "launcher/daemon.h"
+#include "launcher/engine.h"
 #include "launcher/iof.h"
 #include "launcher/job.h"
 #include "launcher/pmix_server.h"
@@ -27,11 +30,9 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,7 +44,7 @@
  * ranks left behind may take to drain. */
 #define DRAIN_SEC 1.0
 /* How long failures are gathered before rtrun names the rank that failed
- * first (see reap_children). */
+ * first (see note_failure). */
 #define FAILURE_SETTLE_SEC 0.25
 /* After the SIGKILL went down the tree, how long remote ranks may take to
  * be reported gone before rtrun stops waiting for them. */
@@ -68,11 +69,7 @@ typedef struct rtrun_ctx {
     rtrun_job_t        *job;
     rtrun_topo_t       *topo;
     char               *prog_path;
-    char                tmpdir[PATH_MAX];
-    int                 signal_fd;
-    int                 event_pipe[2];
-    int                 pmix_started;
-    int                 job_registered;
+    rtrun_engine_t      eng;         /* this host's ranks, the PMIx server, the loop */
     rtrun_iof_stream_t *out;         /* per rank */
     rtrun_iof_stream_t *err;         /* per rank */
     rtrun_iof_stdin_t   in;
@@ -83,6 +80,8 @@ typedef struct rtrun_ctx {
     int                 exit_code;
     double              kill_at;     /* SIGKILL the ranks still running; 0: not armed */
     double              timeout_at;  /* --timeout; 0: none */
+    int                 leftovers_killed; /* every rank is gone: their groups killed */
+    double              drain_until; /* then: stop waiting for their output */
     /* multi-host jobs (some rank runs on another host): */
     int                 multi;
     rtd_jobdesc_t       desc;        /* what every rtd gets (desc.job = job, not owned) */
@@ -98,6 +97,16 @@ typedef struct rtrun_ctx {
     size_t              stdin_inflight;
 } rtrun_ctx_t;
 
+/* What rtrun polls besides the engine's own fds (tags of poll_add). */
+enum {
+    POLL_STDIN_SRC,      /* rtrun's stdin, for a local rank 0 */
+    POLL_STDIN_DST,      /* a local rank 0's stdin pipe */
+    POLL_STDIN_REMOTE,   /* rtrun's stdin, for rank 0 on another host */
+    POLL_LISTEN,         /* rtds connecting back */
+    POLL_CHILD = 1000,   /* + i: child i's connection */
+    POLL_AGENT = 2000,   /* + i: child i's launch agent's stderr */
+};
+
 /* Whether the rank runs on this host (rtrun spawned it). */
 static int rank_is_local(const rtrun_ctx_t *ctx, const rtrun_rank_t *rk)
 {
@@ -112,46 +121,16 @@ static const char *rank_host(const rtrun_ctx_t *ctx, const rtrun_rank_t *rk)
     return ctx->job->hostname;
 }
 
-/* One line to rtrun's stderr in one write, so it never splits a rank's line. */
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-    char line[2048];
-    va_list ap;
-    int n;
-
-    memcpy(line, "rtrun: ", 7);
-    va_start(ap, fmt);
-    n = vsnprintf(line + 7, sizeof(line) - 9, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    n = (n > (int)sizeof(line) - 9) ? (int)sizeof(line) - 9 : n;
-    n += 7;
-    line[n++] = '\n';
-    rtrun_iof_write_all(STDERR_FILENO, line, (size_t)n);
-}
-
+/* Ranks running anywhere in the job. */
 static int running_ranks(const rtrun_ctx_t *ctx)
 {
-    int n = 0;
-
-    for (int r = 0; r < ctx->job->nprocs; r++)
-        n += ctx->job->ranks[r].state == RTRUN_RANK_RUNNING;
-    return n;
+    return rtrun_job_running_list(ctx->job, NULL, 0);
 }
 
+/* This host's ranks through the engine, the others through their rtds. */
 static void signal_ranks(rtrun_ctx_t *ctx, int sig)
 {
-    for (int r = 0; r < ctx->job->nprocs; r++) {
-        rtrun_rank_t *rk = &ctx->job->ranks[r];
-
-        /* The whole process group: the rank and whatever it started.
-         * A remote rank's pid means nothing here: its rtd signals it. */
-        if (rank_is_local(ctx, rk) && rk->state == RTRUN_RANK_RUNNING &&
-            killpg(rk->pid, sig) != 0 && errno == ESRCH)
-            kill(rk->pid, sig);
-    }
+    rtrun_engine_signal_ranks(&ctx->eng, sig);
     if (ctx->node_ready)
         rtd_node_down(&ctx->node, RTD_MSG_KILL, sig, 0, 0, NULL, 0);
 }
@@ -188,12 +167,7 @@ static void end_job(rtrun_ctx_t *ctx, int exit_code, int sig)
 
 static void drain_rank_output(rtrun_ctx_t *ctx, int r)
 {
-    int multi = ctx->job->nprocs > 1 || ctx->opts.tag_output;
-
-    if (ctx->out[r].fd >= 0)
-        rtrun_iof_stream_read(&ctx->out[r], multi);
-    if (ctx->err[r].fd >= 0)
-        rtrun_iof_stream_read(&ctx->err[r], multi);
+    rtrun_engine_drain_output(&ctx->eng, r); /* nothing for a remote rank */
 }
 
 /* "(3 other ranks killed)" for the failure line. */
@@ -237,28 +211,11 @@ static void on_pmix_event(rtrun_ctx_t *ctx, const rtrun_pmix_event_t *ev)
             code = RTRUN_EXIT_FAILURE;
         drain_rank_output(ctx, ev->rank);
         others_killed(ctx, rk, 0, others, sizeof(others));
-        say("rank %d (%s, pid %d) called abort with code %d: %s; ending the job (%s)", ev->rank,
-            rank_host(ctx, rk), (int)rk->pid, ev->status, ev->msg[0] ? ev->msg : "(no message)",
-            others);
+        rtrun_say("rank %d (%s, pid %d) called abort with code %d: %s; ending the job (%s)", ev->rank,
+                  rank_host(ctx, rk), (int)rk->pid, ev->status, ev->msg[0] ? ev->msg : "(no message)",
+                  others);
         end_job(ctx, code, SIGTERM);
         break;
-    }
-}
-
-static void drain_events(rtrun_ctx_t *ctx)
-{
-    rtrun_pmix_event_t ev;
-
-    for (;;) {
-        ssize_t n = read(ctx->event_pipe[0], &ev, sizeof(ev));
-
-        if (n == (ssize_t)sizeof(ev)) {
-            on_pmix_event(ctx, &ev);
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        break; /* EAGAIN: empty (events are written whole, never in parts) */
     }
 }
 
@@ -277,32 +234,6 @@ static int exit_severity(const rtrun_rank_t *rk, int wstatus)
     return 0;
 }
 
-/* When a dead child last ran, from /proc/<pid>/sched (readable while it is
- * a zombie, where the kernel provides it); -1 if unknown. Among ranks
- * reaped together, the one that stopped running first died first. */
-static double last_ran(pid_t pid)
-{
-    char path[64], line[256];
-    double t = -1;
-    FILE *f;
-
-    snprintf(path, sizeof(path), "/proc/%d/sched", (int)pid);
-    f = fopen(path, "r");
-    if (f == NULL)
-        return -1;
-    while (fgets(line, sizeof(line), f) != NULL) {
-        if (strncmp(line, "se.exec_start", 13) == 0) {
-            char *colon = strchr(line, ':');
-
-            if (colon != NULL)
-                t = strtod(colon + 1, NULL);
-            break;
-        }
-    }
-    fclose(f);
-    return t;
-}
-
 /* also_failed: other ranks that failed on their own right after rk (their
  * fence broke when rk died); they count with the ranks rtrun kills. */
 static void report_failure(rtrun_ctx_t *ctx, const rtrun_rank_t *rk, int wstatus,
@@ -315,16 +246,16 @@ static void report_failure(rtrun_ctx_t *ctx, const rtrun_rank_t *rk, int wstatus
     if (WIFSIGNALED(wstatus)) {
         int sig = WTERMSIG(wstatus);
 
-        say("rank %d (%s, pid %d) was killed by signal %d (%s); ending the job (%s)", rk->rank,
-            rank_host(ctx, rk), (int)rk->pid, sig, strsignal(sig), others);
+        rtrun_say("rank %d (%s, pid %d) was killed by signal %d (%s); ending the job (%s)", rk->rank,
+                  rank_host(ctx, rk), (int)rk->pid, sig, strsignal(sig), others);
         code = 128 + sig;
     } else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 0) {
-        say("rank %d (%s, pid %d) exited with code %d; ending the job (%s)", rk->rank,
-            rank_host(ctx, rk), (int)rk->pid, WEXITSTATUS(wstatus), others);
+        rtrun_say("rank %d (%s, pid %d) exited with code %d; ending the job (%s)", rk->rank,
+                  rank_host(ctx, rk), (int)rk->pid, WEXITSTATUS(wstatus), others);
         code = WEXITSTATUS(wstatus);
     } else {
-        say("rank %d (%s, pid %d) exited with code 0 without calling PMIx_Finalize after it called PMIx_Init (the other ranks may wait for it forever); ending the job (%s)",
-            rk->rank, rank_host(ctx, rk), (int)rk->pid, others);
+        rtrun_say("rank %d (%s, pid %d) exited with code 0 without calling PMIx_Finalize after it called PMIx_Init (the other ranks may wait for it forever); ending the job (%s)",
+                  rk->rank, rank_host(ctx, rk), (int)rk->pid, others);
         code = RTRUN_EXIT_FAILURE;
     }
     end_job(ctx, code, SIGTERM);
@@ -353,13 +284,9 @@ static void judge_failures(rtrun_ctx_t *ctx)
     ctx->nfailed = 0;
 }
 
-/* A rank is gone (reaped here, or reported by its rtd): keep its failure
- * for judging. */
-static void rank_exited(rtrun_ctx_t *ctx, rtrun_rank_t *rk, int wstatus, double ran)
+/* Keep a failed rank for judging with the others that fail about then. */
+static void note_failure(rtrun_ctx_t *ctx, rtrun_rank_t *rk, int wstatus, double ran)
 {
-    rk->wait_status = wstatus;
-    rk->state = RTRUN_RANK_EXITED;
-    drain_rank_output(ctx, rk->rank);
     if (ctx->ending || exit_severity(rk, wstatus) == 0 || ctx->nfailed >= ctx->job->nprocs)
         return;
     ctx->failed[ctx->nfailed].rk = rk;
@@ -373,15 +300,12 @@ static void rank_exited(rtrun_ctx_t *ctx, rtrun_rank_t *rk, int wstatus, double 
         ctx->judge_at = rtm_time_now() + FAILURE_SETTLE_SEC;
 }
 
-static rtrun_rank_t *find_local_pid(rtrun_ctx_t *ctx, pid_t pid)
+/* A remote rank is gone (its rtd reported it). */
+static void remote_rank_exited(rtrun_ctx_t *ctx, rtrun_rank_t *rk, int wstatus)
 {
-    for (int r = 0; r < ctx->job->nprocs; r++) {
-        rtrun_rank_t *rk = &ctx->job->ranks[r];
-
-        if (rk->pid == pid && rk->state == RTRUN_RANK_RUNNING && rank_is_local(ctx, rk))
-            return rk;
-    }
-    return NULL;
+    rk->wait_status = wstatus;
+    rk->state = RTRUN_RANK_EXITED;
+    note_failure(ctx, rk, wstatus, -1);
 }
 
 /* The ranks below a lost rtd are gone with it: stop waiting for them. */
@@ -409,7 +333,7 @@ static void subtree_lost(rtrun_ctx_t *ctx, int host)
 static void on_daemon_error(rtrun_ctx_t *ctx, int lost_host, int code, const char *text)
 {
     if (!ctx->ending) {
-        say("%s; ending the job", text);
+        rtrun_say("%s; ending the job", text);
         end_job(ctx, code > 0 ? code : RTRUN_EXIT_FAILURE, SIGTERM);
     } else {
         rtm_debug("while ending: %s", text);
@@ -421,63 +345,53 @@ static void child_lost(rtrun_ctx_t *ctx, rtd_conn_t *c, const char *what)
 {
     char text[3072];
 
-    if (c->lost)
-        return;
-    c->lost = 1;
-    rtd_node_child_error(&ctx->node, c, what, text, sizeof(text));
-    rtd_conn_close(c);
-    on_daemon_error(ctx, c->host, RTRUN_EXIT_FAILURE, text);
+    if (rtd_node_child_lost(&ctx->node, c, what, text, sizeof(text)))
+        on_daemon_error(ctx, c->host, RTRUN_EXIT_FAILURE, text);
 }
 
-static void reap_children(rtrun_ctx_t *ctx)
+/* ---- engine callbacks: this host's ranks -------------------------------- */
+
+static void eng_on_pmix_event(void *arg, const rtrun_pmix_event_t *ev)
 {
-    for (;;) {
-        siginfo_t si;
-        int wstatus;
-        double ran;
-        rtrun_rank_t *rk;
+    on_pmix_event(arg, ev);
+}
 
-        /* Peek first: /proc/<pid>/sched is gone once the child is reaped. */
-        memset(&si, 0, sizeof(si));
-        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        if (si.si_pid == 0)
-            break;
-        ran = last_ran(si.si_pid);
-        if (waitpid(si.si_pid, &wstatus, 0) != si.si_pid)
-            continue;
-        if (ctx->node_ready) {
-            rtd_conn_t *c = rtd_node_agent_exited(&ctx->node, si.si_pid, wstatus);
+static void eng_on_rank_exit(void *arg, rtrun_rank_t *rk, int wstatus, double last_ran)
+{
+    note_failure(arg, rk, wstatus, last_ran);
+}
 
-            if (c != NULL) {
-                char what[128];
+/* A child that is not a rank: a launch agent of the tree. */
+static void eng_on_other_exit(void *arg, pid_t pid, int wstatus)
+{
+    rtrun_ctx_t *ctx = arg;
+    rtd_conn_t *c;
+    char what[128];
 
-                if (WIFSIGNALED(wstatus))
-                    snprintf(what, sizeof(what),
-                             "its launch agent (pid %d) was killed by signal %d", (int)si.si_pid,
-                             WTERMSIG(wstatus));
-                else
-                    snprintf(what, sizeof(what), "its launch agent (pid %d) exited with code %d",
-                             (int)si.si_pid, WEXITSTATUS(wstatus));
-                child_lost(ctx, c, what);
-                continue;
-            }
-        }
-        rk = find_local_pid(ctx, si.si_pid);
-        if (rk == NULL)
-            continue;
-        /* Every PMIx event a rank caused was written before it could exit:
-         * read them first (a finalize or an abort explains it). Again for
-         * each rank: one that exited after the previous read may have
-         * written its finalize after it. */
-        drain_events(ctx);
-        rank_exited(ctx, rk, wstatus, ran);
-    }
-    if (ctx->judge_at > 0 && running_ranks(ctx) == 0)
-        judge_failures(ctx);
+    if (!ctx->node_ready || (c = rtd_node_agent_exited(&ctx->node, pid, wstatus)) == NULL)
+        return;
+    rtd_describe_agent_exit(pid, wstatus, what, sizeof(what));
+    child_lost(ctx, c, what);
+}
+
+static int eng_on_output(void *arg, int rank, int stream, const char *data, size_t len, int eof)
+{
+    rtrun_ctx_t *ctx = arg;
+    int multi = ctx->job->nprocs > 1 || ctx->opts.tag_output;
+
+    rtrun_iof_stream_feed(stream == 2 ? &ctx->err[rank] : &ctx->out[rank], data, len, eof,
+                          multi);
+    return 0; /* writes block: rtrun never reads ahead of its own output */
+}
+
+static void eng_on_rank_started(void *arg, rtrun_rank_t *rk, int stdin_fd)
+{
+    rtrun_ctx_t *ctx = arg;
+
+    if (rk->rank == 0)
+        rtrun_iof_stdin_init(&ctx->in, fcntl(STDIN_FILENO, F_GETFD) >= 0 ? STDIN_FILENO : -1,
+                             stdin_fd);
+    rtm_debug("rank %d started: pid %d", rk->rank, (int)rk->pid);
 }
 
 /* A message from the tree for rtrun itself. */
@@ -504,7 +418,7 @@ static void on_remote(rtrun_ctx_t *ctx, const rtd_hdr_t *h, const char *payload)
         if (rk != NULL && rk->state == RTRUN_RANK_RUNNING) {
             rk->connected |= h->c & 1;
             rk->finalized |= (h->c >> 1) & 1;
-            rank_exited(ctx, rk, h->b, -1);
+            remote_rank_exited(ctx, rk, h->b);
             if (ctx->judge_at > 0 && running_ranks(ctx) == 0)
                 judge_failures(ctx);
         }
@@ -573,103 +487,110 @@ static void on_child_conn(rtrun_ctx_t *ctx, rtd_conn_t *c, short revents)
     }
 }
 
-static void on_signal(rtrun_ctx_t *ctx, int sig)
+static void eng_on_signal(void *arg, int sig)
 {
+    rtrun_ctx_t *ctx = arg;
+
     if (sig == SIGCHLD) {
-        reap_children(ctx);
+        rtrun_engine_reap(&ctx->eng);
+        if (ctx->judge_at > 0 && running_ranks(ctx) == 0)
+            judge_failures(ctx);
         return;
     }
     if (!ctx->ending) {
-        say("received SIG%s; forwarding it to the ranks and ending the job%s", sigabbrev_np(sig),
-            sig == SIGINT ? " (press Ctrl-C again to kill the ranks at once)" : "");
+        rtrun_say("received SIG%s; forwarding it to the ranks and ending the job%s",
+                  sigabbrev_np(sig),
+                  sig == SIGINT ? " (press Ctrl-C again to kill the ranks at once)" : "");
         end_job(ctx, 128 + sig, sig);
         return;
     }
     if (running_ranks(ctx) > 0) {
-        say("received SIG%s again; killing the ranks", sigabbrev_np(sig));
+        rtrun_say("received SIG%s again; killing the ranks", sigabbrev_np(sig));
         signal_ranks(ctx, SIGKILL);
     }
 }
 
-static void drain_signals(rtrun_ctx_t *ctx)
+/* --timeout: the job ends as a failure. */
+static void check_timeout(rtrun_ctx_t *ctx, double now)
 {
-    struct signalfd_siginfo si;
+    char list[512];
+    int n;
 
-    while (read(ctx->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-        if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP)
-            on_signal(ctx, (int)si.ssi_signo);
-        else if (si.ssi_signo == SIGCHLD)
-            on_signal(ctx, SIGCHLD);
-    }
+    if (ctx->timeout_at == 0 || now < ctx->timeout_at || ctx->ending)
+        return;
+    n = rtrun_job_running_list(ctx->job, list, sizeof(list));
+    rtrun_say("timeout of %ld s expired with %d rank%s still running (rank%s %s); ending the job",
+              ctx->opts.timeout_sec, n, n == 1 ? "" : "s", n == 1 ? "" : "s", list);
+    end_job(ctx, RTRUN_EXIT_TIMEOUT, SIGTERM);
 }
 
-static void on_deadlines(rtrun_ctx_t *ctx, double now)
+/* The grace after SIGTERM is over: SIGKILL what still runs. */
+static void check_kill(rtrun_ctx_t *ctx, double now)
 {
-    if (ctx->judge_at > 0 && now >= ctx->judge_at)
-        judge_failures(ctx);
-    if (ctx->timeout_at > 0 && now >= ctx->timeout_at && !ctx->ending) {
-        char list[512];
-        int n = rtrun_job_running_list(ctx->job, list, sizeof(list));
+    char list[512];
 
-        say("timeout of %ld s expired with %d rank%s still running (rank%s %s); ending the job",
-            ctx->opts.timeout_sec, n, n == 1 ? "" : "s", n == 1 ? "" : "s", list);
-        end_job(ctx, RTRUN_EXIT_TIMEOUT, SIGTERM);
+    if (ctx->kill_at == 0 || now < ctx->kill_at)
+        return;
+    if (rtrun_job_running_list(ctx->job, list, sizeof(list)) > 0) {
+        rtm_info("ranks %s still running %.0f s after SIGTERM; sending SIGKILL", list,
+                 KILL_GRACE_SEC);
+        signal_ranks(ctx, SIGKILL);
     }
-    if (ctx->kill_at > 0 && now >= ctx->kill_at) {
-        char list[512];
+    ctx->kill_at = 0;
+}
 
-        if (rtrun_job_running_list(ctx->job, list, sizeof(list)) > 0) {
-            rtm_info("ranks %s still running %.0f s after SIGTERM; sending SIGKILL", list,
-                     KILL_GRACE_SEC);
-            signal_ranks(ctx, SIGKILL);
-        }
-        ctx->kill_at = 0;
+/* An rtd that neither reports its ranks gone nor drops its connection:
+ * never wait forever for it. */
+static void check_remote_lost(rtrun_ctx_t *ctx, double now)
+{
+    char list[512];
+    size_t used = 0;
+
+    if (ctx->lost_at == 0 || now < ctx->lost_at || ctx->kill_at != 0)
+        return;
+    list[0] = '\0';
+    for (int r = 0; r < ctx->job->nprocs; r++) {
+        rtrun_rank_t *rk = &ctx->job->ranks[r];
+
+        if (rank_is_local(ctx, rk) || rk->state != RTRUN_RANK_RUNNING)
+            continue;
+        rk->state = RTRUN_RANK_EXITED;
+        if (used + 16 < sizeof(list))
+            used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d (%s)",
+                                     used ? ", " : "", r, rank_host(ctx, rk));
     }
-    if (ctx->lost_at > 0 && now >= ctx->lost_at && ctx->kill_at == 0) {
-        char list[512];
-        size_t used = 0;
+    if (used > 0)
+        rtrun_say("remote ranks %s were not reported gone %.0f s after SIGKILL; giving up on them",
+                  list, REMOTE_LOST_SEC);
+    ctx->lost_at = 0;
+}
 
-        /* An rtd that neither reports its ranks gone nor drops its
-         * connection: never wait forever for it. */
-        list[0] = '\0';
-        for (int r = 0; r < ctx->job->nprocs; r++) {
-            rtrun_rank_t *rk = &ctx->job->ranks[r];
-
-            if (rank_is_local(ctx, rk) || rk->state != RTRUN_RANK_RUNNING)
-                continue;
-            rk->state = RTRUN_RANK_EXITED;
-            if (used + 16 < sizeof(list))
-                used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d (%s)",
-                                         used ? ", " : "", r, rank_host(ctx, rk));
-        }
-        if (used > 0)
-            say("remote ranks %s were not reported gone %.0f s after SIGKILL; giving up on them",
-                list, REMOTE_LOST_SEC);
-        ctx->lost_at = 0;
-    }
+/* Children of the tree that did not connect back in time. */
+static void check_late_children(rtrun_ctx_t *ctx, double now)
+{
     for (int i = 0; ctx->node_ready && i < ctx->node.nchildren; i++) {
         rtd_conn_t *c = &ctx->node.children[i];
 
-        if (!c->hello && !c->lost && now >= c->deadline) {
+        if (rtd_node_child_late(&ctx->node, c, now)) {
             char text[96];
 
             snprintf(text, sizeof(text), "it did not connect back within %ld s",
                      (long)rtm_config.launch_timeout);
-            if (c->agent_pid > 0)
-                killpg(c->agent_pid, SIGKILL);
-            rtd_node_read_agent_err(&ctx->node, c);
             child_lost(ctx, c, text);
         }
     }
 }
 
-static int streams_open(const rtrun_ctx_t *ctx)
+static void eng_after_poll(void *arg, double now)
 {
-    for (int r = 0; r < ctx->job->nprocs; r++) {
-        if (ctx->out[r].fd >= 0 || ctx->err[r].fd >= 0)
-            return 1;
-    }
-    return 0;
+    rtrun_ctx_t *ctx = arg;
+
+    if (ctx->judge_at > 0 && now >= ctx->judge_at)
+        judge_failures(ctx);
+    check_timeout(ctx, now);
+    check_kill(ctx, now);
+    check_remote_lost(ctx, now);
+    check_late_children(ctx, now);
 }
 
 /* rtrun's stdin towards rank 0's rtd, within the window; EOF (or a read
@@ -690,235 +611,138 @@ static void forward_stdin(rtrun_ctx_t *ctx)
     rtd_node_route(&ctx->node, RTD_MSG_STDIN, ctx->stdin_host, 0, 0, 1, NULL, 0);
 }
 
+/* The tree's fds: every child's connection and agent stderr, the
+ * listening socket. */
+static void poll_tree(rtrun_ctx_t *ctx, rtrun_engine_t *eng)
+{
+    if (!ctx->node_ready)
+        return;
+    for (int i = 0; i < ctx->node.nchildren; i++) {
+        rtd_conn_t *c = &ctx->node.children[i];
+
+        rtrun_engine_poll_add(eng, c->fd, POLLIN | (rtd_conn_wants_write(c) ? POLLOUT : 0),
+                              POLL_CHILD + i);
+        rtrun_engine_poll_add(eng, c->agent_err, POLLIN, POLL_AGENT + i);
+    }
+    rtrun_engine_poll_add(eng, ctx->node.listen_fd, POLLIN, POLL_LISTEN);
+    rtrun_engine_wake_at(eng, rtd_node_next_deadline(&ctx->node));
+}
+
+static void poll_stdin(rtrun_ctx_t *ctx, rtrun_engine_t *eng)
+{
+    if (rtrun_iof_stdin_wants_read(&ctx->in))
+        rtrun_engine_poll_add(eng, ctx->in.src_fd, POLLIN, POLL_STDIN_SRC);
+    if (rtrun_iof_stdin_wants_write(&ctx->in))
+        rtrun_engine_poll_add(eng, ctx->in.dst_fd, POLLOUT, POLL_STDIN_DST);
+    if (ctx->stdin_fd >= 0 && !ctx->ending && ctx->stdin_inflight < RTD_STDIN_WINDOW)
+        rtrun_engine_poll_add(eng, ctx->stdin_fd, POLLIN, POLL_STDIN_REMOTE);
+}
+
+/* Each round: the loop runs until every rank is gone and its output
+ * drained (bounded by DRAIN_SEC). */
+static int eng_prepare(void *arg, rtrun_engine_t *eng, double now)
+{
+    rtrun_ctx_t *ctx = arg;
+
+    if (pending_ranks(ctx) == 0) {
+        if (!ctx->leftovers_killed) {
+            /* Anything the ranks left in their process groups goes
+             * with them; it may hold their stdout open. */
+            rtrun_engine_kill_leftovers(eng);
+            ctx->leftovers_killed = 1;
+            ctx->drain_until = now + DRAIN_SEC;
+        }
+        if (!rtrun_engine_output_open(eng) || now >= ctx->drain_until)
+            return 0;
+    }
+    /* The tree before stdin: its fds are handled first. */
+    poll_tree(ctx, eng);
+    poll_stdin(ctx, eng);
+    if (!ctx->ending)
+        rtrun_engine_wake_at(eng, ctx->timeout_at);
+    rtrun_engine_wake_at(eng, ctx->judge_at);
+    rtrun_engine_wake_at(eng, ctx->kill_at);
+    rtrun_engine_wake_at(eng, ctx->drain_until);
+    rtrun_engine_wake_at(eng, ctx->lost_at);
+    return 1;
+}
+
+static void eng_on_fd(void *arg, int tag, int fd, short revents)
+{
+    rtrun_ctx_t *ctx = arg;
+
+    if (tag >= POLL_AGENT) {
+        rtd_node_read_agent_err(&ctx->node, &ctx->node.children[tag - POLL_AGENT]);
+    } else if (tag >= POLL_CHILD) {
+        rtd_conn_t *c = &ctx->node.children[tag - POLL_CHILD];
+
+        if (c->fd == fd)
+            on_child_conn(ctx, c, revents);
+    } else if (tag == POLL_LISTEN) {
+        rtd_node_accept(&ctx->node);
+    } else if (tag == POLL_STDIN_SRC && ctx->in.src_fd == fd) {
+        rtrun_iof_stdin_on_readable(&ctx->in);
+    } else if (tag == POLL_STDIN_DST && ctx->in.dst_fd == fd) {
+        rtrun_iof_stdin_on_writable(&ctx->in);
+    } else if (tag == POLL_STDIN_REMOTE && ctx->stdin_fd == fd) {
+        forward_stdin(ctx);
+    }
+}
+
+static int eng_on_poll_error(void *arg, int err)
+{
+    rtrun_ctx_t *ctx = arg;
+
+    rtrun_say("poll failed: %s; ending the job", strerror(err));
+    end_job(ctx, RTRUN_EXIT_FAILURE, SIGKILL);
+    ctx->kill_at = 0;
+    return 0; /* the loop goes on until the ranks are reaped */
+}
+
+static const rtrun_engine_ops_t rtrun_engine_ops = {
+    .on_pmix_event = eng_on_pmix_event,
+    .on_signal = eng_on_signal,
+    .on_rank_exit = eng_on_rank_exit,
+    .on_other_exit = eng_on_other_exit,
+    .on_output = eng_on_output,
+    .on_rank_started = eng_on_rank_started,
+    .prepare = eng_prepare,
+    .on_fd = eng_on_fd,
+    .after_poll = eng_after_poll,
+    .on_poll_error = eng_on_poll_error,
+};
+
 /* The main loop: runs until every rank is reaped and its output drained. */
 static void run_loop(rtrun_ctx_t *ctx)
 {
-    int nfds_max = 6 + 2 * ctx->job->nprocs + 2 * (ctx->node_ready ? ctx->node.nchildren : 0);
-    struct pollfd *pfds = calloc((size_t)nfds_max, sizeof(*pfds));
-    int *pfd_rank = calloc((size_t)nfds_max, sizeof(*pfd_rank));
-    double drain_until = 0;
-    int leftovers_killed = 0;
+    int tree_fds = 1 + 2 * (ctx->node_ready ? ctx->node.nchildren : 0);
 
-    if (pfds == NULL || pfd_rank == NULL) {
-        say("out of memory for the event loop; ending the job");
+    if (rtrun_engine_run(&ctx->eng, 3 + tree_fds) != RTM_OK) {
+        rtrun_say("%s; ending the job", rtm_last_error());
         end_job(ctx, RTRUN_EXIT_FAILURE, SIGKILL);
         ctx->kill_at = 0;
     }
-    for (;;) {
-        double now = rtm_time_now(), wake = 0;
-        int timeout_ms = -1, n = 0, rc;
-
-        if (pending_ranks(ctx) == 0) {
-            if (!leftovers_killed) {
-                /* Anything the ranks left in their process groups goes
-                 * with them; it may hold their stdout open. */
-                for (int r = 0; r < ctx->job->nprocs; r++) {
-                    if (ctx->job->ranks[r].pid > 0 && rank_is_local(ctx, &ctx->job->ranks[r]))
-                        killpg(ctx->job->ranks[r].pid, SIGKILL);
-                }
-                leftovers_killed = 1;
-                drain_until = now + DRAIN_SEC;
-            }
-            if (!streams_open(ctx) || now >= drain_until || pfds == NULL)
-                break;
-        }
-        if (pfds == NULL)
-            break;
-
-        pfds[n].fd = ctx->signal_fd;
-        pfds[n].events = POLLIN;
-        pfd_rank[n++] = -1;
-        pfds[n].fd = ctx->event_pipe[0];
-        pfds[n].events = POLLIN;
-        pfd_rank[n++] = -2;
-        if (rtrun_iof_stdin_wants_read(&ctx->in)) {
-            pfds[n].fd = ctx->in.src_fd;
-            pfds[n].events = POLLIN;
-            pfd_rank[n++] = -3;
-        }
-        if (rtrun_iof_stdin_wants_write(&ctx->in)) {
-            pfds[n].fd = ctx->in.dst_fd;
-            pfds[n].events = POLLOUT;
-            pfd_rank[n++] = -4;
-        }
-        if (ctx->stdin_fd >= 0 && !ctx->ending && ctx->stdin_inflight < RTD_STDIN_WINDOW) {
-            pfds[n].fd = ctx->stdin_fd;
-            pfds[n].events = POLLIN;
-            pfd_rank[n++] = -6;
-        }
-        for (int i = 0; ctx->node_ready && i < ctx->node.nchildren; i++) {
-            rtd_conn_t *c = &ctx->node.children[i];
-
-            if (c->fd >= 0) {
-                pfds[n].fd = c->fd;
-                pfds[n].events = POLLIN | (c->out_len > c->out_off ? POLLOUT : 0);
-                pfd_rank[n++] = -1000 - i;
-            }
-            if (c->agent_err >= 0) {
-                pfds[n].fd = c->agent_err;
-                pfds[n].events = POLLIN;
-                pfd_rank[n++] = -2000 - i;
-            }
-            if (!c->hello && !c->lost && (wake == 0 || c->deadline < wake))
-                wake = c->deadline;
-        }
-        if (ctx->node_ready && ctx->node.listen_fd >= 0) {
-            pfds[n].fd = ctx->node.listen_fd;
-            pfds[n].events = POLLIN;
-            pfd_rank[n++] = -5;
-        }
-        for (int r = 0; r < ctx->job->nprocs; r++) {
-            if (ctx->out[r].fd >= 0) {
-                pfds[n].fd = ctx->out[r].fd;
-                pfds[n].events = POLLIN;
-                pfd_rank[n++] = 2 * r;
-            }
-            if (ctx->err[r].fd >= 0) {
-                pfds[n].fd = ctx->err[r].fd;
-                pfds[n].events = POLLIN;
-                pfd_rank[n++] = 2 * r + 1;
-            }
-        }
-
-        if (ctx->timeout_at > 0 && !ctx->ending && (wake == 0 || ctx->timeout_at < wake))
-            wake = ctx->timeout_at;
-        if (ctx->judge_at > 0 && (wake == 0 || ctx->judge_at < wake))
-            wake = ctx->judge_at;
-        if (ctx->kill_at > 0 && (wake == 0 || ctx->kill_at < wake))
-            wake = ctx->kill_at;
-        if (drain_until > 0 && (wake == 0 || drain_until < wake))
-            wake = drain_until;
-        if (ctx->lost_at > 0 && (wake == 0 || ctx->lost_at < wake))
-            wake = ctx->lost_at;
-        if (wake > 0)
-            timeout_ms = wake <= now ? 0 : (int)((wake - now) * 1000.0) + 1;
-
-        rc = poll(pfds, (nfds_t)n, timeout_ms);
-        if (rc < 0 && errno != EINTR) {
-            say("poll failed: %s; ending the job", strerror(errno));
-            end_job(ctx, RTRUN_EXIT_FAILURE, SIGKILL);
-            ctx->kill_at = 0;
-        }
-        if (rc > 0) {
-            /* PMIx events before exits, so an exit is judged knowing
-             * whether the rank finalized or aborted. */
-            for (int i = 0; i < n; i++) {
-                if (pfd_rank[i] == -2 && pfds[i].revents)
-                    drain_events(ctx);
-            }
-            for (int i = 0; i < n; i++) {
-                if (pfd_rank[i] == -1 && pfds[i].revents)
-                    drain_signals(ctx);
-            }
-            for (int i = 0; i < n; i++) {
-                int who = pfd_rank[i];
-
-                if (pfds[i].revents == 0 || who < -2)
-                    continue;
-                if (who >= 0) {
-                    rtrun_iof_stream_t *s = (who & 1) ? &ctx->err[who / 2] : &ctx->out[who / 2];
-
-                    if (s->fd == pfds[i].fd)
-                        rtrun_iof_stream_read(s, ctx->job->nprocs > 1 || ctx->opts.tag_output);
-                }
-            }
-            for (int i = 0; i < n; i++) {
-                int who = pfd_rank[i];
-
-                if (pfds[i].revents == 0)
-                    continue;
-                if (who == -5)
-                    rtd_node_accept(&ctx->node);
-                else if (who <= -2000)
-                    rtd_node_read_agent_err(&ctx->node, &ctx->node.children[-2000 - who]);
-                else if (who <= -1000 && ctx->node.children[-1000 - who].fd == pfds[i].fd)
-                    on_child_conn(ctx, &ctx->node.children[-1000 - who], pfds[i].revents);
-            }
-            for (int i = 0; i < n; i++) {
-                if (pfd_rank[i] == -3 && pfds[i].revents && ctx->in.src_fd == pfds[i].fd)
-                    rtrun_iof_stdin_on_readable(&ctx->in);
-                else if (pfd_rank[i] == -4 && pfds[i].revents && ctx->in.dst_fd == pfds[i].fd)
-                    rtrun_iof_stdin_on_writable(&ctx->in);
-                else if (pfd_rank[i] == -6 && pfds[i].revents && ctx->stdin_fd == pfds[i].fd)
-                    forward_stdin(ctx);
-            }
-        }
-        on_deadlines(ctx, rtm_time_now());
-    }
     /* Past the drain time: whatever is still open is dropped. */
+    rtrun_engine_close_output(&ctx->eng);
     for (int r = 0; r < ctx->job->nprocs; r++) {
         rtrun_iof_stream_close(&ctx->out[r]);
         rtrun_iof_stream_close(&ctx->err[r]);
     }
-    free(pfds);
-    free(pfd_rank);
 }
 
 static rtm_status_t start_ranks(rtrun_ctx_t *ctx)
 {
-    rtrun_job_t *job = ctx->job;
-
-    for (int r = 0; r < job->nprocs; r++) {
-        rtrun_rank_t *rk = &job->ranks[r];
-        rtrun_spawn_req_t req;
-        rtrun_spawn_fds_t fds;
-        cpu_set_t cpuset;
-        char where[300];
-        char **env = NULL;
+    for (int r = 0; r < ctx->job->nprocs; r++) {
+        rtrun_rank_t *rk = &ctx->job->ranks[r];
         rtm_status_t status;
 
         if (!rank_is_local(ctx, rk))
             continue; /* its rtd starts it */
-        status = rtrun_env_build(ctx->opts.env_vars, ctx->opts.nenv_vars, &env);
-        if (status == RTM_OK)
-            status = rtrun_pmix_setup_fork(job, r, &env);
-        if (status == RTM_OK && job->bound)
-            status = rtrun_topo_rank_cpuset(ctx->topo, job->bind, job->map_by, rk->local_rank,
-                                            &cpuset, where, sizeof(where));
-        if (status != RTM_OK) {
-            rtrun_env_free(env);
-            return status;
-        }
-        if (ctx->opts.report_bindings) {
-            if (job->bound)
-                say("rank %d (%s) bound to %s", r, job->hostname, where);
-            else
-                say("rank %d (%s) not bound (may run on any of the %d cores)", r, job->hostname,
-                    job->ncores);
-        }
-        req.rank = r;
-        req.path = ctx->prog_path;
-        req.argv = ctx->opts.prog_argv;
-        req.envp = env;
-        req.want_stdin = (r == 0);
-        req.cpuset = job->bound ? &cpuset : NULL;
-        status = rtrun_spawn(&req, &rk->pid, &fds);
-        rtrun_env_free(env);
+        status = rtrun_engine_start_rank(&ctx->eng, rk);
         if (status != RTM_OK)
             return status;
-        rk->state = RTRUN_RANK_RUNNING;
-        rtrun_iof_stream_init(&ctx->out[r], fds.stdout_r, STDOUT_FILENO, r, ctx->opts.tag_output);
-        rtrun_iof_stream_init(&ctx->err[r], fds.stderr_r, STDERR_FILENO, r, ctx->opts.tag_output);
-        if (r == 0)
-            rtrun_iof_stdin_init(&ctx->in, fcntl(STDIN_FILENO, F_GETFD) >= 0 ? STDIN_FILENO : -1,
-                                 fds.stdin_w);
-        rtm_debug("rank %d started: pid %d", r, (int)rk->pid);
     }
     return RTM_OK;
-}
-
-static int block_signals(sigset_t *set)
-{
-    sigemptyset(set);
-    sigaddset(set, SIGCHLD);
-    sigaddset(set, SIGINT);
-    sigaddset(set, SIGTERM);
-    /* Under nohup SIGHUP is ignored: leave it so, for rtrun and its ranks. */
-    if (signal(SIGHUP, SIG_IGN) != SIG_IGN) {
-        signal(SIGHUP, SIG_DFL);
-        sigaddset(set, SIGHUP);
-    }
-    return sigprocmask(SIG_BLOCK, set, NULL);
 }
 
 /* A host the hostname did not match is rtrun's own all the same:
@@ -1035,12 +859,12 @@ static int start_tree(rtrun_ctx_t *ctx)
     d->prog_argc = ctx->opts.prog_argc;
     d->prog_argv = ctx->opts.prog_argv;
     if (d->agent == NULL || d->rtd_path == NULL || d->cwd == NULL || build_remote_env(ctx) != 0) {
-        say("out of memory (or no /proc/self/exe) preparing the remote hosts");
+        rtrun_say("out of memory (or no /proc/self/exe) preparing the remote hosts");
         return RTRUN_EXIT_FAILURE;
     }
     if (access(d->rtd_path, X_OK) != 0) {
-        say("cannot start ranks on other hosts: no rtd next to rtrun (%s: %s)", d->rtd_path,
-            strerror(errno));
+        rtrun_say("cannot start ranks on other hosts: no rtd next to rtrun (%s: %s)", d->rtd_path,
+                  strerror(errno));
         return RTRUN_EXIT_FAILURE;
     }
     status = rtd_make_token(token, sizeof(token));
@@ -1050,13 +874,13 @@ static int start_tree(rtrun_ctx_t *ctx)
         status = rtd_node_init(&ctx->node, d, ctx->job->local_host, ctx->blob, ctx->blob_len,
                                token);
     if (status != RTM_OK) {
-        say("%s", rtm_last_error());
+        rtrun_say("%s", rtm_last_error());
         return RTRUN_EXIT_FAILURE;
     }
     ctx->node_ready = 1;
     status = rtd_node_launch_children(&ctx->node);
     if (status != RTM_OK) {
-        say("%s", rtm_last_error());
+        rtrun_say("%s", rtm_last_error());
         return RTRUN_EXIT_FAILURE;
     }
     rtm_debug("job %s: %d daemons, fanout %d, rtrun's addresses %s", ctx->job->nspace,
@@ -1064,21 +888,21 @@ static int start_tree(rtrun_ctx_t *ctx)
     return RTRUN_EXIT_OK;
 }
 
-static int setup(rtrun_ctx_t *ctx)
+/* The job map, and which host is rtrun's own. */
+static int map_job(rtrun_ctx_t *ctx)
 {
-    sigset_t set;
     rtm_status_t status;
     int code;
 
     status = rtrun_topo_load(&ctx->topo);
     if (status != RTM_OK) {
-        say("%s", rtm_last_error());
+        rtrun_say("%s", rtm_last_error());
         return RTRUN_EXIT_FAILURE;
     }
     status = rtrun_job_map(&ctx->opts, rtm_log_hostname(), rtrun_topo_ncores(ctx->topo),
                            &ctx->job);
     if (status != RTM_OK) {
-        say("%s", rtm_last_error());
+        rtrun_say("%s", rtm_last_error());
         return RTRUN_EXIT_USAGE;
     }
     adopt_own_host(ctx);
@@ -1093,81 +917,94 @@ static int setup(rtrun_ctx_t *ctx)
     if (!ctx->multi || ctx->job->local_host >= 0) {
         status = rtrun_resolve_program(ctx->opts.prog_argv[0], &ctx->prog_path, &code);
         if (status != RTM_OK) {
-            say("%s", rtm_last_error());
+            rtrun_say("%s", rtm_last_error());
             return code;
         }
     }
+    return RTRUN_EXIT_OK;
+}
+
+/* Per-rank state: output streams (every rank's output arrives fed: from
+ * the engine for local ranks, in messages for remote ones), failures,
+ * and the engine for this host's ranks. */
+static int init_ranks(rtrun_ctx_t *ctx)
+{
+    rtrun_engine_t *eng = &ctx->eng;
+
     ctx->out = calloc((size_t)ctx->job->nprocs, sizeof(*ctx->out));
     ctx->err = calloc((size_t)ctx->job->nprocs, sizeof(*ctx->err));
     ctx->failed = calloc((size_t)ctx->job->nprocs, sizeof(*ctx->failed));
-    if (ctx->out == NULL || ctx->err == NULL || ctx->failed == NULL) {
-        say("out of memory for %d ranks", ctx->job->nprocs);
+    if (ctx->out == NULL || ctx->err == NULL || ctx->failed == NULL ||
+        rtrun_engine_attach_job(eng, ctx->job, !ctx->multi, ctx->job->local_host) != RTM_OK) {
+        rtrun_say("out of memory for %d ranks", ctx->job->nprocs);
         return RTRUN_EXIT_FAILURE;
     }
+    eng->topo = ctx->topo;
+    eng->prog_path = ctx->prog_path;
+    eng->prog_argv = ctx->opts.prog_argv;
+    eng->env_vars = ctx->opts.env_vars;
+    eng->nenv_vars = ctx->opts.nenv_vars;
+    eng->report_bindings = ctx->opts.report_bindings;
     for (int r = 0; r < ctx->job->nprocs; r++) {
-        /* fd -1: a remote rank's output arrives in messages (feed) */
-        rtrun_iof_stream_init(&ctx->out[r], -1, STDOUT_FILENO, r, ctx->opts.tag_output);
-        rtrun_iof_stream_init(&ctx->err[r], -1, STDERR_FILENO, r, ctx->opts.tag_output);
+        rtrun_iof_stream_init(&ctx->out[r], STDOUT_FILENO, r, ctx->opts.tag_output);
+        rtrun_iof_stream_init(&ctx->err[r], STDERR_FILENO, r, ctx->opts.tag_output);
     }
     rtrun_iof_stdin_init(&ctx->in, -1, -1);
     ctx->stdin_host = -1;
     ctx->stdin_fd = -1;
     rtrun_job_make_nspace(rtm_log_hostname(), getpid(), ctx->job->nspace,
                           sizeof(ctx->job->nspace));
+    return RTRUN_EXIT_OK;
+}
 
-    /* Blocked before PMIx starts its threads, so they inherit the mask and
-     * these signals reach only the signalfd. */
-    if (block_signals(&set) != 0 || (ctx->signal_fd = signalfd(-1, &set,
-                                                               SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
-        say("cannot set up signal handling: %s", strerror(errno));
+/* The remote hosts: the tree, and rtrun's stdin when rank 0 is remote. */
+static int start_remote(rtrun_ctx_t *ctx)
+{
+    int code = start_tree(ctx);
+
+    if (code != RTRUN_EXIT_OK)
+        return code;
+    if (ctx->job->ranks[0].node_id != ctx->job->local_host) {
+        ctx->stdin_host = ctx->job->ranks[0].node_id;
+        ctx->stdin_fd = fcntl(STDIN_FILENO, F_GETFD) >= 0 ? STDIN_FILENO : -1;
+        if (ctx->stdin_fd < 0) /* no stdin at all: rank 0 sees EOF */
+            rtd_node_route(&ctx->node, RTD_MSG_STDIN, ctx->stdin_host, 0, 0, 1, NULL, 0);
+    }
+    return RTRUN_EXIT_OK;
+}
+
+static int setup(rtrun_ctx_t *ctx)
+{
+    int code;
+
+    code = map_job(ctx);
+    if (code == RTRUN_EXIT_OK)
+        code = init_ranks(ctx);
+    if (code != RTRUN_EXIT_OK)
+        return code;
+    /* Signals blocked before PMIx starts its threads, so they inherit the
+     * mask and these signals reach only the signalfd. */
+    if (rtrun_engine_open_signals(&ctx->eng) != RTM_OK ||
+        rtrun_engine_open_events(&ctx->eng) != RTM_OK) {
+        rtrun_say("%s", rtm_last_error());
         return RTRUN_EXIT_FAILURE;
     }
-    signal(SIGPIPE, SIG_IGN);
-    if (pipe2(ctx->event_pipe, O_CLOEXEC) != 0) {
-        say("cannot create the event pipe: %s", strerror(errno));
-        return RTRUN_EXIT_FAILURE;
-    }
-    fcntl(ctx->event_pipe[0], F_SETFL, O_NONBLOCK);
-
     if (ctx->multi) {
-        code = start_tree(ctx);
+        code = start_remote(ctx);
         if (code != RTRUN_EXIT_OK)
             return code;
-        if (ctx->job->ranks[0].node_id != ctx->job->local_host) {
-            ctx->stdin_host = ctx->job->ranks[0].node_id;
-            ctx->stdin_fd = fcntl(STDIN_FILENO, F_GETFD) >= 0 ? STDIN_FILENO : -1;
-            if (ctx->stdin_fd < 0) /* no stdin at all: rank 0 sees EOF */
-                rtd_node_route(&ctx->node, RTD_MSG_STDIN, ctx->stdin_host, 0, 0, 1, NULL, 0);
-        }
         if (ctx->job->local_host < 0)
             return RTRUN_EXIT_OK; /* no rank here: no PMIx server either */
     }
     /* What SIGKILLed rtruns before us could not remove. */
     rtrun_cleanup_stale(rtm_log_hostname());
-    /* Short path: PMIx puts unix socket names in it (108-byte limit). */
-    snprintf(ctx->tmpdir, sizeof(ctx->tmpdir), "%s/%s%d.XXXXXX", RTRUN_TMPDIR_PARENT,
-             RTRUN_TMPDIR_PREFIX, (int)getpid());
-    if (mkdtemp(ctx->tmpdir) == NULL) {
-        say("cannot create the job's temp directory %s: %s", ctx->tmpdir, strerror(errno));
-        ctx->tmpdir[0] = '\0';
+    if (rtrun_engine_start_pmix(&ctx->eng, rtrun_topo_hwloc(ctx->topo),
+                                ctx->multi ? ctx->job->hostname : NULL,
+                                ctx->multi ? ctx->job->local_host : -1, ctx->opts.prog_argc,
+                                ctx->opts.prog_argv) != RTM_OK) {
+        rtrun_say("%s", rtm_last_error());
         return RTRUN_EXIT_FAILURE;
     }
-    status = rtrun_pmix_server_start(ctx->tmpdir, ctx->job->nspace, ctx->event_pipe[1],
-                                     rtrun_topo_hwloc(ctx->topo),
-                                     ctx->multi ? ctx->job->hostname : NULL,
-                                     ctx->multi ? ctx->job->local_host : -1);
-    if (status != RTM_OK) {
-        say("%s", rtm_last_error());
-        return RTRUN_EXIT_FAILURE;
-    }
-    ctx->pmix_started = 1;
-    status = rtrun_pmix_register_job(ctx->job, ctx->tmpdir, ctx->opts.prog_argc,
-                                     ctx->opts.prog_argv);
-    if (status != RTM_OK) {
-        say("%s", rtm_last_error());
-        return RTRUN_EXIT_FAILURE;
-    }
-    ctx->job_registered = 1;
     rtm_debug("job %s: %d ranks on %s (%d cores, %s)", ctx->job->nspace, ctx->job->nprocs,
               ctx->job->hostname, ctx->job->ncores, ctx->job->bound ? "bound" : "not bound");
     return RTRUN_EXIT_OK;
@@ -1198,9 +1035,7 @@ static void stop_tree(rtrun_ctx_t *ctx)
         if (rtm_time_now() >= until) {
             if (killed)
                 break;
-            for (int i = 0; i < ctx->node.nchildren; i++)
-                if (ctx->node.children[i].agent_pid > 0)
-                    killpg(ctx->node.children[i].agent_pid, SIGKILL);
+            rtd_node_kill_agents(&ctx->node);
             killed = 1;
             until = rtm_time_now() + 1.0;
         }
@@ -1218,18 +1053,9 @@ static void teardown(rtrun_ctx_t *ctx)
     }
     if (ctx->job != NULL && ctx->job->nspace[0] != '\0')
         rtrun_cleanup_shm(ctx->job->nspace);
-    if (ctx->job_registered)
-        rtrun_pmix_deregister_job(ctx->job);
-    if (ctx->pmix_started)
-        rtrun_pmix_server_stop(rtrun_job_local_finalized(ctx->job));
-    if (ctx->tmpdir[0] != '\0')
-        rtrun_cleanup_tree(ctx->tmpdir);
-    if (ctx->event_pipe[0] >= 0)
-        close(ctx->event_pipe[0]);
-    if (ctx->event_pipe[1] >= 0)
-        close(ctx->event_pipe[1]);
-    if (ctx->signal_fd >= 0)
-        close(ctx->signal_fd);
+    rtrun_engine_stop_pmix(&ctx->eng);
+    rtrun_engine_remove_tmpdir(&ctx->eng);
+    rtrun_engine_fini(&ctx->eng);
     rtrun_iof_stdin_close(&ctx->in);
     free(ctx->out);
     free(ctx->err);
@@ -1245,15 +1071,42 @@ static void teardown(rtrun_ctx_t *ctx)
     rtrun_cli_free(&ctx->opts);
 }
 
+/* The command line; returns -1 to go on with the job, else the exit code
+ * (usage errors, --help, --version). */
+static int parse_cli(rtrun_ctx_t *ctx, int argc, char **argv)
+{
+    if (rtrun_cli_parse(argc, argv, &ctx->opts) != RTM_OK) {
+        rtrun_say("%s", rtm_last_error());
+        rtrun_cli_print_usage(stderr);
+        return RTRUN_EXIT_USAGE;
+    }
+    if (ctx->opts.action == RTRUN_ACTION_HELP) {
+        rtrun_cli_print_help(stdout);
+        rtrun_cli_free(&ctx->opts);
+        return RTRUN_EXIT_OK;
+    }
+    if (ctx->opts.action == RTRUN_ACTION_VERSION) {
+        printf("rtrun (librtmsg) %s\n", PACKAGE_VERSION);
+        rtrun_cli_free(&ctx->opts);
+        return RTRUN_EXIT_OK;
+    }
+    for (size_t i = 0; i < ctx->opts.nenv_vars; i++) {
+        const char *var = ctx->opts.env_vars[i];
+
+        if (strchr(var, '=') == NULL && getenv(var) == NULL)
+            rtrun_say("warning: -x %s: %s is not set in rtrun's environment; nothing to forward",
+                      var, var);
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     rtrun_ctx_t ctx;
-    rtm_status_t status;
     int code;
 
     memset(&ctx, 0, sizeof(ctx));
-    ctx.signal_fd = -1;
-    ctx.event_pipe[0] = ctx.event_pipe[1] = -1;
+    rtrun_engine_init(&ctx.eng, &rtrun_engine_ops, &ctx);
     /* A closed stdin (rtrun <&-) would be taken by the first file rtrun
      * opens and read as rank 0's input: /dev/null there reads as EOF. */
     if (fcntl(STDIN_FILENO, F_GETFD) < 0) {
@@ -1262,41 +1115,22 @@ int main(int argc, char **argv)
         if (fd > STDIN_FILENO)
             close(fd);
     }
+    rtrun_say_init("rtrun");
     rtm_log_set_identity("rtrun", -1);
     /* rtrun itself only uses the log level; a bad RTM_* value is the
      * ranks' business (they report it when they load the same table). */
     if (rtm_config_load() != RTM_OK)
-        say("warning: %s", rtm_last_error());
-
-    status = rtrun_cli_parse(argc, argv, &ctx.opts);
-    if (status != RTM_OK) {
-        say("%s", rtm_last_error());
-        rtrun_cli_print_usage(stderr);
-        return RTRUN_EXIT_USAGE;
-    }
-    if (ctx.opts.action == RTRUN_ACTION_HELP) {
-        rtrun_cli_print_help(stdout);
-        rtrun_cli_free(&ctx.opts);
-        return RTRUN_EXIT_OK;
-    }
-    if (ctx.opts.action == RTRUN_ACTION_VERSION) {
-        printf("rtrun (librtmsg) %s\n", PACKAGE_VERSION);
-        rtrun_cli_free(&ctx.opts);
-        return RTRUN_EXIT_OK;
-    }
-    for (size_t i = 0; i < ctx.opts.nenv_vars; i++) {
-        if (strchr(ctx.opts.env_vars[i], '=') == NULL && getenv(ctx.opts.env_vars[i]) == NULL)
-            say("warning: -x %s: %s is not set in rtrun's environment; nothing to forward",
-                ctx.opts.env_vars[i], ctx.opts.env_vars[i]);
-    }
+        rtrun_say("warning: %s", rtm_last_error());
+    code = parse_cli(&ctx, argc, argv);
+    if (code >= 0)
+        return code;
 
     code = setup(&ctx);
     if (code == RTRUN_EXIT_OK) {
         if (ctx.opts.timeout_sec > 0)
             ctx.timeout_at = rtm_time_now() + (double)ctx.opts.timeout_sec;
-        status = start_ranks(&ctx);
-        if (status != RTM_OK) {
-            say("%s; ending the job", rtm_last_error());
+        if (start_ranks(&ctx) != RTM_OK) {
+            rtrun_say("%s; ending the job", rtm_last_error());
             end_job(&ctx, RTRUN_EXIT_FAILURE, SIGTERM);
         }
         run_loop(&ctx);

@@ -1,0 +1,159 @@
+/*
+ * Fences and direct modex across the daemon tree (see rtd_modex.h).
+ */
+#include "config.h"
+
+#include "launcher/rtd_modex.h"
+#include "common/log.h"
+
+#include <pmix_common.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void fence_add(rtd_node_t *n, const char *data, size_t len)
+{
+    char *grown;
+
+    if (len == 0)
+        return;
+    grown = realloc(n->fence_data, n->fence_len + len);
+    if (grown == NULL) {
+        rtm_error("out of memory gathering fence data (%zu bytes)", n->fence_len + len);
+        return;
+    }
+    memcpy(grown + n->fence_len, data, len);
+    n->fence_data = grown;
+    n->fence_len += len;
+}
+
+/* Everything below us is in: pass it up, or at the root, release all. */
+static void fence_check(rtd_node_t *n)
+{
+    if ((n->has_local && !n->fence_local_in) || n->fence_children_in < n->nchildren)
+        return;
+    if (n->pos != 0) {
+        rtd_node_up(n, RTD_MSG_FENCE_UP, n->fence_seq, 0, 0, n->fence_data, n->fence_len);
+        return; /* the release comes down as FENCE_DOWN */
+    }
+    rtd_node_down(n, RTD_MSG_FENCE_DOWN, n->fence_seq, 1, 0, n->fence_data, n->fence_len);
+    if (n->fence_local != NULL)
+        rtrun_pmix_fence_done(n->fence_local, 1, n->fence_data, n->fence_len);
+    n->fence_local = NULL;
+    n->fence_local_in = 0;
+    n->fence_children_in = 0;
+    free(n->fence_data);
+    n->fence_data = NULL;
+    n->fence_len = 0;
+    n->fence_seq++;
+}
+
+void rtd_node_fence_local(rtd_node_t *n, rtrun_pmix_req_t *req)
+{
+    if (n->fence_local != NULL) {
+        rtm_error("a second fence began before the first one ended; failing it");
+        rtrun_pmix_fence_done(req, 0, NULL, 0);
+        return;
+    }
+    n->fence_local = req;
+    n->fence_local_in = 1;
+    fence_add(n, req->data, req->ndata);
+    fence_check(n);
+}
+
+void rtd_modex_fence_down(rtd_node_t *n, const rtd_hdr_t *h, const char *payload)
+{
+    rtd_node_down(n, RTD_MSG_FENCE_DOWN, h->a, h->b, 0, payload, h->len);
+    if (n->fence_local != NULL)
+        rtrun_pmix_fence_done(n->fence_local, h->b, payload, h->len);
+    n->fence_local = NULL;
+    n->fence_local_in = 0;
+    n->fence_children_in = 0;
+    free(n->fence_data);
+    n->fence_data = NULL;
+    n->fence_len = 0;
+    n->fence_seq = h->a + 1;
+}
+
+void rtd_node_dmodex_local(rtd_node_t *n, rtrun_pmix_req_t *req)
+{
+    const rtrun_job_t *job = n->desc->job;
+    int owner = job->ranks[req->rank].node_id;
+
+    if (owner == n->self_host) {
+        /* Our own rank: the library answers those itself; nothing to fetch. */
+        rtrun_pmix_dmodex_done(req, PMIX_ERR_NOT_FOUND, NULL, 0);
+        return;
+    }
+    req->id = ++n->dmx_next_id;
+    req->next = n->dmx_pending;
+    n->dmx_pending = req;
+    rtd_node_route(n, RTD_MSG_DMX_REQ, owner, n->self_host, req->id, req->rank, NULL, 0);
+}
+
+void rtd_node_dmodex_served(rtd_node_t *n, rtrun_pmix_req_t *req)
+{
+    rtd_node_route(n, RTD_MSG_DMX_RESP, req->from_host, req->from_id, req->status, 0,
+                   req->data, req->ndata);
+    rtrun_pmix_req_free(req);
+}
+
+int rtd_node_pmix_request(rtd_node_t *n, const rtrun_pmix_event_t *ev)
+{
+    switch (ev->type) {
+    case RTRUN_PMIX_EV_FENCE:
+        rtd_node_fence_local(n, ev->req);
+        return 1;
+    case RTRUN_PMIX_EV_DMODEX:
+        rtd_node_dmodex_local(n, ev->req);
+        return 1;
+    case RTRUN_PMIX_EV_SERVED:
+        rtd_node_dmodex_served(n, ev->req);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+void rtd_modex_dmx_answer(rtd_node_t *n, const rtd_hdr_t *h, const char *payload)
+{
+    for (rtrun_pmix_req_t **pp = &n->dmx_pending; *pp != NULL; pp = &(*pp)->next) {
+        rtrun_pmix_req_t *req = *pp;
+
+        if (req->id != h->a)
+            continue;
+        *pp = req->next;
+        rtrun_pmix_dmodex_done(req, h->b, payload, h->len);
+        return;
+    }
+}
+
+void rtd_modex_fence_up(rtd_node_t *n, const char *payload, size_t len)
+{
+    fence_add(n, payload, len);
+    n->fence_children_in++;
+    fence_check(n);
+}
+
+/* Our PMIx server looks the rank up; its SERVED event carries the answer
+ * back (rtd_node_dmodex_served). A rank it cannot serve is answered now. */
+void rtd_modex_dmx_request(rtd_node_t *n, const rtd_hdr_t *h)
+{
+    if (h->c < 0 || h->c >= n->desc->job->nprocs ||
+        rtrun_pmix_dmodex_serve(n->desc->job->nspace, h->c, h->a, h->b) != RTM_OK)
+        rtd_node_route(n, RTD_MSG_DMX_RESP, h->a, h->b, PMIX_ERR_NOT_FOUND, 0, NULL, 0);
+}
+
+void rtd_modex_fail_pending(rtd_node_t *n)
+{
+    if (n->fence_local != NULL)
+        rtrun_pmix_fence_done(n->fence_local, 0, NULL, 0);
+    n->fence_local = NULL;
+    while (n->dmx_pending != NULL) {
+        rtrun_pmix_req_t *req = n->dmx_pending;
+
+        n->dmx_pending = req->next;
+        rtrun_pmix_dmodex_done(req, PMIX_ERR_UNREACH, NULL, 0);
+    }
+    free(n->fence_data);
+    n->fence_data = NULL;
+}
