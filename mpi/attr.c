@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 
 #include <stdlib.h>
 

@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "mpi/coll_sched.h"
+#include "coll_sched.h"
 #include "common/rtconfig.h"
 
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  */
 #include "config.h"
 
-#include "mpi/coll_sched.h"
+#include "coll_sched.h"
 #include "common/rtconfig.h"
 
 #include <stdlib.h>
@@ -421,7 +421,7 @@ int rtmpi_sched_run(rtmpi_sched_t *s)
     }
     while (!rtmpi_sched_poll(s)) {
         rtmpi_progress();
-        runtime_idle_poll(++polls);   /* yields only on an oversubscribed host (RTM_IDLE_WAIT) */
+        binding_idle(++polls);   /* yields only on an oversubscribed host (RTM_IDLE_WAIT) */
     }
     err = s->error;
     rtmpi_sched_free(s);

@@ -3,7 +3,7 @@
  */
 #include "config.h"
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -1,8 +1,10 @@
 /*
- * Private state of the MPI binding (mpi/). The binding is a thin
- * layer over the native API (rtmsg.h): communicators, point-to-point and
- * matching come from the runtime; datatypes, reduction ops, attributes,
- * topologies and collectives (schedules over point-to-point) live here.
+ * Private state of the MPI binding (mpi/). The binding is a thin layer
+ * over the native API (rtmsg.h) and runtime/binding.h, the one runtime
+ * header it can see (mpi/local.mk gives it no other): communicators,
+ * point-to-point and matching come from the runtime; datatypes, reduction
+ * ops, attributes, topologies and collectives (schedules over
+ * point-to-point) live here.
  *
  * Threading: like the runtime, the binding may be called from one thread at
  * a time (MPI_THREAD_SERIALIZED at most), so its tables take no locks.
@@ -12,6 +14,7 @@
 
 #include "mpi.h"
 #include "rtmsg.h"
+#include "binding.h"   /* the runtime's one internal header for the binding */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,7 +22,7 @@
 /* From the runtime (runtime/progress.c), called between polls of a blocking
  * wait after `idle` polls: yields the core only on an oversubscribed host
  * (RTM_IDLE_WAIT), as the native waits do. */
-void runtime_idle_poll(unsigned long idle);
+void binding_idle(unsigned long idle);
 
 /* Defines PMPI_name's weak alias MPI_name (profiling interface). */
 #define RTMPI_STR(_x) #_x

@@ -10,7 +10,7 @@
  */
 #include "config.h"
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 #include "common/rtconfig.h"
 
 #include <stdlib.h>
@@ -224,7 +224,7 @@ int rtmpi_progress(void)
 static void wait_idle(unsigned *polls)
 {
     rtmpi_progress();
-    runtime_idle_poll(++*polls);   /* yields only on an oversubscribed host (RTM_IDLE_WAIT) */
+    binding_idle(++*polls);   /* yields only on an oversubscribed host (RTM_IDLE_WAIT) */
 }
 
 void rtmpi_req_wait_complete(rtmpi_request_t *r)

@@ -36,6 +36,7 @@ MPITEST_DRIVERS = \
 	tests/mpi/mpi_errors.sh \
 	tests/mpi/mpi_reqs.sh \
 	tests/mpi/mpi_osu_api.sh \
-	tests/mpi/mpi_wrappers.sh
+	tests/mpi/mpi_wrappers.sh \
+	tests/mpi/mpi_includes.sh
 dist_noinst_SCRIPTS += $(MPITEST_DRIVERS)
 TESTS += $(MPITEST_DRIVERS)
