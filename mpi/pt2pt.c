@@ -125,9 +125,9 @@ static char *bslot_alloc(size_t need)
     return bsend.buf + pos;
 }
 
-void rtmpi_bsend_release(rtmpi_request_t *r)
+static void bslot_free(char *slot)
 {
-    size_t start = (size_t)((char *)r->packbuf - bsend.buf);
+    size_t start = (size_t)(slot - bsend.buf);
 
     for (int i = 0; i < bsend.nslots; i++) {
         if (bsend.slots[i].start == start) {
@@ -137,6 +137,11 @@ void rtmpi_bsend_release(rtmpi_request_t *r)
             break;
         }
     }
+}
+
+void rtmpi_bsend_release(rtmpi_request_t *r)
+{
+    bslot_free(r->packbuf);
     bsend.inflight--;
     r->packbuf = NULL;
     r->bsend = 0;
@@ -162,8 +167,10 @@ static int bsend_start(const char *fn, const void *buf, int count, rtmpi_dtype_t
                            "(%zu bytes, %d messages in flight); attach a larger buffer",
                            bytes, MPI_BSEND_OVERHEAD, bsend.size, bsend.inflight);
     r = rtmpi_req_alloc(RTMPI_REQ_SEND, comm);
-    if (!r)
+    if (!r) {
+        bslot_free(slot);
         return rtmpi_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
+    }
     r->bsend = 1;
     r->packbuf = slot;
     bsend.inflight++;
