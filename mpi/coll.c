@@ -1115,10 +1115,14 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 }
 RTMPI_WEAK(Iallgatherv)
 
-/* kind 0: alltoall, 1: alltoallv, 2: alltoallw */
-static int alltoall(const char *fn, int kind, const void *sendbuf, const int *sendcounts,
-                    const int *sdispls, const MPI_Datatype *sendtypes, int sendcount,
-                    void *recvbuf, const int *recvcounts, const int *rdispls,
+/* Which call: one count and type for all (alltoall), counts and element
+ * displacements per rank (alltoallv), counts, byte displacements and types
+ * per rank (alltoallw). */
+enum a2a_kind { A2A_ALLTOALL, A2A_ALLTOALLV, A2A_ALLTOALLW };
+
+static int alltoall(const char *fn, enum a2a_kind kind, const void *sendbuf,
+                    const int *sendcounts, const int *sdispls, const MPI_Datatype *sendtypes,
+                    int sendcount, void *recvbuf, const int *recvcounts, const int *rdispls,
                     const MPI_Datatype *recvtypes, int recvcount, MPI_Comm comm,
                     MPI_Request *request)
 {
@@ -1128,21 +1132,22 @@ static int alltoall(const char *fn, int kind, const void *sendbuf, const int *se
     if ((rc = get_comm(fn, comm, ci)))
         return rc;
     int p = ci->size;
-    if (kind > 0) {
+    if (kind != A2A_ALLTOALL) {
         if ((!in_place && (rc = check_counts(fn, ci, sendcounts, sdispls, "send"))) ||
             (rc = check_counts(fn, ci, recvcounts, rdispls, "receive")))
             return rc;
     }
     for (int i = 0; i < p; i++) {
-        MPI_Datatype st = kind == 2 ? (in_place ? MPI_BYTE : sendtypes[i]) : sendtypes[0];
-        MPI_Datatype rt = kind == 2 ? recvtypes[i] : recvtypes[0];
-        int sc = kind == 0 ? sendcount : (in_place ? 0 : sendcounts[i]);
-        int rcn = kind == 0 ? recvcount : recvcounts[i];
+        MPI_Datatype st = kind == A2A_ALLTOALLW ? (in_place ? MPI_BYTE : sendtypes[i])
+                                                : sendtypes[0];
+        MPI_Datatype rt = kind == A2A_ALLTOALLW ? recvtypes[i] : recvtypes[0];
+        int sc = kind == A2A_ALLTOALL ? sendcount : (in_place ? 0 : sendcounts[i]);
+        int rcn = kind == A2A_ALLTOALL ? recvcount : recvcounts[i];
 
         if ((!in_place && (rc = check_buf(fn, ci, sendbuf, sc, st, NULL, "send"))) ||
             (rc = check_buf(fn, ci, recvbuf, rcn, rt, NULL, "receive")))
             return rc;
-        if (kind < 2)
+        if (kind != A2A_ALLTOALLW)
             break;
     }
     NEW_SCHED(s);
@@ -1153,19 +1158,20 @@ static int alltoall(const char *fn, int kind, const void *sendbuf, const int *se
     a->rbuf = recvbuf;
     size_t block = 0;
     for (int i = 0; i < p; i++) {
-        MPI_Datatype rt = kind == 2 ? recvtypes[i] : recvtypes[0];
+        MPI_Datatype rt = kind == A2A_ALLTOALLW ? recvtypes[i] : recvtypes[0];
 
         a->rtypes[i] = rt;
-        a->rcounts[i] = kind == 0 ? recvcount : recvcounts[i];
-        a->rdispls[i] = kind == 0 ? (MPI_Aint)i * recvcount * extent_of(rt)
-                      : kind == 1 ? (MPI_Aint)rdispls[i] * extent_of(rt) : rdispls[i];
+        a->rcounts[i] = kind == A2A_ALLTOALL ? recvcount : recvcounts[i];
+        a->rdispls[i] = kind == A2A_ALLTOALL ? (MPI_Aint)i * recvcount * extent_of(rt)
+                      : kind == A2A_ALLTOALLV ? (MPI_Aint)rdispls[i] * extent_of(rt) : rdispls[i];
         if (!in_place) {
-            MPI_Datatype st = kind == 2 ? sendtypes[i] : sendtypes[0];
+            MPI_Datatype st = kind == A2A_ALLTOALLW ? sendtypes[i] : sendtypes[0];
 
             a->stypes[i] = st;
-            a->scounts[i] = kind == 0 ? sendcount : sendcounts[i];
-            a->sdispls[i] = kind == 0 ? (MPI_Aint)i * sendcount * extent_of(st)
-                          : kind == 1 ? (MPI_Aint)sdispls[i] * extent_of(st) : sdispls[i];
+            a->scounts[i] = kind == A2A_ALLTOALL ? sendcount : sendcounts[i];
+            a->sdispls[i] = kind == A2A_ALLTOALL ? (MPI_Aint)i * sendcount * extent_of(st)
+                          : kind == A2A_ALLTOALLV ? (MPI_Aint)sdispls[i] * extent_of(st)
+                          : sdispls[i];
         }
         block += (size_t)a->rcounts[i] * (size_t)rtmpi_dtype_get(rt)->size;
     }
@@ -1177,8 +1183,8 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     RTMPI_ENTER();
-    return alltoall(__func__, 0, sendbuf, NULL, NULL, &sendtype, sendcount, recvbuf, NULL, NULL,
-                    &recvtype, recvcount, comm, NULL);
+    return alltoall(__func__, A2A_ALLTOALL, sendbuf, NULL, NULL, &sendtype, sendcount, recvbuf,
+                    NULL, NULL, &recvtype, recvcount, comm, NULL);
 }
 RTMPI_WEAK(Alltoall)
 
@@ -1188,8 +1194,8 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     RTMPI_ENTER();
     if (!request)
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
-    return alltoall(__func__, 0, sendbuf, NULL, NULL, &sendtype, sendcount, recvbuf, NULL, NULL,
-                    &recvtype, recvcount, comm, request);
+    return alltoall(__func__, A2A_ALLTOALL, sendbuf, NULL, NULL, &sendtype, sendcount, recvbuf,
+                    NULL, NULL, &recvtype, recvcount, comm, request);
 }
 RTMPI_WEAK(Ialltoall)
 
@@ -1198,8 +1204,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     RTMPI_ENTER();
-    return alltoall(__func__, 1, sendbuf, sendcounts, sdispls, &sendtype, 0, recvbuf, recvcounts,
-                    rdispls, &recvtype, 0, comm, NULL);
+    return alltoall(__func__, A2A_ALLTOALLV, sendbuf, sendcounts, sdispls, &sendtype, 0, recvbuf,
+                    recvcounts, rdispls, &recvtype, 0, comm, NULL);
 }
 RTMPI_WEAK(Alltoallv)
 
@@ -1211,8 +1217,8 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
     RTMPI_ENTER();
     if (!request)
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
-    return alltoall(__func__, 1, sendbuf, sendcounts, sdispls, &sendtype, 0, recvbuf, recvcounts,
-                    rdispls, &recvtype, 0, comm, request);
+    return alltoall(__func__, A2A_ALLTOALLV, sendbuf, sendcounts, sdispls, &sendtype, 0, recvbuf,
+                    recvcounts, rdispls, &recvtype, 0, comm, request);
 }
 RTMPI_WEAK(Ialltoallv)
 
@@ -1223,8 +1229,8 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
     RTMPI_ENTER();
     if (!recvtypes || (sendbuf != MPI_IN_PLACE && !sendtypes))
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "datatype array is NULL");
-    return alltoall(__func__, 2, sendbuf, sendcounts, sdispls, sendtypes, 0, recvbuf, recvcounts,
-                    rdispls, recvtypes, 0, comm, NULL);
+    return alltoall(__func__, A2A_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, 0, recvbuf,
+                    recvcounts, rdispls, recvtypes, 0, comm, NULL);
 }
 RTMPI_WEAK(Alltoallw)
 
@@ -1238,8 +1244,8 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
     if (!recvtypes || (sendbuf != MPI_IN_PLACE && !sendtypes))
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "datatype array is NULL");
-    return alltoall(__func__, 2, sendbuf, sendcounts, sdispls, sendtypes, 0, recvbuf, recvcounts,
-                    rdispls, recvtypes, 0, comm, request);
+    return alltoall(__func__, A2A_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, 0, recvbuf,
+                    recvcounts, rdispls, recvtypes, 0, comm, request);
 }
 RTMPI_WEAK(Ialltoallw)
 

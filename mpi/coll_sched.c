@@ -343,7 +343,8 @@ int rtmpi_sched_poll(rtmpi_sched_t *s)
                 rc = rtmpi_p2p_start(&st->req, st->kind == STEP_SEND ? RTMPI_REQ_SEND
                                                                       : RTMPI_REQ_RECV,
                                      st->kind == STEP_SEND ? st->sbuf : st->rbuf,
-                                     (int)st->count, st->dt, st->peer, s->tag, s->ncomm, 0);
+                                     (int)st->count, st->dt, st->peer, s->tag, s->ncomm,
+                                     RTMPI_SEND_STANDARD);
                 if (rc) {
                     finish(s, rc);
                     return 1;

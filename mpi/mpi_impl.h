@@ -79,12 +79,17 @@ typedef struct rtmpi_dtype {
     MPI_Aint    lb, extent;
     MPI_Aint    true_lb, true_ub;
     MPI_Aint    align;        /* largest alignment of its basic types */
-    int         basic;        /* the one basic type of every element, or -1 */
+    int         basic;        /* the one basic type of every element, or
+                                 RTMPI_BASIC_MIXED */
     MPI_Count   nbasic;       /* basic elements in one element */
     int         nsegs;
     rtmpi_seg_t *segs;
     char        name[MPI_MAX_OBJECT_NAME];
 } rtmpi_dtype_t;
+
+/* rtmpi_dtype_t.basic of a type whose elements are of several basic types
+ * (no predefined reduction applies to it). */
+#define RTMPI_BASIC_MIXED (-1)
 
 void rtmpi_dtype_init(void);
 void rtmpi_dtype_finalize(void);
@@ -161,12 +166,28 @@ void rtmpi_group_finalize(void);
 
 /* ---- Requests (request.c, pt2pt.c) ---------------------------------------- */
 
-enum rtmpi_req_kind { RTMPI_REQ_SEND, RTMPI_REQ_RECV, RTMPI_REQ_COLL, RTMPI_REQ_DONE };
+typedef enum rtmpi_req_kind {
+    RTMPI_REQ_SEND,
+    RTMPI_REQ_RECV,
+    RTMPI_REQ_COLL,     /* a nonblocking collective: `sched` does the work */
+    RTMPI_REQ_DONE,
+} rtmpi_req_kind_t;
+
+/* MPI's four send modes (pt2pt.c). A ready send goes as a standard one
+ * (its receive is posted); a buffered one is copied into the attached
+ * buffer and sent from there as a standard one. Receives take
+ * RTMPI_SEND_STANDARD where a mode is asked for. */
+typedef enum rtmpi_send_mode {
+    RTMPI_SEND_STANDARD,
+    RTMPI_SEND_SYNC,      /* completes once the receive has matched */
+    RTMPI_SEND_READY,
+    RTMPI_SEND_BUFFERED,
+} rtmpi_send_mode_t;
 
 struct rtmpi_sched;
 
 typedef struct rtmpi_request {
-    int            kind;
+    rtmpi_req_kind_t kind;
     int            persistent;
     int            active;       /* persistent: started and not yet completed */
     int            complete;     /* status below is final */
@@ -182,18 +203,20 @@ typedef struct rtmpi_request {
     void          *packbuf;
     size_t         packbytes;
     /* persistent arguments */
-    int            peer, tag, mode;
+    int            peer, tag;
+    rtmpi_send_mode_t mode;
     struct rtmpi_sched *sched;
     MPI_Status     status;
     struct rtmpi_request *next_orphan;
 } rtmpi_request_t;
 
-struct rtmpi_request *rtmpi_req_alloc(int kind, MPI_Comm comm);
+struct rtmpi_request *rtmpi_req_alloc(rtmpi_req_kind_t kind, MPI_Comm comm);
 void rtmpi_req_release(rtmpi_request_t *r);
 /* Starts a send/recv on native communicator ncomm into request r (which the
  * caller allocated); handles packing. Returns an MPI error class. */
-int rtmpi_p2p_start(rtmpi_request_t *r, int kind, const void *buf, int count,
-                    MPI_Datatype dt, int peer, int tag, rtm_comm_t ncomm, int mode);
+int rtmpi_p2p_start(rtmpi_request_t *r, rtmpi_req_kind_t kind, const void *buf, int count,
+                    MPI_Datatype dt, int peer, int tag, rtm_comm_t ncomm,
+                    rtmpi_send_mode_t mode);
 /* 1 when r is complete (r->status final). */
 int rtmpi_req_poll(rtmpi_request_t *r);
 /* Drives the runtime and the binding's own schedules and orphans once;

@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MODE_STANDARD = 0, MODE_SYNC = 1, MODE_READY = 2, MODE_BUFFERED = 3 };
-
 struct rtmpi_message {
     rtm_message_t native;
     MPI_Comm      comm;
@@ -226,7 +224,7 @@ RTMPI_WEAK(Buffer_detach)
 /* ---- Sends --------------------------------------------------------------- */
 
 static int send_common(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
-                       int tag, MPI_Comm comm, int mode)
+                       int tag, MPI_Comm comm, rtmpi_send_mode_t mode)
 {
     rtmpi_comm_t *c;
     rtmpi_dtype_t *d;
@@ -236,12 +234,12 @@ static int send_common(const char *fn, const void *buf, int count, MPI_Datatype 
     RTMPI_ENTER();
     if ((rc = check_send(fn, buf, count, dt, dest, tag, comm, &c, &d)))
         return rc;
-    if (mode == MODE_BUFFERED)
+    if (mode == RTMPI_SEND_BUFFERED)
         return bsend_start(fn, buf, count, d, dest, tag, comm, c);
     /* Fast path: nothing of the binding's own needs driving meanwhile. */
     if (rtmpi_dtype_contig(d, count, &off) && !rtmpi_sched_active()) {
         size_t bytes = (size_t)count * (size_t)d->size;
-        rtm_status_t st = mode == MODE_SYNC
+        rtm_status_t st = mode == RTMPI_SEND_SYNC
                         ? rtm_ssend((const char *)buf + off, bytes, dest, tag, c->pt2pt)
                         : rtm_send((const char *)buf + off, bytes, dest, tag, c->pt2pt);
 
@@ -264,14 +262,14 @@ static int send_common(const char *fn, const void *buf, int count, MPI_Datatype 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
               MPI_Comm comm)
 {
-    return send_common(__func__, buf, count, datatype, dest, tag, comm, MODE_STANDARD);
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_STANDARD);
 }
 RTMPI_WEAK(Send)
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
 {
-    return send_common(__func__, buf, count, datatype, dest, tag, comm, MODE_SYNC);
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_SYNC);
 }
 RTMPI_WEAK(Ssend)
 
@@ -279,19 +277,20 @@ RTMPI_WEAK(Ssend)
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
 {
-    return send_common(__func__, buf, count, datatype, dest, tag, comm, MODE_READY);
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_READY);
 }
 RTMPI_WEAK(Rsend)
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
 {
-    return send_common(__func__, buf, count, datatype, dest, tag, comm, MODE_BUFFERED);
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_BUFFERED);
 }
 RTMPI_WEAK(Bsend)
 
 static int isend_common(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
-                        int tag, MPI_Comm comm, int mode, MPI_Request *request)
+                        int tag, MPI_Comm comm, rtmpi_send_mode_t mode,
+                        MPI_Request *request)
 {
     rtmpi_comm_t *c;
     rtmpi_dtype_t *d;
@@ -306,7 +305,7 @@ static int isend_common(const char *fn, const void *buf, int count, MPI_Datatype
     r = rtmpi_req_alloc(RTMPI_REQ_SEND, comm);
     if (!r)
         return rtmpi_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
-    if (mode == MODE_BUFFERED) {
+    if (mode == RTMPI_SEND_BUFFERED) {
         /* Complete as soon as the data sits in the attached buffer. */
         rc = bsend_start(fn, buf, count, d, dest, tag, comm, c);
         if (rc) {
@@ -329,28 +328,32 @@ static int isend_common(const char *fn, const void *buf, int count, MPI_Datatype
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm, MPI_Request *request)
 {
-    return isend_common(__func__, buf, count, datatype, dest, tag, comm, MODE_STANDARD, request);
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_STANDARD,
+                        request);
 }
 RTMPI_WEAK(Isend)
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
-    return isend_common(__func__, buf, count, datatype, dest, tag, comm, MODE_SYNC, request);
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_SYNC,
+                        request);
 }
 RTMPI_WEAK(Issend)
 
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
-    return isend_common(__func__, buf, count, datatype, dest, tag, comm, MODE_READY, request);
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_READY,
+                        request);
 }
 RTMPI_WEAK(Irsend)
 
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
-    return isend_common(__func__, buf, count, datatype, dest, tag, comm, MODE_BUFFERED, request);
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_BUFFERED,
+                        request);
 }
 RTMPI_WEAK(Ibsend)
 
@@ -387,7 +390,8 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     rtmpi_request_t *r = rtmpi_req_alloc(RTMPI_REQ_RECV, comm);
     if (!r)
         return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");
-    rc = rtmpi_p2p_start(r, RTMPI_REQ_RECV, buf, count, datatype, source, tag, c->pt2pt, 0);
+    rc = rtmpi_p2p_start(r, RTMPI_REQ_RECV, buf, count, datatype, source, tag, c->pt2pt,
+                         RTMPI_SEND_STANDARD);
     if (rc) {
         rtmpi_req_release(r);
         return rtmpi_error(comm, __func__, rc, "%s", rtm_last_error());
@@ -417,7 +421,8 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     r = rtmpi_req_alloc(RTMPI_REQ_RECV, comm);
     if (!r)
         return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");
-    rc = rtmpi_p2p_start(r, RTMPI_REQ_RECV, buf, count, datatype, source, tag, c->pt2pt, 0);
+    rc = rtmpi_p2p_start(r, RTMPI_REQ_RECV, buf, count, datatype, source, tag, c->pt2pt,
+                         RTMPI_SEND_STANDARD);
     if (rc) {
         rtmpi_req_release(r);
         return rtmpi_error(comm, __func__, rc, "%s", rtm_last_error());
@@ -448,11 +453,11 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
         goto out_release;
     }
     rc = rtmpi_p2p_start(rr, RTMPI_REQ_RECV, recvbuf, recvcount, recvtype, source, recvtag,
-                         c->pt2pt, 0);
+                         c->pt2pt, RTMPI_SEND_STANDARD);
     if (rc)
         goto out_release;
     rc = rtmpi_p2p_start(rs, RTMPI_REQ_SEND, sendbuf, sendcount, sendtype, dest, sendtag,
-                         c->pt2pt, 0);
+                         c->pt2pt, RTMPI_SEND_STANDARD);
     if (rc) {
         rtmpi_req_wait_complete(rr);   /* cannot unpost it safely otherwise */
         goto out_release;
@@ -724,9 +729,9 @@ RTMPI_WEAK(Mrecv)
 
 /* ---- Persistent requests --------------------------------------------------- */
 
-static int persistent_init(const char *fn, int kind, const void *buf, int count,
-                           MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int mode,
-                           MPI_Request *request)
+static int persistent_init(const char *fn, rtmpi_req_kind_t kind, const void *buf, int count,
+                           MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                           rtmpi_send_mode_t mode, MPI_Request *request)
 {
     rtmpi_comm_t *c;
     rtmpi_dtype_t *d;
@@ -759,7 +764,7 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
                    MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init(__func__, RTMPI_REQ_SEND, buf, count, datatype, dest, tag, comm,
-                           MODE_STANDARD, request);
+                           RTMPI_SEND_STANDARD, request);
 }
 RTMPI_WEAK(Send_init)
 
@@ -767,7 +772,7 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init(__func__, RTMPI_REQ_SEND, buf, count, datatype, dest, tag, comm,
-                           MODE_SYNC, request);
+                           RTMPI_SEND_SYNC, request);
 }
 RTMPI_WEAK(Ssend_init)
 
@@ -775,7 +780,7 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init(__func__, RTMPI_REQ_SEND, buf, count, datatype, dest, tag, comm,
-                           MODE_READY, request);
+                           RTMPI_SEND_READY, request);
 }
 RTMPI_WEAK(Rsend_init)
 
@@ -783,7 +788,7 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init(__func__, RTMPI_REQ_SEND, buf, count, datatype, dest, tag, comm,
-                           MODE_BUFFERED, request);
+                           RTMPI_SEND_BUFFERED, request);
 }
 RTMPI_WEAK(Bsend_init)
 
@@ -791,7 +796,7 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
                    MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init(__func__, RTMPI_REQ_RECV, buf, count, datatype, source, tag, comm,
-                           MODE_STANDARD, request);
+                           RTMPI_SEND_STANDARD, request);
 }
 RTMPI_WEAK(Recv_init)
 
@@ -806,7 +811,7 @@ static int start_one(const char *fn, rtmpi_request_t *r)
         return rtmpi_error(r->comm, fn, MPI_ERR_REQUEST, "the persistent request is already active");
     if (!c)
         return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COMM, "the request's communicator was freed");
-    if (r->kind == RTMPI_REQ_SEND && r->mode == MODE_BUFFERED) {
+    if (r->kind == RTMPI_REQ_SEND && r->mode == RTMPI_SEND_BUFFERED) {
         rc = bsend_start(fn, r->buf, r->count, rtmpi_dtype_obj(r->dtype), r->peer, r->tag,
                          r->comm, c);
         if (rc)

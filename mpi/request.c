@@ -19,7 +19,7 @@
 static rtmpi_request_t *free_requests;   /* recycled: no malloc on the fast path */
 static rtmpi_request_t *orphans;         /* freed by the user, still in flight */
 
-rtmpi_request_t *rtmpi_req_alloc(int kind, MPI_Comm comm)
+rtmpi_request_t *rtmpi_req_alloc(rtmpi_req_kind_t kind, MPI_Comm comm)
 {
     rtmpi_request_t *r = free_requests;
 
@@ -84,8 +84,9 @@ static void proc_null_status(MPI_Status *st)
     st->MPI_SOURCE = MPI_PROC_NULL;
 }
 
-int rtmpi_p2p_start(rtmpi_request_t *r, int kind, const void *buf, int count,
-                    MPI_Datatype dt, int peer, int tag, rtm_comm_t ncomm, int mode)
+int rtmpi_p2p_start(rtmpi_request_t *r, rtmpi_req_kind_t kind, const void *buf, int count,
+                    MPI_Datatype dt, int peer, int tag, rtm_comm_t ncomm,
+                    rtmpi_send_mode_t mode)
 {
     rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
     size_t bytes = (size_t)count * (size_t)d->size;
@@ -123,7 +124,8 @@ int rtmpi_p2p_start(rtmpi_request_t *r, int kind, const void *buf, int count,
     }
     if (kind == RTMPI_REQ_SEND)
         st = rtm_isend_mode(data, bytes, peer, tag, ncomm,
-                            mode == 1 ? RTM_SEND_SYNC : RTM_SEND_STANDARD, &r->native);
+                            mode == RTMPI_SEND_SYNC ? RTM_SEND_SYNC : RTM_SEND_STANDARD,
+                            &r->native);
     else
         st = rtm_irecv(data, bytes, peer, tag, ncomm, &r->native);
     if (st != RTM_OK) {
