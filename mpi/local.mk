@@ -10,15 +10,23 @@ include_HEADERS += include/mpi.h
 #   config.h           the build's configuration
 #   binding.h          runtime/binding.h, what mpi/ needs of the runtime
 #                      beyond rtmsg.h
-#   common/            for now: coll*.c and request.c include
-#                      common/rtconfig.h for the RTM_MPI_* rows, until the
-#                      binding owns its own rows
+#   common/            for now: coll_{bcast,gather,alltoall,reduce}.c,
+#                      coll_sched.c and request.c include common/rtconfig.h
+#                      for the RTM_MPI_* rows, until the binding owns its
+#                      own rows
 # (no implicit -I. -I$(srcdir): Makefile.am sets nostdinc.)
 noinst_LTLIBRARIES += mpi/libmpi.la
 librtmsg_la_LIBADD += mpi/libmpi.la
 mpi_libmpi_la_SOURCES = \
 	mpi/attr.c \
 	mpi/coll.c \
+	mpi/coll.h \
+	mpi/coll_alltoall.c \
+	mpi/coll_barrier.c \
+	mpi/coll_bcast.c \
+	mpi/coll_gather.c \
+	mpi/coll_reduce.c \
+	mpi/coll_scan.c \
 	mpi/coll_sched.c \
 	mpi/coll_sched.h \
 	mpi/comm.c \
