@@ -19,6 +19,7 @@ noinst_LTLIBRARIES += mpi/libmpi.la
 librtmsg_la_LIBADD += mpi/libmpi.la
 mpi_libmpi_la_SOURCES = \
 	mpi/attr.c \
+	mpi/bsend.c \
 	mpi/coll.c \
 	mpi/coll.h \
 	mpi/coll_alltoall.c \

@@ -228,7 +228,14 @@ void rtmpi_status_set(MPI_Status *st, const rtm_msg_status_t *ns);
 void rtmpi_status_empty(MPI_Status *st);
 void rtmpi_orphan_add(rtmpi_request_t *r);
 void rtmpi_requests_finalize(void);
+/* Buffered sends (bsend.c): packs the message into a slot of the attached
+ * buffer and starts sending it from there (MPI_SUCCESS, or the error the
+ * handler returned); the send completes on its own. */
+int rtmpi_bsend_start(const char *fn, const void *buf, int count, rtmpi_dtype_t *d, int dest,
+                      int tag, MPI_Comm comm, rtmpi_comm_t *c);
+/* Frees the slot of a buffered send's request. */
 void rtmpi_bsend_release(rtmpi_request_t *r);
+/* Waits until every buffered message has left the attached buffer. */
 int rtmpi_bsend_detach_all(void);
 
 /* ---- Collectives (coll_sched.c, coll_*.c) --------------------------------- */

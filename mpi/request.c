@@ -249,8 +249,6 @@ void rtmpi_req_wait_complete(rtmpi_request_t *r)
         wait_idle(&polls);
 }
 
-int rtmpi_bsend_detach_all(void);
-
 /* Hands the completed request's status out and frees it (or, persistent,
  * makes it inactive). Returns the operation's error class. */
 static int finish(MPI_Request *reqp, MPI_Status *status)
