@@ -19,11 +19,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* From the runtime (runtime/progress.c), called between polls of a blocking
- * wait after `idle` polls: yields the core only on an oversubscribed host
- * (RTM_IDLE_WAIT), as the native waits do. */
-void binding_idle(unsigned long idle);
-
 /* Defines PMPI_name's weak alias MPI_name (profiling interface). */
 #define RTMPI_STR(_x) #_x
 #define RTMPI_WEAK(_name) _Pragma(RTMPI_STR(weak MPI_##_name = PMPI_##_name))
