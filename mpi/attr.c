@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 
 #include <stdlib.h>
 
@@ -12,8 +12,13 @@
 #define FIRST_USER_KEYVAL 32
 #define MAX_KEYVALS 1024
 
+/* A keyval's slot: never used yet, live, or freed by MPI_Comm_free_keyval
+ * (attributes still set with it keep its callbacks; the slot is never
+ * reused). */
+enum keyval_state { KEYVAL_UNUSED, KEYVAL_LIVE, KEYVAL_FREED };
+
 static struct {
-    int in_use;
+    enum keyval_state state;
     MPI_Comm_copy_attr_function *copy_fn;
     MPI_Comm_delete_attr_function *delete_fn;
     void *extra_state;
@@ -40,7 +45,7 @@ int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
 
 static int keyval_valid(int k)
 {
-    return k >= FIRST_USER_KEYVAL && k < next_keyval && keyvals[k].in_use;
+    return k >= FIRST_USER_KEYVAL && k < next_keyval && keyvals[k].state != KEYVAL_UNUSED;
 }
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
@@ -53,7 +58,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
     if (next_keyval == MAX_KEYVALS)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM, "more than %d keyvals",
                            MAX_KEYVALS - FIRST_USER_KEYVAL);
-    keyvals[next_keyval].in_use = 1;
+    keyvals[next_keyval].state = KEYVAL_LIVE;
     keyvals[next_keyval].copy_fn = comm_copy_attr_fn;
     keyvals[next_keyval].delete_fn = comm_delete_attr_fn;
     keyvals[next_keyval].extra_state = extra_state;
@@ -69,7 +74,7 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_KEYVAL, "invalid keyval");
     /* Attributes still set keep their callbacks: the slot is never reused,
      * only new set_attr calls with this key fail. */
-    keyvals[*comm_keyval].in_use = 2;
+    keyvals[*comm_keyval].state = KEYVAL_FREED;
     *comm_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
@@ -144,7 +149,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
     rtmpi_comm_t *c = rtmpi_comm_get(comm);
     if (!c)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm);
-    if (!keyval_valid(comm_keyval) || keyvals[comm_keyval].in_use != 1)
+    if (!keyval_valid(comm_keyval) || keyvals[comm_keyval].state != KEYVAL_LIVE)
         return rtmpi_error(comm, __func__, MPI_ERR_KEYVAL,
                            "keyval %d is invalid or predefined", comm_keyval);
     rtmpi_attr_t **pp = find(c, comm_keyval);

@@ -3,7 +3,7 @@
  */
 #include "config.h"
 
-#include "mpi/coll_sched.h"
+#include "coll_sched.h"
 #include "common/rtconfig.h"
 
 #include <stdlib.h>
@@ -343,7 +343,8 @@ int rtmpi_sched_poll(rtmpi_sched_t *s)
                 rc = rtmpi_p2p_start(&st->req, st->kind == STEP_SEND ? RTMPI_REQ_SEND
                                                                       : RTMPI_REQ_RECV,
                                      st->kind == STEP_SEND ? st->sbuf : st->rbuf,
-                                     (int)st->count, st->dt, st->peer, s->tag, s->ncomm, 0);
+                                     (int)st->count, st->dt, st->peer, s->tag, s->ncomm,
+                                     RTMPI_SEND_STANDARD);
                 if (rc) {
                     finish(s, rc);
                     return 1;
@@ -421,7 +422,7 @@ int rtmpi_sched_run(rtmpi_sched_t *s)
     }
     while (!rtmpi_sched_poll(s)) {
         rtmpi_progress();
-        runtime_idle_poll(++polls);   /* yields only on an oversubscribed host (RTM_IDLE_WAIT) */
+        binding_idle(++polls);   /* yields only on an oversubscribed host (RTM_IDLE_WAIT) */
     }
     err = s->error;
     rtmpi_sched_free(s);

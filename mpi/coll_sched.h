@@ -15,7 +15,7 @@
 #ifndef RTMPI_COLL_SCHED_H
 #define RTMPI_COLL_SCHED_H
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 
 typedef struct rtmpi_sched rtmpi_sched_t;
 

@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 
 #include <complex.h>
 #include <limits.h>
@@ -312,7 +312,7 @@ static int build(int n, const block_t *blocks, int combiner, bool pad,
         d->size += sg->len;
         d->nbasic += sg->len / (MPI_Aint)basics[sg->basic].size;
         if (sg->basic != d->basic)
-            d->basic = -1;
+            d->basic = RTMPI_BASIC_MIXED;
         if (s == 0 || sg->disp < d->true_lb)
             d->true_lb = sg->disp;
         if (s == 0 || sg->disp + sg->len > d->true_ub)

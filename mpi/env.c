@@ -1,13 +1,15 @@
 /*
- * MPI environment: init/finalize, thread levels, versions, timers.
+ * MPI environment: init/finalize, thread levels, versions, timers,
+ * MPI_Alloc_mem.
  */
 #include "config.h"
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct rtmpi_state rtmpi_state;
@@ -182,3 +184,26 @@ double PMPI_Wtick(void)
     return rtm_wtick();
 }
 RTMPI_WEAK(Wtick)
+
+/* Memory allocation (MPI 3.1 section 8.2): plain malloc, no info key is used. */
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    (void)info;
+    RTMPI_ENTER();
+    if (size < 0 || !baseptr)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "invalid size or baseptr");
+    void *p = malloc(size ? (size_t)size : 1);
+    if (!p)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM, "cannot allocate %ld bytes",
+                           (long)size);
+    *(void **)baseptr = p;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Alloc_mem)
+
+int PMPI_Free_mem(void *base)
+{
+    free(base);
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Free_mem)

@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  */
 #include "config.h"
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -249,9 +249,11 @@ int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
 }
 RTMPI_WEAK(Group_range_excl)
 
-/* op 0: union, 1: intersection, 2: difference; order follows group1
- * (then group2 for the union), as MPI specifies. */
-static int setop(const char *fn, MPI_Group group1, MPI_Group group2, int op, MPI_Group *newgroup)
+enum group_setop { SETOP_UNION, SETOP_INTERSECTION, SETOP_DIFFERENCE };
+
+/* Order follows group1 (then group2 for the union), as MPI specifies. */
+static int setop(const char *fn, MPI_Group group1, MPI_Group group2, enum group_setop op,
+                 MPI_Group *newgroup)
 {
     group_t *a = group_get(group1), *b = group_get(group2);
 
@@ -266,10 +268,11 @@ static int setop(const char *fn, MPI_Group group1, MPI_Group group2, int op, MPI
     for (int i = 0; i < a->n; i++) {
         int in_b = rank_of(b, a->world_ranks[i]) != MPI_UNDEFINED;
 
-        if (op == 0 || (op == 1 && in_b) || (op == 2 && !in_b))
+        if (op == SETOP_UNION || (op == SETOP_INTERSECTION && in_b) ||
+            (op == SETOP_DIFFERENCE && !in_b))
             w[m++] = a->world_ranks[i];
     }
-    if (op == 0)
+    if (op == SETOP_UNION)
         for (int i = 0; i < b->n; i++)
             if (rank_of(a, b->world_ranks[i]) == MPI_UNDEFINED)
                 w[m++] = b->world_ranks[i];
@@ -281,21 +284,21 @@ static int setop(const char *fn, MPI_Group group1, MPI_Group group2, int op, MPI
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     RTMPI_ENTER();
-    return setop(__func__, group1, group2, 0, newgroup);
+    return setop(__func__, group1, group2, SETOP_UNION, newgroup);
 }
 RTMPI_WEAK(Group_union)
 
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     RTMPI_ENTER();
-    return setop(__func__, group1, group2, 1, newgroup);
+    return setop(__func__, group1, group2, SETOP_INTERSECTION, newgroup);
 }
 RTMPI_WEAK(Group_intersection)
 
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     RTMPI_ENTER();
-    return setop(__func__, group1, group2, 2, newgroup);
+    return setop(__func__, group1, group2, SETOP_DIFFERENCE, newgroup);
 }
 RTMPI_WEAK(Group_difference)
 

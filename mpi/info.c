@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,25 +210,3 @@ int PMPI_Info_free(MPI_Info *info)
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Info_free)
-
-int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
-{
-    (void)info;
-    RTMPI_ENTER();
-    if (size < 0 || !baseptr)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "invalid size or baseptr");
-    void *p = malloc(size ? (size_t)size : 1);
-    if (!p)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM, "cannot allocate %ld bytes",
-                           (long)size);
-    *(void **)baseptr = p;
-    return MPI_SUCCESS;
-}
-RTMPI_WEAK(Alloc_mem)
-
-int PMPI_Free_mem(void *base)
-{
-    free(base);
-    return MPI_SUCCESS;
-}
-RTMPI_WEAK(Free_mem)

@@ -1,9 +1,33 @@
 # mpi/: the MPI binding, compiled into librtmsg; mpi.h and the
 # mpicc/mpicxx wrappers. Its tests live in tests/mpi/ (rules below).
 include_HEADERS += include/mpi.h
-librtmsg_la_SOURCES += \
+
+# The binding is a component of its own, linked into librtmsg. Its include
+# path holds include/ (rtmsg.h, mpi.h) and mpi/view/ only, so a reach into
+# runtime/ or transport/ fails to compile (quoted includes also search the
+# including file's own directory, mpi/). mpi/view/ is made in the build tree
+# and holds links to:
+#   config.h           the build's configuration
+#   binding.h          runtime/binding.h, what mpi/ needs of the runtime
+#                      beyond rtmsg.h
+#   common/            for now: coll_{bcast,gather,alltoall,reduce}.c,
+#                      coll_sched.c and request.c include common/rtconfig.h
+#                      for the RTM_MPI_* rows, until the binding owns its
+#                      own rows
+# (no implicit -I. -I$(srcdir): Makefile.am sets nostdinc.)
+noinst_LTLIBRARIES += mpi/libmpi.la
+librtmsg_la_LIBADD += mpi/libmpi.la
+mpi_libmpi_la_SOURCES = \
 	mpi/attr.c \
+	mpi/bsend.c \
 	mpi/coll.c \
+	mpi/coll.h \
+	mpi/coll_alltoall.c \
+	mpi/coll_barrier.c \
+	mpi/coll_bcast.c \
+	mpi/coll_gather.c \
+	mpi/coll_reduce.c \
+	mpi/coll_scan.c \
 	mpi/coll_sched.c \
 	mpi/coll_sched.h \
 	mpi/comm.c \
@@ -18,6 +42,20 @@ librtmsg_la_SOURCES += \
 	mpi/request.c \
 	mpi/topo.c \
 	mpi/win.c
+mpi_libmpi_la_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/mpi/view
+
+# The runtime's side of runtime/binding.h, compiled with the runtime.
+librtmsg_la_SOURCES += runtime/binding.c runtime/binding.h
+
+mpi_view = mpi/view/config.h mpi/view/binding.h mpi/view/common
+$(mpi_libmpi_la_OBJECTS): | $(mpi_view)
+mpi/view/config.h:
+	$(AM_V_GEN)$(MKDIR_P) mpi/view && ln -sfn $(abs_top_builddir)/config.h $@
+mpi/view/binding.h:
+	$(AM_V_GEN)$(MKDIR_P) mpi/view && ln -sfn $(abs_top_srcdir)/runtime/binding.h $@
+mpi/view/common:
+	$(AM_V_GEN)$(MKDIR_P) mpi/view && ln -sfn $(abs_top_srcdir)/common $@
+CLEANFILES += $(mpi_view)
 
 # Wrappers: the installed ones point at the configured prefix; the copies
 # in tests/mpi/ point at this build tree (headers from the source tree, the

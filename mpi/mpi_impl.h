@@ -1,8 +1,10 @@
 /*
- * Private state of the MPI binding (mpi/). The binding is a thin
- * layer over the native API (rtmsg.h): communicators, point-to-point and
- * matching come from the runtime; datatypes, reduction ops, attributes,
- * topologies and collectives (schedules over point-to-point) live here.
+ * Private state of the MPI binding (mpi/). The binding is a thin layer
+ * over the native API (rtmsg.h) and runtime/binding.h, the one runtime
+ * header it can see (mpi/local.mk gives it no other): communicators,
+ * point-to-point and matching come from the runtime; datatypes, reduction
+ * ops, attributes, topologies and collectives (schedules over
+ * point-to-point) live here.
  *
  * Threading: like the runtime, the binding may be called from one thread at
  * a time (MPI_THREAD_SERIALIZED at most), so its tables take no locks.
@@ -12,14 +14,10 @@
 
 #include "mpi.h"
 #include "rtmsg.h"
+#include "binding.h"   /* the runtime's one internal header for the binding */
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* From the runtime (runtime/progress.c), called between polls of a blocking
- * wait after `idle` polls: yields the core only on an oversubscribed host
- * (RTM_IDLE_WAIT), as the native waits do. */
-void runtime_idle_poll(unsigned long idle);
 
 /* Defines PMPI_name's weak alias MPI_name (profiling interface). */
 #define RTMPI_STR(_x) #_x
@@ -76,12 +74,17 @@ typedef struct rtmpi_dtype {
     MPI_Aint    lb, extent;
     MPI_Aint    true_lb, true_ub;
     MPI_Aint    align;        /* largest alignment of its basic types */
-    int         basic;        /* the one basic type of every element, or -1 */
+    int         basic;        /* the one basic type of every element, or
+                                 RTMPI_BASIC_MIXED */
     MPI_Count   nbasic;       /* basic elements in one element */
     int         nsegs;
     rtmpi_seg_t *segs;
     char        name[MPI_MAX_OBJECT_NAME];
 } rtmpi_dtype_t;
+
+/* rtmpi_dtype_t.basic of a type whose elements are of several basic types
+ * (no predefined reduction applies to it). */
+#define RTMPI_BASIC_MIXED (-1)
 
 void rtmpi_dtype_init(void);
 void rtmpi_dtype_finalize(void);
@@ -158,12 +161,28 @@ void rtmpi_group_finalize(void);
 
 /* ---- Requests (request.c, pt2pt.c) ---------------------------------------- */
 
-enum rtmpi_req_kind { RTMPI_REQ_SEND, RTMPI_REQ_RECV, RTMPI_REQ_COLL, RTMPI_REQ_DONE };
+typedef enum rtmpi_req_kind {
+    RTMPI_REQ_SEND,
+    RTMPI_REQ_RECV,
+    RTMPI_REQ_COLL,     /* a nonblocking collective: `sched` does the work */
+    RTMPI_REQ_DONE,
+} rtmpi_req_kind_t;
+
+/* MPI's four send modes (pt2pt.c). A ready send goes as a standard one
+ * (its receive is posted); a buffered one is copied into the attached
+ * buffer and sent from there as a standard one. Receives take
+ * RTMPI_SEND_STANDARD where a mode is asked for. */
+typedef enum rtmpi_send_mode {
+    RTMPI_SEND_STANDARD,
+    RTMPI_SEND_SYNC,      /* completes once the receive has matched */
+    RTMPI_SEND_READY,
+    RTMPI_SEND_BUFFERED,
+} rtmpi_send_mode_t;
 
 struct rtmpi_sched;
 
 typedef struct rtmpi_request {
-    int            kind;
+    rtmpi_req_kind_t kind;
     int            persistent;
     int            active;       /* persistent: started and not yet completed */
     int            complete;     /* status below is final */
@@ -179,18 +198,20 @@ typedef struct rtmpi_request {
     void          *packbuf;
     size_t         packbytes;
     /* persistent arguments */
-    int            peer, tag, mode;
+    int            peer, tag;
+    rtmpi_send_mode_t mode;
     struct rtmpi_sched *sched;
     MPI_Status     status;
     struct rtmpi_request *next_orphan;
 } rtmpi_request_t;
 
-struct rtmpi_request *rtmpi_req_alloc(int kind, MPI_Comm comm);
+struct rtmpi_request *rtmpi_req_alloc(rtmpi_req_kind_t kind, MPI_Comm comm);
 void rtmpi_req_release(rtmpi_request_t *r);
 /* Starts a send/recv on native communicator ncomm into request r (which the
  * caller allocated); handles packing. Returns an MPI error class. */
-int rtmpi_p2p_start(rtmpi_request_t *r, int kind, const void *buf, int count,
-                    MPI_Datatype dt, int peer, int tag, rtm_comm_t ncomm, int mode);
+int rtmpi_p2p_start(rtmpi_request_t *r, rtmpi_req_kind_t kind, const void *buf, int count,
+                    MPI_Datatype dt, int peer, int tag, rtm_comm_t ncomm,
+                    rtmpi_send_mode_t mode);
 /* 1 when r is complete (r->status final). */
 int rtmpi_req_poll(rtmpi_request_t *r);
 /* Drives the runtime and the binding's own schedules and orphans once;
@@ -202,7 +223,14 @@ void rtmpi_status_set(MPI_Status *st, const rtm_msg_status_t *ns);
 void rtmpi_status_empty(MPI_Status *st);
 void rtmpi_orphan_add(rtmpi_request_t *r);
 void rtmpi_requests_finalize(void);
+/* Buffered sends (bsend.c): packs the message into a slot of the attached
+ * buffer and starts sending it from there (MPI_SUCCESS, or the error the
+ * handler returned); the send completes on its own. */
+int rtmpi_bsend_start(const char *fn, const void *buf, int count, rtmpi_dtype_t *d, int dest,
+                      int tag, MPI_Comm comm, rtmpi_comm_t *c);
+/* Frees the slot of a buffered send's request. */
 void rtmpi_bsend_release(rtmpi_request_t *r);
+/* Waits until every buffered message has left the attached buffer. */
 int rtmpi_bsend_detach_all(void);
 
 /* ---- Collectives (coll_sched.c, coll_*.c) --------------------------------- */

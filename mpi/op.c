@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 
 #include <complex.h>
 #include <stdbool.h>
@@ -178,7 +178,7 @@ int rtmpi_op_valid_for(MPI_Op op, MPI_Datatype dt)
         return MPI_ERR_OP;
     if (ops[op].user_fn || d->nsegs == 0)
         return MPI_SUCCESS;
-    if (d->basic < 0 || ops[op].kernel(NULL, NULL, 0, d->basic) != 0)
+    if (d->basic == RTMPI_BASIC_MIXED || ops[op].kernel(NULL, NULL, 0, d->basic) != 0)
         return MPI_ERR_OP;
     return MPI_SUCCESS;
 }
@@ -198,7 +198,7 @@ int rtmpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_
         ops[op].user_fn((void *)in, inout, &n, &t);
         return MPI_SUCCESS;
     }
-    if (d->basic < 0)
+    if (d->basic == RTMPI_BASIC_MIXED)
         return MPI_ERR_OP;
     size_t bs = rtmpi_basic_size(d->basic);
     if (rtmpi_dtype_contig(d, count, &off))

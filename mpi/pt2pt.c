@@ -1,16 +1,14 @@
 /*
  * MPI point-to-point: send modes, receives, probes, matched probes,
- * persistent requests. Contiguous data goes straight to the native API
- * (no copy, no allocation in the blocking calls); other layouts are packed.
+ * persistent requests (the buffer of buffered sends is bsend.c's).
+ * Contiguous data goes straight to the native API (no copy, no allocation
+ * in the blocking calls); other layouts are packed.
  */
 #include "config.h"
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 
 #include <stdlib.h>
-#include <string.h>
-
-enum { MODE_STANDARD = 0, MODE_SYNC = 1, MODE_READY = 2, MODE_BUFFERED = 3 };
 
 struct rtmpi_message {
     rtm_message_t native;
@@ -80,146 +78,10 @@ static int check_probe(const char *fn, int source, int tag, MPI_Comm comm, rtmpi
     return MPI_SUCCESS;
 }
 
-/* ---- Buffered sends ---------------------------------------------------- */
-
-/* The attached buffer is carved first-fit into slots, one per buffered
- * message in flight; each slot is charged MPI_BSEND_OVERHEAD like the
- * standard says users must budget. */
-typedef struct bslot {
-    size_t start, len;
-} bslot_t;
-
-static struct {
-    char    *buf;
-    size_t   size;
-    bslot_t *slots;      /* sorted by start */
-    int      nslots, cap;
-    int      inflight;
-} bsend;
-
-static char *bslot_alloc(size_t need)
-{
-    size_t pos = 0;
-    int at = 0;
-
-    need += MPI_BSEND_OVERHEAD;
-    for (; at < bsend.nslots; at++) {
-        if (bsend.slots[at].start - pos >= need)
-            break;
-        pos = bsend.slots[at].start + bsend.slots[at].len;
-    }
-    if (at == bsend.nslots && bsend.size - pos < need)
-        return NULL;
-    if (bsend.nslots == bsend.cap) {
-        int cap = bsend.cap ? bsend.cap * 2 : 16;
-        bslot_t *s = realloc(bsend.slots, (size_t)cap * sizeof(*s));
-
-        if (!s)
-            return NULL;
-        bsend.slots = s;
-        bsend.cap = cap;
-    }
-    memmove(&bsend.slots[at + 1], &bsend.slots[at], (size_t)(bsend.nslots - at) * sizeof(bslot_t));
-    bsend.slots[at] = (bslot_t){ pos, need };
-    bsend.nslots++;
-    return bsend.buf + pos;
-}
-
-void rtmpi_bsend_release(rtmpi_request_t *r)
-{
-    size_t start = (size_t)((char *)r->packbuf - bsend.buf);
-
-    for (int i = 0; i < bsend.nslots; i++) {
-        if (bsend.slots[i].start == start) {
-            memmove(&bsend.slots[i], &bsend.slots[i + 1],
-                    (size_t)(bsend.nslots - i - 1) * sizeof(bslot_t));
-            bsend.nslots--;
-            break;
-        }
-    }
-    bsend.inflight--;
-    r->packbuf = NULL;
-    r->bsend = 0;
-}
-
-/* Copies the message into the attached buffer and starts sending it from
- * there; the send then completes on its own (an orphan request). */
-static int bsend_start(const char *fn, const void *buf, int count, rtmpi_dtype_t *d, int dest,
-                       int tag, MPI_Comm comm, rtmpi_comm_t *c)
-{
-    size_t bytes = (size_t)count * (size_t)d->size;
-    rtmpi_request_t *r;
-    rtm_status_t st;
-    char *slot;
-
-    if (dest == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    rtmpi_progress();   /* reclaim the slots of completed messages */
-    slot = bslot_alloc(bytes);
-    if (!slot)
-        return rtmpi_error(comm, fn, MPI_ERR_BUFFER,
-                           "%zu bytes (+%d overhead) do not fit in the attached buffer "
-                           "(%zu bytes, %d messages in flight); attach a larger buffer",
-                           bytes, MPI_BSEND_OVERHEAD, bsend.size, bsend.inflight);
-    r = rtmpi_req_alloc(RTMPI_REQ_SEND, comm);
-    if (!r)
-        return rtmpi_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
-    r->bsend = 1;
-    r->packbuf = slot;
-    bsend.inflight++;
-    rtmpi_pack(buf, count, d, slot);
-    st = rtm_isend(slot, bytes, dest, tag, c->pt2pt, &r->native);
-    if (st != RTM_OK) {
-        rtmpi_req_release(r);
-        return rtmpi_error_rtm(comm, fn, st);
-    }
-    rtmpi_orphan_add(r);
-    return MPI_SUCCESS;
-}
-
-int PMPI_Buffer_attach(void *buffer, int size)
-{
-    RTMPI_ENTER();
-    if (size < 0 || (!buffer && size > 0))
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_BUFFER, "invalid buffer or size %d", size);
-    if (bsend.buf)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_BUFFER,
-                           "a buffer is already attached; detach it first");
-    bsend.buf = buffer;
-    bsend.size = (size_t)size;
-    return MPI_SUCCESS;
-}
-RTMPI_WEAK(Buffer_attach)
-
-int rtmpi_bsend_detach_all(void)
-{
-    while (bsend.inflight > 0)
-        rtmpi_progress();
-    free(bsend.slots);
-    bsend.slots = NULL;
-    bsend.nslots = bsend.cap = 0;
-    return MPI_SUCCESS;
-}
-
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
-{
-    RTMPI_ENTER();
-    if (!buffer_addr || !size)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "buffer_addr or size is NULL");
-    /* Blocks until every buffered message has left the buffer. */
-    rtmpi_bsend_detach_all();
-    *(void **)buffer_addr = bsend.buf;
-    *size = (int)bsend.size;
-    bsend.buf = NULL;
-    bsend.size = 0;
-    return MPI_SUCCESS;
-}
-RTMPI_WEAK(Buffer_detach)
-
 /* ---- Sends --------------------------------------------------------------- */
 
 static int send_common(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
-                       int tag, MPI_Comm comm, int mode)
+                       int tag, MPI_Comm comm, rtmpi_send_mode_t mode)
 {
     rtmpi_comm_t *c;
     rtmpi_dtype_t *d;
@@ -229,12 +91,12 @@ static int send_common(const char *fn, const void *buf, int count, MPI_Datatype 
     RTMPI_ENTER();
     if ((rc = check_send(fn, buf, count, dt, dest, tag, comm, &c, &d)))
         return rc;
-    if (mode == MODE_BUFFERED)
-        return bsend_start(fn, buf, count, d, dest, tag, comm, c);
+    if (mode == RTMPI_SEND_BUFFERED)
+        return rtmpi_bsend_start(fn, buf, count, d, dest, tag, comm, c);
     /* Fast path: nothing of the binding's own needs driving meanwhile. */
     if (rtmpi_dtype_contig(d, count, &off) && !rtmpi_sched_active()) {
         size_t bytes = (size_t)count * (size_t)d->size;
-        rtm_status_t st = mode == MODE_SYNC
+        rtm_status_t st = mode == RTMPI_SEND_SYNC
                         ? rtm_ssend((const char *)buf + off, bytes, dest, tag, c->pt2pt)
                         : rtm_send((const char *)buf + off, bytes, dest, tag, c->pt2pt);
 
@@ -257,14 +119,14 @@ static int send_common(const char *fn, const void *buf, int count, MPI_Datatype 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
               MPI_Comm comm)
 {
-    return send_common(__func__, buf, count, datatype, dest, tag, comm, MODE_STANDARD);
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_STANDARD);
 }
 RTMPI_WEAK(Send)
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
 {
-    return send_common(__func__, buf, count, datatype, dest, tag, comm, MODE_SYNC);
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_SYNC);
 }
 RTMPI_WEAK(Ssend)
 
@@ -272,19 +134,20 @@ RTMPI_WEAK(Ssend)
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
 {
-    return send_common(__func__, buf, count, datatype, dest, tag, comm, MODE_READY);
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_READY);
 }
 RTMPI_WEAK(Rsend)
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm)
 {
-    return send_common(__func__, buf, count, datatype, dest, tag, comm, MODE_BUFFERED);
+    return send_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_BUFFERED);
 }
 RTMPI_WEAK(Bsend)
 
 static int isend_common(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
-                        int tag, MPI_Comm comm, int mode, MPI_Request *request)
+                        int tag, MPI_Comm comm, rtmpi_send_mode_t mode,
+                        MPI_Request *request)
 {
     rtmpi_comm_t *c;
     rtmpi_dtype_t *d;
@@ -299,9 +162,9 @@ static int isend_common(const char *fn, const void *buf, int count, MPI_Datatype
     r = rtmpi_req_alloc(RTMPI_REQ_SEND, comm);
     if (!r)
         return rtmpi_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
-    if (mode == MODE_BUFFERED) {
+    if (mode == RTMPI_SEND_BUFFERED) {
         /* Complete as soon as the data sits in the attached buffer. */
-        rc = bsend_start(fn, buf, count, d, dest, tag, comm, c);
+        rc = rtmpi_bsend_start(fn, buf, count, d, dest, tag, comm, c);
         if (rc) {
             rtmpi_req_release(r);
             return rc;
@@ -322,28 +185,32 @@ static int isend_common(const char *fn, const void *buf, int count, MPI_Datatype
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm, MPI_Request *request)
 {
-    return isend_common(__func__, buf, count, datatype, dest, tag, comm, MODE_STANDARD, request);
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_STANDARD,
+                        request);
 }
 RTMPI_WEAK(Isend)
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
-    return isend_common(__func__, buf, count, datatype, dest, tag, comm, MODE_SYNC, request);
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_SYNC,
+                        request);
 }
 RTMPI_WEAK(Issend)
 
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
-    return isend_common(__func__, buf, count, datatype, dest, tag, comm, MODE_READY, request);
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_READY,
+                        request);
 }
 RTMPI_WEAK(Irsend)
 
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request)
 {
-    return isend_common(__func__, buf, count, datatype, dest, tag, comm, MODE_BUFFERED, request);
+    return isend_common(__func__, buf, count, datatype, dest, tag, comm, RTMPI_SEND_BUFFERED,
+                        request);
 }
 RTMPI_WEAK(Ibsend)
 
@@ -380,7 +247,8 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     rtmpi_request_t *r = rtmpi_req_alloc(RTMPI_REQ_RECV, comm);
     if (!r)
         return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");
-    rc = rtmpi_p2p_start(r, RTMPI_REQ_RECV, buf, count, datatype, source, tag, c->pt2pt, 0);
+    rc = rtmpi_p2p_start(r, RTMPI_REQ_RECV, buf, count, datatype, source, tag, c->pt2pt,
+                         RTMPI_SEND_STANDARD);
     if (rc) {
         rtmpi_req_release(r);
         return rtmpi_error(comm, __func__, rc, "%s", rtm_last_error());
@@ -410,7 +278,8 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     r = rtmpi_req_alloc(RTMPI_REQ_RECV, comm);
     if (!r)
         return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");
-    rc = rtmpi_p2p_start(r, RTMPI_REQ_RECV, buf, count, datatype, source, tag, c->pt2pt, 0);
+    rc = rtmpi_p2p_start(r, RTMPI_REQ_RECV, buf, count, datatype, source, tag, c->pt2pt,
+                         RTMPI_SEND_STANDARD);
     if (rc) {
         rtmpi_req_release(r);
         return rtmpi_error(comm, __func__, rc, "%s", rtm_last_error());
@@ -441,11 +310,11 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
         goto out_release;
     }
     rc = rtmpi_p2p_start(rr, RTMPI_REQ_RECV, recvbuf, recvcount, recvtype, source, recvtag,
-                         c->pt2pt, 0);
+                         c->pt2pt, RTMPI_SEND_STANDARD);
     if (rc)
         goto out_release;
     rc = rtmpi_p2p_start(rs, RTMPI_REQ_SEND, sendbuf, sendcount, sendtype, dest, sendtag,
-                         c->pt2pt, 0);
+                         c->pt2pt, RTMPI_SEND_STANDARD);
     if (rc) {
         rtmpi_req_wait_complete(rr);   /* cannot unpost it safely otherwise */
         goto out_release;
@@ -717,9 +586,9 @@ RTMPI_WEAK(Mrecv)
 
 /* ---- Persistent requests --------------------------------------------------- */
 
-static int persistent_init(const char *fn, int kind, const void *buf, int count,
-                           MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int mode,
-                           MPI_Request *request)
+static int persistent_init(const char *fn, rtmpi_req_kind_t kind, const void *buf, int count,
+                           MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                           rtmpi_send_mode_t mode, MPI_Request *request)
 {
     rtmpi_comm_t *c;
     rtmpi_dtype_t *d;
@@ -752,7 +621,7 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
                    MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init(__func__, RTMPI_REQ_SEND, buf, count, datatype, dest, tag, comm,
-                           MODE_STANDARD, request);
+                           RTMPI_SEND_STANDARD, request);
 }
 RTMPI_WEAK(Send_init)
 
@@ -760,7 +629,7 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init(__func__, RTMPI_REQ_SEND, buf, count, datatype, dest, tag, comm,
-                           MODE_SYNC, request);
+                           RTMPI_SEND_SYNC, request);
 }
 RTMPI_WEAK(Ssend_init)
 
@@ -768,7 +637,7 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init(__func__, RTMPI_REQ_SEND, buf, count, datatype, dest, tag, comm,
-                           MODE_READY, request);
+                           RTMPI_SEND_READY, request);
 }
 RTMPI_WEAK(Rsend_init)
 
@@ -776,7 +645,7 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
                     MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init(__func__, RTMPI_REQ_SEND, buf, count, datatype, dest, tag, comm,
-                           MODE_BUFFERED, request);
+                           RTMPI_SEND_BUFFERED, request);
 }
 RTMPI_WEAK(Bsend_init)
 
@@ -784,7 +653,7 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
                    MPI_Comm comm, MPI_Request *request)
 {
     return persistent_init(__func__, RTMPI_REQ_RECV, buf, count, datatype, source, tag, comm,
-                           MODE_STANDARD, request);
+                           RTMPI_SEND_STANDARD, request);
 }
 RTMPI_WEAK(Recv_init)
 
@@ -799,9 +668,9 @@ static int start_one(const char *fn, rtmpi_request_t *r)
         return rtmpi_error(r->comm, fn, MPI_ERR_REQUEST, "the persistent request is already active");
     if (!c)
         return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COMM, "the request's communicator was freed");
-    if (r->kind == RTMPI_REQ_SEND && r->mode == MODE_BUFFERED) {
-        rc = bsend_start(fn, r->buf, r->count, rtmpi_dtype_obj(r->dtype), r->peer, r->tag,
-                         r->comm, c);
+    if (r->kind == RTMPI_REQ_SEND && r->mode == RTMPI_SEND_BUFFERED) {
+        rc = rtmpi_bsend_start(fn, r->buf, r->count, rtmpi_dtype_obj(r->dtype), r->peer, r->tag,
+                               r->comm, c);
         if (rc)
             return rc;
         rtmpi_status_empty(&r->status);

@@ -10,7 +10,7 @@
  */
 #include "config.h"
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 #include "common/rtconfig.h"
 
 #include <stdlib.h>
@@ -19,7 +19,7 @@
 static rtmpi_request_t *free_requests;   /* recycled: no malloc on the fast path */
 static rtmpi_request_t *orphans;         /* freed by the user, still in flight */
 
-rtmpi_request_t *rtmpi_req_alloc(int kind, MPI_Comm comm)
+rtmpi_request_t *rtmpi_req_alloc(rtmpi_req_kind_t kind, MPI_Comm comm)
 {
     rtmpi_request_t *r = free_requests;
 
@@ -84,8 +84,9 @@ static void proc_null_status(MPI_Status *st)
     st->MPI_SOURCE = MPI_PROC_NULL;
 }
 
-int rtmpi_p2p_start(rtmpi_request_t *r, int kind, const void *buf, int count,
-                    MPI_Datatype dt, int peer, int tag, rtm_comm_t ncomm, int mode)
+int rtmpi_p2p_start(rtmpi_request_t *r, rtmpi_req_kind_t kind, const void *buf, int count,
+                    MPI_Datatype dt, int peer, int tag, rtm_comm_t ncomm,
+                    rtmpi_send_mode_t mode)
 {
     rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
     size_t bytes = (size_t)count * (size_t)d->size;
@@ -123,7 +124,8 @@ int rtmpi_p2p_start(rtmpi_request_t *r, int kind, const void *buf, int count,
     }
     if (kind == RTMPI_REQ_SEND)
         st = rtm_isend_mode(data, bytes, peer, tag, ncomm,
-                            mode == 1 ? RTM_SEND_SYNC : RTM_SEND_STANDARD, &r->native);
+                            mode == RTMPI_SEND_SYNC ? RTM_SEND_SYNC : RTM_SEND_STANDARD,
+                            &r->native);
     else
         st = rtm_irecv(data, bytes, peer, tag, ncomm, &r->native);
     if (st != RTM_OK) {
@@ -224,7 +226,7 @@ int rtmpi_progress(void)
 static void wait_idle(unsigned *polls)
 {
     rtmpi_progress();
-    runtime_idle_poll(++*polls);   /* yields only on an oversubscribed host (RTM_IDLE_WAIT) */
+    binding_idle(++*polls);   /* yields only on an oversubscribed host (RTM_IDLE_WAIT) */
 }
 
 void rtmpi_req_wait_complete(rtmpi_request_t *r)
@@ -246,8 +248,6 @@ void rtmpi_req_wait_complete(rtmpi_request_t *r)
     while (!rtmpi_req_poll(r))
         wait_idle(&polls);
 }
-
-int rtmpi_bsend_detach_all(void);
 
 /* Hands the completed request's status out and frees it (or, persistent,
  * makes it inactive). Returns the operation's error class. */

@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "mpi/mpi_impl.h"
+#include "mpi_impl.h"
 
 #define UNSUPPORTED(_comm) \
     rtmpi_error(_comm, __func__, MPI_ERR_UNSUPPORTED_OPERATION, \

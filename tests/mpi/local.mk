@@ -8,7 +8,8 @@ MPITEST_PROGS = \
 	tests/mpi/mpi_comm \
 	tests/mpi/mpi_errors \
 	tests/mpi/mpi_reqs \
-	tests/mpi/mpi_osu_api
+	tests/mpi/mpi_osu_api \
+	tests/mpi/mpi_bsend_nomem
 check_PROGRAMS += $(MPITEST_PROGS)
 noinst_HEADERS += tests/mpi/mpitest.h
 dist_noinst_SCRIPTS += tests/mpi/common.sh
@@ -27,6 +28,13 @@ tests_mpi_mpi_reqs_LDADD = librtmsg.la
 tests_mpi_mpi_reqs_LDFLAGS = $(MPITEST_LINK_FLAGS)
 tests_mpi_mpi_osu_api_LDADD = librtmsg.la
 tests_mpi_mpi_osu_api_LDFLAGS = $(MPITEST_LINK_FLAGS)
+tests_mpi_mpi_bsend_nomem_LDADD = librtmsg.la
+tests_mpi_mpi_bsend_nomem_LDFLAGS = $(MPITEST_LINK_FLAGS)
+
+# Fault injection: malloc fails while a test arms it (LD_PRELOAD).
+check_LTLIBRARIES += tests/mpi/libfailmalloc.la
+tests_mpi_libfailmalloc_la_SOURCES = tests/mpi/failmalloc.c
+tests_mpi_libfailmalloc_la_LDFLAGS = -module -avoid-version -rpath /nowhere
 
 MPITEST_DRIVERS = \
 	tests/mpi/mpi_p2p.sh \
@@ -36,6 +44,8 @@ MPITEST_DRIVERS = \
 	tests/mpi/mpi_errors.sh \
 	tests/mpi/mpi_reqs.sh \
 	tests/mpi/mpi_osu_api.sh \
-	tests/mpi/mpi_wrappers.sh
+	tests/mpi/mpi_wrappers.sh \
+	tests/mpi/mpi_includes.sh \
+	tests/mpi/mpi_bsend_nomem.sh
 dist_noinst_SCRIPTS += $(MPITEST_DRIVERS)
 TESTS += $(MPITEST_DRIVERS)

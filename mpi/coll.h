@@ -1,0 +1,76 @@
+/*
+ * What the collective files (coll_*.c) share. A collective is built as a
+ * schedule (coll_sched.h) over point-to-point on each communicator's
+ * hidden collective communicator; the same builder serves the blocking
+ * call (run at once) and the nonblocking one (advanced by progress).
+ * docs/collectives.md explains the algorithms and their switch points.
+ *
+ * One file per family of collectives, each with its builders (build_*)
+ * and its MPI functions:
+ *   coll_barrier.c   Barrier
+ *   coll_bcast.c     Bcast
+ *   coll_gather.c    Gather(v), Scatter(v), Allgather(v): data moved, not combined
+ *   coll_alltoall.c  Alltoall(v,w)
+ *   coll_reduce.c    Reduce, Allreduce, Reduce_scatter(_block): data combined
+ *   coll_scan.c      Scan, Exscan
+ *   coll.c           the argument checks and the launch every one of them uses
+ *
+ * Switch points are rows of the config table (RTM_MPI_*, common/
+ * config_table.h); docs/collectives.md gives the measurements behind the
+ * defaults.
+ */
+#ifndef RTMPI_COLL_H
+#define RTMPI_COLL_H
+
+#include "coll_sched.h"
+
+typedef struct cinfo {
+    MPI_Comm      comm;
+    rtmpi_comm_t *c;
+    int           rank, size;
+} cinfo_t;
+
+#define FAIL(_ci, _fn, _cls, ...) rtmpi_error((_ci)->comm, _fn, _cls, __VA_ARGS__)
+
+/* Validates the communicator argument and fills *ci. */
+int coll_get_comm(const char *fn, MPI_Comm comm, cinfo_t *ci);
+/* A buffer argument (`what`: "send", "receive" or ""): count, datatype,
+ * non-NULL when it holds data; *dp (when dp is not NULL) is its type. */
+int coll_check_buf(const char *fn, cinfo_t *ci, const void *buf, int count, MPI_Datatype dt,
+                   rtmpi_dtype_t **dp, const char *what);
+int coll_check_root(const char *fn, cinfo_t *ci, int root);
+/* op is valid and applies to dt. */
+int coll_check_op(const char *fn, cinfo_t *ci, MPI_Op op, MPI_Datatype dt);
+/* Per-rank counts (none negative) and displacements of a v-collective. */
+int coll_check_counts(const char *fn, cinfo_t *ci, const int *counts, const int *displs,
+                      const char *what);
+/* Runs schedule s, built with result build_rc (blocking), or starts it
+ * (request != NULL); frees it on failure to build. */
+int coll_launch(const char *fn, cinfo_t *ci, rtmpi_sched_t *s, int build_rc,
+                MPI_Request *request);
+
+/* Declares schedule _s on ci's communicator; returns MPI_ERR_NO_MEM from
+ * the enclosing function when it cannot be had. */
+#define NEW_SCHED(_s) \
+    rtmpi_sched_t *_s = rtmpi_sched_new(ci->comm); \
+    if (!_s) \
+        return FAIL(ci, __func__, MPI_ERR_NO_MEM, "out of memory")
+
+static inline MPI_Aint extent_of(MPI_Datatype dt)
+{
+    return rtmpi_dtype_get(dt)->extent;
+}
+
+/* Element `index` of a buffer of dt. */
+static inline void *at(const void *buf, MPI_Aint index, MPI_Datatype dt)
+{
+    return (char *)buf + index * extent_of(dt);
+}
+
+/* Builders one family uses from another: Reduce_scatter of a
+ * non-commutative op ends with a scatterv (coll_gather.c). */
+int coll_build_scatterv(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, const int *scounts,
+                        const int *displs, int scount, MPI_Datatype stype, void *rbuf,
+                        int rcount, MPI_Datatype rtype, int root);
+
+#endif

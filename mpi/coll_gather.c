@@ -1,0 +1,339 @@
+/*
+ * The collectives that move data without combining it: MPI_Gather(v) and
+ * MPI_Scatter(v) (linear, from or to the root), MPI_Allgather(v) (Bruck
+ * for small totals, else a ring: RTM_MPI_ALLGATHER_RING), and their
+ * nonblocking forms.
+ */
+#include "config.h"
+
+#include "coll.h"
+#include "common/rtconfig.h"
+
+/* ---- Gather / Scatter (linear: the root posts every transfer at once) ---- */
+
+static int build_gatherv(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, int scount,
+                         MPI_Datatype stype, void *rbuf, const int *rcounts, const int *displs,
+                         int rcount, MPI_Datatype rtype, int root)
+{
+    int p = ci->size, r = ci->rank;
+
+    rtmpi_sched_round(s);
+    if (r != root) {
+        rtmpi_sched_send(s, sbuf, scount, stype, root);
+    } else {
+        for (int i = 0; i < p; i++) {
+            int n = rcounts ? rcounts[i] : rcount;
+            void *slot = at(rbuf, rcounts ? displs[i] : (MPI_Aint)i * rcount, rtype);
+
+            if (i == r) {
+                if (sbuf != MPI_IN_PLACE)
+                    rtmpi_sched_copy(s, sbuf, scount, stype, slot, n, rtype);
+            } else {
+                rtmpi_sched_recv(s, slot, n, rtype, i);
+            }
+        }
+    }
+    rtmpi_sched_round(s);
+    return rtmpi_sched_failed(s);
+}
+
+int coll_build_scatterv(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, const int *scounts,
+                        const int *displs, int scount, MPI_Datatype stype, void *rbuf,
+                        int rcount, MPI_Datatype rtype, int root)
+{
+    int p = ci->size, r = ci->rank;
+
+    rtmpi_sched_round(s);
+    if (r != root) {
+        rtmpi_sched_recv(s, rbuf, rcount, rtype, root);
+    } else {
+        for (int i = 0; i < p; i++) {
+            int n = scounts ? scounts[i] : scount;
+            const void *slot = at(sbuf, scounts ? displs[i] : (MPI_Aint)i * scount, stype);
+
+            if (i == r) {
+                if (rbuf != MPI_IN_PLACE)
+                    rtmpi_sched_copy(s, slot, n, stype, rbuf, rcount, rtype);
+            } else {
+                rtmpi_sched_send(s, slot, n, stype, i);
+            }
+        }
+    }
+    rtmpi_sched_round(s);
+    return rtmpi_sched_failed(s);
+}
+
+/* ---- Allgather ---- */
+
+/* Bruck: ceil(log2 p) rounds for any p, on packed blocks in rank-rotated
+ * order, unrotated into the receive buffer at the end. */
+static void allgather_bruck(rtmpi_sched_t *s, cinfo_t *ci, void *rbuf, int rcount,
+                            MPI_Datatype rtype)
+{
+    int p = ci->size, r = ci->rank;
+    size_t b = (size_t)rcount * (size_t)rtmpi_dtype_get(rtype)->size;
+    char *tmp = rtmpi_sched_tmp(s, b * (size_t)p);
+
+    if (!tmp)
+        return;
+    rtmpi_sched_round(s);
+    rtmpi_sched_copy(s, at(rbuf, (MPI_Aint)r * rcount, rtype), rcount, rtype, tmp, (MPI_Count)b,
+                     MPI_BYTE);
+    for (int dist = 1; dist < p; dist <<= 1) {
+        int n = dist < p - dist ? dist : p - dist;
+
+        rtmpi_sched_send(s, tmp, (MPI_Count)(b * (size_t)n), MPI_BYTE, (r - dist + p) % p);
+        rtmpi_sched_recv(s, tmp + b * (size_t)dist, (MPI_Count)(b * (size_t)n), MPI_BYTE,
+                         (r + dist) % p);
+        rtmpi_sched_round(s);
+    }
+    for (int i = 1; i < p; i++)
+        rtmpi_sched_copy(s, tmp + b * (size_t)i, (MPI_Count)b, MPI_BYTE,
+                         at(rbuf, (MPI_Aint)((r + i) % p) * rcount, rtype), rcount, rtype);
+    rtmpi_sched_round(s);
+}
+
+/* Ring: p-1 rounds, each rank forwards the block it received last. */
+static void allgather_ring(rtmpi_sched_t *s, cinfo_t *ci, void *rbuf, const int *rcounts,
+                           const int *displs, int rcount, MPI_Datatype rtype)
+{
+    int p = ci->size, r = ci->rank, right = (r + 1) % p, left = (r - 1 + p) % p;
+
+    rtmpi_sched_round(s);
+    for (int step = 0; step < p - 1; step++) {
+        int sj = (r - step + p) % p, rj = (r - step - 1 + p) % p;
+
+        rtmpi_sched_send(s, at(rbuf, rcounts ? displs[sj] : (MPI_Aint)sj * rcount, rtype),
+                         rcounts ? rcounts[sj] : rcount, rtype, right);
+        rtmpi_sched_recv(s, at(rbuf, rcounts ? displs[rj] : (MPI_Aint)rj * rcount, rtype),
+                         rcounts ? rcounts[rj] : rcount, rtype, left);
+        rtmpi_sched_round(s);
+    }
+}
+
+static int build_allgatherv(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, int scount,
+                            MPI_Datatype stype, void *rbuf, const int *rcounts,
+                            const int *displs, int rcount, MPI_Datatype rtype)
+{
+    int p = ci->size, r = ci->rank;
+    void *mine = at(rbuf, rcounts ? displs[r] : (MPI_Aint)r * rcount, rtype);
+
+    if (sbuf != MPI_IN_PLACE)
+        rtmpi_sched_copy(s, sbuf, scount, stype, mine, rcounts ? rcounts[r] : rcount, rtype);
+    if (p == 1)
+        return rtmpi_sched_failed(s);
+    size_t total = (size_t)rcount * (size_t)rtmpi_dtype_get(rtype)->size * (size_t)p;
+    if (!rcounts && total < rtm_config.mpi_allgather_ring)
+        allgather_bruck(s, ci, rbuf, rcount, rtype);
+    else
+        allgather_ring(s, ci, rbuf, rcounts, displs, rcount, rtype);
+    return rtmpi_sched_failed(s);
+}
+
+static int gather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    cinfo_t ci_ = { 0 }, *ci = &ci_;
+    int rc;
+
+    if ((rc = coll_get_comm(fn, comm, ci)) || (rc = coll_check_root(fn, ci, root)))
+        return rc;
+    int is_root = ci->rank == root;
+    if (sendbuf == MPI_IN_PLACE && !is_root)
+        return FAIL(ci, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
+    if (sendbuf != MPI_IN_PLACE &&
+        (rc = coll_check_buf(fn, ci, sendbuf, sendcount, sendtype, NULL, "send")))
+        return rc;
+    if (is_root) {
+        if (recvcounts && (rc = coll_check_counts(fn, ci, recvcounts, displs, "receive")))
+            return rc;
+        if ((rc = coll_check_buf(fn, ci, recvbuf, recvcounts ? 1 : recvcount, recvtype, NULL,
+                                 "receive")))
+            return rc;
+    }
+    NEW_SCHED(s);
+    return coll_launch(fn, ci, s, build_gatherv(s, ci, sendbuf, sendcount, sendtype, recvbuf,
+                                                recvcounts, displs, recvcount, recvtype, root),
+                       request);
+}
+
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    RTMPI_ENTER();
+    return gather(__func__, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
+                  root, comm, NULL);
+}
+RTMPI_WEAK(Gather)
+
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    RTMPI_ENTER();
+    if (!request)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+    return gather(__func__, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
+                  root, comm, request);
+}
+RTMPI_WEAK(Igather)
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm)
+{
+    RTMPI_ENTER();
+    return gather(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype,
+                  root, comm, NULL);
+}
+RTMPI_WEAK(Gatherv)
+
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    RTMPI_ENTER();
+    if (!request)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+    return gather(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype,
+                  root, comm, request);
+}
+RTMPI_WEAK(Igatherv)
+
+static int scatter(const char *fn, const void *sendbuf, const int *sendcounts, const int *displs,
+                   int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    cinfo_t ci_ = { 0 }, *ci = &ci_;
+    int rc;
+
+    if ((rc = coll_get_comm(fn, comm, ci)) || (rc = coll_check_root(fn, ci, root)))
+        return rc;
+    int is_root = ci->rank == root;
+    if (recvbuf == MPI_IN_PLACE && !is_root)
+        return FAIL(ci, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
+    if (recvbuf != MPI_IN_PLACE &&
+        (rc = coll_check_buf(fn, ci, recvbuf, recvcount, recvtype, NULL, "receive")))
+        return rc;
+    if (is_root) {
+        if (sendcounts && (rc = coll_check_counts(fn, ci, sendcounts, displs, "send")))
+            return rc;
+        if ((rc = coll_check_buf(fn, ci, sendbuf, sendcounts ? 1 : sendcount, sendtype, NULL,
+                                 "send")))
+            return rc;
+    }
+    NEW_SCHED(s);
+    return coll_launch(fn, ci, s, coll_build_scatterv(s, ci, sendbuf, sendcounts, displs,
+                                                      sendcount, sendtype, recvbuf, recvcount,
+                                                      recvtype, root),
+                       request);
+}
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    RTMPI_ENTER();
+    return scatter(__func__, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype, root, comm, NULL);
+}
+RTMPI_WEAK(Scatter)
+
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    RTMPI_ENTER();
+    if (!request)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+    return scatter(__func__, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
+                   recvtype, root, comm, request);
+}
+RTMPI_WEAK(Iscatter)
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
+{
+    RTMPI_ENTER();
+    return scatter(__func__, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount,
+                   recvtype, root, comm, NULL);
+}
+RTMPI_WEAK(Scatterv)
+
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm, MPI_Request *request)
+{
+    RTMPI_ENTER();
+    if (!request)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+    return scatter(__func__, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount,
+                   recvtype, root, comm, request);
+}
+RTMPI_WEAK(Iscatterv)
+
+static int allgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
+                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    cinfo_t ci_ = { 0 }, *ci = &ci_;
+    int rc;
+
+    if ((rc = coll_get_comm(fn, comm, ci)))
+        return rc;
+    if (sendbuf != MPI_IN_PLACE &&
+        (rc = coll_check_buf(fn, ci, sendbuf, sendcount, sendtype, NULL, "send")))
+        return rc;
+    if (recvcounts && (rc = coll_check_counts(fn, ci, recvcounts, displs, "receive")))
+        return rc;
+    if ((rc = coll_check_buf(fn, ci, recvbuf, recvcounts ? 1 : recvcount, recvtype, NULL,
+                             "receive")))
+        return rc;
+    NEW_SCHED(s);
+    return coll_launch(fn, ci, s, build_allgatherv(s, ci, sendbuf, sendcount, sendtype, recvbuf,
+                                                   recvcounts, displs, recvcount, recvtype),
+                       request);
+}
+
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    RTMPI_ENTER();
+    return allgather(__func__, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                     recvtype, comm, NULL);
+}
+RTMPI_WEAK(Allgather)
+
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    RTMPI_ENTER();
+    if (!request)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+    return allgather(__func__, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                     recvtype, comm, request);
+}
+RTMPI_WEAK(Iallgather)
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm)
+{
+    RTMPI_ENTER();
+    return allgather(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                     recvtype, comm, NULL);
+}
+RTMPI_WEAK(Allgatherv)
+
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    RTMPI_ENTER();
+    if (!request)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+    return allgather(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                     recvtype, comm, request);
+}
+RTMPI_WEAK(Iallgatherv)

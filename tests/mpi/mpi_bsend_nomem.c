@@ -1,0 +1,50 @@
+/*
+ * A buffered send whose request cannot be allocated gives its slot of the
+ * attached buffer back. Each rank attaches room for exactly one message,
+ * makes MPI_Bsend fail on the request allocation (tests/mpi/failmalloc.c,
+ * preloaded), then sends the same message to itself: it fits only if the
+ * failed call released its slot. Run by mpi_bsend_nomem.sh.
+ */
+#define _GNU_SOURCE
+#include "mpitest.h"
+
+#include <dlfcn.h>
+
+enum { BYTES = 4096, TAG = 7 };
+
+int main(int argc, char **argv)
+{
+    int (*arm)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "failmalloc_arm");
+    static char out[BYTES], in[BYTES];
+    int size = BYTES + MPI_BSEND_OVERHEAD, refused, rc;
+    char *attached = malloc((size_t)size);
+    void *detached;
+
+    if (!arm) {
+        fprintf(stderr, "mpi_bsend_nomem: run with tests/mpi/.libs/libfailmalloc.so in LD_PRELOAD\n");
+        return 2;
+    }
+    mt_init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    for (int i = 0; i < BYTES; i++)
+        out[i] = (char)(i * 7 + mt_rank);
+    CHECK_RC(MPI_Buffer_attach(attached, size));
+
+    arm(1);
+    rc = MPI_Bsend(out, BYTES, MPI_BYTE, mt_rank, TAG, MPI_COMM_WORLD);
+    refused = arm(0);
+    CHECK(rc == MPI_ERR_NO_MEM && refused > 0,
+          "MPI_Bsend with malloc failing returned %d (%d mallocs refused); expected "
+          "MPI_ERR_NO_MEM (%d) from the request allocation", rc, refused, MPI_ERR_NO_MEM);
+
+    rc = MPI_Bsend(out, BYTES, MPI_BYTE, mt_rank, TAG, MPI_COMM_WORLD);
+    CHECK(rc == MPI_SUCCESS, "MPI_Bsend after the failed one returned %d: the failed call "
+          "kept its slot of the attached buffer", rc);
+    if (rc == MPI_SUCCESS) {
+        CHECK_RC(MPI_Recv(in, BYTES, MPI_BYTE, mt_rank, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK(memcmp(in, out, BYTES) == 0, "the buffered message arrived changed");
+    }
+    CHECK_RC(MPI_Buffer_detach(&detached, &size));
+    free(attached);
+    return mt_finish("mpi_bsend_nomem");
+}
