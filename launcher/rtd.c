@@ -24,7 +24,8 @@
 #include "launcher/spawn.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "launcher/launcher_config.h"
+#include "runtime/rt_config.h"
 #include "common/timer.h"
 
 #include <errno.h>
@@ -523,7 +524,7 @@ static void run_loop(rtd_ctx_t *ctx)
                 char text[96];
 
                 snprintf(text, sizeof(text), "rtd did not connect back within %ld s",
-                         (long)rtm_config.launch_timeout);
+                         (long)launcher_config.launch_timeout);
                 if (c->agent_pid > 0)
                     killpg(c->agent_pid, SIGKILL);
                 rtd_node_read_agent_err(n, c);
@@ -750,8 +751,9 @@ int main(int argc, char **argv)
      * the parent ends this rtd through its closed connection -- ranks
      * killed, files removed -- rather than a SIGKILL that removes nothing. */
     prctl(PR_SET_PDEATHSIG, 0);
-    if (rtm_config_load() != RTM_OK)
+    if (rtm_lib_config_register() != RTM_OK)
         say("warning: %s", rtm_last_error());
+    rtm_config_warn_unknown();
     /* Blocked before anything starts a thread (PMIx), so only the
      * signalfd sees them. */
     sigemptyset(&set);

@@ -8,13 +8,13 @@
 #include "config.h"
 
 #include "mpi/coll_sched.h"
-#include "common/rtconfig.h"
+#include "mpi/mpi_config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Switch points are rows of the config table (RTM_MPI_*, common/
- * config_table.h); docs/collectives.md gives the measurements behind the
+/* Switch points are rows of MPI's config table (RTM_MPI_*,
+ * mpi/mpi_config.c); docs/collectives.md gives the measurements behind the
  * defaults. */
 
 typedef struct cinfo {
@@ -171,7 +171,7 @@ static int build_bcast(const char *fn, rtmpi_sched_t *s, cinfo_t *ci, void *buf,
     (void)fn;
     if (ci->size == 1 || bytes == 0)
         return MPI_SUCCESS;
-    if (bytes < rtm_config.mpi_bcast_large || ci->size < 3 || bytes < (size_t)ci->size) {
+    if (bytes < mpi_config.bcast_large || ci->size < 3 || bytes < (size_t)ci->size) {
         bcast_binomial(s, ci, buf, count, dt, root);
     } else if (rtmpi_dtype_contig(d, count, &off)) {
         bcast_scatter_allgather(s, ci, (char *)buf + off, bytes, root);
@@ -295,7 +295,7 @@ static int build_reduce(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, void *r
             rtmpi_sched_copy(s, sbuf, count, dt, rbuf, count, dt);
         return rtmpi_sched_failed(s);
     }
-    if (commute && count >= p && bytes >= rtm_config.mpi_reduce_large) {
+    if (commute && count >= p && bytes >= mpi_config.reduce_large) {
         reduce_rs_gather(s, ci, input, rbuf, count, dt, op, root);
         return rtmpi_sched_failed(s);
     }
@@ -436,7 +436,7 @@ static int build_allreduce(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, void
     if (count == 0)
         return MPI_SUCCESS;
     if (rtmpi_op_commutative(op) && count >= p && p > 1 &&
-        (size_t)count * (size_t)d->size >= rtm_config.mpi_allreduce_ring) {
+        (size_t)count * (size_t)d->size >= mpi_config.allreduce_ring) {
         int *cnt = rtmpi_sched_tmp(s, 2 * (size_t)p * sizeof(int)), *disp;
 
         if (!cnt)
@@ -577,7 +577,7 @@ static int build_allgatherv(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, int
     if (p == 1)
         return rtmpi_sched_failed(s);
     size_t total = (size_t)rcount * (size_t)rtmpi_dtype_get(rtype)->size * (size_t)p;
-    if (!rcounts && total < rtm_config.mpi_allgather_ring)
+    if (!rcounts && total < mpi_config.allgather_ring)
         allgather_bruck(s, ci, rbuf, rcount, rtype);
     else
         allgather_ring(s, ci, rbuf, rcounts, displs, rcount, rtype);
@@ -1169,7 +1169,7 @@ static int alltoall(const char *fn, int kind, const void *sendbuf, const int *se
         }
         block += (size_t)a->rcounts[i] * (size_t)rtmpi_dtype_get(rt)->size;
     }
-    int pairwise = p > 2 && block / (size_t)p >= rtm_config.mpi_alltoall_pairwise;
+    int pairwise = p > 2 && block / (size_t)p >= mpi_config.alltoall_pairwise;
     return launch(fn, ci, s, build_alltoallw(s, ci, a, in_place, pairwise), request);
 }
 
