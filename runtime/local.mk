@@ -59,8 +59,13 @@ EXTRA_DIST += tests/unit/idle_wait.sh tests/unit/rndv_bidir.sh
 # Transport choice per job shape (runtime/peer.c).
 TESTS += tests/integration/transport_choice.sh
 EXTRA_DIST += tests/integration/transport_choice.sh
+# The environment through the config rows: no warning for the harness's
+# own variables, one for a misspelt row, range errors (rtm_init, rtrun).
+TESTS += tests/integration/config_env.sh
+EXTRA_DIST += tests/integration/config_env.sh
 
 # make install honours DESTDIR; the staged tree builds and runs a program.
 TESTS += tests/unit/install.sh
 EXTRA_DIST += tests/unit/install.sh
-AM_TESTS_ENVIRONMENT += RTM_TEST_LDFLAGS='$(RTM_LDFLAGS)'; export RTM_TEST_LDFLAGS;
+# (RTMTEST_, not RTM_: that prefix is the config rows', see docs/testing.md)
+AM_TESTS_ENVIRONMENT += RTMTEST_LDFLAGS='$(RTM_LDFLAGS)'; export RTMTEST_LDFLAGS;
