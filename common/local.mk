@@ -1,9 +1,8 @@
-# common/: logging, the config table, lists, pools, timers. No dependencies.
+# common/: logging, the config parser, lists, pools, timers. No dependencies.
 # Built once as a convenience library shared by librtmsg and the launcher.
 noinst_LTLIBRARIES += common/libcommon.la
 common_libcommon_la_SOURCES = \
-	common/config_load.c \
-	common/config_table.h \
+	common/config_parse.c \
 	common/error.c \
 	common/error.h \
 	common/list.h \

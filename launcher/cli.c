@@ -9,7 +9,7 @@
 #include "launcher/alloc.h"
 #include "launcher/hostfile.h"
 #include "common/error.h"
-#include "common/rtconfig.h"
+#include "launcher/launcher_config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -291,9 +291,9 @@ static rtm_status_t resolve_hosts(rtrun_opts_t *opts)
 {
     rtm_status_t status;
 
-    if (opts->launch_agent == NULL && rtm_config.launch_agent != NULL &&
-        strspn(rtm_config.launch_agent, " \t") != strlen(rtm_config.launch_agent)) {
-        opts->launch_agent = strdup(rtm_config.launch_agent);
+    if (opts->launch_agent == NULL && launcher_config.launch_agent != NULL &&
+        strspn(launcher_config.launch_agent, " \t") != strlen(launcher_config.launch_agent)) {
+        opts->launch_agent = strdup(launcher_config.launch_agent);
         if (opts->launch_agent == NULL)
             return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for RTM_LAUNCH_AGENT");
     }

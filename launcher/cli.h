@@ -91,9 +91,10 @@ typedef struct rtrun_opts {
  * For a run, the host list is resolved here by precedence: --host or
  * --hostfile (read and parsed now; both at once is an error), else the
  * Slurm/PBS allocation (alloc.h), else none (this host alone);
- * host_source says which. launch_agent falls back to rtm_config (load it
- * first). -n may be left out when hosts are known or --npernode is given:
- * nprocs is then 0 and rtrun_job_map counts the ranks. */
+ * host_source says which. launch_agent falls back to RTM_LAUNCH_AGENT
+ * (register launcher_config_table first). -n may be left out when hosts
+ * are known or --npernode is given: nprocs is then 0 and rtrun_job_map
+ * counts the ranks. */
 rtm_status_t rtrun_cli_parse(int argc, char **argv, rtrun_opts_t *opts_p);
 void rtrun_cli_free(rtrun_opts_t *opts);
 

@@ -20,7 +20,7 @@ launcher_librtrun_la_SOURCES = \
 	launcher/pmix_server.c launcher/pmix_server.h \
 	launcher/spawn.c launcher/spawn.h
 launcher_librtrun_la_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
-launcher_librtrun_la_LIBADD = common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
+launcher_librtrun_la_LIBADD = runtime/librtmcfg.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
 
 bin_PROGRAMS += rtrun
 rtrun_SOURCES = launcher/rtrun.c

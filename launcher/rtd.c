@@ -26,7 +26,8 @@
 #include "launcher/spawn.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "launcher/launcher_config.h"
+#include "runtime/rt_config.h"
 #include "common/timer.h"
 
 #include <errno.h>
@@ -399,7 +400,7 @@ static void eng_after_poll(void *arg, double now)
             char text[96];
 
             snprintf(text, sizeof(text), "rtd did not connect back within %ld s",
-                     (long)rtm_config.launch_timeout);
+                     (long)launcher_config.launch_timeout);
             child_lost(ctx, c, text);
         }
     }
@@ -583,8 +584,9 @@ static void init_process(rtd_ctx_t *ctx)
      * the parent ends this rtd through its closed connection -- ranks
      * killed, files removed -- rather than a SIGKILL that removes nothing. */
     prctl(PR_SET_PDEATHSIG, 0);
-    if (rtm_config_load() != RTM_OK)
+    if (rtm_lib_config_register() != RTM_OK)
         rtrun_say("warning: %s", rtm_last_error());
+    rtm_config_warn_unknown();
     /* Blocked before any thread starts, so only the signalfd sees them.
      * Should the signalfd fail, the loop runs without it and the parent's
      * connection still ends this rtd. */

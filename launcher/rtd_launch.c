@@ -8,7 +8,7 @@
 #include "launcher/job.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "launcher/launcher_config.h"
 #include "common/timer.h"
 
 #include <arpa/inet.h>
@@ -199,7 +199,7 @@ static rtm_status_t launch_child(rtd_node_t *n, rtd_conn_t *c)
         (void)!write(in_pipe[1], line, strlen(line));
     }
     c->agent_stdin = in_pipe[1];
-    c->deadline = rtm_time_now() + (double)(rtm_config.launch_timeout > 0 ? rtm_config.launch_timeout : 60);
+    c->deadline = rtm_time_now() + (double)(launcher_config.launch_timeout > 0 ? launcher_config.launch_timeout : 60);
     rtm_debug("started rtd for host %s (pid %d) through \"%s\"", host, (int)pid, d->agent);
     return RTM_OK;
 }

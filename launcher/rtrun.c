@@ -22,7 +22,8 @@
 #include "launcher/spawn.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "launcher/launcher_config.h"
+#include "runtime/rt_config.h"
 #include "common/timer.h"
 
 #include <errno.h>
@@ -575,7 +576,7 @@ static void check_late_children(rtrun_ctx_t *ctx, double now)
             char text[96];
 
             snprintf(text, sizeof(text), "it did not connect back within %ld s",
-                     (long)rtm_config.launch_timeout);
+                     (long)launcher_config.launch_timeout);
             child_lost(ctx, c, text);
         }
     }
@@ -1117,10 +1118,16 @@ int main(int argc, char **argv)
     }
     rtrun_say_init("rtrun");
     rtm_log_set_identity("rtrun", -1);
-    /* rtrun itself only uses the log level; a bad RTM_* value is the
-     * ranks' business (they report it when they load the same table). */
-    if (rtm_config_load() != RTM_OK)
+    /* rtrun's own rows (RTM_LAUNCH_*) must be right; a bad value of
+     * another component's row is the ranks' business (they report it when
+     * they register the same table), so rtrun only warns about it. */
+    if (rtm_config_register(NULL) != RTM_OK)
         rtrun_say("warning: %s", rtm_last_error());
+    if (rtm_config_register(&launcher_config_table) != RTM_OK)
+        return RTRUN_EXIT_USAGE;
+    if (rtm_lib_config_register() != RTM_OK)
+        rtrun_say("warning: %s", rtm_last_error());
+    rtm_config_warn_unknown();
     code = parse_cli(&ctx, argc, argv);
     if (code >= 0)
         return code;

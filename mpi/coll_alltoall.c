@@ -6,7 +6,7 @@
 #include "config.h"
 
 #include "coll.h"
-#include "common/rtconfig.h"
+#include "mpi_config.h"
 
 /* ---- Alltoall(v,w) ---- */
 
@@ -138,7 +138,7 @@ static int alltoall(const char *fn, enum a2a_kind kind, const void *sendbuf,
         }
         block += (size_t)a->rcounts[i] * (size_t)rtmpi_dtype_get(rt)->size;
     }
-    int pairwise = p > 2 && block / (size_t)p >= rtm_config.mpi_alltoall_pairwise;
+    int pairwise = p > 2 && block / (size_t)p >= mpi_config.alltoall_pairwise;
     return coll_launch(fn, ci, s, build_alltoallw(s, ci, a, in_place, pairwise), request);
 }
 

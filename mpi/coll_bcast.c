@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "coll.h"
-#include "common/rtconfig.h"
+#include "mpi_config.h"
 
 /* ---- Bcast ---- */
 
@@ -83,7 +83,7 @@ static int build_bcast(const char *fn, rtmpi_sched_t *s, cinfo_t *ci, void *buf,
     (void)fn;
     if (ci->size == 1 || bytes == 0)
         return MPI_SUCCESS;
-    if (bytes < rtm_config.mpi_bcast_large || ci->size < 3 || bytes < (size_t)ci->size) {
+    if (bytes < mpi_config.bcast_large || ci->size < 3 || bytes < (size_t)ci->size) {
         bcast_binomial(s, ci, buf, count, dt, root);
     } else if (rtmpi_dtype_contig(d, count, &off)) {
         bcast_scatter_allgather(s, ci, (char *)buf + off, bytes, root);

@@ -7,7 +7,7 @@
 #include "config.h"
 
 #include "coll.h"
-#include "common/rtconfig.h"
+#include "mpi_config.h"
 
 /* ---- Gather / Scatter (linear: the root posts every transfer at once) ---- */
 
@@ -123,7 +123,7 @@ static int build_allgatherv(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, int
     if (p == 1)
         return rtmpi_sched_failed(s);
     size_t total = (size_t)rcount * (size_t)rtmpi_dtype_get(rtype)->size * (size_t)p;
-    if (!rcounts && total < rtm_config.mpi_allgather_ring)
+    if (!rcounts && total < mpi_config.allgather_ring)
         allgather_bruck(s, ci, rbuf, rcount, rtype);
     else
         allgather_ring(s, ci, rbuf, rcounts, displs, rcount, rtype);

@@ -8,7 +8,7 @@
 #include "config.h"
 
 #include "coll.h"
-#include "common/rtconfig.h"
+#include "mpi_config.h"
 
 #include <string.h>
 
@@ -118,7 +118,7 @@ static int build_reduce(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, void *r
             rtmpi_sched_copy(s, sbuf, count, dt, rbuf, count, dt);
         return rtmpi_sched_failed(s);
     }
-    if (commute && count >= p && bytes >= rtm_config.mpi_reduce_large) {
+    if (commute && count >= p && bytes >= mpi_config.reduce_large) {
         reduce_rs_gather(s, ci, input, rbuf, count, dt, op, root);
         return rtmpi_sched_failed(s);
     }
@@ -259,7 +259,7 @@ static int build_allreduce(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, void
     if (count == 0)
         return MPI_SUCCESS;
     if (rtmpi_op_commutative(op) && count >= p && p > 1 &&
-        (size_t)count * (size_t)d->size >= rtm_config.mpi_allreduce_ring) {
+        (size_t)count * (size_t)d->size >= mpi_config.allreduce_ring) {
         int *cnt = rtmpi_sched_tmp(s, 2 * (size_t)p * sizeof(int)), *disp;
 
         if (!cnt)

@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "coll_sched.h"
-#include "common/rtconfig.h"
+#include "mpi_config.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +86,7 @@ static struct scratch scratch_get(size_t bytes)
 /* Keeps b for later when it fits the budget, evicting smaller blocks. */
 static void scratch_put(struct scratch b)
 {
-    size_t budget = rtm_config.mpi_coll_scratch;
+    size_t budget = mpi_config.coll_scratch;
 
     if (b.len < SCRATCH_MIN_KEEP || b.len > budget) {
         free(b.p);

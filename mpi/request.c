@@ -11,7 +11,6 @@
 #include "config.h"
 
 #include "mpi_impl.h"
-#include "common/rtconfig.h"
 
 #include <stdlib.h>
 #include <string.h>

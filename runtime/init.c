@@ -7,7 +7,7 @@
 #include "runtime/runtime.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "runtime/rt_config.h"
 #include "common/timer.h"
 
 #include <stdio.h>
@@ -37,7 +37,7 @@ rtm_status_t rtm_init(void)
     if (rtm_rt.state == RT_FINALIZED)
         return rtm_error_set(RTM_ERR_FINALIZED,
                              "rtm_init called after rtm_finalize (librtmsg cannot be restarted)");
-    status = rtm_config_parse_env();
+    status = rtm_lib_config_register();
     if (status != RTM_OK)
         return status;
     status = job_init();

@@ -9,7 +9,7 @@
 #include "runtime/runtime.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "runtime/rt_config.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -492,7 +492,7 @@ rtm_status_t job_commit_and_fence(void)
 {
     pmix_info_t info;
     pmix_status_t rc;
-    bool collect = rtm_config.pmix_collect != 0;
+    bool collect = rt_config.pmix_collect != 0;
 
     if (!pmi_active)
         return RTM_OK;

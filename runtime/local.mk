@@ -19,7 +19,18 @@ librtmsg_la_SOURCES = \
 	runtime/tl.c \
 	transport/transport.h
 librtmsg_la_CPPFLAGS = $(AM_CPPFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
-librtmsg_la_LIBADD = common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS) -lpthread
+librtmsg_la_LIBADD = runtime/librtmcfg.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS) -lpthread
+# Every component's config rows (a table per component, registered with
+# common's parser): data only, so rtrun, rtd, rtm_info and the unit tests
+# link them without the components. rt_config.c lists them all.
+noinst_LTLIBRARIES += runtime/librtmcfg.la
+runtime_librtmcfg_la_SOURCES = \
+	runtime/rt_config.c runtime/rt_config.h \
+	transport/shm/shm_config.c transport/shm/shm_config.h \
+	transport/tcp/tcp_config.c transport/tcp/tcp_config.h \
+	transport/verbs/vrb_config.c transport/verbs/vrb_config.h \
+	mpi/mpi_config.c mpi/mpi_config.h \
+	launcher/launcher_config.c launcher/launcher_config.h
 # Only the public API is exported (rtm_*, MPI_*, PMPI_*): internal names
 # such as job_init must not clash with an application's own symbols.
 librtmsg_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
@@ -36,7 +47,7 @@ check_PROGRAMS += tests/unit/test_match tests/unit/test_config
 tests_unit_test_match_SOURCES = tests/unit/test_match.c runtime/match.c runtime/request.c
 tests_unit_test_match_LDADD = common/libcommon.la
 tests_unit_test_config_SOURCES = tests/unit/test_config.c
-tests_unit_test_config_LDADD = common/libcommon.la
+tests_unit_test_config_LDADD = runtime/librtmcfg.la common/libcommon.la
 TESTS += tests/unit/test_match tests/unit/test_config tests/unit/config_doc.sh
 EXTRA_DIST += tests/unit/config_doc.sh docs/config.md
 
@@ -48,8 +59,13 @@ EXTRA_DIST += tests/unit/idle_wait.sh tests/unit/rndv_bidir.sh
 # Transport choice per job shape (runtime/peer.c).
 TESTS += tests/integration/transport_choice.sh
 EXTRA_DIST += tests/integration/transport_choice.sh
+# The environment through the config rows: no warning for the harness's
+# own variables, one for a misspelt row, range errors (rtm_init, rtrun).
+TESTS += tests/integration/config_env.sh
+EXTRA_DIST += tests/integration/config_env.sh
 
 # make install honours DESTDIR; the staged tree builds and runs a program.
 TESTS += tests/unit/install.sh
 EXTRA_DIST += tests/unit/install.sh
-AM_TESTS_ENVIRONMENT += RTM_TEST_LDFLAGS='$(RTM_LDFLAGS)'; export RTM_TEST_LDFLAGS;
+# (RTMTEST_, not RTM_: that prefix is the config rows', see docs/testing.md)
+AM_TESTS_ENVIRONMENT += RTMTEST_LDFLAGS='$(RTM_LDFLAGS)'; export RTMTEST_LDFLAGS;

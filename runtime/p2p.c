@@ -6,7 +6,6 @@
 
 #include "runtime/runtime.h"
 #include "common/error.h"
-#include "common/rtconfig.h"
 
 #include <sched.h>
 #include <stdint.h>

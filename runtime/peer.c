@@ -9,7 +9,7 @@
 #include "runtime/runtime.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "runtime/rt_config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@ rtm_status_t peers_init(void)
     for (int i = 0; i < rtm_rt.world_size; i++) {
         rtm_peer_t *p = &rtm_rt.peers[i];
 
-        p->tx_credits = (int)rtm_config.eager_credits;
+        p->tx_credits = (int)rt_config.eager_credits;
         p->node = -1;
         rtm_list_init(&p->pending_sends);
         rtm_list_init(&p->pending_ctrl);
@@ -91,7 +91,7 @@ rtm_status_t peer_connect(int peer)
               "(self reaches this rank only, shm ranks on this host only, tcp ranks that "
               "published a TCP address, verbs ranks with a connected RDMA queue pair)",
               rtm_rt.world_rank, rtm_rt.hostname, peer, job_peer_hostname(peer),
-              rtm_config.transports);
+              rt_config.transports);
     return rtm_error_set(RTM_ERR_UNREACHABLE, "no transport reaches rank %d (%s)", peer,
                          job_peer_hostname(peer));
 }

@@ -6,7 +6,7 @@
 
 #include "runtime/runtime.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "runtime/rt_config.h"
 
 #include <sched.h>
 #include <string.h>
@@ -44,7 +44,7 @@ static int progress_slow_tl(rtm_tl_t *tl)
         tl->poll_hot = SLOW_POLL_HOT;
     else if (tl->poll_hot > 0)
         tl->poll_hot--;
-    tl->poll_skip = rtm_config.net_poll_interval - 1;
+    tl->poll_skip = rt_config.net_poll_interval - 1;
     return n;
 }
 
@@ -119,7 +119,7 @@ int progress_idle_resolve(void)
     static const char *const names[] = {"auto", "spin", "yield"};
     int ranks, cpus;
 
-    switch (rtm_config.idle_wait) {
+    switch (rt_config.idle_wait) {
     case 1:
         rtm_rt.idle_yield = IDLE_SPIN;
         break;
@@ -132,11 +132,11 @@ int progress_idle_resolve(void)
         rtm_rt.idle_yield = ranks > cpus ? IDLE_YIELD : IDLE_SPIN;
         rtm_debug("idle waits %s: %d ranks of the job on this host, %d CPUs "
                   "(RTM_IDLE_WAIT=%s)", rtm_rt.idle_yield == IDLE_YIELD ? "yield" : "spin",
-                  ranks, cpus, names[rtm_config.idle_wait]);
+                  ranks, cpus, names[rt_config.idle_wait]);
         return rtm_rt.idle_yield;
     }
     rtm_debug("idle waits %s (RTM_IDLE_WAIT=%s)",
-              rtm_rt.idle_yield == IDLE_YIELD ? "yield" : "spin", names[rtm_config.idle_wait]);
+              rtm_rt.idle_yield == IDLE_YIELD ? "yield" : "spin", names[rt_config.idle_wait]);
     return rtm_rt.idle_yield;
 }
 

@@ -8,7 +8,7 @@
 #include "runtime/runtime.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "runtime/rt_config.h"
 
 static void rndv_get_done(rtm_tl_comp_t *comp, rtm_status_t status)
 {
@@ -36,9 +36,9 @@ static size_t rndv_get_threshold(const rtm_peer_t *p)
 {
     size_t threshold = p->tl->caps.get_threshold;
 
-    if (p->rndv_tx_active > 0 && rtm_config.rndv_get_bidir > 0 &&
-        rtm_config.rndv_get_bidir < threshold)
-        threshold = rtm_config.rndv_get_bidir;
+    if (p->rndv_tx_active > 0 && rt_config.rndv_get_bidir > 0 &&
+        rt_config.rndv_get_bidir < threshold)
+        threshold = rt_config.rndv_get_bidir;
     return threshold;
 }
 

@@ -9,7 +9,7 @@
 #include "rtmsg.h"
 #include "common/list.h"
 #include "common/mpool.h"
-#include "common/rtconfig.h"
+#include "runtime/rt_config.h"
 #include "runtime/proto.h"
 #include "transport/transport.h"
 
@@ -197,7 +197,7 @@ int          progress_idle_resolve(void);
  * its core should. Cheap: one compare until the spin is over. */
 static inline void progress_idle(unsigned long idle)
 {
-    if (idle <= (unsigned long)rtm_config.poll_spin)
+    if (idle <= (unsigned long)rt_config.poll_spin)
         return;
     if (__builtin_expect(rtm_rt.idle_yield == IDLE_UNRESOLVED, 0))
         progress_idle_resolve();
@@ -248,7 +248,7 @@ void         proto_am_handler(void *arg, int src, unsigned am_id, const void *da
  * (half the window, so the sender never runs dry in a steady stream). */
 static inline int proto_credit_threshold(void)
 {
-    long half = rtm_config.eager_credits / 2;
+    long half = rt_config.eager_credits / 2;
 
     return half > 0 ? (int)half : 1;
 }

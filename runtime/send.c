@@ -10,7 +10,7 @@
 #include "runtime/runtime.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "runtime/rt_config.h"
 
 #include <string.h>
 
@@ -39,8 +39,8 @@ static void send_expose(rtm_peer_t *p, rtm_request_impl_t *req, rtm_rts_hdr_t *r
     size_t threshold = p->tl->caps.get_threshold;
 
     /* the receiver may read it from RTM_RNDV_GET_BIDIR (rndv.c) */
-    if (rtm_config.rndv_get_bidir > 0 && rtm_config.rndv_get_bidir < threshold)
-        threshold = rtm_config.rndv_get_bidir;
+    if (rt_config.rndv_get_bidir > 0 && rt_config.rndv_get_bidir < threshold)
+        threshold = rt_config.rndv_get_bidir;
     rts->rkey_len = 0;
     if (!(p->tl->caps.flags & RTM_TL_CAP_GET) || req->len == 0 || req->len < threshold)
         return;

@@ -9,7 +9,7 @@
 #include "runtime/runtime.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "runtime/rt_config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,7 +129,7 @@ static int everyone_reached(void)
 
 rtm_status_t peers_open_transports(void)
 {
-    const char *list = rtm_config.transports;
+    const char *list = rt_config.transports;
     rtm_status_t status;
 
     while (*list != '\0') {
@@ -174,7 +174,7 @@ rtm_status_t peers_open_transports(void)
     if (rtm_rt.num_tls == 0)
         return rtm_error_set(RTM_ERR_UNREACHABLE,
                              "RTM_TRANSPORTS=\"%s\" names no usable transport (built: self, shm, tcp)",
-                             rtm_config.transports);
+                             rt_config.transports);
     return RTM_OK;
 }
 

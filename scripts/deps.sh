@@ -4,22 +4,22 @@
 # Build: toolchain, autotools, OpenPMIx and hwloc (required), RDMA (detected).
 # Tests: procps (pgrep/ps in the fault tests); ibverbs-utils, perftest and
 # iproute2 (stock verbs tools and network namespaces the softib tests run).
-RTM_BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc libc6-dev
+RTMDEPS_BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc libc6-dev
   libpmix-dev libhwloc-dev libibverbs-dev librdmacm-dev
   procps ibverbs-utils perftest iproute2"
 # Schedulers and external PMIx servers (tests/slurm, tests/extpmix): a
 # one-node Slurm cluster the tests start themselves (slurmctld, slurmd, the
 # client commands, and the mpi/pmix plugin, which loads libpmix.so from
 # libpmix-dev), and Open MPI's mpirun as a foreign PMIx server.
-RTM_SCHED_PACKAGES="slurmctld slurmd slurm-client slurm-wlm-basic-plugins openmpi-bin"
-RTM_BUILD_PACKAGES="$RTM_BUILD_PACKAGES $RTM_SCHED_PACKAGES"
+RTMDEPS_SCHED_PACKAGES="slurmctld slurmd slurm-client slurm-wlm-basic-plugins openmpi-bin"
+RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES $RTMDEPS_SCHED_PACKAGES"
 # Multi-host tests: an sshd the ssh smoke test starts in a network namespace
 # with its own config and keys (tests/multihost/ssh.sh).
-RTM_BUILD_PACKAGES="$RTM_BUILD_PACKAGES openssh-server openssh-client"
+RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES openssh-server openssh-client"
 
 # Daemons some of those packages would start on install (and enable): the
 # tests start their own Slurm with their own config, never the system's.
-RTM_NO_START_SERVICES="slurmctld slurmd munge ssh"
+RTMDEPS_NO_START_SERVICES="slurmctld slurmd munge ssh"
 
 rtm_missing_packages() {
     local p missing=""
@@ -69,11 +69,11 @@ rtm_install_packages() {
     return $rc
 }
 
-# The services of RTM_NO_START_SERVICES that are enabled or active now.
+# The services of RTMDEPS_NO_START_SERVICES that are enabled or active now.
 rtm_running_services() {
     local s
     [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1 || return 0
-    for s in $RTM_NO_START_SERVICES; do
+    for s in $RTMDEPS_NO_START_SERVICES; do
         if systemctl is-enabled --quiet "$s.service" 2>/dev/null ||
             systemctl is-active --quiet "$s.service" 2>/dev/null; then
             echo "$s"
@@ -90,7 +90,7 @@ rtm_no_system_services() {
     [ -d /run/systemd/system ] || return 0
     command -v systemctl >/dev/null 2>&1 || return 0
     [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    for s in $RTM_NO_START_SERVICES; do
+    for s in $RTMDEPS_NO_START_SERVICES; do
         case $keep in *" $s "*) continue ;; esac
         systemctl list-unit-files "$s.service" 2>/dev/null | grep -q "^$s.service" || continue
         if systemctl is-enabled --quiet "$s.service" 2>/dev/null ||

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs one test with a time bound, so a hang is a failure, never a stuck CI.
-# RTM_TEST_TIMEOUT (seconds) overrides the default bound of 300 s.
-limit=${RTM_TEST_TIMEOUT:-300}
+# RTMTEST_TIMEOUT (seconds) overrides the default bound of 300 s.
+limit=${RTMTEST_TIMEOUT:-300}
 case "$1" in *.sh) set -- bash "$@" ;; esac
 timeout -k 10 "$limit" "$@"
 rc=$?

@@ -25,12 +25,12 @@ tests_unit_test_shm_ring_SOURCES = tests/unit/test_shm_ring.c transport/shm/shm_
 tests_unit_test_shm_ring_CFLAGS = $(AM_CFLAGS) -pthread
 tests_unit_test_shm_ring_LDFLAGS = $(AM_LDFLAGS) -pthread
 tests_unit_test_shm_fifo_SOURCES = tests/unit/test_shm_fifo.c $(SHM_SOURCES)
-tests_unit_test_shm_fifo_LDADD = common/libcommon.la
+tests_unit_test_shm_fifo_LDADD = runtime/librtmcfg.la common/libcommon.la
 tests_unit_test_shm_self_SOURCES = tests/unit/test_shm_self.c $(SELF_SOURCES)
-tests_unit_test_shm_self_LDADD = common/libcommon.la
+tests_unit_test_shm_self_LDADD = runtime/librtmcfg.la common/libcommon.la
 
 # Micro-benchmark (prints figures; not a test): 8 B ping-pong half round
 # trip through the rings, and ring copy vs CMA bandwidth by message size.
 noinst_PROGRAMS += transport/shm/bench_shm
 transport_shm_bench_shm_SOURCES = transport/shm/bench_shm.c $(SHM_SOURCES)
-transport_shm_bench_shm_LDADD = common/libcommon.la
+transport_shm_bench_shm_LDADD = runtime/librtmcfg.la common/libcommon.la

@@ -7,8 +7,8 @@
 
 ITEST_BIN=$top_builddir/tests/integration
 FAULT_BIN=$top_builddir/tests/fault
-# rank counts every integration program runs with; RTM_TEST_NP overrides
-ITEST_NP=${RTM_TEST_NP:-1 2 3 4}
+# rank counts every integration program runs with; RTMTEST_NP overrides
+ITEST_NP=${RTMTEST_NP:-1 2 3 4}
 # bound for one job; the harness bounds the whole driver too
 ITEST_JOB_TIMEOUT=${ITEST_JOB_TIMEOUT:-150}
 

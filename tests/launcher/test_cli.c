@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "launcher/cli.h"
-#include "common/rtconfig.h"
+#include "launcher/launcher_config.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,7 +71,7 @@ int main(void)
     /* the test may run inside a Slurm or PBS job: parse as outside one */
     clear_alloc_env();
     unsetenv("RTM_LAUNCH_AGENT");
-    if (rtm_config_load() != RTM_OK)
+    if (rtm_config_register(&launcher_config_table) != RTM_OK)
         fprintf(stderr, "warning: %s\n", rtm_last_error());
 
     /* the basic form */
@@ -139,7 +139,7 @@ int main(void)
     rtrun_cli_free(&o);
     /* RTM_LAUNCH_AGENT (through the config table) unless --launch-agent */
     setenv("RTM_LAUNCH_AGENT", "myssh -q", 1);
-    EXPECT(rtm_config_load() == RTM_OK, "config load");
+    EXPECT(rtm_config_register(&launcher_config_table) == RTM_OK, "config load");
     EXPECT(parse(&o, &w, "-n", "1", "p", (char *)NULL) == RTM_OK && o.launch_agent &&
            strcmp(o.launch_agent, "myssh -q") == 0, "agent from RTM_LAUNCH_AGENT");
     rtrun_cli_free(&o);
@@ -147,7 +147,7 @@ int main(void)
            strcmp(o.launch_agent, "rsh") == 0, "--launch-agent wins");
     rtrun_cli_free(&o);
     unsetenv("RTM_LAUNCH_AGENT");
-    EXPECT(rtm_config_load() == RTM_OK, "config reload");
+    EXPECT(rtm_config_register(&launcher_config_table) == RTM_OK, "config reload");
 
     /* --hostfile: read at parse time; -n may be left out */
     {

@@ -15,7 +15,7 @@
 
 #include "transport/tcp/tcp.h"
 #include "common/error.h"
-#include "common/rtconfig.h"
+#include "transport/tcp/tcp_config.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -154,7 +154,7 @@ static void tsetup(void)
     size_t len = RTM_TL_ADDR_MAX;
 
     memset(&T, 0, sizeof(T));
-    CHECK(rtm_config_load() == RTM_OK, "%s", rtm_last_error());
+    CHECK(rtm_config_register(&tcp_config_table) == RTM_OK, "%s", rtm_last_error());
     fill_params(&params, nprocs);
     CHECK(rtm_tl_tcp.open(&params, &T.iface) == RTM_OK, "open: %s", rtm_last_error());
     CHECK(rtm_tl_tcp.addr_pack(T.iface, S->blob[me], &len) == RTM_OK, "%s", rtm_last_error());
@@ -263,7 +263,7 @@ static void body_ifsel(void)
     me = 0;
     /* one host, default: loopback only */
     unsetenv("RTM_TCP_IF");
-    CHECK(rtm_config_load() == RTM_OK, "%s", rtm_last_error());
+    CHECK(rtm_config_register(&tcp_config_table) == RTM_OK, "%s", rtm_last_error());
     fill_params(&params, 2);
     CHECK(rtm_tl_tcp.open(&params, &iface) == RTM_OK, "open: %s", rtm_last_error());
     rtm_tl_tcp.describe(iface, desc, sizeof(desc));
@@ -274,23 +274,23 @@ static void body_ifsel(void)
     printf("    %s\n", desc);
 
     setenv("RTM_TCP_IF", "127.0.0.0/8", 1);
-    CHECK(rtm_config_load() == RTM_OK, "%s", rtm_last_error());
+    CHECK(rtm_config_register(&tcp_config_table) == RTM_OK, "%s", rtm_last_error());
     CHECK(rtm_tl_tcp.open(&params, &iface) == RTM_OK, "open: %s", rtm_last_error());
     rtm_tl_tcp.close(iface);
 
     setenv("RTM_TCP_IF", "lo,10.0.0.0/99", 1);
-    CHECK(rtm_config_load() == RTM_OK, "%s", rtm_last_error());
+    CHECK(rtm_config_register(&tcp_config_table) == RTM_OK, "%s", rtm_last_error());
     CHECK(rtm_tl_tcp.open(&params, &iface) == RTM_ERR_INVALID_ARG, "bad CIDR accepted");
     CHECK(strstr(rtm_last_error(), "10.0.0.0/99") != NULL, "error: %s", rtm_last_error());
 
     setenv("RTM_TCP_IF", "nosuchif0", 1);
-    CHECK(rtm_config_load() == RTM_OK, "%s", rtm_last_error());
+    CHECK(rtm_config_register(&tcp_config_table) == RTM_OK, "%s", rtm_last_error());
     CHECK(rtm_tl_tcp.open(&params, &iface) == RTM_ERR_UNREACHABLE, "nosuchif0 accepted");
     printf("    RTM_TCP_IF=nosuchif0: %s\n", rtm_last_error());
 
     /* two hosts: loopback never */
     setenv("RTM_TCP_IF", "lo", 1);
-    CHECK(rtm_config_load() == RTM_OK, "%s", rtm_last_error());
+    CHECK(rtm_config_register(&tcp_config_table) == RTM_OK, "%s", rtm_last_error());
     fill_params(&params, 1);
     CHECK(rtm_tl_tcp.open(&params, &iface) == RTM_ERR_UNREACHABLE,
           "loopback used in a multi-host job");

@@ -1,6 +1,6 @@
 #!/bin/sh
-# docs/config.md must be what `rtm_info --config-doc` generates from the
-# config table, so the documented defaults cannot drift from the real ones.
+# docs/config.md must be what `rtm_info --config-doc` generates from every
+# component's config rows, so the documented defaults cannot drift from the real ones.
 # Regenerate with: rtm_info --config-doc > docs/config.md
 set -u
 tmp=$(mktemp)
@@ -11,4 +11,4 @@ if ! diff -u "$top_srcdir/docs/config.md" "$tmp"; then
     exit 1
 fi
 grep -q RTM_SHM_EAGER_LIMIT "$tmp" || { echo "FAIL: generated reference lacks RTM_SHM_EAGER_LIMIT"; exit 1; }
-echo "docs/config.md matches the config table"
+echo "docs/config.md matches the config rows"

@@ -20,7 +20,7 @@ ls "$stage$prefix"/lib/librtmsg.so* >/dev/null 2>&1 || { echo "FAIL: librtmsg.so
 flags=$(PKG_CONFIG_PATH="$stage$prefix/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$stage" \
         pkg-config --cflags --libs rtmsg) || { echo "FAIL: pkg-config rtmsg"; exit 1; }
 # shellcheck disable=SC2086
-if ! cc -std=c11 -o "$stage/ring" "$top_srcdir/examples/ring.c" $flags $RTM_TEST_LDFLAGS 2>"$stage/cc.log"; then
+if ! cc -std=c11 -o "$stage/ring" "$top_srcdir/examples/ring.c" $flags $RTMTEST_LDFLAGS 2>"$stage/cc.log"; then
     echo "FAIL: examples/ring.c does not build against the installed tree:"; cat "$stage/cc.log"
     exit 1
 fi

@@ -8,7 +8,7 @@
 #include "config.h"
 
 #include "tests/unit/test_shm_util.h"
-#include "common/rtconfig.h"
+#include "transport/shm/shm_config.h"
 
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -109,7 +109,7 @@ static void tsetup(tjob_t *job)
 
     memset(&T, 0, sizeof(T));
     T.job = job;
-    CHECK(rtm_config_load() == RTM_OK, "%s", rtm_last_error());
+    CHECK(rtm_config_register(&shm_config_table) == RTM_OK, "%s", rtm_last_error());
     memset(&params, 0, sizeof(params));
     params.world_rank = job->rank;
     params.world_size = job->nprocs;
@@ -355,7 +355,7 @@ static void body_cma(tjob_t *job)
     twireup(job);
     rtm_tl_shm.describe(T.iface, desc, sizeof(desc));
     CHECK(T.caps.flags & RTM_TL_CAP_GET, "no CAP_GET although CMA should work here: %s", desc);
-    CHECK(T.caps.get_threshold == rtm_config.shm_cma_threshold, "get_threshold %zu",
+    CHECK(T.caps.get_threshold == shm_config.cma_threshold, "get_threshold %zu",
           T.caps.get_threshold);
     CHECK(strstr(desc, "CMA single copy") != NULL, "describe: %s", desc);
     if (job->rank == 1)
@@ -478,7 +478,7 @@ static void body_no_space(tjob_t *job)
     for (int i = 0; i < 64; i++)
         peers[i] = i;
     setenv("RTM_SHM_FIFO_SIZE", "1G", 1);
-    CHECK(rtm_config_load() == RTM_OK, "%s", rtm_last_error());
+    CHECK(rtm_config_register(&shm_config_table) == RTM_OK, "%s", rtm_last_error());
     memset(&params, 0, sizeof(params));
     params.local_size = 64;
     params.world_size = 64;
@@ -492,9 +492,11 @@ static void body_no_space(tjob_t *job)
           strstr(rtm_last_error(), "RTM_SHM_FIFO_SIZE") != NULL, "message: %s",
           rtm_last_error());
     printf("    %s\n", rtm_last_error());
+    /* beyond the row's range: refused when the table is read */
     setenv("RTM_SHM_FIFO_SIZE", "2G", 1);
-    CHECK(rtm_config_load() == RTM_OK, "%s", rtm_last_error());
-    CHECK(rtm_tl_shm.open(&params, &iface) == RTM_ERR_INVALID_ARG, "2 GiB rings accepted");
+    CHECK(rtm_config_register(&shm_config_table) == RTM_ERR_INVALID_ARG, "2 GiB rings accepted");
+    CHECK(strstr(rtm_last_error(), "RTM_SHM_FIFO_SIZE=\"2G\"") != NULL &&
+          strstr(rtm_last_error(), "8K..1G") != NULL, "message: %s", rtm_last_error());
 }
 
 int main(void)

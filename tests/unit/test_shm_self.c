@@ -7,7 +7,7 @@
 #include "config.h"
 
 #include "tests/unit/test_shm_util.h"
-#include "common/rtconfig.h"
+#include "transport/shm/shm_config.h"
 
 enum { AM_SIZED = 1, AM_ECHO = 2, AM_BURST = 3 };
 
@@ -97,7 +97,7 @@ int main(void)
     char desc[256];
 
     tjob_self_rank = 5;
-    CHECK(rtm_config_load() == RTM_OK, "%s", rtm_last_error());
+    CHECK(rtm_config_register(&shm_config_table) == RTM_OK, "%s", rtm_last_error());
     memset(&params, 0, sizeof(params));
     params.world_rank = 5;
     params.world_size = 8;

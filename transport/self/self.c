@@ -12,7 +12,7 @@
 #include "transport/transport.h"
 #include "transport/shm/shm_fifo.h"
 #include "common/error.h"
-#include "common/rtconfig.h"
+#include "transport/shm/shm_config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +54,7 @@ static rtm_status_t self_open(const rtm_tl_params_t *params, rtm_tl_iface_t **if
 
     if (params == NULL || iface_p == NULL || params->am_cb == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "self open: params, am_cb or iface_p is NULL");
-    while (lines * 2 * SHM_LINE <= rtm_config.shm_fifo_size)
+    while (lines * 2 * SHM_LINE <= shm_config.fifo_size)
         lines *= 2;
     am_max = (size_t)(lines / 4) * SHM_LINE - SHM_REC_HDR;
     if (am_max > SELF_AM_MAX)
@@ -108,7 +108,7 @@ static void self_query(rtm_tl_iface_t *tl_iface, rtm_tl_caps_t *caps)
     memset(caps, 0, sizeof(*caps));
     caps->flags = RTM_TL_CAP_SELF | RTM_TL_CAP_GET;
     caps->am_max = iface ? iface->am_max : SELF_AM_MAX;
-    caps->eager_limit = rtm_config.shm_eager_limit;
+    caps->eager_limit = shm_config.eager_limit;
     if (caps->eager_limit > caps->am_max - 256)
         caps->eager_limit = caps->am_max - 256;
     caps->get_threshold = 0;   /* a get is one memcpy: always worth it past eager */

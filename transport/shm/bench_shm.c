@@ -20,7 +20,7 @@
 #include "config.h"
 
 #include "transport/transport.h"
-#include "common/rtconfig.h"
+#include "transport/shm/shm_config.h"
 #include "common/timer.h"
 
 #include <sched.h>
@@ -112,7 +112,7 @@ static void setup(const char *nspace)
         CPU_SET(rank, &set);
         sched_setaffinity(0, sizeof(set), &set);
     }
-    rtm_config_load();
+    rtm_config_register(&shm_config_table);
     memset(&params, 0, sizeof(params));
     params.world_rank = rank;
     params.world_size = 2;
@@ -230,7 +230,7 @@ static void bench_bw(size_t frag)
         sh->buf_addr = (uint64_t)(uintptr_t)src;
         sh->pid0 = getpid();
         printf("bw: fragments of %zu B, rings of %zu B; best of 7 runs each, GB/s, one message at a time\n",
-               frag, rtm_config.shm_fifo_size);
+               frag, shm_config.fifo_size);
         printf("%10s %10s %10s %10s   (GB/s)\n", "size", "eager", "rndv copy", "rndv CMA");
     }
     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {

@@ -11,7 +11,7 @@
 #include "transport/shm/shm.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "transport/shm/shm_config.h"
 #include "common/timer.h"
 
 #include <errno.h>
@@ -115,7 +115,7 @@ void shm_cma_probe(shm_iface_t *iface)
     uint64_t value = 0;
     int err;
 
-    if (rtm_config.shm_cma != 0) {
+    if (shm_config.cma != 0) {
         iface->cma = SHM_CMA_OFF;
         return;
     }
@@ -146,7 +146,7 @@ const char *shm_cma_describe(const shm_iface_t *iface, char *buf, size_t len)
 
     switch (iface->cma) {
     case SHM_CMA_OK:
-        snprintf(buf, len, "CMA single copy from %zu B", rtm_config.shm_cma_threshold);
+        snprintf(buf, len, "CMA single copy from %zu B", shm_config.cma_threshold);
         break;
     case SHM_CMA_OFF:
         snprintf(buf, len, "CMA off (RTM_SHM_CMA=off): copy through shared memory");

@@ -9,7 +9,7 @@
 #include "transport/shm/shm.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "transport/shm/shm_config.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +35,9 @@
 /* Stamps are the low 32 bits of a line position: a ring must stay far
  * below 2^32 lines for a stale header never to carry the current stamp. */
 #define SHM_MAX_FIFO_SIZE  ((size_t)1 << 30)
+/* RTM_SHM_FIFO_SIZE's range keeps to them */
+_Static_assert(SHM_CONFIG_FIFO_MIN == SHM_MIN_FIFO_LINES * SHM_LINE &&
+               SHM_CONFIG_FIFO_MAX == SHM_MAX_FIFO_SIZE, "shm_config.c's fifo range");
 
 static inline shm_iface_t *shm_iface(rtm_tl_iface_t *tl_iface)
 {
@@ -86,12 +89,6 @@ static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t
                              params->local_rank, params->local_size, params->world_rank,
                              (const void *)params->local_peers, (const void *)params->nspace,
                              params->am_cb ? "set" : "NULL");
-    if (rtm_config.shm_fifo_size < SHM_MIN_FIFO_LINES * SHM_LINE ||
-        rtm_config.shm_fifo_size > SHM_MAX_FIFO_SIZE)
-        return rtm_error_set(RTM_ERR_INVALID_ARG,
-                             "RTM_SHM_FIFO_SIZE=%zu is outside %u B .. %zu B",
-                             rtm_config.shm_fifo_size, SHM_MIN_FIFO_LINES * SHM_LINE,
-                             SHM_MAX_FIFO_SIZE);
 
     iface = calloc(1, sizeof(*iface));
     if (iface == NULL)
@@ -107,7 +104,7 @@ static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t
     snprintf(iface->hostname, sizeof(iface->hostname), "%s",
              params->hostname ? params->hostname : rtm_log_hostname());
     shm_seg_name(params->nspace, params->node_id, iface->name, sizeof(iface->name));
-    iface->fifo_lines = fifo_lines_for(rtm_config.shm_fifo_size);
+    iface->fifo_lines = fifo_lines_for(shm_config.fifo_size);
     iface->am_max = am_max_for(iface->fifo_lines);
     iface->cma = SHM_CMA_UNPROBED;
     /* any value a stale or foreign mapping would not hold by chance */
@@ -225,12 +222,12 @@ static void shm_query(rtm_tl_iface_t *tl_iface, rtm_tl_caps_t *caps)
     caps->flags = RTM_TL_CAP_LOCAL;
     caps->am_max = am_max;
     /* leave room for the largest runtime header next to an eager payload */
-    caps->eager_limit = rtm_config.shm_eager_limit;
+    caps->eager_limit = shm_config.eager_limit;
     if (caps->eager_limit > am_max - 256)
         caps->eager_limit = am_max - 256;
     if (iface != NULL && iface->cma == SHM_CMA_OK) {
         caps->flags |= RTM_TL_CAP_GET;
-        caps->get_threshold = rtm_config.shm_cma_threshold;
+        caps->get_threshold = shm_config.cma_threshold;
     }
     caps->latency_us = 0.1;
     caps->bandwidth_gbs = 10.0;
@@ -246,8 +243,8 @@ static void shm_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
         snprintf(buf, len,
                  "shm: ranks of one host, per-pair lock-free rings in /dev/shm, eager <= %zu B, "
                  "CMA single copy from %zu B when the kernel permits (RTM_SHM_CMA=%s)",
-                 rtm_config.shm_eager_limit, rtm_config.shm_cma_threshold,
-                 rtm_config.shm_cma == 0 ? "auto" : "off");
+                 shm_config.eager_limit, shm_config.cma_threshold,
+                 shm_config.cma == 0 ? "auto" : "off");
         return;
     }
     shm_query(tl_iface, &caps);

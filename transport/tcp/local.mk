@@ -16,7 +16,7 @@ librtmsg_la_SOURCES += $(TCP_SOURCES)
 check_PROGRAMS += tests/tcp/test_tcp
 TESTS += tests/tcp/test_tcp
 tests_tcp_test_tcp_SOURCES = tests/tcp/test_tcp.c $(TCP_SOURCES)
-tests_tcp_test_tcp_LDADD = common/libcommon.la
+tests_tcp_test_tcp_LDADD = runtime/librtmcfg.la common/libcommon.la
 
 # Integration: real jobs under rtrun with RTM_TRANSPORTS=self,tcp (shm off,
 # TCP carries everything on one host): ping-pong 0..16 MiB byte-checked,

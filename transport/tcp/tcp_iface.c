@@ -8,7 +8,7 @@
 #include "transport/tcp/tcp.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "transport/tcp/tcp_config.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,7 +36,7 @@ static uint32_t job_tag_of(const char *nspace)
 
 static size_t tcp_eager_limit(void)
 {
-    size_t limit = rtm_config.tcp_eager_limit;
+    size_t limit = tcp_config.eager_limit;
 
     /* room for the runtime's match header in one message */
     if (limit > TCP_AM_MAX - 64)
@@ -112,7 +112,7 @@ static rtm_status_t tcp_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     if (params->world_size == 1)
         return RTM_OK;   /* nobody to talk to: publish nothing, listen nowhere */
 
-    status = tcp_ifsel(rtm_config.tcp_if, iface->single_host, iface->ifaddrs, TCP_MAX_ADDRS,
+    status = tcp_ifsel(tcp_config.interfaces, iface->single_host, iface->ifaddrs, TCP_MAX_ADDRS,
                        &iface->num_ifaddrs);
     if (status != RTM_OK)
         goto err_close;
@@ -186,7 +186,7 @@ static void tcp_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
 
     if (iface == NULL) {
         /* what a multi-host job would use on this host */
-        if (tcp_ifsel(rtm_config.tcp_if, 0, found, TCP_MAX_ADDRS, &n) != RTM_OK)
+        if (tcp_ifsel(tcp_config.interfaces, 0, found, TCP_MAX_ADDRS, &n) != RTM_OK)
             n = 0;
         addrs = found;
         off = (size_t)snprintf(buf, len, "tcp: sockets over IPv4; between hosts: ");

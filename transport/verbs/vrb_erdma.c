@@ -31,7 +31,7 @@
 #include "transport/verbs/vrb.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "transport/verbs/vrb_config.h"
 #include "common/timer.h"
 
 #include <errno.h>
@@ -43,26 +43,23 @@
 
 rtm_status_t vrb_erdma_open(vrb_iface_t *iface)
 {
-    long thr = rtm_config.verbs_erdma_threshold;
-    long peers = rtm_config.verbs_erdma_peers;
-    long slots = rtm_config.verbs_erdma_slots;
-    size_t size = rtm_config.verbs_erdma_slot_size;
+    long thr = vrb_config.erdma_threshold;
+    long peers = vrb_config.erdma_peers;
+    long slots = vrb_config.erdma_slots;
+    size_t size = vrb_config.erdma_slot_size;
     size_t payload;
 
-    if (thr < 0 || peers < 0)
-        return rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_ERDMA_THRESHOLD=%ld, "
-                             "RTM_VERBS_ERDMA_PEERS=%ld: expected numbers >= 0 (0: off)",
-                             thr, peers);
+    /* the rows' ranges hold (vrb_config.c): 2..1024 slots of 64..8K */
     /* a power of two: slot = seq mod nslots stays continuous when seq wraps */
-    if (slots < 2 || slots > 1024 || (slots & (slots - 1)) != 0)
+    if ((slots & (slots - 1)) != 0)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_ERDMA_SLOTS=%ld: expected a power "
                              "of two in 2..1024", slots);
-    if (size < 64 || size > 8192 || size % 64 != 0)
+    if (size % 64 != 0)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_ERDMA_SLOT_SIZE=%zu: expected "
                              "64..8192, a multiple of 64", size);
     if (thr == 0 || peers == 0)
         return RTM_OK;
-    if (rtm_config.verbs_xrc) {
+    if (vrb_config.xrc) {
         /* XRC receives through a target QP shared by the ranks of a host:
          * a per-peer write permission does not exist there. */
         rtm_debug("verbs: eager RDMA is off with XRC");
@@ -131,8 +128,8 @@ void vrb_erdma_want(vrb_ep_t *ep)
  * peer). A failure only keeps that peer on Send/Recv. */
 static void ring_setup(vrb_iface_t *iface, vrb_ep_t *ep)
 {
-    size_t slot_size = rtm_config.verbs_erdma_slot_size;
-    uint32_t nslots = (uint32_t)rtm_config.verbs_erdma_slots;
+    size_t slot_size = vrb_config.erdma_slot_size;
+    uint32_t nslots = (uint32_t)vrb_config.erdma_slots;
     size_t len = slot_size * nslots;
     struct ibv_qp_attr a;
     vrb_ering_t *r;

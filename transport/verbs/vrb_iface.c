@@ -24,7 +24,7 @@
 #include "transport/verbs/vrb.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "transport/verbs/vrb_config.h"
 #include "common/timer.h"
 
 #include <errno.h>
@@ -275,12 +275,12 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     if (npeers == 0)
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: no peer to reach (world of 1)");
     /* Every rank decides alike (same configuration, same job size). */
-    switch (rtm_config.verbs_conn) {
+    switch (vrb_config.conn) {
     case 1:  ondemand = 0; break;                                   /* fullmesh */
     case 2:  ondemand = 1; break;                                   /* ondemand */
-    default: ondemand = params->world_size > rtm_config.verbs_fullmesh_max; break;
+    default: ondemand = params->world_size > vrb_config.fullmesh_max; break;
     }
-    if (!ondemand && !rtm_config.verbs_xrc && params->world_size > VRB_FULLMESH_MAX) {
+    if (!ondemand && !vrb_config.xrc && params->world_size > VRB_FULLMESH_MAX) {
         if (params->world_rank == 0)
             rtm_warn("verbs: RTM_VERBS_CONN=fullmesh: %d ranks exceed the full-mesh limit of %d "
                      "(QP numbers of every peer in a %d-byte address): verbs is not used; "
@@ -288,13 +288,8 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
                      VRB_FULLMESH_MAX, RTM_TL_ADDR_MAX);
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: job too large for full mesh");
     }
-    if (rtm_config.verbs_connect_timeout < 1)
-        return rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_CONNECT_TIMEOUT=%ld: expected a "
-                             "number of seconds >= 1", (long)rtm_config.verbs_connect_timeout);
-    credits = rtm_config.verbs_credits;
-    if (credits < 2 || credits > 4096)
-        return rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_CREDITS=%ld: expected 2..4096",
-                             credits);
+    /* the rows' ranges hold (vrb_config.c): timeout >= 1 s, 2..4096 credits */
+    credits = vrb_config.credits;
 
     iface = calloc(1, sizeof(*iface));
     if (iface == NULL)
@@ -306,13 +301,13 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     iface->world_rank = params->world_rank;
     iface->world_size = params->world_size;
     iface->ondemand = ondemand;
-    iface->xrc = rtm_config.verbs_xrc != 0;
+    iface->xrc = vrb_config.xrc != 0;
     iface->node = params->node_id;
     iface->local_rank = params->local_rank;
     iface->local_size = params->local_size > 0 ? params->local_size : 1;
     iface->xrcd_fd = -1;
     rtm_list_init(&iface->xconnecting);
-    iface->conn_timeout = (double)rtm_config.verbs_connect_timeout;
+    iface->conn_timeout = (double)vrb_config.connect_timeout;
     rtm_list_init(&iface->connecting);
     snprintf(iface->host, sizeof(iface->host), "%s", params->hostname ? params->hostname : "?");
     iface->eps = calloc((size_t)params->world_size, sizeof(*iface->eps));
@@ -333,22 +328,22 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     *iface_p = (rtm_tl_iface_t *)(void *)iface;
 
     gid_index = -1;
-    if (rtm_config.verbs_gid_index[0] != '\0' && strcmp(rtm_config.verbs_gid_index, "auto")) {
+    if (vrb_config.gid_index[0] != '\0' && strcmp(vrb_config.gid_index, "auto")) {
         char *end;
 
-        gid_index = strtol(rtm_config.verbs_gid_index, &end, 10);
+        gid_index = strtol(vrb_config.gid_index, &end, 10);
         if (*end != '\0' || gid_index < 0 || gid_index > 65535) {
             status = rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_GID_INDEX=\"%s\": expected "
-                                   "auto or a GID table index", rtm_config.verbs_gid_index);
+                                   "auto or a GID table index", vrb_config.gid_index);
             goto err_close;
         }
     }
-    status = vrb_dev_select(rtm_config.verbs_device, gid_index, &iface->dev);
+    status = vrb_dev_select(vrb_config.device, gid_index, &iface->dev);
     if (status != RTM_OK)
         goto err_close;
 
     /* Sizes. A receive buffer holds our header and the largest message. */
-    iface->eager_limit = rtm_config.verbs_eager_limit;
+    iface->eager_limit = vrb_config.eager_limit;
     iface->am_max = iface->eager_limit + VRB_RT_HDR_MAX;
     iface->buf_size = vrb_buf_size(iface->eager_limit);
     iface->read_chunk = iface->dev.max_msg_sz < VRB_READ_CHUNK ? iface->dev.max_msg_sz
@@ -376,17 +371,17 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     }
     iface->credits = (int)credits;
     iface->srq_depth = srq_peers * (iface->credits + VRB_CTRL_SLACK);
-    if (rtm_config.verbs_srq_depth != 0) {
+    if (vrb_config.srq_depth != 0) {
         /* Smaller than the credits promise: peers overrun it and RNR
          * retries (rnr_retry 7: for ever) hold their messages back. */
-        if (rtm_config.verbs_srq_depth < 2 ||
-            rtm_config.verbs_srq_depth > iface->dev.dev_attr.max_srq_wr) {
+        if (vrb_config.srq_depth < 2 ||
+            vrb_config.srq_depth > iface->dev.dev_attr.max_srq_wr) {
             status = rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_SRQ_DEPTH=%ld: expected 0 "
-                                   "or 2..%d (%s's limit)", (long)rtm_config.verbs_srq_depth,
+                                   "or 2..%d (%s's limit)", (long)vrb_config.srq_depth,
                                    iface->dev.dev_attr.max_srq_wr, iface->dev.name);
             goto err_close;
         }
-        iface->srq_depth = (int)rtm_config.verbs_srq_depth;
+        iface->srq_depth = (int)vrb_config.srq_depth;
     }
     iface->rx_budget = iface->srq_depth;
     /* Every receive and every send-queue entry completes at most once; on
@@ -573,17 +568,17 @@ static void vrb_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
         }
         if (list != NULL)
             ibv_free_device_list(list);
-        if (off < len && rtm_config.verbs_xrc)
+        if (off < len && vrb_config.xrc)
             off += (size_t)snprintf(buf + off, len - off, "; XRC (one XRC SRQ per rank, one "
                                     "INI QP per remote host, TGT QPs in a domain shared by "
                                     "the host's ranks)");
         if (off < len) {
-            int m = rtm_config.verbs_conn;
+            int m = vrb_config.conn;
 
             if (m == 0)
                 snprintf(buf + off, len - off, "; connections: auto (full mesh, one RC QP per "
                          "peer at init, up to %ld ranks; on demand above: one UD QP, an RC QP "
-                         "per peer at first use)", (long)rtm_config.verbs_fullmesh_max);
+                         "per peer at first use)", (long)vrb_config.fullmesh_max);
             else
                 snprintf(buf + off, len - off, "; connections: %s", m == 1 ? "full mesh (one "
                          "RC QP per peer at init)" : "on demand (one UD QP, an RC QP per peer "

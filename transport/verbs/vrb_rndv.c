@@ -17,7 +17,7 @@
 #include "transport/verbs/vrb_rcache.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/rtconfig.h"
+#include "transport/verbs/vrb_config.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -32,8 +32,8 @@ static vrb_rcache_t *rcache_of(vrb_iface_t *iface)
     if (iface->rcache != NULL)
         return iface->rcache;
     snprintf(who, sizeof(who), "rank %d (%s)", iface->world_rank, iface->host);
-    if (vrb_rcache_create(iface->pd, rtm_config.verbs_rcache,
-                          rtm_config.verbs_rcache_max_entries, rtm_config.verbs_rcache_max_bytes,
+    if (vrb_rcache_create(iface->pd, vrb_config.rcache,
+                          vrb_config.rcache_max_entries, vrb_config.rcache_max_bytes,
                           who, &iface->rcache) != RTM_OK)
         return NULL;
     return iface->rcache;

@@ -1,0 +1,22 @@
+/*
+ * The MPI binding's config rows (mpi_config.c): collective switch points
+ * and scratch memory. Read mpi_config.<field> directly.
+ */
+#ifndef RTM_MPI_CONFIG_H
+#define RTM_MPI_CONFIG_H
+
+#include "common/rtconfig.h"
+
+typedef struct mpi_config {
+    size_t coll_scratch;       /* RTM_MPI_COLL_SCRATCH */
+    size_t bcast_large;        /* RTM_MPI_BCAST_LARGE */
+    size_t reduce_large;       /* RTM_MPI_REDUCE_LARGE */
+    size_t allreduce_ring;     /* RTM_MPI_ALLREDUCE_RING */
+    size_t allgather_ring;     /* RTM_MPI_ALLGATHER_RING */
+    size_t alltoall_pairwise;  /* RTM_MPI_ALLTOALL_PAIRWISE */
+} mpi_config_t;
+
+extern mpi_config_t    mpi_config;
+extern rtm_cfg_table_t mpi_config_table;
+
+#endif

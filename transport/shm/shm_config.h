@@ -1,0 +1,24 @@
+/*
+ * The shared-memory transport's config rows (shm_config.c), read by shm and
+ * by self (which shares shm's queues). Read shm_config.<field> directly.
+ */
+#ifndef RTM_TRANSPORT_SHM_CONFIG_H
+#define RTM_TRANSPORT_SHM_CONFIG_H
+
+#include "common/rtconfig.h"
+
+/* RTM_SHM_FIFO_SIZE's range (shm_iface.c asserts its ring limits match) */
+#define SHM_CONFIG_FIFO_MIN (8 * RTM_CFG_KIB)
+#define SHM_CONFIG_FIFO_MAX RTM_CFG_GIB
+
+typedef struct shm_config {
+    size_t eager_limit;    /* RTM_SHM_EAGER_LIMIT */
+    size_t cma_threshold;  /* RTM_SHM_CMA_THRESHOLD */
+    int    cma;            /* RTM_SHM_CMA: 0 auto, 1 off */
+    size_t fifo_size;      /* RTM_SHM_FIFO_SIZE */
+} shm_config_t;
+
+extern shm_config_t    shm_config;
+extern rtm_cfg_table_t shm_config_table;
+
+#endif
