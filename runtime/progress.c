@@ -1,10 +1,15 @@
 /*
  * The progress engine: poll every open transport, then send what waits for
- * queue space. Driven only by calls into the library; no hidden thread.
+ * queue space (proto_flush_peer), and the idle policy of blocking waits.
+ * Driven only by calls into the library; no hidden thread.
  */
 #include "config.h"
 
-#include "runtime/runtime.h"
+#include "runtime/progress.h"
+#include "runtime/job.h"
+#include "runtime/peer.h"
+#include "runtime/proto.h"
+#include "runtime/rt.h"
 #include "common/log.h"
 #include "common/rtconfig.h"
 
@@ -165,7 +170,7 @@ void runtime_idle_poll(unsigned long idle)
 
 int rtm_progress(void)
 {
-    if (rtm_rt.state != 1)
+    if (rtm_rt.state != RT_READY)
         return 0;
     return progress_once();
 }

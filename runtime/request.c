@@ -1,21 +1,79 @@
 /*
- * Requests: one object per nonblocking operation, from a pool that grows in
- * chunks and recycles, so the steady state never calls malloc.
+ * Requests: the table of request objects (chunks of REQ_CHUNK, never moved
+ * or freed before finalize, so a request's index names it for its life) and
+ * the free list that recycles them. Owns the id scheme of req.h: an id from
+ * the wire is looked up by index and compared by generation, never cast to
+ * a pointer.
  */
 #include "config.h"
 
-#include "runtime/runtime.h"
+#include "runtime/req.h"
 #include "common/error.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-/* Hot path: no allocation once the pool has grown, no lock, no log. */
+#define REQ_CHUNK 256u
+
+static struct {
+    rtm_request_impl_t **chunks;     /* chunk i holds indexes i*REQ_CHUNK.. */
+    uint32_t             num_chunks;
+    uint32_t             cap_chunks;
+    rtm_list_t          *free_list;  /* through link.next */
+} req_table;
+
+void req_pool_init(void)
+{
+    memset(&req_table, 0, sizeof(req_table));
+}
+
+void req_pool_cleanup(void)
+{
+    for (uint32_t i = 0; i < req_table.num_chunks; i++)
+        free(req_table.chunks[i]);
+    free(req_table.chunks);
+    memset(&req_table, 0, sizeof(req_table));
+}
+
+/* Slow path: one more chunk of requests on the free list. */
+static int req_table_grow(void)
+{
+    rtm_request_impl_t *chunk;
+
+    if (req_table.num_chunks == req_table.cap_chunks) {
+        uint32_t n = req_table.cap_chunks ? req_table.cap_chunks * 2 : 16;
+        rtm_request_impl_t **grown;
+
+        if (n > UINT32_MAX / REQ_CHUNK)
+            return -1;
+        grown = realloc(req_table.chunks, n * sizeof(*grown));
+        if (grown == NULL)
+            return -1;
+        req_table.chunks = grown;
+        req_table.cap_chunks = n;
+    }
+    chunk = calloc(REQ_CHUNK, sizeof(*chunk));
+    if (chunk == NULL)
+        return -1;
+    for (uint32_t i = REQ_CHUNK; i-- > 0;) {
+        chunk[i].index = req_table.num_chunks * REQ_CHUNK + i;
+        chunk[i].gen = 1;
+        chunk[i].link.next = req_table.free_list;
+        req_table.free_list = &chunk[i].link;
+    }
+    req_table.chunks[req_table.num_chunks++] = chunk;
+    return 0;
+}
+
+/* Hot path: no allocation once the table has grown, no lock, no log. */
 rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
 {
-    rtm_request_impl_t *req = rtm_mpool_get(&rtm_rt.req_pool);
+    rtm_request_impl_t *req;
 
-    if (req == NULL)
+    if (__builtin_expect(req_table.free_list == NULL, 0) && req_table_grow() != 0)
         return NULL;
+    req = rtm_container_of(req_table.free_list, rtm_request_impl_t, link);
+    req_table.free_list = req->link.next;
     req->magic = RTM_REQ_MAGIC;
     req->kind = (uint8_t)kind;
     req->op = RTM_OP_NONE;
@@ -37,7 +95,10 @@ rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
 void req_release(rtm_request_impl_t *req)
 {
     req->magic = 0;
-    rtm_mpool_put(&rtm_rt.req_pool, req);
+    if (++req->gen == 0)   /* generation 0 never names a request */
+        req->gen = 1;
+    req->link.next = req_table.free_list;
+    req_table.free_list = &req->link;
 }
 
 void req_complete(rtm_request_impl_t *req)
@@ -45,6 +106,19 @@ void req_complete(rtm_request_impl_t *req)
     req->flags |= RTM_REQ_F_COMPLETE;
     if (req->flags & RTM_REQ_F_RELEASED)
         req_release(req);
+}
+
+rtm_request_impl_t *req_from_id(uint64_t id)
+{
+    uint32_t index = (uint32_t)id, gen = (uint32_t)(id >> 32);
+    rtm_request_impl_t *req;
+
+    if (index / REQ_CHUNK >= req_table.num_chunks)
+        return NULL;
+    req = &req_table.chunks[index / REQ_CHUNK][index % REQ_CHUNK];
+    if (req->gen != gen || req->magic != RTM_REQ_MAGIC)
+        return NULL;
+    return req;
 }
 
 rtm_status_t req_validate(rtm_request_t req, const char *func)
