@@ -20,7 +20,7 @@
 #include "runtime/peer.h"
 #include "runtime/progress.h"
 #include "runtime/proto.h"
-#include "runtime/req.h"
+#include "runtime/request.h"
 #include "runtime/rt.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -185,12 +185,10 @@ rtm_status_t coll_sendrecv(rtm_comm_obj_t *comm, const void *sbuf, size_t slen, 
     rtm_request_impl_t *sreq, *rreq;
     rtm_status_t status;
 
-    status = proto_irecv(comm->ctx_coll, src, comm_world_rank_of(comm, src), tag, rbuf, rlen,
-                         &rreq);
+    status = proto_irecv(comm, comm->ctx_coll, rbuf, rlen, src, tag, &rreq);
     if (status != RTM_OK)
         return status;
-    status = proto_isend(comm->ctx_coll, comm->rank, dest, comm_world_rank_of(comm, dest), tag,
-                         sbuf, slen, 0, &sreq);
+    status = proto_isend(comm, comm->ctx_coll, sbuf, slen, dest, tag, 0, &sreq);
     if (status != RTM_OK) {
         /* the receive stays posted on an internal context: cancel it */
         if (rreq->flags & RTM_REQ_F_POSTED)
@@ -254,11 +252,9 @@ static rtm_status_t coll_one(rtm_comm_obj_t *comm, const void *sbuf, void *rbuf,
     rtm_status_t status;
 
     if (rbuf != NULL)
-        status = proto_irecv(comm->ctx_coll, peer, comm_world_rank_of(comm, peer), tag, rbuf,
-                             len, &req);
+        status = proto_irecv(comm, comm->ctx_coll, rbuf, len, peer, tag, &req);
     else
-        status = proto_isend(comm->ctx_coll, comm->rank, peer, comm_world_rank_of(comm, peer),
-                             tag, sbuf, len, 0, &req);
+        status = proto_isend(comm, comm->ctx_coll, sbuf, len, peer, tag, 0, &req);
     if (status != RTM_OK)
         return status;
     progress_wait_flag(&req->flags, RTM_REQ_F_COMPLETE);

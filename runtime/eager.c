@@ -10,7 +10,7 @@
 #include "runtime/credit.h"
 #include "runtime/match.h"
 #include "runtime/peer.h"
-#include "runtime/req.h"
+#include "runtime/request.h"
 #include "runtime/rt.h"
 
 #include <stdlib.h>

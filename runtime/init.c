@@ -12,7 +12,7 @@
 #include "runtime/match.h"
 #include "runtime/peer.h"
 #include "runtime/progress.h"
-#include "runtime/req.h"
+#include "runtime/request.h"
 #include "runtime/rt.h"
 #include "runtime/tl.h"
 #include "common/error.h"

@@ -20,7 +20,7 @@ librtmsg_la_SOURCES = \
 	runtime/peer.c runtime/peer.h \
 	runtime/progress.c runtime/progress.h \
 	runtime/proto.c runtime/proto.h \
-	runtime/request.c runtime/req.h \
+	runtime/request.c runtime/request.h \
 	runtime/rndv.c runtime/rndv.h \
 	runtime/rt.h \
 	runtime/runtime.h \
@@ -45,15 +45,36 @@ check_PROGRAMS += tests/unit/test_match tests/unit/test_config
 # matching links match.c alone: no global state, no protocol, no stubs
 tests_unit_test_match_SOURCES = tests/unit/test_match.c runtime/match.c
 tests_unit_test_match_LDADD = common/libcommon.la
+# context-id slots, linked alone
+check_PROGRAMS += tests/unit/test_ctxid
+tests_unit_test_ctxid_SOURCES = tests/unit/test_ctxid.c runtime/ctxid.c
+# active-message dispatch on corrupt messages: the protocol modules, the
+# job (PMIx) stubbed in the test
+check_PROGRAMS += tests/unit/test_am
+tests_unit_test_am_SOURCES = tests/unit/test_am.c runtime/am.c runtime/credit.c \
+	runtime/eager.c runtime/match.c runtime/peer.c runtime/request.c runtime/rndv.c
+tests_unit_test_am_LDADD = common/libcommon.la
 tests_unit_test_config_SOURCES = tests/unit/test_config.c
 tests_unit_test_config_LDADD = common/libcommon.la
 TESTS += tests/unit/test_match tests/unit/test_config tests/unit/config_doc.sh
+TESTS += tests/unit/test_ctxid tests/unit/test_am
 EXTRA_DIST += tests/unit/config_doc.sh docs/config.md
+
+# The runtime core's include and call graphs have no cycle.
+TESTS += tests/unit/runtime_layers.sh
+EXTRA_DIST += tests/unit/runtime_layers.sh
 
 # Idle waits spin or yield by oversubscription (RTM_IDLE_WAIT); rendezvous
 # both ways on shm (RTM_RNDV_GET_BIDIR).
 TESTS += tests/unit/idle_wait.sh tests/unit/rndv_bidir.sh
 EXTRA_DIST += tests/unit/idle_wait.sh tests/unit/rndv_bidir.sh
+
+# Communicator context ids are recycled (runtime/comm.c, runtime/ctxid.c).
+check_PROGRAMS += tests/integration/comm_recycle
+tests_integration_comm_recycle_LDADD = $(ITEST_LIBS)
+tests_integration_comm_recycle_LDFLAGS = $(ITEST_LINK_FLAGS)
+TESTS += tests/integration/comm_recycle.sh
+EXTRA_DIST += tests/integration/comm_recycle.sh
 
 # Transport choice per job shape (runtime/peer.c).
 TESTS += tests/integration/transport_choice.sh

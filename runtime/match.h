@@ -16,7 +16,7 @@
 #include "rtmsg.h"
 #include "common/list.h"
 #include "common/mpool.h"
-#include "runtime/req.h"
+#include "runtime/request.h"
 #include "runtime/wire.h"
 
 #include <stddef.h>

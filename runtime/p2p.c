@@ -8,7 +8,7 @@
 #include "runtime/match.h"
 #include "runtime/progress.h"
 #include "runtime/proto.h"
-#include "runtime/req.h"
+#include "runtime/request.h"
 #include "runtime/rt.h"
 #include "common/error.h"
 #include "common/rtconfig.h"
@@ -152,8 +152,7 @@ rtm_status_t rtm_isend_mode(const void *buf, size_t count, int dest, int tag,
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_isend: unknown send mode %d", (int)mode);
     if (dest == RTM_PROC_NULL)
         return req_proc_null(RTM_REQ_SEND, req_p);
-    status = proto_isend(c->ctx_p2p, c->rank, dest, comm_world_rank_of(c, dest), tag, buf, count,
-                         mode == RTM_SEND_SYNC, &req);
+    status = proto_isend(c, c->ctx_p2p, buf, count, dest, tag, mode == RTM_SEND_SYNC, &req);
     if (status != RTM_OK)
         return status;
     *req_p = req;
@@ -179,9 +178,7 @@ rtm_status_t rtm_irecv(void *buf, size_t count, int source, int tag, rtm_comm_t 
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_irecv: req_p is NULL");
     if (source == RTM_PROC_NULL)
         return req_proc_null(RTM_REQ_RECV, req_p);
-    status = proto_irecv(c->ctx_p2p, source,
-                         source == RTM_ANY_SOURCE ? -1 : comm_world_rank_of(c, source), tag,
-                         buf, count, &req);
+    status = proto_irecv(c, c->ctx_p2p, buf, count, source, tag, &req);
     if (status != RTM_OK)
         return status;
     *req_p = req;
@@ -198,8 +195,7 @@ static rtm_status_t send_blocking(const char *func, const void *buf, size_t coun
     if (status != RTM_OK)
         return status;
     if (mode == RTM_SEND_STANDARD && dest != RTM_PROC_NULL) {
-        status = proto_send_now(c->ctx_p2p, c->rank, comm_world_rank_of(c, dest), tag, buf,
-                                count);
+        status = proto_send_now(c, c->ctx_p2p, buf, count, dest, tag);
         if (status != RTM_ERR_AGAIN) {
             if (status != RTM_OK)
                 return rtm_error_set(status, "%s to rank %d failed", func, dest);

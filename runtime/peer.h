@@ -11,7 +11,6 @@
 #include "common/list.h"
 #include "runtime/match.h"
 #include "runtime/rt.h"
-#include "runtime/tl.h"
 #include "runtime/wire.h"
 
 #include <stdint.h>

@@ -13,7 +13,7 @@
 #include "runtime/job.h"
 #include "runtime/match.h"
 #include "runtime/peer.h"
-#include "runtime/req.h"
+#include "runtime/request.h"
 #include "runtime/rndv.h"
 #include "runtime/rt.h"
 #include "common/error.h"
@@ -51,19 +51,23 @@ static rtm_status_t proto_send_queued(rtm_peer_t *p, rtm_request_impl_t *req)
     return rndv_send_rts(p, req);
 }
 
-rtm_status_t proto_send_now(uint32_t ctx, int my_rank, int world, int tag, const void *buf,
-                            size_t len)
+/* Hot path: no allocation, lock or log. */
+rtm_status_t proto_send_now(const rtm_comm_obj_t *comm, uint32_t ctx, const void *buf,
+                            size_t len, int dest, int tag)
 {
-    rtm_peer_t *p = &rtm_rt.peers[world];
+    rtm_peer_t *p = &rtm_rt.peers[comm_world_rank_of(comm, dest)];
 
     if (p->ep == NULL || proto_pick(p, len, 0) != RTM_OP_EAGER || !proto_eager_now(p))
         return RTM_ERR_AGAIN;
-    return eager_send(p, ctx, my_rank, tag, buf, len);
+    return eager_send(p, ctx, comm->rank, tag, buf, len);
 }
 
-rtm_status_t proto_isend(uint32_t ctx, int my_rank, int dest, int world, int tag,
-                         const void *buf, size_t len, int sync, rtm_request_impl_t **req_p)
+/* Hot path for eager: no allocation once the request table has grown, no
+ * lock, no log. */
+rtm_status_t proto_isend(const rtm_comm_obj_t *comm, uint32_t ctx, const void *buf, size_t len,
+                         int dest, int tag, int sync, rtm_request_impl_t **req_p)
 {
+    int world = comm_world_rank_of(comm, dest);
     rtm_peer_t *p = &rtm_rt.peers[world];
     rtm_request_impl_t *req;
     rtm_status_t status;
@@ -82,14 +86,14 @@ rtm_status_t proto_isend(uint32_t ctx, int my_rank, int dest, int world, int tag
     req->tag = tag;
     req->buf = (void *)(uintptr_t)buf;
     req->len = len;
-    req->status.source = my_rank;
+    req->status.source = comm->rank;
     req->status.tag = tag;
     if (sync)
         req->flags |= RTM_REQ_F_SYNC;
     req->op = (uint8_t)proto_pick(p, len, sync);
     if (__builtin_expect(req->op == RTM_OP_EAGER && proto_eager_now(p), 1)) {
         /* The eager fast path: the request completes now (not released yet). */
-        status = eager_send(p, ctx, my_rank, tag, buf, len);
+        status = eager_send(p, ctx, comm->rank, tag, buf, len);
         if (__builtin_expect(status == RTM_OK, 1)) {
             req->op = RTM_OP_NONE;
             req->status.count = len;
@@ -168,8 +172,8 @@ void proto_recv_unexp(rtm_request_impl_t *req, rtm_unexp_t *ue)
         rndv_recv_unexp(req, ue);
 }
 
-rtm_status_t proto_irecv(uint32_t ctx, int src, int src_world, int tag, void *buf, size_t len,
-                         rtm_request_impl_t **req_p)
+rtm_status_t proto_irecv(const rtm_comm_obj_t *comm, uint32_t ctx, void *buf, size_t len,
+                         int src, int tag, rtm_request_impl_t **req_p)
 {
     rtm_match_ctx_t *mctx = match_ctx_find(&rtm_rt.contexts, ctx);
     rtm_request_impl_t *req;
@@ -180,7 +184,7 @@ rtm_status_t proto_irecv(uint32_t ctx, int src, int src_world, int tag, void *bu
     req = req_alloc(RTM_REQ_RECV);
     if (req == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a receive request");
-    req->peer = src_world;
+    req->peer = (src == RTM_ANY_SOURCE) ? -1 : comm_world_rank_of(comm, src);
     req->ctx = ctx;
     req->rank = src;
     req->tag = tag;

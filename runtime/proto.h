@@ -10,24 +10,24 @@
 
 #include "runtime/match.h"
 #include "runtime/peer.h"
-#include "runtime/req.h"
+#include "runtime/request.h"
+#include "runtime/rt.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* A blocking standard send of `len` bytes on context ctx, from comm rank
- * my_rank to world rank `world`, without a request: RTM_OK once the
- * transport has copied it out; RTM_ERR_AGAIN when it must take the request
- * path (proto_isend) instead. */
-rtm_status_t proto_send_now(uint32_t ctx, int my_rank, int world, int tag, const void *buf,
-                            size_t len);
-/* A send to comm rank dest (world rank `world`); *req_p completes when the
- * buffer may be reused (sync: once matched). */
-rtm_status_t proto_isend(uint32_t ctx, int my_rank, int dest, int world, int tag,
-                         const void *buf, size_t len, int sync, rtm_request_impl_t **req_p);
-/* A receive from comm rank src (world rank src_world, -1 for any). */
-rtm_status_t proto_irecv(uint32_t ctx, int src, int src_world, int tag, void *buf, size_t len,
-                         rtm_request_impl_t **req_p);
+/* A blocking standard send of `len` bytes on context ctx of comm to comm
+ * rank dest, without a request: RTM_OK once the transport has copied it
+ * out; RTM_ERR_AGAIN when it must take the request path (proto_isend). */
+rtm_status_t proto_send_now(const rtm_comm_obj_t *comm, uint32_t ctx, const void *buf,
+                            size_t len, int dest, int tag);
+/* A send to comm rank dest; *req_p completes when the buffer may be reused
+ * (sync: once matched). */
+rtm_status_t proto_isend(const rtm_comm_obj_t *comm, uint32_t ctx, const void *buf, size_t len,
+                         int dest, int tag, int sync, rtm_request_impl_t **req_p);
+/* A receive from comm rank src (or RTM_ANY_SOURCE). */
+rtm_status_t proto_irecv(const rtm_comm_obj_t *comm, uint32_t ctx, void *buf, size_t len,
+                         int src, int tag, rtm_request_impl_t **req_p);
 /* A receive matched an unexpected message (taken out of its queue): its
  * protocol takes over and frees ue. */
 void         proto_recv_unexp(rtm_request_impl_t *req, rtm_unexp_t *ue);

@@ -1,13 +1,13 @@
 /*
  * Requests: the table of request objects (chunks of REQ_CHUNK, never moved
  * or freed before finalize, so a request's index names it for its life) and
- * the free list that recycles them. Owns the id scheme of req.h: an id from
+ * the free list that recycles them. Owns the id scheme of request.h: an id from
  * the wire is looked up by index and compared by generation, never cast to
  * a pointer.
  */
 #include "config.h"
 
-#include "runtime/req.h"
+#include "runtime/request.h"
 #include "common/error.h"
 
 #include <stdlib.h>
@@ -19,7 +19,7 @@ static struct {
     rtm_request_impl_t **chunks;     /* chunk i holds indexes i*REQ_CHUNK.. */
     uint32_t             num_chunks;
     uint32_t             cap_chunks;
-    rtm_list_t          *free_list;  /* through link.next */
+    rtm_request_impl_t  *free_list;  /* through next_free */
 } req_table;
 
 void req_pool_init(void)
@@ -35,8 +35,8 @@ void req_pool_cleanup(void)
     memset(&req_table, 0, sizeof(req_table));
 }
 
-/* Slow path: one more chunk of requests on the free list. */
-static int req_table_grow(void)
+/* Slow path: one more chunk of requests on the free list; its first. */
+static __attribute__((noinline)) rtm_request_impl_t *req_table_grow(void)
 {
     rtm_request_impl_t *chunk;
 
@@ -45,35 +45,37 @@ static int req_table_grow(void)
         rtm_request_impl_t **grown;
 
         if (n > UINT32_MAX / REQ_CHUNK)
-            return -1;
+            return NULL;
         grown = realloc(req_table.chunks, n * sizeof(*grown));
         if (grown == NULL)
-            return -1;
+            return NULL;
         req_table.chunks = grown;
         req_table.cap_chunks = n;
     }
     chunk = calloc(REQ_CHUNK, sizeof(*chunk));
     if (chunk == NULL)
-        return -1;
+        return NULL;
     for (uint32_t i = REQ_CHUNK; i-- > 0;) {
         chunk[i].index = req_table.num_chunks * REQ_CHUNK + i;
         chunk[i].gen = 1;
-        chunk[i].link.next = req_table.free_list;
-        req_table.free_list = &chunk[i].link;
+        chunk[i].next_free = req_table.free_list;
+        req_table.free_list = &chunk[i];
     }
     req_table.chunks[req_table.num_chunks++] = chunk;
-    return 0;
+    return req_table.free_list;
 }
 
 /* Hot path: no allocation once the table has grown, no lock, no log. */
 rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
 {
-    rtm_request_impl_t *req;
+    rtm_request_impl_t *req = req_table.free_list;
 
-    if (__builtin_expect(req_table.free_list == NULL, 0) && req_table_grow() != 0)
-        return NULL;
-    req = rtm_container_of(req_table.free_list, rtm_request_impl_t, link);
-    req_table.free_list = req->link.next;
+    if (__builtin_expect(req == NULL, 0)) {
+        req = req_table_grow();
+        if (req == NULL)
+            return NULL;
+    }
+    req_table.free_list = req->next_free;
     req->magic = RTM_REQ_MAGIC;
     req->kind = (uint8_t)kind;
     req->op = RTM_OP_NONE;
@@ -92,13 +94,14 @@ rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
     return req;
 }
 
+/* Hot path: no lock, no log. A new generation: ids of the request's past
+ * life no longer match (they could again only after 2^32 reuses). */
 void req_release(rtm_request_impl_t *req)
 {
     req->magic = 0;
-    if (++req->gen == 0)   /* generation 0 never names a request */
-        req->gen = 1;
-    req->link.next = req_table.free_list;
-    req_table.free_list = &req->link;
+    req->gen++;
+    req->next_free = req_table.free_list;
+    req_table.free_list = req;
 }
 
 void req_complete(rtm_request_impl_t *req)

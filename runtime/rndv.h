@@ -11,7 +11,7 @@
 
 #include "runtime/match.h"
 #include "runtime/peer.h"
-#include "runtime/req.h"
+#include "runtime/request.h"
 #include "runtime/wire.h"
 
 #include <stddef.h>

@@ -12,7 +12,7 @@
 #include "common/error.h"
 #include "common/list.h"
 #include "runtime/match.h"
-#include "runtime/tl.h"
+#include "transport/transport.h"
 
 #include <stdint.h>
 
@@ -26,8 +26,35 @@ typedef enum rtm_rt_state {
 /* What a long idle wait does (RTM_IDLE_WAIT), resolved on first use. */
 enum { IDLE_UNRESOLVED = 0, IDLE_SPIN = 1, IDLE_YIELD = 2 };
 
+#define RTM_MAX_TRANSPORTS 4
+
+/* One opened transport. */
+typedef struct rtm_tl {
+    const rtm_tl_ops_t *ops;
+    rtm_tl_iface_t     *iface;
+    rtm_tl_caps_t       caps;
+    /* RTM_TL_CAP_SLOW_POLL: calls to skip before the next poll, and polls
+     * left in which it is polled every call since it last found work. */
+    int                 poll_skip;
+    int                 poll_hot;
+} rtm_tl_t;
+
 struct rtm_peer;
-struct rtm_comm_obj;
+
+/* A communicator (runtime/comm.c makes them): a group of world ranks, this
+ * rank's place in it, and one context-id slot (ctxid.h) naming two
+ * matching contexts, user point-to-point and collectives/management, so
+ * internal traffic never matches a user receive. */
+typedef struct rtm_comm_obj {
+    int       in_use;
+    int       rank;
+    int       size;
+    int      *world_ranks;  /* comm rank -> world rank */
+    uint32_t  ctx_p2p;      /* user messages */
+    uint32_t  ctx_coll;     /* collectives and comm management */
+    int       ctx_slot;     /* ctxid.h slot of both */
+    int       next_free;    /* unused handle: the next unused one (-1: none) */
+} rtm_comm_obj_t;
 
 typedef struct rtm_runtime {
     rtm_rt_state_t    state;
@@ -46,12 +73,17 @@ typedef struct rtm_runtime {
     int               num_tls;
     rtm_list_t        pending_peers; /* peers with queued work (peer.c, progress.c) */
     rtm_match_table_t contexts;      /* matching contexts by id (comm.c creates them) */
-    struct rtm_comm_obj *comms;      /* by handle (comm.c) */
+    rtm_comm_obj_t   *comms;         /* by handle (comm.c) */
     int               num_comms;
     int               idle_yield;    /* IDLE_* above */
 } rtm_runtime_t;
 
 extern rtm_runtime_t rtm_rt;
+
+static inline int comm_world_rank_of(const rtm_comm_obj_t *comm, int rank)
+{
+    return comm->world_ranks[rank];
+}
 
 /* The check at the top of every public call; the ready case inline. */
 static inline rtm_status_t rt_check_ready(const char *func)

@@ -25,7 +25,7 @@
  *               (runtime/credit.c)
  *
  * Request ids (sreq, rreq) are the id of a request in its owner's request
- * table (runtime/req.h: index and generation), never a pointer: the side
+ * table (runtime/request.h: index and generation), never a pointer: the side
  * that gets one back checks it against its table before using it.
  */
 #ifndef RTM_RUNTIME_WIRE_H

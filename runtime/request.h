@@ -8,8 +8,8 @@
  * checks an id from the wire against the table before anything is read
  * through it, so a corrupt or stale id is found, never dereferenced.
  */
-#ifndef RTM_RUNTIME_REQ_H
-#define RTM_RUNTIME_REQ_H
+#ifndef RTM_RUNTIME_REQUEST_H
+#define RTM_RUNTIME_REQUEST_H
 
 #include "rtmsg.h"
 #include "common/list.h"
@@ -51,7 +51,7 @@ typedef struct rtm_request {
     uint8_t         kind;
     uint8_t         op;          /* rtm_req_op_t still to transmit */
     uint16_t        flags;
-    rtm_list_t      link;        /* posted queue, a peer's pending list, or the free list */
+    rtm_list_t      link;        /* posted queue, or a peer's pending list */
     int             peer;        /* world rank of the other side (-1: any) */
     uint32_t        ctx;
     int             rank;        /* send: dest, recv: source (comm ranks; may be ANY) */
@@ -61,6 +61,7 @@ typedef struct rtm_request {
     rtm_msg_status_t status;
     uint32_t        index;       /* place in the request table (fixed) */
     uint32_t        gen;         /* changes at every release: stale ids do not match */
+    struct rtm_request *next_free; /* on the table's free list */
     /* rendezvous */
     rtm_tl_memh_t  *memh;        /* send: exposure of buf */
     uint64_t        remote_req;  /* send: receiver's rreq id; recv: sender's sreq id */
