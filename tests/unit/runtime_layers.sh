@@ -9,6 +9,8 @@
 # same check runs on the call graph: A calls B when an object of A needs a
 # function that an object of B defines (nm).
 #
+# Also: rtm_rt.state is compared with its named values, never a number.
+#
 # Usage: runtime_layers.sh [srcdir]   (default: $srcdir, or the script's ../..)
 set -eu
 
@@ -64,6 +66,11 @@ find_cycle() {
 }
 
 status=0
+# The library's state is tested by name (rt.h's rtm_rt_state_t), never by number.
+if grep -nE 'state *[!=]= *[0-9]' "$rtdir"/*.c "$rtdir"/*.h; then
+    echo "runtime_layers: compare rtm_rt.state with RT_NEVER/RT_READY/RT_FINALIZED (rt.h)"
+    status=1
+fi
 find_cycle "$edges" include || status=1
 echo "runtime_layers: $(wc -l < "$edges") include edges between $(tr ' ' '\n' < "$edges" | sort -u | wc -l) modules"
 
