@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "runtime/binding.h"
-#include "runtime/runtime.h"
+#include "runtime/progress.h"
 
 void binding_idle(unsigned long polls)
 {

@@ -3,15 +3,25 @@
  * matching contexts (user point-to-point, and collectives/management), so
  * internal traffic never matches a user receive.
  *
- * Context ids: every process keeps next_ctx, the lowest id it may use. A new
- * communicator takes the maximum of next_ctx over the parent's members
- * (gathered on the parent's collective context); all of them then move past
- * it. Disjoint communicators made by one split share an id harmlessly: no
- * process belongs to two of them.
+ * Context ids (ctxid.h): this process's mask of free slots is AND-reduced
+ * over the parent's members (on the parent's collective context) and the
+ * lowest slot free everywhere is taken by the members that join. A freed
+ * communicator's slot is free again, so the matching table stays as large
+ * as the most communicators alive at once, and creating one costs the same
+ * however many are alive (handles come from a free list, slots from a
+ * bitmask). Disjoint communicators made by one split share a slot
+ * harmlessly: no process belongs to two of them.
  */
 #include "config.h"
 
-#include "runtime/runtime.h"
+#include "runtime/comm.h"
+#include "runtime/ctxid.h"
+#include "runtime/match.h"
+#include "runtime/peer.h"
+#include "runtime/progress.h"
+#include "runtime/proto.h"
+#include "runtime/request.h"
+#include "runtime/rt.h"
 #include "common/error.h"
 #include "common/log.h"
 
@@ -24,36 +34,41 @@
 enum {
     COLL_TAG_BARRIER   = 1,
     COLL_TAG_ALLGATHER = 2,
+    COLL_TAG_CTXID     = 3,
 };
 
-#define CTX_WORLD 0u
-#define CTX_SELF  2u
-#define CTX_FIRST_FREE 4u
+/* Slots this process has free (ctxid.h). */
+static rtm_ctxid_mask_t ctx_free;
+/* Unused handles of rtm_rt.comms, through next_free (-1: none). */
+static int comm_free_head = -1;
+/* Most communicators alive at once, for the debug line at finalize. */
+static int comm_live, comm_live_max;
 
+/* An unused handle: the head of the free list, else the table doubles. */
 static rtm_status_t comm_table_slot(int *handle_p)
 {
     rtm_comm_obj_t *grown;
     int n;
 
-    for (int i = 0; i < rtm_rt.num_comms; i++) {
-        if (!rtm_rt.comms[i].in_use) {
-            *handle_p = i;
-            return RTM_OK;
+    if (comm_free_head < 0) {
+        n = rtm_rt.num_comms ? rtm_rt.num_comms * 2 : 8;
+        grown = realloc(rtm_rt.comms, (size_t)n * sizeof(*grown));
+        if (grown == NULL)
+            return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a communicator");
+        memset(grown + rtm_rt.num_comms, 0, (size_t)(n - rtm_rt.num_comms) * sizeof(*grown));
+        for (int i = n - 1; i >= rtm_rt.num_comms; i--) {
+            grown[i].next_free = comm_free_head;
+            comm_free_head = i;
         }
+        rtm_rt.comms = grown;
+        rtm_rt.num_comms = n;
     }
-    n = rtm_rt.num_comms ? rtm_rt.num_comms * 2 : 8;
-    grown = realloc(rtm_rt.comms, (size_t)n * sizeof(*grown));
-    if (grown == NULL)
-        return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a communicator");
-    memset(grown + rtm_rt.num_comms, 0, (size_t)(n - rtm_rt.num_comms) * sizeof(*grown));
-    *handle_p = rtm_rt.num_comms;
-    rtm_rt.comms = grown;
-    rtm_rt.num_comms = n;
+    *handle_p = comm_free_head;
     return RTM_OK;
 }
 
-/* Takes ownership of world_ranks. */
-static rtm_status_t comm_create(int rank, int size, int *world_ranks, uint32_t ctx,
+/* Takes ownership of world_ranks; slot is taken in ctx_free on success. */
+static rtm_status_t comm_create(int rank, int size, int *world_ranks, int slot,
                                 rtm_comm_t *handle_p)
 {
     rtm_comm_obj_t *c;
@@ -63,19 +78,45 @@ static rtm_status_t comm_create(int rank, int size, int *world_ranks, uint32_t c
 
     if (status != RTM_OK)
         return status;
-    p2p = match_ctx_get(ctx);
-    coll = match_ctx_get(ctx + 1);
+    p2p = match_ctx_get(&rtm_rt.contexts, ctxid_p2p(slot));
+    coll = match_ctx_get(&rtm_rt.contexts, ctxid_coll(slot));
     if (p2p == NULL || coll == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a communicator context");
     c = &rtm_rt.comms[handle];
+    comm_free_head = c->next_free;
     c->in_use = 1;
     c->rank = rank;
     c->size = size;
     c->world_ranks = world_ranks;
-    c->ctx_p2p = ctx;
-    c->ctx_coll = ctx + 1;
+    c->ctx_p2p = ctxid_p2p(slot);
+    c->ctx_coll = ctxid_coll(slot);
+    c->ctx_slot = slot;
+    c->next_free = -1;
+    ctxid_take(&ctx_free, slot);
+    if (++comm_live > comm_live_max)
+        comm_live_max = comm_live;
     *handle_p = handle;
     return RTM_OK;
+}
+
+/* The handle goes back to the free list, and its slot too unless a
+ * receive is still posted there (an erroneous program: the slot is then
+ * never reused, so that receive cannot match a later communicator). */
+static void comm_destroy(rtm_comm_t handle)
+{
+    rtm_comm_obj_t *c = &rtm_rt.comms[handle];
+
+    proto_ctx_release(c->ctx_p2p);
+    proto_ctx_release(c->ctx_coll);
+    if (c->ctx_p2p >= rtm_rt.contexts.num || rtm_rt.contexts.ctxs[c->ctx_p2p] == NULL) {
+        if (c->ctx_coll >= rtm_rt.contexts.num || rtm_rt.contexts.ctxs[c->ctx_coll] == NULL)
+            ctxid_release(&ctx_free, c->ctx_slot);
+    }
+    free(c->world_ranks);
+    memset(c, 0, sizeof(*c));
+    c->next_free = comm_free_head;
+    comm_free_head = handle;
+    comm_live--;
 }
 
 rtm_status_t comm_init(void)
@@ -93,23 +134,32 @@ rtm_status_t comm_init(void)
     for (int i = 0; i < rtm_rt.world_size; i++)
         world[i] = i;
     self[0] = rtm_rt.world_rank;
-    status = comm_create(rtm_rt.world_rank, rtm_rt.world_size, world, CTX_WORLD, &h);
+    ctxid_init(&ctx_free);
+    ctxid_release(&ctx_free, RTM_CTXID_SLOT_WORLD);
+    ctxid_release(&ctx_free, RTM_CTXID_SLOT_SELF);
+    comm_free_head = -1;
+    comm_live = comm_live_max = 0;
+    status = comm_create(rtm_rt.world_rank, rtm_rt.world_size, world, RTM_CTXID_SLOT_WORLD,
+                         &h);
     if (status != RTM_OK) {
         free(world);
         free(self);
         return status;
     }
-    status = comm_create(0, 1, self, CTX_SELF, &h);
+    status = comm_create(0, 1, self, RTM_CTXID_SLOT_SELF, &h);
     if (status != RTM_OK) {
         free(self);
         return status;
     }
-    rtm_rt.next_ctx = CTX_FIRST_FREE;
     return RTM_OK;
 }
 
 void comm_finalize(void)
 {
+    /* tests/integration/comm_recycle.sh reads this line: the tables are as
+     * large as the most communicators alive at once, not as many as made */
+    rtm_debug("communicators: at most %d alive at once, %d handles, %u matching contexts "
+              "in the table", comm_live_max, rtm_rt.num_comms, rtm_rt.contexts.num);
     for (int i = 0; i < rtm_rt.num_comms; i++) {
         if (rtm_rt.comms[i].in_use)
             free(rtm_rt.comms[i].world_ranks);
@@ -117,19 +167,7 @@ void comm_finalize(void)
     free(rtm_rt.comms);
     rtm_rt.comms = NULL;
     rtm_rt.num_comms = 0;
-    for (uint32_t i = 0; i < rtm_rt.num_match_ctxs; i++) {
-        rtm_match_ctx_t *mctx = rtm_rt.match_ctxs[i];
-
-        if (mctx == NULL)
-            continue;
-        while (!rtm_list_is_empty(&mctx->unexpected))
-            unexp_free(rtm_container_of(rtm_list_pop_head(&mctx->unexpected),
-                                        rtm_unexp_t, link));
-        free(mctx);
-    }
-    free(rtm_rt.match_ctxs);
-    rtm_rt.match_ctxs = NULL;
-    rtm_rt.num_match_ctxs = 0;
+    comm_free_head = -1;
 }
 
 rtm_status_t comm_get(rtm_comm_t comm, const char *func, rtm_comm_obj_t **obj_p)
@@ -154,7 +192,7 @@ rtm_status_t coll_sendrecv(rtm_comm_obj_t *comm, const void *sbuf, size_t slen, 
     if (status != RTM_OK) {
         /* the receive stays posted on an internal context: cancel it */
         if (rreq->flags & RTM_REQ_F_POSTED)
-            rtm_list_del(&rreq->link);
+            match_posted_remove(rreq);
         req_release(rreq);
         return status;
     }
@@ -205,11 +243,76 @@ static rtm_status_t coll_allgather(rtm_comm_obj_t *comm, const void *mine, size_
     return RTM_OK;
 }
 
+/* One blocking message on the collective context (a receive if sbuf is
+ * NULL and rbuf is not), for the tree below. */
+static rtm_status_t coll_one(rtm_comm_obj_t *comm, const void *sbuf, void *rbuf, size_t len,
+                             int peer, int tag)
+{
+    rtm_request_impl_t *req;
+    rtm_status_t status;
+
+    if (rbuf != NULL)
+        status = proto_irecv(comm, comm->ctx_coll, rbuf, len, peer, tag, &req);
+    else
+        status = proto_isend(comm, comm->ctx_coll, sbuf, len, peer, tag, 0, &req);
+    if (status != RTM_OK)
+        return status;
+    progress_wait_flag(&req->flags, RTM_REQ_F_COMPLETE);
+    status = req->status.error;
+    req_release(req);
+    return status;
+}
+
+/* mask &= every member's mask: a binomial-tree reduction to rank 0, then a
+ * binomial-tree broadcast of the result, 2 ceil(log2 P) steps. */
+static rtm_status_t coll_ctxid_agree(rtm_comm_obj_t *comm, rtm_ctxid_mask_t *mask)
+{
+    rtm_ctxid_mask_t *theirs = malloc(sizeof(*theirs));
+    rtm_status_t status = RTM_OK;
+    int bit;
+
+    if (theirs == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a communicator id");
+    for (bit = 1; bit < comm->size; bit <<= 1) {
+        if (comm->rank & bit) {
+            status = coll_one(comm, mask, NULL, sizeof(*mask), comm->rank - bit,
+                              COLL_TAG_CTXID);
+            break;
+        }
+        if (comm->rank + bit < comm->size) {
+            status = coll_one(comm, NULL, theirs, sizeof(*theirs), comm->rank + bit,
+                              COLL_TAG_CTXID);
+            if (status != RTM_OK)
+                break;
+            ctxid_and(mask, theirs);
+        }
+    }
+    free(theirs);
+    if (status != RTM_OK)
+        return status;
+    /* rank r got its part from r - bit (its lowest set bit); it forwards
+     * the result to r + b for every lower b */
+    if (comm->rank != 0) {
+        status = coll_one(comm, NULL, mask, sizeof(*mask), comm->rank - bit,
+                          COLL_TAG_CTXID + 256);
+        if (status != RTM_OK)
+            return status;
+    }
+    for (bit >>= 1; bit > 0; bit >>= 1) {
+        if (comm->rank + bit < comm->size) {
+            status = coll_one(comm, mask, NULL, sizeof(*mask), comm->rank + bit,
+                              COLL_TAG_CTXID + 256);
+            if (status != RTM_OK)
+                return status;
+        }
+    }
+    return RTM_OK;
+}
+
 /* What each member contributes to a split. */
 typedef struct split_entry {
     int      color;
     int      key;
-    uint32_t next_ctx;
 } split_entry_t;
 
 static int split_compare(const void *a, const void *b)
@@ -224,24 +327,33 @@ static int split_compare(const void *a, const void *b)
 static rtm_status_t comm_split_impl(rtm_comm_obj_t *parent, int color, int key,
                                     rtm_comm_t *newcomm_p)
 {
-    split_entry_t mine = {color, key, rtm_rt.next_ctx};
+    split_entry_t mine = {color, key};
     split_entry_t *all = malloc((size_t)parent->size * sizeof(*all));
+    rtm_ctxid_mask_t *agreed = malloc(sizeof(*agreed));
     int *pairs = NULL, *world_ranks = NULL;
-    uint32_t ctx = 0;
-    int n = 0, my_index = -1;
+    int n = 0, my_index = -1, slot;
     rtm_status_t status;
 
-    if (all == NULL)
-        return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a split of %d ranks",
-                             parent->size);
+    if (all == NULL || agreed == NULL) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a split of %d ranks",
+                               parent->size);
+        goto out_free_all;
+    }
     status = coll_allgather(parent, &mine, sizeof(mine), all);
     if (status != RTM_OK)
         goto out_free_all;
-    for (int i = 0; i < parent->size; i++) {
-        if (all[i].next_ctx > ctx)
-            ctx = all[i].next_ctx;
+    *agreed = ctx_free;
+    status = coll_ctxid_agree(parent, agreed);
+    if (status != RTM_OK)
+        goto out_free_all;
+    /* the same answer on every member: the masks agreed on are the same */
+    slot = ctxid_lowest(agreed);
+    if (slot < 0) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "no communicator id is free on every "
+                               "member: at most %d communicators may be alive at once in "
+                               "a process", RTM_CTXID_SLOTS);
+        goto out_free_all;
     }
-    rtm_rt.next_ctx = ctx + 2;
     if (color == RTM_UNDEFINED) {
         *newcomm_p = RTM_COMM_NULL;
         goto out_free_all;
@@ -269,12 +381,13 @@ static rtm_status_t comm_split_impl(rtm_comm_obj_t *parent, int color, int key,
         if (pairs[2 * i + 1] == parent->rank)
             my_index = i;
     }
-    status = comm_create(my_index, n, world_ranks, ctx, newcomm_p);
+    status = comm_create(my_index, n, world_ranks, slot, newcomm_p);
     if (status != RTM_OK)
         free(world_ranks);
 out_free_pairs:
     free(pairs);
 out_free_all:
+    free(agreed);
     free(all);
     return status;
 }
@@ -400,10 +513,7 @@ rtm_status_t rtm_comm_free(rtm_comm_t *comm_p)
     if (*comm_p == RTM_COMM_WORLD || *comm_p == RTM_COMM_SELF)
         return rtm_error_set(RTM_ERR_COMM, "rtm_comm_free: RTM_COMM_WORLD and RTM_COMM_SELF "
                              "cannot be freed");
-    match_ctx_put(c->ctx_p2p);
-    match_ctx_put(c->ctx_coll);
-    free(c->world_ranks);
-    memset(c, 0, sizeof(*c));
+    comm_destroy(*comm_p);
     *comm_p = RTM_COMM_NULL;
     return RTM_OK;
 }

@@ -1,10 +1,20 @@
 /*
  * Start-up and shut-down of a rank: configuration, the job (PMIx),
- * transports and the address exchange, communicators.
+ * transports and the address exchange, communicators; the public calls on
+ * the library's state. The top of the runtime: it calls every module's
+ * init and finalize, nothing calls into it. Defines rtm_rt (rt.h).
  */
 #include "config.h"
 
-#include "runtime/runtime.h"
+#include "runtime/comm.h"
+#include "runtime/ctxid.h"
+#include "runtime/job.h"
+#include "runtime/match.h"
+#include "runtime/peer.h"
+#include "runtime/progress.h"
+#include "runtime/request.h"
+#include "runtime/rt.h"
+#include "runtime/tl.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "runtime/rt_config.h"
@@ -15,18 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { RT_NEVER = 0, RT_READY = 1, RT_FINALIZED = 2 };
-
 rtm_runtime_t rtm_rt;
-
-rtm_status_t rt_check_ready(const char *func)
-{
-    if (__builtin_expect(rtm_rt.state == RT_READY, 1))
-        return RTM_OK;
-    if (rtm_rt.state == RT_NEVER)
-        return rtm_error_set(RTM_ERR_NOT_INITIALIZED, "%s called before rtm_init", func);
-    return rtm_error_set(RTM_ERR_FINALIZED, "%s called after rtm_finalize", func);
-}
 
 rtm_status_t rtm_init(void)
 {
@@ -48,8 +47,9 @@ rtm_status_t rtm_init(void)
     rtm_log_set_identity(NULL, rtm_rt.world_rank);
     if (rtm_rt.world_rank == 0)   /* one warning per job, not one per rank */
         rtm_config_warn_unknown();
-    rtm_mpool_init(&rtm_rt.req_pool, "requests", sizeof(rtm_request_impl_t), 256, 0);
-    rtm_mpool_init(&rtm_rt.unexp_pool, "unexpected", sizeof(rtm_unexp_t), 256, 0);
+    req_pool_init();
+    /* before the transports open: a peer's first message may come early */
+    match_table_init(&rtm_rt.contexts, 2u * RTM_CTXID_SLOTS);
     status = peers_init();
     if (status != RTM_OK)
         goto err_job;
@@ -76,8 +76,8 @@ err_peers:
     peers_close();
     tls_close();
 err_job:
-    rtm_mpool_cleanup(&rtm_rt.unexp_pool);
-    rtm_mpool_cleanup(&rtm_rt.req_pool);
+    match_table_cleanup(&rtm_rt.contexts);
+    req_pool_cleanup();
     job_finalize();
     return status;
 }
@@ -101,8 +101,8 @@ rtm_status_t rtm_finalize(void)
     comm_finalize();
     peers_close();
     tls_close();
-    rtm_mpool_cleanup(&rtm_rt.unexp_pool);
-    rtm_mpool_cleanup(&rtm_rt.req_pool);
+    match_table_cleanup(&rtm_rt.contexts);
+    req_pool_cleanup();
     job_finalize();
     rtm_rt.state = RT_FINALIZED;
     return status;

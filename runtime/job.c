@@ -6,7 +6,8 @@
  */
 #include "config.h"
 
-#include "runtime/runtime.h"
+#include "runtime/job.h"
+#include "runtime/rt.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "runtime/rt_config.h"

@@ -2,21 +2,30 @@
 # librtmsg_la_SOURCES from their own local.mk.
 lib_LTLIBRARIES += librtmsg.la
 include_HEADERS += include/rtmsg.h
+# One file per concern, each with its private header next to it; the
+# include graph is a DAG (tests/unit/runtime_layers.sh), lowest first:
+#   wire.h, req (request table), match (queues), ctxid (context ids),
+#   tl.h + rt.h (process state), job (PMIx), peer, credit, eager, rndv,
+#   proto (the dispatcher), am (handler table), progress, comm, p2p, init.
 librtmsg_la_SOURCES = \
-	runtime/comm.c \
+	runtime/am.c runtime/am.h \
+	runtime/comm.c runtime/comm.h \
+	runtime/credit.c runtime/credit.h \
+	runtime/ctxid.c runtime/ctxid.h \
+	runtime/eager.c runtime/eager.h \
 	runtime/init.c \
-	runtime/job.c \
-	runtime/match.c \
+	runtime/job.c runtime/job.h \
+	runtime/match.c runtime/match.h \
 	runtime/p2p.c \
-	runtime/peer.c \
-	runtime/progress.c \
-	runtime/proto.h \
-	runtime/recv.c \
-	runtime/request.c \
-	runtime/rndv.c \
+	runtime/peer.c runtime/peer.h \
+	runtime/progress.c runtime/progress.h \
+	runtime/proto.c runtime/proto.h \
+	runtime/request.c runtime/request.h \
+	runtime/rndv.c runtime/rndv.h \
+	runtime/rt.h \
 	runtime/runtime.h \
-	runtime/send.c \
-	runtime/tl.c \
+	runtime/tl.c runtime/tl.h \
+	runtime/wire.h \
 	transport/transport.h
 librtmsg_la_CPPFLAGS = $(AM_CPPFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
 librtmsg_la_LIBADD = runtime/librtmcfg.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS) -lpthread
@@ -44,17 +53,39 @@ rtm_info_LDADD = librtmsg.la $(PMIX_LIBS) $(HWLOC_LIBS)
 # Unit tests of runtime and common logic. They compile the sources they test
 # (librtmsg exports only the public API).
 check_PROGRAMS += tests/unit/test_match tests/unit/test_config
-tests_unit_test_match_SOURCES = tests/unit/test_match.c runtime/match.c runtime/request.c
+# matching links match.c alone: no global state, no protocol, no stubs
+tests_unit_test_match_SOURCES = tests/unit/test_match.c runtime/match.c
 tests_unit_test_match_LDADD = common/libcommon.la
+# context-id slots, linked alone
+check_PROGRAMS += tests/unit/test_ctxid
+tests_unit_test_ctxid_SOURCES = tests/unit/test_ctxid.c runtime/ctxid.c
+# active-message dispatch on corrupt messages: the protocol modules, the
+# job (PMIx) stubbed in the test
+check_PROGRAMS += tests/unit/test_am
+tests_unit_test_am_SOURCES = tests/unit/test_am.c runtime/am.c runtime/credit.c \
+	runtime/eager.c runtime/match.c runtime/peer.c runtime/request.c runtime/rndv.c
+tests_unit_test_am_LDADD = runtime/librtmcfg.la common/libcommon.la
 tests_unit_test_config_SOURCES = tests/unit/test_config.c
 tests_unit_test_config_LDADD = runtime/librtmcfg.la common/libcommon.la
 TESTS += tests/unit/test_match tests/unit/test_config tests/unit/config_doc.sh
+TESTS += tests/unit/test_ctxid tests/unit/test_am
 EXTRA_DIST += tests/unit/config_doc.sh docs/config.md
+
+# The runtime core's include and call graphs have no cycle.
+TESTS += tests/unit/runtime_layers.sh
+EXTRA_DIST += tests/unit/runtime_layers.sh
 
 # Idle waits spin or yield by oversubscription (RTM_IDLE_WAIT); rendezvous
 # both ways on shm (RTM_RNDV_GET_BIDIR).
 TESTS += tests/unit/idle_wait.sh tests/unit/rndv_bidir.sh
 EXTRA_DIST += tests/unit/idle_wait.sh tests/unit/rndv_bidir.sh
+
+# Communicator context ids are recycled (runtime/comm.c, runtime/ctxid.c).
+check_PROGRAMS += tests/integration/comm_recycle
+tests_integration_comm_recycle_LDADD = $(ITEST_LIBS)
+tests_integration_comm_recycle_LDFLAGS = $(ITEST_LINK_FLAGS)
+TESTS += tests/integration/comm_recycle.sh
+EXTRA_DIST += tests/integration/comm_recycle.sh
 
 # Transport choice per job shape (runtime/peer.c).
 TESTS += tests/integration/transport_choice.sh

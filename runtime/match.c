@@ -1,83 +1,85 @@
 /*
- * Matching: each communicator context has a queue of posted receives (in
- * post order) and a queue of unexpected messages (in arrival order). An
- * incoming message takes the first posted receive it matches; a new receive
- * takes the first unexpected message it matches. Both orders together give
- * MPI's non-overtaking rule, wildcards included.
- *
- * Context ids grow monotonically; a message may arrive for a context this
- * process has not created yet (the sender finished rtm_comm_split first), so
- * a context is created by whichever comes first, message or communicator.
+ * Matching (see match.h): the posted and unexpected queues of a context and
+ * the table of contexts. No global state, no protocol: the caller owns the
+ * table and decides what a queued message means.
  */
 #include "config.h"
 
-#include "runtime/runtime.h"
-#include "common/log.h"
+#include "runtime/match.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Slow path only when the context is new. */
-rtm_match_ctx_t *match_ctx_get(uint32_t ctx_id)
+void match_table_init(rtm_match_table_t *tbl, uint32_t max_ids)
+{
+    tbl->ctxs = NULL;
+    tbl->num = 0;
+    tbl->max_ids = max_ids;
+    rtm_mpool_init(&tbl->unexp_pool, "unexpected", sizeof(rtm_unexp_t), 256, 0);
+}
+
+void match_table_cleanup(rtm_match_table_t *tbl)
+{
+    for (uint32_t i = 0; i < tbl->num; i++) {
+        rtm_match_ctx_t *mctx = tbl->ctxs[i];
+        rtm_unexp_t *ue;
+
+        if (mctx == NULL)
+            continue;
+        while ((ue = match_unexp_pop(mctx)) != NULL)
+            match_unexp_free(tbl, ue);
+        free(mctx);
+    }
+    free(tbl->ctxs);
+    tbl->ctxs = NULL;
+    tbl->num = 0;
+    rtm_mpool_cleanup(&tbl->unexp_pool);
+}
+
+rtm_match_ctx_t *match_ctx_get(rtm_match_table_t *tbl, uint32_t ctx_id)
 {
     rtm_match_ctx_t *mctx;
 
-    if (ctx_id < rtm_rt.num_match_ctxs && rtm_rt.match_ctxs[ctx_id] != NULL)
-        return rtm_rt.match_ctxs[ctx_id];
-    if (ctx_id >= rtm_rt.num_match_ctxs) {
-        uint32_t n = rtm_rt.num_match_ctxs ? rtm_rt.num_match_ctxs : 16;
+    if (ctx_id < tbl->num && tbl->ctxs[ctx_id] != NULL)
+        return tbl->ctxs[ctx_id];
+    if (ctx_id >= tbl->max_ids)
+        return NULL;
+    if (ctx_id >= tbl->num) {
+        uint32_t n = tbl->num ? tbl->num : 16;
         rtm_match_ctx_t **grown;
 
         while (n <= ctx_id)
             n *= 2;
-        grown = realloc(rtm_rt.match_ctxs, n * sizeof(*grown));
+        if (n > tbl->max_ids)
+            n = tbl->max_ids;
+        grown = realloc(tbl->ctxs, n * sizeof(*grown));
         if (grown == NULL)
             return NULL;
-        memset(grown + rtm_rt.num_match_ctxs, 0,
-               (n - rtm_rt.num_match_ctxs) * sizeof(*grown));
-        rtm_rt.match_ctxs = grown;
-        rtm_rt.num_match_ctxs = n;
+        memset(grown + tbl->num, 0, (n - tbl->num) * sizeof(*grown));
+        tbl->ctxs = grown;
+        tbl->num = n;
     }
-    mctx = calloc(1, sizeof(*mctx));
+    mctx = malloc(sizeof(*mctx));
     if (mctx == NULL)
         return NULL;
     rtm_list_init(&mctx->posted);
     rtm_list_init(&mctx->unexpected);
-    rtm_rt.match_ctxs[ctx_id] = mctx;
+    tbl->ctxs[ctx_id] = mctx;
     return mctx;
 }
 
-void match_ctx_put(uint32_t ctx_id)
+int match_ctx_free(rtm_match_table_t *tbl, uint32_t ctx_id)
 {
     rtm_match_ctx_t *mctx;
 
-    if (ctx_id >= rtm_rt.num_match_ctxs || rtm_rt.match_ctxs[ctx_id] == NULL)
-        return;
-    mctx = rtm_rt.match_ctxs[ctx_id];
-    /* Messages still unexpected here can never be received. Drop them, but
-     * hand back their credits and release rendezvous senders (a zero-byte
-     * receive), so no peer waits forever for them. */
-    while (!rtm_list_is_empty(&mctx->unexpected)) {
-        rtm_unexp_t *ue = rtm_container_of(rtm_list_pop_head(&mctx->unexpected),
-                                           rtm_unexp_t, link);
-        rtm_request_impl_t *sink = req_alloc(RTM_REQ_RECV);
-
-        rtm_warn("communicator context %u freed with an unreceived message from rank %d "
-                 "(tag %d, %zu bytes): dropped", ctx_id, ue->peer, ue->tag, ue->len);
-        if (sink == NULL) {
-            unexp_free(ue);
-            continue;
-        }
-        sink->flags |= RTM_REQ_F_RELEASED;
-        sink->buf = NULL;
-        sink->len = 0;
-        sink->ctx = ctx_id;
-        proto_recv_unexp(sink, ue);
-    }
-    if (rtm_list_is_empty(&mctx->posted)) {
-        free(mctx);
-        rtm_rt.match_ctxs[ctx_id] = NULL;
-    }
+    if (ctx_id >= tbl->num || tbl->ctxs[ctx_id] == NULL)
+        return 0;
+    mctx = tbl->ctxs[ctx_id];
+    if (!rtm_list_is_empty(&mctx->posted) || !rtm_list_is_empty(&mctx->unexpected))
+        return 0;
+    free(mctx);
+    tbl->ctxs[ctx_id] = NULL;
+    return 1;
 }
 
 /* Hot path: no allocation, lock or log. */
@@ -97,6 +99,28 @@ rtm_request_impl_t *match_posted_take(rtm_match_ctx_t *mctx, int src, int tag)
     return NULL;
 }
 
+void match_posted_remove(rtm_request_impl_t *req)
+{
+    rtm_list_del(&req->link);
+    req->flags &= (uint16_t)~RTM_REQ_F_POSTED;
+}
+
+rtm_unexp_t *match_unexp_alloc(rtm_match_table_t *tbl)
+{
+    rtm_unexp_t *ue = rtm_mpool_get(&tbl->unexp_pool);
+
+    if (ue != NULL)
+        ue->data = NULL;
+    return ue;
+}
+
+void match_unexp_free(rtm_match_table_t *tbl, rtm_unexp_t *ue)
+{
+    if (ue->data != NULL && ue->data != ue->inline_data)
+        free(ue->data);
+    rtm_mpool_put(&tbl->unexp_pool, ue);
+}
+
 rtm_unexp_t *match_unexp_find(rtm_match_ctx_t *mctx, int src, int tag)
 {
     rtm_list_t *pos;
@@ -108,4 +132,16 @@ rtm_unexp_t *match_unexp_find(rtm_match_ctx_t *mctx, int src, int tag)
             return ue;
     }
     return NULL;
+}
+
+void match_unexp_remove(rtm_unexp_t *ue)
+{
+    rtm_list_del(&ue->link);
+}
+
+rtm_unexp_t *match_unexp_pop(rtm_match_ctx_t *mctx)
+{
+    if (rtm_list_is_empty(&mctx->unexpected))
+        return NULL;
+    return rtm_container_of(rtm_list_pop_head(&mctx->unexpected), rtm_unexp_t, link);
 }

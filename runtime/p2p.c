@@ -1,10 +1,15 @@
 /*
- * Public point-to-point API: argument validation, then the protocols in
- * send.c / recv.c; completion (wait/test families), probe, cancel.
+ * Public point-to-point API: argument validation, then the protocol
+ * dispatcher (proto.c); completion (wait/test families), probe, cancel.
  */
 #include "config.h"
 
-#include "runtime/runtime.h"
+#include "runtime/comm.h"
+#include "runtime/match.h"
+#include "runtime/progress.h"
+#include "runtime/proto.h"
+#include "runtime/request.h"
+#include "runtime/rt.h"
 #include "common/error.h"
 
 #include <sched.h>
@@ -37,7 +42,7 @@ static rtm_status_t check_common(const char *func, const void *buf, size_t count
  * the common case of every call to a few inline compares. */
 static inline rtm_comm_obj_t *comm_fast(rtm_comm_t comm)
 {
-    if (__builtin_expect(rtm_rt.state == 1 && comm >= 0 && comm < rtm_rt.num_comms &&
+    if (__builtin_expect(rtm_rt.state == RT_READY && comm >= 0 && comm < rtm_rt.num_comms &&
                          rtm_rt.comms[comm].in_use, 1))
         return &rtm_rt.comms[comm];
     return NULL;
@@ -189,7 +194,7 @@ static rtm_status_t send_blocking(const char *func, const void *buf, size_t coun
     if (status != RTM_OK)
         return status;
     if (mode == RTM_SEND_STANDARD && dest != RTM_PROC_NULL) {
-        status = proto_send_eager_now(c, c->ctx_p2p, buf, count, dest, tag);
+        status = proto_send_now(c, c->ctx_p2p, buf, count, dest, tag);
         if (status != RTM_ERR_AGAIN) {
             if (status != RTM_OK)
                 return rtm_error_set(status, "%s to rank %d failed", func, dest);
@@ -494,8 +499,7 @@ rtm_status_t rtm_cancel(rtm_request_t req)
     if (rc != RTM_OK)
         return rc;
     if (req->kind == RTM_REQ_RECV && (req->flags & RTM_REQ_F_POSTED)) {
-        rtm_list_del(&req->link);
-        req->flags &= (uint16_t)~RTM_REQ_F_POSTED;
+        match_posted_remove(req);
         req->status.cancelled = 1;
         req_complete(req);
     }
@@ -558,7 +562,7 @@ static rtm_status_t probe_find(const char *func, int source, int tag, rtm_comm_t
 
     if (rc != RTM_OK)
         return rc;
-    mctx = match_ctx_get(c->ctx_p2p);
+    mctx = match_ctx_get(&rtm_rt.contexts, c->ctx_p2p);
     if (mctx == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "%s: no memory", func);
     if (source == RTM_PROC_NULL) {
@@ -642,7 +646,7 @@ static rtm_status_t mprobe_impl(const char *func, int source, int tag, rtm_comm_
     req = req_alloc(RTM_REQ_RECV);
     if (req == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "%s: no memory for a message handle", func);
-    rtm_list_del(&ue->link);
+    match_unexp_remove(ue);
     req->flags |= RTM_REQ_F_MESSAGE;
     req->msg = ue;
     req->peer = ue->peer;

@@ -3,10 +3,13 @@
  * credits, queues of what waits for the transport) and which opened
  * transport reaches each one. A peer's endpoint is made on first use, from
  * the address it published in the modex (runtime/tl.c opens the transports).
+ * A message a peer got wrong ends the job here (peer_protocol_error).
  */
 #include "config.h"
 
-#include "runtime/runtime.h"
+#include "runtime/peer.h"
+#include "runtime/job.h"
+#include "runtime/rt.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "runtime/rt_config.h"
@@ -96,10 +99,14 @@ rtm_status_t peer_connect(int peer)
                          job_peer_hostname(peer));
 }
 
-void peer_pending_add(rtm_peer_t *peer)
+void peer_protocol_error(int src, const char *what)
 {
-    if (rtm_list_is_empty(&peer->pending_link))
-        rtm_list_push_tail(&rtm_rt.pending_peers, &peer->pending_link);
+    char msg[768];
+
+    snprintf(msg, sizeof(msg), "rank %d (%s): corrupt message from rank %d (%s): %s",
+             rtm_rt.world_rank, rtm_rt.hostname, src, job_peer_hostname(src), what);
+    rtm_error("%s", msg);
+    job_abort(70, msg);
 }
 
 rtm_status_t rtm_world_node(int world_rank, int *node_p)

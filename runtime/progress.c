@@ -1,10 +1,15 @@
 /*
  * The progress engine: poll every open transport, then send what waits for
- * queue space. Driven only by calls into the library; no hidden thread.
+ * queue space (proto_flush_peer), and the idle policy of blocking waits.
+ * Driven only by calls into the library; no hidden thread.
  */
 #include "config.h"
 
-#include "runtime/runtime.h"
+#include "runtime/progress.h"
+#include "runtime/job.h"
+#include "runtime/peer.h"
+#include "runtime/proto.h"
+#include "runtime/rt.h"
 #include "common/log.h"
 #include "runtime/rt_config.h"
 
@@ -155,17 +160,9 @@ void progress_wait_flag(const volatile uint16_t *flags, uint16_t mask)
     }
 }
 
-/* The MPI binding's blocking waits (mpi/request.c, coll_sched.c)
- * see only the public API and this: the same idle policy as native waits.
- * Internal to the library (not an exported name). */
-void runtime_idle_poll(unsigned long idle)
-{
-    progress_idle(idle);
-}
-
 int rtm_progress(void)
 {
-    if (rtm_rt.state != 1)
+    if (rtm_rt.state != RT_READY)
         return 0;
     return progress_once();
 }

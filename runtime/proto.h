@@ -1,86 +1,40 @@
 /*
- * Wire formats of the runtime's protocol messages. Every message travels as
- * one transport active message: an id (rtm_am_id_t), one of the headers
- * below, then for EAGER and DATA the payload bytes. All fields are in the
- * sender's byte order: every transport today links ranks of one
- * architecture (little-endian x86_64/aarch64 clusters).
- *
- * Protocols (sizes are the payload, "limit" the peer transport's caps):
- *   eager       size <= eager_limit and the sender holds a credit:
- *               EAGER(match hdr + payload). Done at the sender at once.
- *   rendezvous  otherwise, and always for synchronous sends:
- *               sender: RTS(match hdr, size, sender request, address, rkey)
- *               receiver, once matched, either
- *                 get:  reads the sender's buffer (transport get), then FIN
- *                 copy: CTS(bytes wanted) -> sender streams DATA fragments
- *               The receiver chooses get when its transport can get, the RTS
- *               carries an rkey and size >= get_threshold; a failed get falls
- *               back to CTS, so the copy path is always available.
- *   credits     each EAGER consumes one of the sender's credits to that
- *               peer; the receiver returns them once the message's buffer is
- *               released (on match), piggy-backed in match headers it sends
- *               to that peer or in an explicit CREDIT message.
+ * The protocol dispatcher (runtime/proto.c): the one place that picks the
+ * protocol of a message, for blocking and nonblocking sends alike (eager
+ * when it fits, a credit is held and nothing waits ahead; rendezvous
+ * otherwise and for synchronous sends), posts receives against the
+ * unexpected queue, and drains what waits in a peer's queues.
  */
 #ifndef RTM_RUNTIME_PROTO_H
 #define RTM_RUNTIME_PROTO_H
 
-#include "transport/transport.h"
+#include "runtime/match.h"
+#include "runtime/peer.h"
+#include "runtime/request.h"
+#include "runtime/rt.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
-typedef enum rtm_am_id {
-    RTM_AM_EAGER  = 1,
-    RTM_AM_RTS    = 2,
-    RTM_AM_CTS    = 3,
-    RTM_AM_DATA   = 4,
-    RTM_AM_FIN    = 5,
-    RTM_AM_CREDIT = 6,
-} rtm_am_id_t;
-
-/* Matching header, first in EAGER and RTS: 16 bytes. */
-typedef struct rtm_match_hdr {
-    uint32_t ctx;       /* matching context of the communicator */
-    int32_t  src;       /* sender's rank in the communicator */
-    int32_t  tag;
-    uint16_t seq;       /* per ordered pair of world ranks; checks FIFO delivery */
-    uint16_t credits;   /* eager credits handed back to the receiver */
-} rtm_match_hdr_t;
-
-/* RTS: 40 bytes + rkey_len bytes of packed remote key. */
-typedef struct rtm_rts_hdr {
-    rtm_match_hdr_t m;
-    uint64_t        size;       /* message bytes */
-    uint64_t        sreq;       /* sender's request, echoed in CTS/FIN */
-    uint64_t        addr;       /* sender's buffer */
-    uint32_t        rkey_len;   /* 0: the sender exposes nothing, use CTS */
-    uint32_t        reserved;
-    uint8_t         rkey[RTM_TL_RKEY_MAX];
-} rtm_rts_hdr_t;
-
-#define RTM_RTS_HDR_BASE (sizeof(rtm_rts_hdr_t) - RTM_TL_RKEY_MAX)
-
-/* CTS: 24 bytes. The receiver wants `len` bytes (less than the message
- * when truncated) streamed as DATA to rreq. */
-typedef struct rtm_cts_hdr {
-    uint64_t sreq;
-    uint64_t rreq;
-    uint64_t len;
-} rtm_cts_hdr_t;
-
-/* DATA: 16 bytes + payload, placed at `offset` in the receive buffer. */
-typedef struct rtm_data_hdr {
-    uint64_t rreq;
-    uint64_t offset;
-} rtm_data_hdr_t;
-
-/* FIN: 8 bytes. The receiver has read the sender's buffer. */
-typedef struct rtm_fin_hdr {
-    uint64_t sreq;
-} rtm_fin_hdr_t;
-
-/* CREDIT: 4 bytes. */
-typedef struct rtm_credit_hdr {
-    uint32_t credits;
-} rtm_credit_hdr_t;
+/* A blocking standard send of `len` bytes on context ctx of comm to comm
+ * rank dest, without a request: RTM_OK once the transport has copied it
+ * out; RTM_ERR_AGAIN when it must take the request path (proto_isend). */
+rtm_status_t proto_send_now(const rtm_comm_obj_t *comm, uint32_t ctx, const void *buf,
+                            size_t len, int dest, int tag);
+/* A send to comm rank dest; *req_p completes when the buffer may be reused
+ * (sync: once matched). */
+rtm_status_t proto_isend(const rtm_comm_obj_t *comm, uint32_t ctx, const void *buf, size_t len,
+                         int dest, int tag, int sync, rtm_request_impl_t **req_p);
+/* A receive from comm rank src (or RTM_ANY_SOURCE). */
+rtm_status_t proto_irecv(const rtm_comm_obj_t *comm, uint32_t ctx, void *buf, size_t len,
+                         int src, int tag, rtm_request_impl_t **req_p);
+/* A receive matched an unexpected message (taken out of its queue): its
+ * protocol takes over and frees ue. */
+void         proto_recv_unexp(rtm_request_impl_t *req, rtm_unexp_t *ue);
+/* Drain what waits for one peer, in order; returns messages sent. */
+int          proto_flush_peer(rtm_peer_t *p);
+/* A communicator context's owner is gone: drop what is still unexpected
+ * there (returning credits, releasing rendezvous senders) and free it. */
+void         proto_ctx_release(uint32_t ctx_id);
 
 #endif

@@ -1,21 +1,81 @@
 /*
- * Requests: one object per nonblocking operation, from a pool that grows in
- * chunks and recycles, so the steady state never calls malloc.
+ * Requests: the table of request objects (chunks of REQ_CHUNK, never moved
+ * or freed before finalize, so a request's index names it for its life) and
+ * the free list that recycles them. Owns the id scheme of request.h: an id from
+ * the wire is looked up by index and compared by generation, never cast to
+ * a pointer.
  */
 #include "config.h"
 
-#include "runtime/runtime.h"
+#include "runtime/request.h"
 #include "common/error.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-/* Hot path: no allocation once the pool has grown, no lock, no log. */
+#define REQ_CHUNK 256u
+
+static struct {
+    rtm_request_impl_t **chunks;     /* chunk i holds indexes i*REQ_CHUNK.. */
+    uint32_t             num_chunks;
+    uint32_t             cap_chunks;
+    rtm_request_impl_t  *free_list;  /* through next_free */
+} req_table;
+
+void req_pool_init(void)
+{
+    memset(&req_table, 0, sizeof(req_table));
+}
+
+void req_pool_cleanup(void)
+{
+    for (uint32_t i = 0; i < req_table.num_chunks; i++)
+        free(req_table.chunks[i]);
+    free(req_table.chunks);
+    memset(&req_table, 0, sizeof(req_table));
+}
+
+/* Slow path: one more chunk of requests on the free list; its first. */
+static __attribute__((noinline)) rtm_request_impl_t *req_table_grow(void)
+{
+    rtm_request_impl_t *chunk;
+
+    if (req_table.num_chunks == req_table.cap_chunks) {
+        uint32_t n = req_table.cap_chunks ? req_table.cap_chunks * 2 : 16;
+        rtm_request_impl_t **grown;
+
+        if (n > UINT32_MAX / REQ_CHUNK)
+            return NULL;
+        grown = realloc(req_table.chunks, n * sizeof(*grown));
+        if (grown == NULL)
+            return NULL;
+        req_table.chunks = grown;
+        req_table.cap_chunks = n;
+    }
+    chunk = calloc(REQ_CHUNK, sizeof(*chunk));
+    if (chunk == NULL)
+        return NULL;
+    for (uint32_t i = REQ_CHUNK; i-- > 0;) {
+        chunk[i].index = req_table.num_chunks * REQ_CHUNK + i;
+        chunk[i].gen = 1;
+        chunk[i].next_free = req_table.free_list;
+        req_table.free_list = &chunk[i];
+    }
+    req_table.chunks[req_table.num_chunks++] = chunk;
+    return req_table.free_list;
+}
+
+/* Hot path: no allocation once the table has grown, no lock, no log. */
 rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
 {
-    rtm_request_impl_t *req = rtm_mpool_get(&rtm_rt.req_pool);
+    rtm_request_impl_t *req = req_table.free_list;
 
-    if (req == NULL)
-        return NULL;
+    if (__builtin_expect(req == NULL, 0)) {
+        req = req_table_grow();
+        if (req == NULL)
+            return NULL;
+    }
+    req_table.free_list = req->next_free;
     req->magic = RTM_REQ_MAGIC;
     req->kind = (uint8_t)kind;
     req->op = RTM_OP_NONE;
@@ -34,10 +94,14 @@ rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
     return req;
 }
 
+/* Hot path: no lock, no log. A new generation: ids of the request's past
+ * life no longer match (they could again only after 2^32 reuses). */
 void req_release(rtm_request_impl_t *req)
 {
     req->magic = 0;
-    rtm_mpool_put(&rtm_rt.req_pool, req);
+    req->gen++;
+    req->next_free = req_table.free_list;
+    req_table.free_list = req;
 }
 
 void req_complete(rtm_request_impl_t *req)
@@ -45,6 +109,19 @@ void req_complete(rtm_request_impl_t *req)
     req->flags |= RTM_REQ_F_COMPLETE;
     if (req->flags & RTM_REQ_F_RELEASED)
         req_release(req);
+}
+
+rtm_request_impl_t *req_from_id(uint64_t id)
+{
+    uint32_t index = (uint32_t)id, gen = (uint32_t)(id >> 32);
+    rtm_request_impl_t *req;
+
+    if (index / REQ_CHUNK >= req_table.num_chunks)
+        return NULL;
+    req = &req_table.chunks[index / REQ_CHUNK][index % REQ_CHUNK];
+    if (req->gen != gen || req->magic != RTM_REQ_MAGIC)
+        return NULL;
+    return req;
 }
 
 rtm_status_t req_validate(rtm_request_t req, const char *func)

@@ -1,14 +1,244 @@
 /*
- * Rendezvous, receiver side: once an RTS has matched a receive, either read
- * the sender's buffer directly (transport get, then FIN) or ask the sender to
- * stream it (CTS, then DATA fragments). See proto.h for the exchange.
+ * Rendezvous, both sides (see rndv.h and the exchange in wire.h).
+ *   sender:   rndv_send_rts (expose + RTS) ... rndv_recv_cts -> DATA stream,
+ *             or rndv_recv_fin -> done
+ *   receiver: rndv_recv_rts (match or keep unexpected) -> rndv_start:
+ *             get -> rndv_get_done -> FIN, or CTS -> rndv_recv_data
+ * Request ids a peer echoes are checked against the request table
+ * (req_from_wire) before any field is read.
  */
 #include "config.h"
 
-#include "runtime/runtime.h"
+#include "runtime/rndv.h"
+#include "runtime/job.h"
+#include "runtime/credit.h"
+#include "runtime/match.h"
+#include "runtime/peer.h"
+#include "runtime/request.h"
+#include "runtime/rt.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "runtime/rt_config.h"
+
+#include <string.h>
+
+/* ---- sender ---- */
+
+/* A send request is done (FIN, last DATA, or failure): no longer counts as
+ * rendezvous traffic to its peer. */
+static void rndv_send_done(rtm_request_impl_t *req)
+{
+    if (req->flags & RTM_REQ_F_RNDV_TX) {
+        req->flags &= (uint16_t)~RTM_REQ_F_RNDV_TX;
+        rtm_rt.peers[req->peer].rndv_tx_active--;
+    }
+    req_complete(req);
+}
+
+void rndv_req_fail(rtm_request_impl_t *req, rtm_status_t status)
+{
+    rtm_error("rank %d (%s): message to rank %d (%s) failed: %s", rtm_rt.world_rank,
+              rtm_rt.hostname, req->peer, job_peer_hostname(req->peer),
+              rtm_strerror(status));
+    req->op = RTM_OP_NONE;
+    req->status.error = status;
+    if (req->kind == RTM_REQ_SEND)
+        rndv_send_done(req);
+    else
+        req_complete(req);
+}
+
+/* Expose the send buffer for a get, when the transport can get at all. */
+static void rndv_expose(rtm_peer_t *p, rtm_request_impl_t *req, rtm_rts_hdr_t *rts)
+{
+    size_t rkey_len = RTM_TL_RKEY_MAX;
+    size_t threshold = p->tl->caps.get_threshold;
+
+    /* the receiver may read it from RTM_RNDV_GET_BIDIR (rndv_get_threshold) */
+    if (rt_config.rndv_get_bidir > 0 && rt_config.rndv_get_bidir < threshold)
+        threshold = rt_config.rndv_get_bidir;
+    rts->rkey_len = 0;
+    if (!(p->tl->caps.flags & RTM_TL_CAP_GET) || req->len == 0 || req->len < threshold)
+        return;
+    if (p->tl->ops->mem_reg(p->tl->iface, req->buf, req->len, &req->memh, rts->rkey,
+                            &rkey_len) != RTM_OK) {
+        /* Not fatal: the receiver will ask for a copy (CTS). */
+        rtm_debug("exposing %zu bytes for rank %d failed: %s; using copy", req->len,
+                  req->peer, rtm_last_error());
+        req->memh = NULL;
+        return;
+    }
+    rts->rkey_len = (uint32_t)rkey_len;
+}
+
+/* The exposure of req's buffer ends (the receiver read it or copies it). */
+static void rndv_unexpose(rtm_peer_t *p, rtm_request_impl_t *req)
+{
+    if (req->memh != NULL) {
+        p->tl->ops->mem_dereg(p->tl->iface, req->memh);
+        req->memh = NULL;
+    }
+}
+
+rtm_status_t rndv_send_rts(rtm_peer_t *p, rtm_request_impl_t *req)
+{
+    rtm_rts_hdr_t rts;
+    rtm_status_t status;
+
+    req->op = RTM_OP_RTS;
+    rndv_expose(p, req, &rts);
+    rts.m.ctx = req->ctx;
+    rts.m.src = req->status.source;   /* sends keep their own comm rank here */
+    rts.m.tag = req->tag;
+    rts.m.seq = p->tx_seq;
+    rts.m.credits = credit_take_owed(p);
+    rts.size = req->len;
+    rts.sreq = req_id(req);
+    rts.addr = (uint64_t)(uintptr_t)req->buf;
+    rts.reserved = 0;
+    status = p->tl->ops->am_send(p->ep, RTM_AM_RTS, &rts, RTM_RTS_HDR_BASE + rts.rkey_len,
+                                 NULL, 0);
+    if (status != RTM_OK) {
+        credit_untake(p, rts.m.credits);
+        rndv_unexpose(p, req);   /* exposed again, with a fresh rkey, on the next try */
+        return status;
+    }
+    p->tx_seq++;
+    req->op = RTM_OP_NONE;   /* now waits for CTS or FIN */
+    req->flags |= RTM_REQ_F_RNDV_TX;
+    p->rndv_tx_active++;
+    return RTM_OK;
+}
+
+/* Stream the DATA fragments a CTS asked for. */
+static rtm_status_t rndv_send_data(rtm_peer_t *p, rtm_request_impl_t *req)
+{
+    size_t frag = p->tl->caps.am_max - sizeof(rtm_data_hdr_t);
+
+    while (req->xfer_done < req->xfer_len) {
+        size_t n = req->xfer_len - req->xfer_done;
+        rtm_data_hdr_t hdr = {req->remote_req, req->xfer_done};
+        rtm_status_t status;
+
+        if (n > frag)
+            n = frag;
+        status = p->tl->ops->am_send(p->ep, RTM_AM_DATA, &hdr, sizeof(hdr),
+                                     (const char *)req->buf + req->xfer_done, n);
+        if (status != RTM_OK)
+            return status;
+        req->xfer_done += n;
+    }
+    req->op = RTM_OP_NONE;
+    req->status.count = req->len;
+    rndv_send_done(req);
+    return RTM_OK;
+}
+
+rtm_status_t rndv_send_ctrl(rtm_peer_t *p, rtm_request_impl_t *req)
+{
+    rtm_status_t status;
+
+    switch (req->op) {
+    case RTM_OP_DATA:
+        return rndv_send_data(p, req);
+    case RTM_OP_CTS: {
+        rtm_cts_hdr_t cts = {req->remote_req, req_id(req), req->xfer_len};
+
+        status = p->tl->ops->am_send(p->ep, RTM_AM_CTS, &cts, sizeof(cts), NULL, 0);
+        if (status != RTM_OK)
+            return status;
+        req->op = RTM_OP_NONE;
+        if (req->xfer_len == 0)   /* nothing to stream: done */
+            req_complete(req);
+        return RTM_OK;
+    }
+    case RTM_OP_FIN: {
+        rtm_fin_hdr_t fin = {req->remote_req};
+
+        status = p->tl->ops->am_send(p->ep, RTM_AM_FIN, &fin, sizeof(fin), NULL, 0);
+        if (status != RTM_OK)
+            return status;
+        req->op = RTM_OP_NONE;
+        req_complete(req);
+        return RTM_OK;
+    }
+    default:
+        return RTM_ERR_INTERNAL;
+    }
+}
+
+/* Queue a control step of req (CTS, FIN, DATA) to its peer, sending it at
+ * once when nothing waits ahead of it. */
+static void rndv_queue_ctrl(rtm_request_impl_t *req, rtm_req_op_t op)
+{
+    rtm_peer_t *p = &rtm_rt.peers[req->peer];
+    rtm_status_t status;
+
+    req->op = (uint8_t)op;
+    if (p->ep == NULL) {
+        status = peer_connect(req->peer);
+        if (status != RTM_OK) {
+            rndv_req_fail(req, status);
+            return;
+        }
+    }
+    if (rtm_list_is_empty(&p->pending_ctrl)) {
+        status = rndv_send_ctrl(p, req);
+        if (status == RTM_OK)
+            return;
+        if (status != RTM_ERR_AGAIN) {
+            rndv_req_fail(req, status);
+            return;
+        }
+    }
+    rtm_list_push_tail(&p->pending_ctrl, &req->link);
+    peer_pending_add(p);
+}
+
+/* A request id echoed by a peer: looked up in the request table (never
+ * dereferenced as a pointer), then checked against what src may name. */
+static rtm_request_impl_t *req_from_wire(int src, uint64_t id, rtm_req_kind_t kind)
+{
+    rtm_request_impl_t *req = req_from_id(id);
+
+    if (req == NULL || req->kind != kind || req->peer != src ||
+        (req->flags & RTM_REQ_F_COMPLETE))
+        peer_protocol_error(src, "reference to an unknown request");
+    return req;
+}
+
+void rndv_recv_cts(int src, const void *data, size_t len)
+{
+    const rtm_cts_hdr_t *cts = data;
+    rtm_request_impl_t *req;
+
+    if (len < sizeof(*cts))
+        peer_protocol_error(src, "truncated CTS");
+    req = req_from_wire(src, cts->sreq, RTM_REQ_SEND);
+    if (cts->len > req->len)
+        peer_protocol_error(src, "CTS asks for more than the message");
+    /* the receiver copies instead of reading: end the exposure now */
+    rndv_unexpose(&rtm_rt.peers[src], req);
+    req->remote_req = cts->rreq;
+    req->xfer_len = cts->len;
+    req->xfer_done = 0;
+    rndv_queue_ctrl(req, RTM_OP_DATA);
+}
+
+void rndv_recv_fin(int src, const void *data, size_t len)
+{
+    const rtm_fin_hdr_t *fin = data;
+    rtm_request_impl_t *req;
+
+    if (len < sizeof(*fin))
+        peer_protocol_error(src, "truncated FIN");
+    req = req_from_wire(src, fin->sreq, RTM_REQ_SEND);
+    rndv_unexpose(&rtm_rt.peers[src], req);
+    req->status.count = req->len;
+    rndv_send_done(req);
+}
+
+/* ---- receiver ---- */
 
 static void rndv_get_done(rtm_tl_comp_t *comp, rtm_status_t status)
 {
@@ -18,13 +248,13 @@ static void rndv_get_done(rtm_tl_comp_t *comp, rtm_status_t status)
         /* The sender's buffer is still there: have it copied instead. */
         rtm_debug("rank %d: reading %zu bytes from rank %d failed (%s); asking for a copy",
                   rtm_rt.world_rank, req->xfer_len, req->peer, rtm_strerror(status));
-        proto_send_ctrl(req, RTM_OP_CTS);
+        rndv_queue_ctrl(req, RTM_OP_CTS);
         return;
     }
     req->xfer_done = req->xfer_len;
     req->status.count = req->xfer_len;
     /* completes once the FIN is out, so the sender may reuse its buffer */
-    proto_send_ctrl(req, RTM_OP_FIN);
+    rndv_queue_ctrl(req, RTM_OP_FIN);
 }
 
 /* Smallest message read by get from peer p. The transport's own threshold
@@ -42,7 +272,7 @@ static size_t rndv_get_threshold(const rtm_peer_t *p)
     return threshold;
 }
 
-void proto_rndv_start(rtm_request_impl_t *req, int peer, const rtm_rts_hdr_t *rts)
+void rndv_start(rtm_request_impl_t *req, int peer, const rtm_rts_hdr_t *rts)
 {
     rtm_peer_t *p = &rtm_rt.peers[peer];
     size_t n = rts->size;
@@ -75,5 +305,62 @@ void proto_rndv_start(rtm_request_impl_t *req, int peer, const rtm_rts_hdr_t *rt
         rtm_debug("rank %d: get of %zu bytes from rank %d refused (%s); asking for a copy",
                   rtm_rt.world_rank, n, peer, rtm_strerror(status));
     }
-    proto_send_ctrl(req, RTM_OP_CTS);
+    rndv_queue_ctrl(req, RTM_OP_CTS);
+}
+
+void rndv_recv_rts(int src, const void *data, size_t len)
+{
+    const rtm_rts_hdr_t *rts = data;
+    rtm_peer_t *p = &rtm_rt.peers[src];
+    rtm_match_ctx_t *mctx;
+    rtm_request_impl_t *req;
+    rtm_unexp_t *ue;
+
+    if (len < RTM_RTS_HDR_BASE || rts->rkey_len > RTM_TL_RKEY_MAX ||
+        len < RTM_RTS_HDR_BASE + rts->rkey_len)
+        peer_protocol_error(src, "truncated RTS");
+    peer_rx_order(p, src, rts->m.seq);
+    credit_received(p, rts->m.credits);
+    mctx = peer_rx_context(src, rts->m.ctx);
+    req = match_posted_take(mctx, rts->m.src, rts->m.tag);
+    if (req != NULL) {
+        rndv_start(req, src, rts);
+        return;
+    }
+    ue = match_unexp_alloc(&rtm_rt.contexts);
+    if (ue == NULL)
+        peer_protocol_error(src, "out of memory for an unexpected message");
+    ue->am_id = RTM_AM_RTS;
+    ue->peer = src;
+    ue->src = rts->m.src;
+    ue->tag = rts->m.tag;
+    ue->len = rts->size;
+    memcpy(&ue->rts, rts, RTM_RTS_HDR_BASE + rts->rkey_len);
+    match_unexp_add(mctx, ue);
+}
+
+void rndv_recv_unexp(rtm_request_impl_t *req, rtm_unexp_t *ue)
+{
+    rndv_start(req, ue->peer, &ue->rts);
+    match_unexp_free(&rtm_rt.contexts, ue);
+}
+
+void rndv_recv_data(int src, const void *data, size_t len)
+{
+    const rtm_data_hdr_t *hdr = data;
+    rtm_request_impl_t *req;
+    size_t n;
+
+    if (len < sizeof(*hdr))
+        peer_protocol_error(src, "truncated DATA");
+    n = len - sizeof(*hdr);
+    req = req_from_wire(src, hdr->rreq, RTM_REQ_RECV);
+    if (hdr->offset > req->xfer_len || n > req->xfer_len - hdr->offset)
+        peer_protocol_error(src, "DATA beyond the receive buffer");
+    memcpy((char *)req->buf + hdr->offset, hdr + 1, n);
+    req->xfer_done += n;
+    if (req->xfer_done == req->xfer_len) {
+        req->status.count = req->xfer_len;
+        req_complete(req);
+    }
 }

@@ -9,7 +9,7 @@
 #include "config.h"
 
 #include "rtmsg.h"
-#include "common/rtconfig.h"
+#include "runtime/rt_config.h"
 #include "runtime/rt_config.h"
 #include "transport/transport.h"
 

@@ -1,0 +1,231 @@
+/*
+ * The protocol dispatcher (see proto.h). Matched messages (EAGER, RTS) to
+ * a peer leave in the order they were posted; control messages (CTS, DATA,
+ * FIN, CREDIT) carry no matching information and go first. What the
+ * transport could not take yet (RTM_ERR_AGAIN) waits on the peer's lists
+ * and is drained by proto_flush_peer from progress.
+ */
+#include "config.h"
+
+#include "runtime/proto.h"
+#include "runtime/credit.h"
+#include "runtime/eager.h"
+#include "runtime/job.h"
+#include "runtime/match.h"
+#include "runtime/peer.h"
+#include "runtime/request.h"
+#include "runtime/rndv.h"
+#include "runtime/rt.h"
+#include "common/error.h"
+#include "common/log.h"
+
+/* The protocol choice, for every send: eager if the message fits and the
+ * send is not synchronous, else rendezvous. Out of credits, an eager
+ * message goes by rendezvous when its turn comes (proto_send_queued). */
+static inline rtm_req_op_t proto_pick(const rtm_peer_t *p, size_t len, int sync)
+{
+    return !sync && eager_fits(p, len) ? RTM_OP_EAGER : RTM_OP_RTS;
+}
+
+/* Whether an eager message may leave now: a credit is held and no matched
+ * message waits ahead of it. */
+static inline int proto_eager_now(const rtm_peer_t *p)
+{
+    return p->tx_credits > 0 && rtm_list_is_empty(&p->pending_sends);
+}
+
+/* Put one queued matched message (EAGER or RTS) on the wire. */
+static rtm_status_t proto_send_queued(rtm_peer_t *p, rtm_request_impl_t *req)
+{
+    rtm_status_t status;
+
+    if (req->op == RTM_OP_EAGER && p->tx_credits > 0) {
+        status = eager_send(p, req->ctx, req->status.source, req->tag, req->buf, req->len);
+        if (status != RTM_OK)
+            return status;
+        req->op = RTM_OP_NONE;
+        req->status.count = req->len;
+        req_complete(req);
+        return RTM_OK;
+    }
+    return rndv_send_rts(p, req);
+}
+
+/* Hot path: no allocation, lock or log. */
+rtm_status_t proto_send_now(const rtm_comm_obj_t *comm, uint32_t ctx, const void *buf,
+                            size_t len, int dest, int tag)
+{
+    rtm_peer_t *p = &rtm_rt.peers[comm_world_rank_of(comm, dest)];
+
+    if (p->ep == NULL || proto_pick(p, len, 0) != RTM_OP_EAGER || !proto_eager_now(p))
+        return RTM_ERR_AGAIN;
+    return eager_send(p, ctx, comm->rank, tag, buf, len);
+}
+
+/* Hot path for eager: no allocation once the request table has grown, no
+ * lock, no log. */
+rtm_status_t proto_isend(const rtm_comm_obj_t *comm, uint32_t ctx, const void *buf, size_t len,
+                         int dest, int tag, int sync, rtm_request_impl_t **req_p)
+{
+    int world = comm_world_rank_of(comm, dest);
+    rtm_peer_t *p = &rtm_rt.peers[world];
+    rtm_request_impl_t *req;
+    rtm_status_t status;
+
+    if (p->ep == NULL) {
+        status = peer_connect(world);
+        if (status != RTM_OK)
+            return status;
+    }
+    req = req_alloc(RTM_REQ_SEND);
+    if (req == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a send request");
+    req->peer = world;
+    req->ctx = ctx;
+    req->rank = dest;
+    req->tag = tag;
+    req->buf = (void *)(uintptr_t)buf;
+    req->len = len;
+    req->status.source = comm->rank;
+    req->status.tag = tag;
+    if (sync)
+        req->flags |= RTM_REQ_F_SYNC;
+    req->op = (uint8_t)proto_pick(p, len, sync);
+    if (__builtin_expect(req->op == RTM_OP_EAGER && proto_eager_now(p), 1)) {
+        /* The eager fast path: the request completes now (not released yet). */
+        status = eager_send(p, ctx, comm->rank, tag, buf, len);
+        if (__builtin_expect(status == RTM_OK, 1)) {
+            req->op = RTM_OP_NONE;
+            req->status.count = len;
+            req->flags |= RTM_REQ_F_COMPLETE;
+            *req_p = req;
+            return RTM_OK;
+        }
+    } else if (rtm_list_is_empty(&p->pending_sends)) {
+        status = proto_send_queued(p, req);
+        if (status == RTM_OK) {
+            *req_p = req;
+            return RTM_OK;
+        }
+    } else {
+        status = RTM_ERR_AGAIN;
+    }
+    if (status != RTM_ERR_AGAIN) {
+        if (req->memh != NULL)
+            p->tl->ops->mem_dereg(p->tl->iface, req->memh);
+        req_release(req);
+        return rtm_error_set(status, "sending to rank %d (%s) failed", world,
+                             job_peer_hostname(world));
+    }
+    rtm_list_push_tail(&p->pending_sends, &req->link);
+    peer_pending_add(p);
+    *req_p = req;
+    return RTM_OK;
+}
+
+int proto_flush_peer(rtm_peer_t *p)
+{
+    int n = 0, credit;
+    rtm_status_t status;
+
+    while (!rtm_list_is_empty(&p->pending_ctrl)) {
+        rtm_request_impl_t *req = rtm_container_of(p->pending_ctrl.next,
+                                                   rtm_request_impl_t, link);
+
+        rtm_list_del(&req->link);
+        status = rndv_send_ctrl(p, req);
+        if (status == RTM_ERR_AGAIN) {
+            rtm_list_push_head(&p->pending_ctrl, &req->link);
+            return n;
+        }
+        if (status != RTM_OK)
+            rndv_req_fail(req, status);
+        n++;
+    }
+    while (!rtm_list_is_empty(&p->pending_sends)) {
+        rtm_request_impl_t *req = rtm_container_of(p->pending_sends.next,
+                                                   rtm_request_impl_t, link);
+
+        rtm_list_del(&req->link);
+        status = proto_send_queued(p, req);
+        if (status == RTM_ERR_AGAIN) {
+            rtm_list_push_head(&p->pending_sends, &req->link);
+            return n;
+        }
+        if (status != RTM_OK)
+            rndv_req_fail(req, status);
+        n++;
+    }
+    credit = credit_flush(p);
+    if (credit < 0)
+        return n;
+    n += credit;
+    rtm_list_del(&p->pending_link);
+    return n;
+}
+
+void proto_recv_unexp(rtm_request_impl_t *req, rtm_unexp_t *ue)
+{
+    if (ue->am_id == RTM_AM_EAGER)
+        eager_recv_unexp(req, ue);
+    else
+        rndv_recv_unexp(req, ue);
+}
+
+rtm_status_t proto_irecv(const rtm_comm_obj_t *comm, uint32_t ctx, void *buf, size_t len,
+                         int src, int tag, rtm_request_impl_t **req_p)
+{
+    rtm_match_ctx_t *mctx = match_ctx_find(&rtm_rt.contexts, ctx);
+    rtm_request_impl_t *req;
+    rtm_unexp_t *ue;
+
+    if (mctx == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a matching context");
+    req = req_alloc(RTM_REQ_RECV);
+    if (req == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a receive request");
+    req->peer = (src == RTM_ANY_SOURCE) ? -1 : comm_world_rank_of(comm, src);
+    req->ctx = ctx;
+    req->rank = src;
+    req->tag = tag;
+    req->buf = buf;
+    req->len = len;
+    ue = match_unexp_find(mctx, src, tag);
+    if (ue != NULL) {
+        match_unexp_remove(ue);
+        proto_recv_unexp(req, ue);
+    } else {
+        match_posted_add(mctx, req);
+    }
+    *req_p = req;
+    return RTM_OK;
+}
+
+void proto_ctx_release(uint32_t ctx_id)
+{
+    rtm_match_ctx_t *mctx;
+    rtm_unexp_t *ue;
+
+    if (ctx_id >= rtm_rt.contexts.num || rtm_rt.contexts.ctxs[ctx_id] == NULL)
+        return;
+    mctx = rtm_rt.contexts.ctxs[ctx_id];
+    /* Messages still unexpected here can never be received. Drop them, but
+     * hand back their credits and release rendezvous senders (a zero-byte
+     * receive), so no peer waits forever for them. */
+    while ((ue = match_unexp_pop(mctx)) != NULL) {
+        rtm_request_impl_t *sink = req_alloc(RTM_REQ_RECV);
+
+        rtm_warn("communicator context %u freed with an unreceived message from rank %d "
+                 "(tag %d, %zu bytes): dropped", ctx_id, ue->peer, ue->tag, ue->len);
+        if (sink == NULL) {
+            match_unexp_free(&rtm_rt.contexts, ue);
+            continue;
+        }
+        sink->flags |= RTM_REQ_F_RELEASED;
+        sink->buf = NULL;
+        sink->len = 0;
+        sink->ctx = ctx_id;
+        proto_recv_unexp(sink, ue);
+    }
+    match_ctx_free(&rtm_rt.contexts, ctx_id);
+}

@@ -1,0 +1,91 @@
+/*
+ * Requests: one object per nonblocking operation (the public rtm_request_t
+ * points at one), from a table that grows in chunks and recycles, so the
+ * steady state never calls malloc.
+ *
+ * A request a peer must name back (the sender's in an RTS, the receiver's in
+ * a CTS) travels as its id: index in the table and generation. req_from_id
+ * checks an id from the wire against the table before anything is read
+ * through it, so a corrupt or stale id is found, never dereferenced.
+ */
+#ifndef RTM_RUNTIME_REQUEST_H
+#define RTM_RUNTIME_REQUEST_H
+
+#include "rtmsg.h"
+#include "common/list.h"
+#include "transport/transport.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum rtm_req_kind {
+    RTM_REQ_SEND = 1,
+    RTM_REQ_RECV = 2,
+} rtm_req_kind_t;
+
+/* What a request still has to put on the wire (a peer's pending lists). */
+typedef enum rtm_req_op {
+    RTM_OP_NONE = 0,
+    RTM_OP_EAGER,       /* send: the EAGER message */
+    RTM_OP_RTS,         /* send: the RTS */
+    RTM_OP_DATA,        /* send: remaining DATA fragments after a CTS */
+    RTM_OP_CTS,         /* recv: the CTS */
+    RTM_OP_FIN,         /* recv: the FIN after a get */
+} rtm_req_op_t;
+
+enum {
+    RTM_REQ_F_COMPLETE  = 1u << 0,
+    RTM_REQ_F_RELEASED  = 1u << 1,  /* user freed it: recycle on completion */
+    RTM_REQ_F_POSTED    = 1u << 2,  /* recv in a posted queue */
+    RTM_REQ_F_SYNC      = 1u << 3,  /* synchronous send */
+    RTM_REQ_F_MESSAGE   = 1u << 4,  /* recv holds an mprobe'd message */
+    RTM_REQ_F_RNDV_TX   = 1u << 5,  /* send: its RTS is out, counted in rndv_tx_active */
+};
+
+#define RTM_REQ_MAGIC 0x52544d52u   /* "RTMR" */
+
+struct rtm_unexp;
+
+typedef struct rtm_request {
+    uint32_t        magic;       /* RTM_REQ_MAGIC while allocated */
+    uint8_t         kind;
+    uint8_t         op;          /* rtm_req_op_t still to transmit */
+    uint16_t        flags;
+    rtm_list_t      link;        /* posted queue, or a peer's pending list */
+    int             peer;        /* world rank of the other side (-1: any) */
+    uint32_t        ctx;
+    int             rank;        /* send: dest, recv: source (comm ranks; may be ANY) */
+    int             tag;
+    void           *buf;
+    size_t          len;
+    rtm_msg_status_t status;
+    uint32_t        index;       /* place in the request table (fixed) */
+    uint32_t        gen;         /* changes at every release: stale ids do not match */
+    struct rtm_request *next_free; /* on the table's free list */
+    /* rendezvous */
+    rtm_tl_memh_t  *memh;        /* send: exposure of buf */
+    uint64_t        remote_req;  /* send: receiver's rreq id; recv: sender's sreq id */
+    size_t          xfer_len;    /* bytes to move (after truncation) */
+    size_t          xfer_done;   /* bytes sent (send) or received (recv) */
+    rtm_tl_comp_t   comp;        /* recv: get completion */
+    struct rtm_unexp *msg;       /* recv from rtm_imrecv: its unexpected message */
+} rtm_request_impl_t;
+
+void         req_pool_init(void);
+void         req_pool_cleanup(void);
+rtm_request_impl_t *req_alloc(rtm_req_kind_t kind);
+void         req_complete(rtm_request_impl_t *req);
+void         req_release(rtm_request_impl_t *req);
+/* A handle from the user: set the detail naming func unless it is active. */
+rtm_status_t req_validate(rtm_request_t req, const char *func);
+/* The request an id names, or NULL when no allocated request has that id.
+ * Safe on any 64-bit value: the table is checked before a request is read. */
+rtm_request_impl_t *req_from_id(uint64_t id);
+
+/* The id a peer echoes back to name req. */
+static inline uint64_t req_id(const rtm_request_impl_t *req)
+{
+    return (uint64_t)req->gen << 32 | req->index;
+}
+
+#endif

@@ -1,0 +1,98 @@
+/*
+ * The process's runtime state, one instance (rtm_rt, defined in init.c):
+ * who this rank is in the job, the library's life-cycle state, the opened
+ * transports, and the tables the protocols share (peers, communicators,
+ * matching contexts). Data only: each table's logic is in its own module
+ * (peer.c, comm.c, match.c). The library is used by one thread at a time.
+ */
+#ifndef RTM_RUNTIME_RT_H
+#define RTM_RUNTIME_RT_H
+
+#include "rtmsg.h"
+#include "common/error.h"
+#include "common/list.h"
+#include "runtime/match.h"
+#include "transport/transport.h"
+
+#include <stdint.h>
+
+/* The library's life cycle: one definition, tested by name everywhere. */
+typedef enum rtm_rt_state {
+    RT_NEVER     = 0,   /* before rtm_init */
+    RT_READY     = 1,   /* between rtm_init and rtm_finalize */
+    RT_FINALIZED = 2,
+} rtm_rt_state_t;
+
+/* What a long idle wait does (RTM_IDLE_WAIT), resolved on first use. */
+enum { IDLE_UNRESOLVED = 0, IDLE_SPIN = 1, IDLE_YIELD = 2 };
+
+#define RTM_MAX_TRANSPORTS 4
+
+/* One opened transport. */
+typedef struct rtm_tl {
+    const rtm_tl_ops_t *ops;
+    rtm_tl_iface_t     *iface;
+    rtm_tl_caps_t       caps;
+    /* RTM_TL_CAP_SLOW_POLL: calls to skip before the next poll, and polls
+     * left in which it is polled every call since it last found work. */
+    int                 poll_skip;
+    int                 poll_hot;
+} rtm_tl_t;
+
+struct rtm_peer;
+
+/* A communicator (runtime/comm.c makes them): a group of world ranks, this
+ * rank's place in it, and one context-id slot (ctxid.h) naming two
+ * matching contexts, user point-to-point and collectives/management, so
+ * internal traffic never matches a user receive. */
+typedef struct rtm_comm_obj {
+    int       in_use;
+    int       rank;
+    int       size;
+    int      *world_ranks;  /* comm rank -> world rank */
+    uint32_t  ctx_p2p;      /* user messages */
+    uint32_t  ctx_coll;     /* collectives and comm management */
+    int       ctx_slot;     /* ctxid.h slot of both */
+    int       next_free;    /* unused handle: the next unused one (-1: none) */
+} rtm_comm_obj_t;
+
+typedef struct rtm_runtime {
+    rtm_rt_state_t    state;
+    int               singleton;
+    int               world_rank;
+    int               world_size;
+    int               local_rank;
+    int               local_size;
+    int              *local_peers;
+    int               node_id;
+    int               num_nodes;
+    char              nspace[256];
+    char              hostname[256];
+    struct rtm_peer  *peers;         /* world_size entries (peer.c) */
+    rtm_tl_t          tls[RTM_MAX_TRANSPORTS];
+    int               num_tls;
+    rtm_list_t        pending_peers; /* peers with queued work (peer.c, progress.c) */
+    rtm_match_table_t contexts;      /* matching contexts by id (comm.c creates them) */
+    rtm_comm_obj_t   *comms;         /* by handle (comm.c) */
+    int               num_comms;
+    int               idle_yield;    /* IDLE_* above */
+} rtm_runtime_t;
+
+extern rtm_runtime_t rtm_rt;
+
+static inline int comm_world_rank_of(const rtm_comm_obj_t *comm, int rank)
+{
+    return comm->world_ranks[rank];
+}
+
+/* The check at the top of every public call; the ready case inline. */
+static inline rtm_status_t rt_check_ready(const char *func)
+{
+    if (__builtin_expect(rtm_rt.state == RT_READY, 1))
+        return RTM_OK;
+    if (rtm_rt.state == RT_NEVER)
+        return rtm_error_set(RTM_ERR_NOT_INITIALIZED, "%s called before rtm_init", func);
+    return rtm_error_set(RTM_ERR_FINALIZED, "%s called after rtm_finalize", func);
+}
+
+#endif

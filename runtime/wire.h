@@ -1,0 +1,100 @@
+/*
+ * Wire formats of the runtime's protocol messages, documented once, here.
+ * Every message travels as one transport active message: an id
+ * (rtm_am_id_t), one of the headers below, then for EAGER and DATA the
+ * payload bytes. All fields are in the sender's byte order: every transport
+ * today links ranks of one architecture (little-endian x86_64/aarch64).
+ *
+ * Protocols (sizes are the payload, "limit" the peer transport's caps):
+ *   eager       size <= eager_limit and the sender holds a credit:
+ *               EAGER(match hdr + payload). Done at the sender at once.
+ *               (runtime/eager.c)
+ *   rendezvous  otherwise, and always for synchronous sends:
+ *               sender: RTS(match hdr, size, sender request, address, rkey)
+ *               receiver, once matched, either
+ *                 get:  reads the sender's buffer (transport get), then FIN
+ *                 copy: CTS(bytes wanted) -> sender streams DATA fragments
+ *               The receiver chooses get when its transport can get, the RTS
+ *               carries an rkey and size >= get_threshold; a failed get falls
+ *               back to CTS, so the copy path is always available.
+ *               (runtime/rndv.c)
+ *   credits     each EAGER consumes one of the sender's credits to that
+ *               peer; the receiver returns them once the message's buffer is
+ *               released (on match), piggy-backed in match headers it sends
+ *               to that peer or in an explicit CREDIT message.
+ *               (runtime/credit.c)
+ *
+ * Request ids (sreq, rreq) are the id of a request in its owner's request
+ * table (runtime/request.h: index and generation), never a pointer: the side
+ * that gets one back checks it against its table before using it.
+ */
+#ifndef RTM_RUNTIME_WIRE_H
+#define RTM_RUNTIME_WIRE_H
+
+#include "transport/transport.h"
+
+#include <stdint.h>
+
+typedef enum rtm_am_id {
+    RTM_AM_EAGER  = 1,
+    RTM_AM_RTS    = 2,
+    RTM_AM_CTS    = 3,
+    RTM_AM_DATA   = 4,
+    RTM_AM_FIN    = 5,
+    RTM_AM_CREDIT = 6,
+    RTM_AM_COUNT           /* one past the last id: size of the handler table */
+} rtm_am_id_t;
+
+/* Matching header, first in EAGER and RTS: 16 bytes. */
+typedef struct rtm_match_hdr {
+    uint32_t ctx;       /* matching context of the communicator */
+    int32_t  src;       /* sender's rank in the communicator */
+    int32_t  tag;
+    uint16_t seq;       /* per ordered pair of world ranks; checks FIFO delivery */
+    uint16_t credits;   /* eager credits handed back to the receiver */
+} rtm_match_hdr_t;
+_Static_assert(sizeof(rtm_match_hdr_t) == 16, "match header is 16 bytes");
+
+/* RTS: 48 bytes + rkey_len bytes of packed remote key. */
+typedef struct rtm_rts_hdr {
+    rtm_match_hdr_t m;
+    uint64_t        size;       /* message bytes */
+    uint64_t        sreq;       /* sender's request id, echoed in CTS/FIN */
+    uint64_t        addr;       /* sender's buffer */
+    uint32_t        rkey_len;   /* 0: the sender exposes nothing, use CTS */
+    uint32_t        reserved;
+    uint8_t         rkey[RTM_TL_RKEY_MAX];
+} rtm_rts_hdr_t;
+
+#define RTM_RTS_HDR_BASE (sizeof(rtm_rts_hdr_t) - RTM_TL_RKEY_MAX)
+_Static_assert(RTM_RTS_HDR_BASE == 48, "RTS header is 48 bytes before the rkey");
+
+/* CTS: 24 bytes. The receiver wants `len` bytes (less than the message
+ * when truncated) streamed as DATA to rreq. */
+typedef struct rtm_cts_hdr {
+    uint64_t sreq;
+    uint64_t rreq;
+    uint64_t len;
+} rtm_cts_hdr_t;
+_Static_assert(sizeof(rtm_cts_hdr_t) == 24, "CTS header is 24 bytes");
+
+/* DATA: 16 bytes + payload, placed at `offset` in the receive buffer. */
+typedef struct rtm_data_hdr {
+    uint64_t rreq;
+    uint64_t offset;
+} rtm_data_hdr_t;
+_Static_assert(sizeof(rtm_data_hdr_t) == 16, "DATA header is 16 bytes");
+
+/* FIN: 8 bytes. The receiver has read the sender's buffer. */
+typedef struct rtm_fin_hdr {
+    uint64_t sreq;
+} rtm_fin_hdr_t;
+_Static_assert(sizeof(rtm_fin_hdr_t) == 8, "FIN header is 8 bytes");
+
+/* CREDIT: 4 bytes. */
+typedef struct rtm_credit_hdr {
+    uint32_t credits;
+} rtm_credit_hdr_t;
+_Static_assert(sizeof(rtm_credit_hdr_t) == 4, "CREDIT header is 4 bytes");
+
+#endif
