@@ -6,7 +6,7 @@
 #define RTM_COMMON_RTCONFIG_H
 
 #include "common/config_table.h"
-#include "rtmsg.h"
+#include "rtm_status.h"
 
 #include <stddef.h>
 #include <stdio.h>

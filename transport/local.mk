@@ -1,6 +1,11 @@
-# transport/: the self and shm transports (verbs and tcp come later).
-# Their sources go into librtmsg; the unit tests compile the same sources
+# transport/: the transport contract (transport.h) and the self and shm
+# transports; tcp and verbs have their own local.mk beside their sources.
+# self, shm and tcp go into librtmsg; verbs is a module loaded at run time
+# (transport/verbs/local.mk). The unit tests compile the same sources
 # directly, so they exercise the transports without the runtime or PMIx.
+
+# The status codes stand alone so the contract needs no public header.
+include_HEADERS += include/rtm_status.h
 
 SELF_SOURCES = \
 	transport/self/self.c
