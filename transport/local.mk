@@ -18,6 +18,8 @@ SHM_SOURCES = \
 	transport/shm/shm_seg.c
 
 librtmsg_la_SOURCES += $(SELF_SOURCES) $(SHM_SOURCES)
+# which transports exist here: the built-in ones and the modules
+librtmsg_la_SOURCES += transport/registry.c transport/registry.h
 
 # Unit tests: forked processes driving rtm_tl_shm / rtm_tl_self directly,
 # exchanging addresses through a pipe instead of PMIx.

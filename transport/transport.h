@@ -201,8 +201,7 @@ extern const rtm_tl_ops_t rtm_tl_self;
 extern const rtm_tl_ops_t rtm_tl_shm;
 extern const rtm_tl_ops_t rtm_tl_tcp;
 /* verbs is a module loaded at run time (librtmsg-verbs.so): its table is
- * this symbol of the module, looked up with dlsym (transport/registry.c). */
+ * this symbol of the module, found with dlsym (transport/registry.c). */
 extern const rtm_tl_ops_t rtm_tl_verbs;
-#define RTM_TL_VERBS_SYMBOL "rtm_tl_verbs"
 
 #endif
