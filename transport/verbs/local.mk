@@ -34,8 +34,11 @@ librtmsg_verbs_la_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS) $(HWLOC_CFLAGS)
 librtmsg_verbs_la_LIBADD = librtmsg.la $(IBVERBS_LIBS) $(HWLOC_LIBS) -lpthread
 librtmsg_verbs_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
 	-export-symbols-regex '^rtm_tl_verbs$$'
-# libtool relinks the module against the installed librtmsg: install that first
-install-tlmoduleLTLIBRARIES: install-libLTLIBRARIES
+# libtool relinks the module against the installed librtmsg: install that
+# first, also under make -j. (Through a variable: a literal rule of that name
+# would make automake drop its own install rule.)
+tlmodule_install = install-tlmoduleLTLIBRARIES
+$(tlmodule_install): install-libLTLIBRARIES
 
 # Integration: real jobs under rtrun on softib with RTM_TRANSPORTS=self,verbs.
 # verbs_ondemand{,2}.sh repeat the protocol programs with on-demand connections;
@@ -78,6 +81,19 @@ tests_verbs_test_rcache_SOURCES = tests/verbs/test_rcache.c transport/verbs/vrb_
 tests_verbs_test_rcache_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_verbs_test_rcache_LDADD = softib/libsoftib.la common/libcommon.la -lpthread
 TESTS += tests/verbs/test_rcache
+# open against the contract: peer_failed required, *iface_p on success only
+check_PROGRAMS += tests/verbs/test_vrb_open
+tests_verbs_test_vrb_open_SOURCES = tests/verbs/test_vrb_open.c $(VERBS_SOURCES)
+tests_verbs_test_vrb_open_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS) $(HWLOC_CFLAGS)
+tests_verbs_test_vrb_open_LDADD = softib/libsoftib.la common/libcommon.la $(HWLOC_LIBS) -lpthread
+TESTS += tests/verbs/test_vrb_open
+# the module: staged install loads it; absent, unloadable or of another ABI,
+# the reason is said (rtm_info, RTM_TRANSPORTS naming verbs)
+check_LTLIBRARIES += tests/verbs/libvrbfakemod.la
+tests_verbs_libvrbfakemod_la_SOURCES = tests/verbs/vrb_fake_module.c
+tests_verbs_libvrbfakemod_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
+TESTS += tests/verbs/vrb_module.sh
+dist_noinst_SCRIPTS += tests/verbs/vrb_module.sh
 # a benchmark (prints figures), not a test
 check_PROGRAMS += tests/verbs/vrb_rndv_bench
 tests_verbs_vrb_rndv_bench_LDADD = librtmsg.la

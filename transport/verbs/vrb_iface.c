@@ -600,7 +600,11 @@ static void vrb_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
         size_t off;
 
         list = ibv_get_device_list(&n);
-        off = (size_t)snprintf(buf, len, "verbs: %d RDMA device(s)", list ? n : 0);
+        if (list == NULL || n == 0)
+            off = (size_t)snprintf(buf, len, "verbs: no RDMA device on this host (verbs is not "
+                                   "used here)");
+        else
+            off = (size_t)snprintf(buf, len, "verbs: %d RDMA device(s)", n);
         for (int i = 0; list != NULL && i < n && off < len; i++) {
             struct ibv_context *ctx = ibv_open_device(list[i]);
             struct ibv_device_attr da;
