@@ -60,19 +60,6 @@ static void tl_absent(const char *name, const char *why)
         rtm_debug("transport %s not available: %s (available here: %s)", name, why, avail);
 }
 
-/* The runtime checks what it is given: a table of another contract
- * (a module of another build) is refused, naming both versions. */
-static rtm_status_t tl_check_ops(const rtm_tl_ops_t *ops)
-{
-    if (ops->abi_version != RTM_TL_ABI_VERSION || ops->ops_size != sizeof(rtm_tl_ops_t))
-        return rtm_error_set(RTM_ERR_NOT_SUPPORTED,
-                             "transport %s has ABI %u (ops table of %u B), this librtmsg %u "
-                             "(%zu B)", ops->name ? ops->name : "?", (unsigned)ops->abi_version,
-                             (unsigned)ops->ops_size, (unsigned)RTM_TL_ABI_VERSION,
-                             sizeof(rtm_tl_ops_t));
-    return RTM_OK;
-}
-
 static rtm_status_t tl_open(const rtm_tl_ops_t *ops)
 {
     rtm_tl_params_t params;
@@ -97,9 +84,6 @@ static rtm_status_t tl_open(const rtm_tl_ops_t *ops)
     params.addr_lookup = tl_addr_lookup;
     params.peer_failed = proto_peer_failed;
 
-    status = tl_check_ops(ops);
-    if (status != RTM_OK)
-        return status;
     status = ops->open(&params, &tl->iface);
     if (status != RTM_OK)
         return status;

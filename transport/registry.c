@@ -36,7 +36,7 @@ typedef struct tl_slot {
     const rtm_tl_ops_t *builtin;     /* NULL: a module */
     const char         *module;      /* the module's file name */
     const char         *not_built;   /* the module was not built: why */
-    /* a module, once looked for */
+    /* once looked for (a module loaded, any table checked) */
     int                 tried;
     const rtm_tl_ops_t *ops;
     char                path[PATH_MAX];
@@ -80,16 +80,18 @@ int rtm_tl_registry_is_module(int i)
     return i >= 0 && i < NUM_SLOTS && slots[i].builtin == NULL;
 }
 
-/* The table a module exports must be of this contract: its first two
- * fields are read before anything else in it. */
+/* Every table handed out is of this contract: its first two fields are
+ * read before anything else in it (a module may come from another build;
+ * a built-in table is checked too, once, so the rule has no exception). */
 static int ops_check(tl_slot_t *s, const rtm_tl_ops_t *ops)
 {
     if (ops->abi_version != RTM_TL_ABI_VERSION || ops->ops_size != sizeof(rtm_tl_ops_t)) {
         snprintf(s->why, sizeof(s->why),
-                 "module %s was built for transport ABI %u (ops table of %u B), this "
+                 "%s %s was built for transport ABI %u (ops table of %u B), this "
                  "librtmsg has ABI %u (%zu B): install the module of the same librtmsg build",
-                 s->path, (unsigned)ops->abi_version, (unsigned)ops->ops_size,
-                 (unsigned)RTM_TL_ABI_VERSION, sizeof(rtm_tl_ops_t));
+                 s->builtin ? "built-in transport" : "module",
+                 s->builtin ? s->name : s->path, (unsigned)ops->abi_version,
+                 (unsigned)ops->ops_size, (unsigned)RTM_TL_ABI_VERSION, sizeof(rtm_tl_ops_t));
         return -1;
     }
     if (ops->name == NULL || strcmp(ops->name, s->name) != 0) {
@@ -176,11 +178,12 @@ const rtm_tl_ops_t *rtm_tl_registry_get(int i, const char **why_p)
         return NULL;
     }
     s = &slots[i];
-    if (s->builtin != NULL)
-        return s->builtin;
     if (!s->tried) {
         s->tried = 1;
-        module_load(s);
+        if (s->builtin == NULL)
+            module_load(s);
+        else if (ops_check(s, s->builtin) == 0)
+            s->ops = s->builtin;
     }
     if (s->ops == NULL && why_p != NULL)
         *why_p = s->why;
@@ -189,7 +192,7 @@ const rtm_tl_ops_t *rtm_tl_registry_get(int i, const char **why_p)
 
 const char *rtm_tl_registry_path(int i)
 {
-    if (i < 0 || i >= NUM_SLOTS || slots[i].ops == NULL)
+    if (i < 0 || i >= NUM_SLOTS || slots[i].builtin != NULL || slots[i].ops == NULL)
         return NULL;
     return slots[i].path;
 }

@@ -25,7 +25,13 @@
  * Every endpoint begins with struct rtm_tl_ep and every interface with
  * struct rtm_tl_iface, as its first member (checked with _Static_assert), so
  * the transport converts between the base and its own type with a cast: no
- * extra load on the hot path, and NULL stays NULL. Output parameters (_p) are written only on success.
+ * extra load on the hot path, and NULL stays NULL. Output parameters (_p)
+ * are written only on success.
+ *
+ * A transport may be built into librtmsg (self, shm, tcp) or be a module
+ * loaded at run time (verbs: librtmsg-verbs.so, transport/registry.c). The
+ * table begins with abi_version and ops_size, which the runtime checks
+ * before it reads anything else in a table.
  */
 #ifndef RTM_TRANSPORT_H
 #define RTM_TRANSPORT_H

@@ -132,8 +132,7 @@ static void conn_fail_msg(tcp_ep_t *ep, const char *fmt, ...)
         rtm_debug("%s (while closing)", ep->err);
     } else {
         rtm_error("%s", ep->err);
-        if (iface->peer_failed != NULL)
-            iface->peer_failed(iface->am_arg, ep->super.peer, RTM_ERR_TRANSPORT, ep->err);
+        iface->peer_failed(iface->am_arg, ep->super.peer, RTM_ERR_TRANSPORT, ep->err);
     }
 }
 
