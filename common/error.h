@@ -6,7 +6,7 @@
 #ifndef RTM_COMMON_ERROR_H
 #define RTM_COMMON_ERROR_H
 
-#include "rtmsg.h"
+#include "rtm_status.h"
 
 rtm_status_t rtm_error_set(rtm_status_t status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

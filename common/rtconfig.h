@@ -13,7 +13,7 @@
 #ifndef RTM_COMMON_RTCONFIG_H
 #define RTM_COMMON_RTCONFIG_H
 
-#include "rtmsg.h"
+#include "rtm_status.h"
 
 #include <stddef.h>
 #include <stdint.h>

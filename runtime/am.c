@@ -46,10 +46,12 @@ void proto_am_handler(void *arg, int src, unsigned am_id, const void *data, size
     am_handlers[am_id](src, data, len);
 }
 
+/* A transport lost a peer for good (exit 71), or its device failed with
+ * no particular peer concerned (RTM_TL_PEER_NONE, exit 74): whatever was
+ * owed will never come, so the job ends now, in the transport's words. */
 void proto_peer_failed(void *arg, int peer, rtm_status_t status, const char *msg)
 {
     (void)arg;
-    (void)peer;
     (void)status;
-    job_abort(71, msg);
+    job_abort(peer == RTM_TL_PEER_NONE ? 74 : 71, msg);
 }

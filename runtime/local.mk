@@ -68,7 +68,8 @@ tests_unit_test_am_LDADD = runtime/librtmcfg.la common/libcommon.la
 tests_unit_test_config_SOURCES = tests/unit/test_config.c
 tests_unit_test_config_LDADD = runtime/librtmcfg.la common/libcommon.la
 TESTS += tests/unit/test_match tests/unit/test_config tests/unit/config_doc.sh
-TESTS += tests/unit/test_ctxid tests/unit/test_am
+TESTS += tests/unit/test_ctxid tests/unit/test_am tests/unit/layers.sh
+EXTRA_DIST += tests/unit/layers.sh
 EXTRA_DIST += tests/unit/config_doc.sh docs/config.md
 
 # The runtime core's include and call graphs have no cycle.

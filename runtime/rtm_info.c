@@ -10,20 +10,39 @@
 
 #include "rtmsg.h"
 #include "runtime/rt_config.h"
-#include "runtime/rt_config.h"
-#include "transport/transport.h"
+#include "transport/registry.h"
 
 #include <pmix.h>
 #include <hwloc.h>
 #include <stdio.h>
 #include <string.h>
 
-static const rtm_tl_ops_t *const info_tls[] = {
-    &rtm_tl_self, &rtm_tl_shm,
-#ifdef RTM_HAVE_IBVERBS
-    &rtm_tl_verbs,
-#endif
-    &rtm_tl_tcp};
+/* Each transport of this build: what it finds here, or why it is absent
+ * (module not installed, the loader's error, no RDMA device). */
+static void print_transports(void)
+{
+    const rtm_cfg_table_t *t;
+    const rtm_cfg_row_t *r = rtm_config_find("RTM_TRANSPORTS", &t);
+    char list[256] = "?";
+
+    if (r != NULL)
+        rtm_config_format(t, r, list, sizeof(list));
+    printf("Transports (in default order; RTM_TRANSPORTS=%s):\n", list);
+    for (int i = 0; i < rtm_tl_registry_count(); i++) {
+        const char *why = NULL;
+        const rtm_tl_ops_t *ops = rtm_tl_registry_get(i, &why);
+        char desc[256];
+
+        if (ops == NULL) {
+            printf("  %-6s absent: %s\n", rtm_tl_registry_name(i), why);
+            continue;
+        }
+        ops->describe(NULL, desc, sizeof(desc));
+        printf("  %-6s %s\n", ops->name, desc);
+        if (rtm_tl_registry_path(i) != NULL)
+            printf("         module %s\n", rtm_tl_registry_path(i));
+    }
+}
 
 static void usage(FILE *out)
 {
@@ -95,26 +114,6 @@ static void print_config_doc(void)
     }
 }
 
-static void print_transports(void)
-{
-    const rtm_cfg_table_t *t;
-    const rtm_cfg_row_t *r = rtm_config_find("RTM_TRANSPORTS", &t);
-    char list[256] = "?";
-
-    if (r != NULL)
-        rtm_config_format(t, r, list, sizeof(list));
-    printf("Transports (in default order; RTM_TRANSPORTS=%s):\n", list);
-    for (size_t i = 0; i < sizeof(info_tls) / sizeof(info_tls[0]); i++) {
-        char desc[256];
-
-        info_tls[i]->describe(NULL, desc, sizeof(desc));
-        printf("  %-6s %s\n", info_tls[i]->name, desc);
-    }
-#ifndef RTM_HAVE_IBVERBS
-    printf("  %-6s %s\n", "verbs", "not built (libibverbs not found at build time)");
-#endif
-}
-
 int main(int argc, char **argv)
 {
     int mode = 0;   /* 0 all, 1 params, 2 doc */
@@ -150,9 +149,9 @@ int main(int argc, char **argv)
         printf("Build:\n  PMIx %s\n  hwloc %s\n  libibverbs: %s\n",
                PMIx_Get_version(), HWLOC_VERSION,
 #ifdef RTM_HAVE_IBVERBS
-               "found at build time (verbs transport built)"
+               "found at build time (verbs transport module built, loaded at run time)"
 #else
-               "not found at build time"
+               "not found at build time (no verbs transport module)"
 #endif
         );
         print_transports();

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "runtime/runtime.h"
+#include "transport/registry.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "runtime/rt_config.h"
@@ -14,29 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Every transport built into this library, in default preference order. */
-static const rtm_tl_ops_t *const builtin_tls[] = {
-    &rtm_tl_self,
-    &rtm_tl_shm,
-#ifdef RTM_HAVE_IBVERBS
-    &rtm_tl_verbs,
-#endif
-    &rtm_tl_tcp,
-};
-
-#define NUM_BUILTIN (sizeof(builtin_tls) / sizeof(builtin_tls[0]))
-
-/* Transports named in RTM_TRANSPORTS but planned, not built yet. */
-static int tl_is_planned(const char *name)
-{
-#ifdef RTM_HAVE_IBVERBS
-    (void)name;
-    return 0;
-#else
-    return !strcmp(name, "verbs");
-#endif
-}
 
 /* A listed transport asked for a fence after wireup / after quiesce at
  * finalize (rtm_tl_ops_t). Decided from the list, opened or not, so every
@@ -52,13 +30,29 @@ static rtm_status_t tl_addr_lookup(int peer, const char *name, void **blob_p, si
     return job_lookup(peer, key, blob_p, len_p);
 }
 
-static const rtm_tl_ops_t *tl_find(const char *name, size_t len)
+/* Whether RTM_TRANSPORTS is its default: a transport of the default list
+ * that is absent here (verbs on a host without rdma-core) is then no news. */
+static int tl_list_is_default(void)
 {
-    for (size_t i = 0; i < NUM_BUILTIN; i++) {
-        if (strlen(builtin_tls[i]->name) == len && !strncmp(builtin_tls[i]->name, name, len))
-            return builtin_tls[i];
-    }
-    return NULL;
+    const rtm_cfg_row_t *row = rtm_config_find("RTM_TRANSPORTS", NULL);
+
+    return row != NULL && !strcmp(rt_config.transports, row->def);
+}
+
+/* A listed transport is absent on this host (its module is not installed
+ * or does not load). Named by the user: rank 0 says so once, with the
+ * reason and what is available instead; every rank says it at debug level.
+ * The default list: debug level only. */
+static void tl_absent(const char *name, const char *why)
+{
+    char avail[128];
+
+    rtm_tl_registry_available(avail, sizeof(avail));
+    if (rtm_rt.world_rank == 0 && !tl_list_is_default())
+        rtm_warn("RTM_TRANSPORTS=\"%s\": transport %s is not available: %s; using the others "
+                 "listed (available here: %s)", rt_config.transports, name, why, avail);
+    else
+        rtm_debug("transport %s not available: %s (available here: %s)", name, why, avail);
 }
 
 static rtm_status_t tl_open(const rtm_tl_ops_t *ops)
@@ -127,6 +121,23 @@ static int everyone_reached(void)
                     (local && rtm_rt.local_size == rtm_rt.world_size));
 }
 
+/* Whether RTM_TRANSPORTS lists `name`. */
+static int tl_listed(const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = rt_config.transports; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
 rtm_status_t peers_open_transports(void)
 {
     const char *list = rt_config.transports;
@@ -134,22 +145,38 @@ rtm_status_t peers_open_transports(void)
 
     while (*list != '\0') {
         size_t len = strcspn(list, ",");
-        const rtm_tl_ops_t *ops = tl_find(list, len);
+        int index = rtm_tl_registry_index(list, len);
+        char name[64];
 
-        if (ops == NULL) {
-            char name[64];
+        snprintf(name, sizeof(name), "%.*s", (int)len, list);
+        if (index < 0) {
+            if (len > 0) {
+                char avail[128];
 
-            snprintf(name, sizeof(name), "%.*s", (int)len, list);
-            if (!tl_is_planned(name) && len > 0)
-                rtm_warn("RTM_TRANSPORTS: unknown transport \"%s\" ignored (built: self, shm, verbs if libibverbs was found, tcp)",
-                         name);
-        } else if (ops == &rtm_tl_shm && rtm_rt.local_size < 2) {
+                rtm_tl_registry_available(avail, sizeof(avail));
+                rtm_warn("RTM_TRANSPORTS: unknown transport \"%s\" ignored (available here: %s)",
+                         name, avail);
+            }
+        } else if (!strcmp(name, "shm") && rtm_rt.local_size < 2) {
             /* nobody to share memory with */
         } else if (everyone_reached()) {
-            rtm_debug("transport %s not opened: every rank is reached already", ops->name);
+            rtm_debug("transport %s not opened: every rank is reached already", name);
         } else if (rtm_rt.num_tls < RTM_MAX_TRANSPORTS) {
+            const char *why = NULL;
+            const rtm_tl_ops_t *ops;
             int already = 0;
 
+            /* A module's fences do not depend on whether it loads here: on
+             * another host it may, and every rank must fence alike. */
+            if (rtm_tl_registry_is_module(index)) {
+                wireup_fence = 1;
+                finalize_fence = 1;
+            }
+            ops = rtm_tl_registry_get(index, &why);
+            if (ops == NULL) {
+                tl_absent(name, why);
+                goto next;
+            }
             for (int i = 0; i < rtm_rt.num_tls; i++)
                 already |= (rtm_rt.tls[i].ops == ops);
             if (!already) {
@@ -167,14 +194,29 @@ rtm_status_t peers_open_transports(void)
                 }
             }
         }
+next:
         list += len;
         if (*list == ',')
             list++;
     }
-    if (rtm_rt.num_tls == 0)
+    if (rtm_rt.num_tls == 0) {
+        char avail[128];
+        char absent[512] = "";
+
+        rtm_tl_registry_available(avail, sizeof(avail));
+        /* name the listed transports that are absent here, and why */
+        for (int i = 0; i < rtm_tl_registry_count(); i++) {
+            const char *why = NULL;
+            const char *name = rtm_tl_registry_name(i);
+            size_t off = strlen(absent);
+
+            if (rtm_tl_registry_get(i, &why) == NULL && tl_listed(name) && off < sizeof(absent))
+                snprintf(absent + off, sizeof(absent) - off, "; %s: %s", name, why);
+        }
         return rtm_error_set(RTM_ERR_UNREACHABLE,
-                             "RTM_TRANSPORTS=\"%s\" names no usable transport (built: self, shm, tcp)",
-                             rt_config.transports);
+                             "RTM_TRANSPORTS=\"%s\" names no usable transport (available "
+                             "here: %s%s)", rt_config.transports, avail, absent);
+    }
     return RTM_OK;
 }
 

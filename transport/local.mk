@@ -1,6 +1,11 @@
-# transport/: the self and shm transports (verbs and tcp come later).
-# Their sources go into librtmsg; the unit tests compile the same sources
+# transport/: the transport contract (transport.h) and the self and shm
+# transports; tcp and verbs have their own local.mk beside their sources.
+# self, shm and tcp go into librtmsg; verbs is a module loaded at run time
+# (transport/verbs/local.mk). The unit tests compile the same sources
 # directly, so they exercise the transports without the runtime or PMIx.
+
+# The status codes stand alone so the contract needs no public header.
+include_HEADERS += include/rtm_status.h
 
 SELF_SOURCES = \
 	transport/self/self.c
@@ -13,6 +18,8 @@ SHM_SOURCES = \
 	transport/shm/shm_seg.c
 
 librtmsg_la_SOURCES += $(SELF_SOURCES) $(SHM_SOURCES)
+# which transports exist here: the built-in ones and the modules
+librtmsg_la_SOURCES += transport/registry.c transport/registry.h
 
 # Unit tests: forked processes driving rtm_tl_shm / rtm_tl_self directly,
 # exchanging addresses through a pipe instead of PMIx.

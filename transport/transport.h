@@ -15,18 +15,58 @@
  * runtime (am_cb, completion callbacks) happen only from inside progress or,
  * for completions, from inside the call that started the operation; the
  * runtime may call am_send from inside am_cb.
+ *
+ * The contract stands alone: this header includes only the status codes
+ * (rtm_status.h) and standard headers. A transport uses common/ (logging,
+ * error detail, lists, timers, config values) and what the runtime hands it
+ * in rtm_tl_params_t; it never includes a runtime or public header and never
+ * calls the public API (no rtm_abort: a fatal error goes to peer_failed).
+ *
+ * Every endpoint begins with struct rtm_tl_ep and every interface with
+ * struct rtm_tl_iface, as its first member (checked with _Static_assert), so
+ * the transport converts between the base and its own type with a cast: no
+ * extra load on the hot path, and NULL stays NULL. Output parameters (_p)
+ * are written only on success.
+ *
+ * A transport may be built into librtmsg (self, shm, tcp) or be a module
+ * loaded at run time (verbs: librtmsg-verbs.so, transport/registry.c). The
+ * table begins with abi_version and ops_size, which the runtime checks
+ * before it reads anything else in a table.
  */
 #ifndef RTM_TRANSPORT_H
 #define RTM_TRANSPORT_H
 
-#include "rtmsg.h"
+#include "rtm_status.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct rtm_tl_iface rtm_tl_iface_t;   /* transport-private */
-typedef struct rtm_tl_ep    rtm_tl_ep_t;      /* transport-private */
+typedef struct rtm_tl_ops   rtm_tl_ops_t;
+typedef struct rtm_tl_iface rtm_tl_iface_t;
+typedef struct rtm_tl_ep    rtm_tl_ep_t;
 typedef struct rtm_tl_memh  rtm_tl_memh_t;    /* transport-private */
+
+/* Version of this contract (the layout of rtm_tl_ops_t and of the structs
+ * it passes). Bumped on any change a separately built transport module
+ * would get wrong; the runtime refuses a table whose abi_version or
+ * ops_size differ from its own. */
+#define RTM_TL_ABI_VERSION 1
+
+/* The base every transport's interface begins with (its first member). */
+struct rtm_tl_iface {
+    const rtm_tl_ops_t *ops;      /* the table that opened it */
+};
+
+/* The base every endpoint begins with (its first member): the interface it
+ * belongs to and the peer's world rank. */
+struct rtm_tl_ep {
+    rtm_tl_iface_t *iface;
+    int             peer;
+};
+
+/* peer_failed's peer when a failure concerns no single peer (a device-level
+ * fatal event): the runtime ends the job all the same. */
+#define RTM_TL_PEER_NONE (-1)
 
 /* Largest blob addr_pack may write, and largest packed remote key. */
 #define RTM_TL_ADDR_MAX 512
@@ -55,10 +95,14 @@ typedef struct rtm_tl_params {
      * transport `name`; *blob_p is malloc'd (caller frees). For transports
      * that connect to every peer at wireup (verbs full mesh). */
     rtm_status_t (*addr_lookup)(int peer, const char *name, void **blob_p, size_t *len_p);
-    /* A peer is lost for good (connection reset, fatal work completion):
-     * msg names both sides and the cause. The runtime ends the job, so no
-     * rank waits forever for a message that cannot come. Called at most
-     * once per peer, from progress or am_send. */
+    /* Required (open fails without it). A peer is lost for good
+     * (connection reset, fatal work completion), or, with peer
+     * RTM_TL_PEER_NONE, the device failed under every peer (fatal async
+     * event): msg names both sides and the cause. The runtime ends the job,
+     * so no rank waits forever for a message that cannot come; it does not
+     * return. This is the only way a transport reports a fatal error: it
+     * never ends the process itself. Called at most once per peer, from
+     * progress or am_send (am_arg is passed as arg). */
     void         (*peer_failed)(void *arg, int peer, rtm_status_t status, const char *msg);
 } rtm_tl_params_t;
 
@@ -87,7 +131,11 @@ typedef struct rtm_tl_comp {
     void (*cb)(struct rtm_tl_comp *comp, rtm_status_t status);
 } rtm_tl_comp_t;
 
-typedef struct rtm_tl_ops {
+struct rtm_tl_ops {
+    /* First, so a module built against another contract is recognised
+     * before anything else in its table is read. */
+    uint32_t    abi_version;    /* RTM_TL_ABI_VERSION */
+    uint32_t    ops_size;       /* sizeof(rtm_tl_ops_t) */
     const char *name;
 
     rtm_status_t (*open)(const rtm_tl_params_t *params, rtm_tl_iface_t **iface_p);
@@ -144,11 +192,22 @@ typedef struct rtm_tl_ops {
      * runtime then fences once after wireup, on every rank that lists this
      * transport, whether it opened there or not (so no fence mismatch). */
     int          wireup_fence;
-} rtm_tl_ops_t;
+};
+
+/* The first two fields of every table: RTM_TL_OPS_VERSION, .name = ... */
+#define RTM_TL_OPS_VERSION .abi_version = RTM_TL_ABI_VERSION, .ops_size = sizeof(rtm_tl_ops_t)
+
+/* The checks every open makes of what the runtime hands it. */
+static inline int rtm_tl_params_valid(const rtm_tl_params_t *params)
+{
+    return params != NULL && params->am_cb != NULL && params->peer_failed != NULL;
+}
 
 extern const rtm_tl_ops_t rtm_tl_self;
 extern const rtm_tl_ops_t rtm_tl_shm;
 extern const rtm_tl_ops_t rtm_tl_tcp;
+/* verbs is a module loaded at run time (librtmsg-verbs.so): its table is
+ * this symbol of the module, found with dlsym (transport/registry.c). */
 extern const rtm_tl_ops_t rtm_tl_verbs;
 
 #endif

@@ -426,8 +426,8 @@ static void body_simultaneous(void)
         for (int p = 0; p < nprocs; p++) {
             if (p == me)
                 continue;
-            CHECK(T.ep[p]->state == TCP_CONN_UP, "round %d: to %d state %d", round, p,
-                  T.ep[p]->state);
+            CHECK(tcp_ep_of(T.ep[p])->state == TCP_CONN_UP, "round %d: to %d state %d", round, p,
+                  tcp_ep_of(T.ep[p])->state);
         }
         refused += ((tcp_iface_t *)(void *)T.iface)->stat_refused;
         replaced += ((tcp_iface_t *)(void *)T.iface)->stat_replaced;

@@ -120,6 +120,7 @@ static void tsetup(tjob_t *job)
     params.nspace = job->nspace;
     params.hostname = "testhost";
     params.am_cb = am_cb;
+    params.peer_failed = tjob_peer_failed;
     if (use_addr_lookup) {
         lookup_job = job;
         params.addr_lookup = test_addr_lookup;
@@ -486,6 +487,7 @@ static void body_no_space(tjob_t *job)
     params.nspace = job->nspace;
     params.hostname = "testhost";
     params.am_cb = am_cb;
+    params.peer_failed = tjob_peer_failed;
     st = rtm_tl_shm.open(&params, &iface);
     CHECK(st == RTM_ERR_TRANSPORT, "open of a 4032 GiB segment returned %d", st);
     CHECK(strstr(rtm_last_error(), "/dev/shm/rtm-") != NULL &&

@@ -105,6 +105,7 @@ int main(void)
     params.local_peers = peers;
     params.nspace = "test.self";
     params.am_cb = am_cb;
+    params.peer_failed = tjob_peer_failed;
     params.am_arg = &S;
     CHECK(rtm_tl_self.open(&params, &S.iface) == RTM_OK, "%s", rtm_last_error());
     rtm_tl_self.query(S.iface, &caps);

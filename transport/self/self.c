@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "transport/shm/shm_config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ typedef struct self_rkey {
 } self_rkey_t;
 
 typedef struct self_iface {
+    rtm_tl_iface_t   super;
     shm_fifo_tx_t    tx;
     shm_fifo_rx_t    rx;
     _Atomic uint64_t tail;
@@ -36,10 +38,10 @@ typedef struct self_iface {
     rtm_tl_am_cb_t   am_cb;
     void            *am_arg;
     char             memh_token;
-    struct rtm_tl_ep {
-        struct self_iface *iface;
-    } ep;
+    rtm_tl_ep_t      ep;          /* the one endpoint: to this rank */
 } self_iface_t;
+
+_Static_assert(offsetof(self_iface_t, super) == 0, "the base comes first");
 
 static inline self_iface_t *self_iface(rtm_tl_iface_t *tl_iface)
 {
@@ -52,8 +54,9 @@ static rtm_status_t self_open(const rtm_tl_params_t *params, rtm_tl_iface_t **if
     uint64_t lines = SELF_MIN_LINES;
     size_t am_max;
 
-    if (params == NULL || iface_p == NULL || params->am_cb == NULL)
-        return rtm_error_set(RTM_ERR_INVALID_ARG, "self open: params, am_cb or iface_p is NULL");
+    if (!rtm_tl_params_valid(params) || iface_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "self open: params, am_cb, peer_failed or iface_p is NULL");
     while (lines * 2 * SHM_LINE <= shm_config.fifo_size)
         lines *= 2;
     am_max = (size_t)(lines / 4) * SHM_LINE - SHM_REC_HDR;
@@ -85,8 +88,10 @@ static rtm_status_t self_open(const rtm_tl_params_t *params, rtm_tl_iface_t **if
     iface->world_rank = params->world_rank;
     iface->am_cb = params->am_cb;
     iface->am_arg = params->am_arg;
-    iface->ep.iface = iface;
-    *iface_p = (rtm_tl_iface_t *)(void *)iface;
+    iface->super.ops = &rtm_tl_self;
+    iface->ep.iface = &iface->super;
+    iface->ep.peer = params->world_rank;
+    *iface_p = &iface->super;
     return RTM_OK;
 }
 
@@ -169,7 +174,7 @@ static void self_ep_destroy(rtm_tl_ep_t *ep)
 static rtm_status_t self_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr,
                                  size_t hdr_len, const void *payload, size_t len)
 {
-    self_iface_t *iface = ep->iface;
+    self_iface_t *iface = self_iface(ep->iface);
 
     if (__builtin_expect(hdr_len + len > iface->am_max || am_id >= RTM_TL_AM_ID_MAX, 0))
         return rtm_error_set(RTM_ERR_INVALID_ARG,
@@ -257,6 +262,7 @@ static rtm_status_t self_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_
 }
 
 const rtm_tl_ops_t rtm_tl_self = {
+    RTM_TL_OPS_VERSION,
     .name       = "self",
     .open       = self_open,
     .close      = self_close,

@@ -84,6 +84,14 @@ static void am_cb(void *arg, int src, unsigned am_id, const void *data, size_t l
     got[am_id]++;
 }
 
+/* No peer is lost in a benchmark: say so and stop. */
+static void peer_failed(void *arg, int peer, rtm_status_t status, const char *msg)
+{
+    (void)arg;
+    fprintf(stderr, "bench_shm: peer %d failed (%d): %s\n", peer, (int)status, msg);
+    exit(1);
+}
+
 static void xsend(unsigned am_id, const void *hdr, size_t hdr_len, const void *p, size_t len)
 {
     while (rtm_tl_shm.am_send(ep, am_id, hdr, hdr_len, p, len) == RTM_ERR_AGAIN)
@@ -122,6 +130,7 @@ static void setup(const char *nspace)
     params.nspace = nspace;
     params.hostname = "bench";
     params.am_cb = am_cb;
+    params.peer_failed = peer_failed;
     if (rtm_tl_shm.open(&params, &iface) != RTM_OK) {
         fprintf(stderr, "open: %s\n", rtm_last_error());
         exit(1);

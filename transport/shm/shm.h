@@ -23,6 +23,7 @@
 #include "transport/shm/shm_fifo.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -85,16 +86,16 @@ typedef enum shm_cma_state {
 
 typedef struct shm_iface shm_iface_t;
 
-struct rtm_tl_ep {
-    shm_iface_t   *iface;
+typedef struct shm_ep {
+    rtm_tl_ep_t    super;        /* iface, peer (world rank) */
     shm_fifo_tx_t *tx;           /* persistent ring state, owned by the iface */
-    int            peer;         /* world rank */
     int            local;        /* local rank */
     pid_t          pid;
     int            in_use;
-};
+} shm_ep_t;
 
 struct shm_iface {
+    rtm_tl_iface_t     super;
     /* hot fields first */
     shm_fifo_rx_t     *rx;           /* local_size - 1 incoming rings */
     int                num_rx;
@@ -119,7 +120,7 @@ struct shm_iface {
 
     shm_fifo_tx_t     *tx;           /* by local rank (own slot unused) */
     unsigned char     *harmless;     /* local_size * fifo_lines bytes */
-    struct rtm_tl_ep  *eps;          /* by local rank */
+    shm_ep_t          *eps;          /* by local rank */
 
     shm_cma_state_t    cma;
     int                cma_errno;
@@ -127,6 +128,19 @@ struct shm_iface {
     volatile uint64_t  cma_probe;    /* the word peers read to test CMA */
     char               memh_token;   /* address handed out as every memh */
 };
+
+_Static_assert(offsetof(shm_ep_t, super) == 0, "the base comes first");
+_Static_assert(offsetof(struct shm_iface, super) == 0, "the base comes first");
+
+static inline shm_iface_t *shm_iface(rtm_tl_iface_t *tl_iface)
+{
+    return (shm_iface_t *)(void *)tl_iface;
+}
+
+static inline shm_ep_t *shm_ep(rtm_tl_ep_t *tl_ep)
+{
+    return (shm_ep_t *)(void *)tl_ep;
+}
 
 /* shm_seg.c */
 void         shm_seg_name(const char *nspace, int node_id, char *buf, size_t len);

@@ -177,7 +177,7 @@ const char *shm_cma_describe(const shm_iface_t *iface, char *buf, size_t len)
 rtm_status_t shm_mem_reg(rtm_tl_iface_t *tl_iface, void *addr, size_t len,
                          rtm_tl_memh_t **memh_p, void *rkey, size_t *rkey_len_p)
 {
-    shm_iface_t *iface = (shm_iface_t *)(void *)tl_iface;
+    shm_iface_t *iface = shm_iface(tl_iface);
     shm_rkey_t key;
 
     if (iface == NULL || memh_p == NULL || rkey == NULL || rkey_len_p == NULL ||
@@ -202,10 +202,11 @@ void shm_mem_dereg(rtm_tl_iface_t *tl_iface, rtm_tl_memh_t *memh)
 
 /* Completes before returning: comp->cb runs on success only; on failure
  * the error is returned and the runtime falls back to the copy path. */
-rtm_status_t shm_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, size_t len,
+rtm_status_t shm_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh, size_t len,
                      uint64_t remote_addr, const void *rkey, size_t rkey_len,
                      rtm_tl_comp_t *comp)
 {
+    shm_ep_t *ep = shm_ep(tl_ep);
     shm_iface_t *iface;
     shm_rkey_t key;
     int err;
@@ -214,7 +215,7 @@ rtm_status_t shm_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, si
     if (ep == NULL || comp == NULL || comp->cb == NULL || rkey == NULL ||
         (local == NULL && len > 0))
         return rtm_error_set(RTM_ERR_INVALID_ARG, "shm get: NULL argument");
-    iface = ep->iface;
+    iface = shm_iface(tl_ep->iface);
     if (iface->cma != SHM_CMA_OK)
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED,
                              "shm get: CMA is not available on rank %d (%s)", iface->world_rank,
@@ -227,7 +228,7 @@ rtm_status_t shm_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, si
         return rtm_error_set(RTM_ERR_INVALID_ARG,
                              "shm get: %zu B at %#llx from rank %d lie outside the %llu B the "
                              "peer exposed at %#llx",
-                             len, (unsigned long long)remote_addr, ep->peer,
+                             len, (unsigned long long)remote_addr, tl_ep->peer,
                              (unsigned long long)key.len, (unsigned long long)key.addr);
     err = cma_read(ep->pid, local, remote_addr, len);
     if (err != 0) {
@@ -235,12 +236,12 @@ rtm_status_t shm_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, si
             iface->cma_warned = 1;
             rtm_warn("rank %d (%s): CMA read of %zu B from rank %d (pid %d) failed: %s; "
                      "copying through shared memory instead",
-                     iface->world_rank, iface->hostname, len, ep->peer, (int)ep->pid,
+                     iface->world_rank, iface->hostname, len, tl_ep->peer, (int)ep->pid,
                      strerror(err));
         }
         return rtm_error_set(RTM_ERR_TRANSPORT,
                              "rank %d (%s): CMA read of %zu B from rank %d (pid %d) failed: %s",
-                             iface->world_rank, iface->hostname, len, ep->peer, (int)ep->pid,
+                             iface->world_rank, iface->hostname, len, tl_ep->peer, (int)ep->pid,
                              strerror(err));
     }
     comp->cb(comp, RTM_OK);

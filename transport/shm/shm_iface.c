@@ -39,11 +39,6 @@
 _Static_assert(SHM_CONFIG_FIFO_MIN == SHM_MIN_FIFO_LINES * SHM_LINE &&
                SHM_CONFIG_FIFO_MAX == SHM_MAX_FIFO_SIZE, "shm_config.c's fifo range");
 
-static inline shm_iface_t *shm_iface(rtm_tl_iface_t *tl_iface)
-{
-    return (shm_iface_t *)(void *)tl_iface;
-}
-
 /* Rings are a power of two of lines, holding at least four of the largest
  * messages so that a stream keeps several fragments in flight. */
 static uint64_t fifo_lines_for(size_t fifo_size)
@@ -77,8 +72,9 @@ static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t
     shm_iface_t *iface;
     rtm_status_t status;
 
-    if (params == NULL || iface_p == NULL)
-        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm open: params or iface_p is NULL");
+    if (!rtm_tl_params_valid(params) || iface_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "shm open: params, am_cb, peer_failed or iface_p is NULL");
     if (params->local_size < 1 || params->local_rank < 0 ||
         params->local_rank >= params->local_size || params->local_peers == NULL ||
         params->nspace == NULL || params->am_cb == NULL ||
@@ -93,6 +89,7 @@ static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t
     iface = calloc(1, sizeof(*iface));
     if (iface == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "shm open: no memory");
+    iface->super.ops = &rtm_tl_shm;
     iface->fd = -1;
     iface->am_cb = params->am_cb;
     iface->am_arg = params->am_arg;
@@ -125,7 +122,7 @@ static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t
         if (status != RTM_OK)
             goto err_free;
     }
-    *iface_p = (rtm_tl_iface_t *)(void *)iface;
+    *iface_p = &iface->super;
     return RTM_OK;
 
 err_free:
@@ -315,7 +312,7 @@ static rtm_status_t shm_ep_create(rtm_tl_iface_t *tl_iface, int peer, const void
 {
     shm_iface_t *iface = shm_iface(tl_iface);
     shm_addr_t addr;
-    rtm_tl_ep_t *ep;
+    shm_ep_t *ep;
     int local;
 
     if (iface == NULL || ep_p == NULL)
@@ -329,33 +326,36 @@ static rtm_status_t shm_ep_create(rtm_tl_iface_t *tl_iface, int peer, const void
     if (iface->rx == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "shm ep_create: called before wireup");
     ep = &iface->eps[local];
-    ep->iface = iface;
+    ep->super.iface = &iface->super;
+    ep->super.peer = peer;
     ep->tx = &iface->tx[local];
-    ep->peer = peer;
     ep->local = local;
     ep->pid = (pid_t)addr.pid;
     ep->in_use = 1;
-    *ep_p = ep;
+    *ep_p = &ep->super;
     return RTM_OK;
 }
 
 /* The ring's state lives in the iface: a later ep_create to the same peer
  * continues the same stream. */
-static void shm_ep_destroy(rtm_tl_ep_t *ep)
+static void shm_ep_destroy(rtm_tl_ep_t *tl_ep)
 {
-    if (ep != NULL)
-        ep->in_use = 0;
+    if (tl_ep != NULL)
+        shm_ep(tl_ep)->in_use = 0;
 }
 
 /* Hot path: no allocation, lock or log (except for a caller's bug). */
-static rtm_status_t shm_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr,
+static rtm_status_t shm_am_send(rtm_tl_ep_t *tl_ep, unsigned am_id, const void *hdr,
                                 size_t hdr_len, const void *payload, size_t len)
 {
-    if (__builtin_expect(hdr_len + len > ep->iface->am_max || am_id >= RTM_TL_AM_ID_MAX, 0))
+    shm_ep_t *ep = shm_ep(tl_ep);
+    size_t am_max = shm_iface(tl_ep->iface)->am_max;
+
+    if (__builtin_expect(hdr_len + len > am_max || am_id >= RTM_TL_AM_ID_MAX, 0))
         return rtm_error_set(RTM_ERR_INVALID_ARG,
                              "shm am_send: am_id %u, %zu B of header + %zu B of payload; the "
                              "limits are am_id < %d and %zu B in all",
-                             am_id, hdr_len, len, RTM_TL_AM_ID_MAX, ep->iface->am_max);
+                             am_id, hdr_len, len, RTM_TL_AM_ID_MAX, am_max);
     if (shm_fifo_push(ep->tx, am_id, hdr, hdr_len, payload, len) != 0)
         return RTM_ERR_AGAIN;
     return RTM_OK;
@@ -390,6 +390,7 @@ static int shm_progress(rtm_tl_iface_t *tl_iface)
 }
 
 const rtm_tl_ops_t rtm_tl_shm = {
+    RTM_TL_OPS_VERSION,
     .name       = "shm",
     .open       = shm_open_iface,
     .close      = shm_close,

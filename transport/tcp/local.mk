@@ -26,3 +26,8 @@ tests_tcp_tcp_pingpong_LDADD = librtmsg.la
 tests_tcp_tcp_pingpong_LDFLAGS = $(AM_LDFLAGS) -no-install
 TESTS += tests/tcp/tcp_pingpong.sh
 dist_noinst_SCRIPTS += tests/tcp/tcp_pingpong.sh
+
+# RTM_TRANSPORTS naming a transport that is absent or unknown here: said
+# once, with the reason and the transports really available.
+TESTS += tests/tcp/tl_absent.sh
+dist_noinst_SCRIPTS += tests/tcp/tl_absent.sh

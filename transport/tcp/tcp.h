@@ -156,12 +156,11 @@ typedef struct tcp_iface tcp_iface_t;
 
 /* A peer and its one connection; the runtime's endpoint is this object.
  * Made on first contact (ep_create, or the peer's HELLO), freed by close. */
-struct rtm_tl_ep {
+typedef struct tcp_ep {
+    rtm_tl_ep_t       super;         /* iface, peer (world rank) */
     /* hot fields first */
-    tcp_iface_t      *iface;
     int               fd;            /* connection (or our attempt), -1 if none */
     tcp_conn_state_t  state;
-    int               peer;          /* world rank */
     unsigned char    *tx;            /* send ring: framed bytes not yet written */
     size_t            tx_mask;       /* ring size - 1 (a power of two) */
     uint64_t          tx_head;       /* bytes written to the socket */
@@ -184,7 +183,7 @@ struct rtm_tl_ep {
     int               eof;
     char              hostname[TCP_HOST_MAX];
     char              err[256];      /* FAILED: what happened, for am_send */
-};
+} tcp_ep_t;
 
 /* An accepted socket whose HELLO is not complete yet. */
 typedef struct tcp_accept_slot {
@@ -194,6 +193,7 @@ typedef struct tcp_accept_slot {
 } tcp_accept_slot_t;
 
 struct tcp_iface {
+    rtm_tl_iface_t     super;
     /* hot fields first */
     int                epfd;
     int                in_progress;   /* guards against re-entry from am_cb */
@@ -215,13 +215,32 @@ struct tcp_iface {
     tcp_ifaddr_t       ifaddrs[TCP_MAX_ADDRS];
     int                num_ifaddrs;
 
-    struct rtm_tl_ep **peers;         /* by world rank, NULL before first contact */
+    tcp_ep_t         **peers;         /* by world rank, NULL before first contact */
     tcp_accept_slot_t  accepts[TCP_ACCEPT_SLOTS];
     int                num_accepts;
     /* simultaneous connects resolved (for tests and the debug log) */
     unsigned long      stat_refused;    /* lo: a hi's connection refused (NACK) */
     unsigned long      stat_replaced;   /* hi: own attempt dropped for lo's */
 };
+
+_Static_assert(offsetof(tcp_ep_t, super) == 0, "the base comes first");
+_Static_assert(offsetof(struct tcp_iface, super) == 0, "the base comes first");
+
+static inline tcp_iface_t *tcp_iface_of(rtm_tl_iface_t *tl_iface)
+{
+    return (tcp_iface_t *)(void *)tl_iface;
+}
+
+static inline tcp_ep_t *tcp_ep_of(rtm_tl_ep_t *tl_ep)
+{
+    return (tcp_ep_t *)(void *)tl_ep;
+}
+
+/* The interface an endpoint belongs to. */
+static inline tcp_iface_t *tcp_ep_iface(const tcp_ep_t *ep)
+{
+    return tcp_iface_of(ep->super.iface);
+}
 
 /* epoll_event.data.u64: kind in the top byte, index below. */
 enum { TCP_EV_LISTEN = 1, TCP_EV_ACCEPT = 2, TCP_EV_PEER = 3 };
@@ -235,26 +254,25 @@ int          tcp_if_entry_match(const char *entry, size_t entry_len, const char 
                                 struct in_addr addr);
 
 /* tcp_conn.c: connection setup, the rule above, failure, orderly close */
-tcp_iface_t *tcp_iface_of(rtm_tl_iface_t *tl_iface);
-struct rtm_tl_ep *tcp_peer_get(tcp_iface_t *iface, int peer);
-rtm_status_t tcp_conn_start(struct rtm_tl_ep *ep);
-void         tcp_conn_connected(struct rtm_tl_ep *ep);
-void         tcp_conn_hs_reply(struct rtm_tl_ep *ep, const tcp_hs_t *hs);
+tcp_ep_t *tcp_peer_get(tcp_iface_t *iface, int peer);
+rtm_status_t tcp_conn_start(tcp_ep_t *ep);
+void         tcp_conn_connected(tcp_ep_t *ep);
+void         tcp_conn_hs_reply(tcp_ep_t *ep, const tcp_hs_t *hs);
 void         tcp_listen_ready(tcp_iface_t *iface);
 void         tcp_accept_ready(tcp_iface_t *iface, int slot);
-void         tcp_conn_fail(struct rtm_tl_ep *ep, const char *what, int err);
-void         tcp_conn_eof(struct rtm_tl_ep *ep);
+void         tcp_conn_fail(tcp_ep_t *ep, const char *what, int err);
+void         tcp_conn_eof(tcp_ep_t *ep);
 void         tcp_check_wait_peer(tcp_iface_t *iface);
 void         tcp_close_all(tcp_iface_t *iface);
-void         tcp_set_pollout(struct rtm_tl_ep *ep, int on);
+void         tcp_set_pollout(tcp_ep_t *ep, int on);
 uint64_t     tcp_now_ms(void);
 
 /* tcp_am.c: framing, send ring, receive reassembly, progress */
-int          tcp_tx_flush(struct rtm_tl_ep *ep);
+int          tcp_tx_flush(tcp_ep_t *ep);
 int          tcp_progress(rtm_tl_iface_t *tl_iface);
 int          tcp_dispatch(tcp_iface_t *iface, const struct epoll_event *ev);
-rtm_status_t tcp_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr, size_t hdr_len,
+rtm_status_t tcp_am_send(rtm_tl_ep_t *tl_ep, unsigned am_id, const void *hdr, size_t hdr_len,
                          const void *payload, size_t len);
-rtm_status_t tcp_send_frame_raw(struct rtm_tl_ep *ep, unsigned type);
+rtm_status_t tcp_send_frame_raw(tcp_ep_t *ep, unsigned type);
 
 #endif

@@ -21,13 +21,13 @@
 
 static const unsigned char zero_pad[8];
 
-static inline size_t tx_used(const struct rtm_tl_ep *ep)
+static inline size_t tx_used(const tcp_ep_t *ep)
 {
     return (size_t)(ep->tx_tail - ep->tx_head);
 }
 
 /* Append the bytes of iov[] from offset skip on to the ring (which has room). */
-static void tx_put_iov(struct rtm_tl_ep *ep, const struct iovec *iov, int cnt, size_t skip)
+static void tx_put_iov(tcp_ep_t *ep, const struct iovec *iov, int cnt, size_t skip)
 {
     size_t size = ep->tx_mask + 1;
 
@@ -56,7 +56,7 @@ static void tx_put_iov(struct rtm_tl_ep *ep, const struct iovec *iov, int cnt, s
 
 /* Write what the ring holds. Returns -1 once the peer is lost.
  * Hot path under back-pressure: no allocation, lock or log (but a failure). */
-int tcp_tx_flush(struct rtm_tl_ep *ep)
+int tcp_tx_flush(tcp_ep_t *ep)
 {
     while (tx_used(ep) > 0) {
         size_t off = (size_t)(ep->tx_head & ep->tx_mask);
@@ -97,7 +97,7 @@ int tcp_tx_flush(struct rtm_tl_ep *ep)
 }
 
 /* Not connected yet, failed, closed, or output queued ahead. */
-static rtm_status_t am_send_slow(struct rtm_tl_ep *ep, struct iovec *iov, int cnt, size_t frame)
+static rtm_status_t am_send_slow(tcp_ep_t *ep, struct iovec *iov, int cnt, size_t frame)
 {
     switch (ep->state) {
     case TCP_CONN_FAILED:
@@ -125,9 +125,10 @@ static rtm_status_t am_send_slow(struct rtm_tl_ep *ep, struct iovec *iov, int cn
 }
 
 /* Hot path: no allocation, lock or log. */
-rtm_status_t tcp_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr, size_t hdr_len,
+rtm_status_t tcp_am_send(rtm_tl_ep_t *tl_ep, unsigned am_id, const void *hdr, size_t hdr_len,
                          const void *payload, size_t len)
 {
+    tcp_ep_t *ep = tcp_ep_of(tl_ep);
     size_t msg_len = hdr_len + len;
     tcp_frame_hdr_t fh;
     struct iovec iov[4];
@@ -180,7 +181,7 @@ rtm_status_t tcp_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr, size_
 }
 
 /* A BYE (or other bodiless frame) through the ring; close() only. */
-rtm_status_t tcp_send_frame_raw(struct rtm_tl_ep *ep, unsigned type)
+rtm_status_t tcp_send_frame_raw(tcp_ep_t *ep, unsigned type)
 {
     tcp_frame_hdr_t fh = {0, 0, (uint8_t)type, TCP_FRAME_CHECK};
     struct iovec iov = {&fh, sizeof(fh)};
@@ -195,9 +196,9 @@ rtm_status_t tcp_send_frame_raw(struct rtm_tl_ep *ep, unsigned type)
 
 /* Deliver every whole frame in the receive buffer; returns messages.
  * Hot path: no allocation, lock or log (but a corrupt stream). */
-static int rx_parse(struct rtm_tl_ep *ep)
+static int rx_parse(tcp_ep_t *ep)
 {
-    tcp_iface_t *iface = ep->iface;
+    tcp_iface_t *iface = tcp_ep_iface(ep);
     int events = 0;
 
     if (ep->rx_need_hs) {
@@ -228,7 +229,7 @@ static int rx_parse(struct rtm_tl_ep *ep)
             continue;
         }
         if (!iface->closing)
-            iface->am_cb(iface->am_arg, ep->peer, fh->am_id, fh + 1, fh->len);
+            iface->am_cb(iface->am_arg, ep->super.peer, fh->am_id, fh + 1, fh->len);
         events++;
         if (ep->fd < 0)
             return events;   /* the handler's send found the peer lost */
@@ -245,7 +246,7 @@ static int rx_parse(struct rtm_tl_ep *ep)
 }
 
 /* Read what the socket holds and deliver whole frames. */
-static int rx_read(struct rtm_tl_ep *ep)
+static int rx_read(tcp_ep_t *ep)
 {
     int events = 0;
 
@@ -274,7 +275,7 @@ int tcp_dispatch(tcp_iface_t *iface, const struct epoll_event *ev)
 {
     unsigned kind = (unsigned)(ev->data.u64 >> 56);
     int index = (int)(uint32_t)ev->data.u64;
-    struct rtm_tl_ep *ep;
+    tcp_ep_t *ep;
     int events = 0;
 
     switch (kind) {

@@ -41,9 +41,9 @@ static size_t pow2_at_least(size_t n)
     return p;
 }
 
-struct rtm_tl_ep *tcp_peer_get(tcp_iface_t *iface, int peer)
+tcp_ep_t *tcp_peer_get(tcp_iface_t *iface, int peer)
 {
-    struct rtm_tl_ep *ep = iface->peers[peer];
+    tcp_ep_t *ep = iface->peers[peer];
 
     if (ep != NULL)
         return ep;
@@ -64,31 +64,31 @@ struct rtm_tl_ep *tcp_peer_get(tcp_iface_t *iface, int peer)
         free(ep);
         return NULL;
     }
-    ep->iface = iface;
+    ep->super.iface = &iface->super;
     ep->fd = -1;
-    ep->peer = peer;
+    ep->super.peer = peer;
     ep->state = TCP_CONN_IDLE;
     iface->peers[peer] = ep;
     return ep;
 }
 
-void tcp_set_pollout(struct rtm_tl_ep *ep, int on)
+void tcp_set_pollout(tcp_ep_t *ep, int on)
 {
     struct epoll_event ev;
 
     if (ep->tx_polling == on || ep->fd < 0)
         return;
     ev.events = EPOLLIN | (on ? EPOLLOUT : 0);
-    ev.data.u64 = TCP_EV(TCP_EV_PEER, ep->peer);
-    if (epoll_ctl(ep->iface->epfd, EPOLL_CTL_MOD, ep->fd, &ev) == 0)
+    ev.data.u64 = TCP_EV(TCP_EV_PEER, ep->super.peer);
+    if (epoll_ctl(tcp_ep_iface(ep)->epfd, EPOLL_CTL_MOD, ep->fd, &ev) == 0)
         ep->tx_polling = on;
 }
 
 /* Stop using ep's socket (epoll forgets it with the close). */
-static void conn_drop_fd(struct rtm_tl_ep *ep)
+static void conn_drop_fd(tcp_ep_t *ep)
 {
     if (ep->fd >= 0) {
-        epoll_ctl(ep->iface->epfd, EPOLL_CTL_DEL, ep->fd, NULL);
+        epoll_ctl(tcp_ep_iface(ep)->epfd, EPOLL_CTL_DEL, ep->fd, NULL);
         close(ep->fd);
     }
     ep->fd = -1;
@@ -97,23 +97,23 @@ static void conn_drop_fd(struct rtm_tl_ep *ep)
     ep->rx_need_hs = 0;
 }
 
-static void conn_set_state(struct rtm_tl_ep *ep, tcp_conn_state_t state)
+static void conn_set_state(tcp_ep_t *ep, tcp_conn_state_t state)
 {
     if (ep->state == TCP_CONN_WAIT_PEER && state != TCP_CONN_WAIT_PEER)
-        ep->iface->num_wait_peer--;
+        tcp_ep_iface(ep)->num_wait_peer--;
     else if (ep->state != TCP_CONN_WAIT_PEER && state == TCP_CONN_WAIT_PEER)
-        ep->iface->num_wait_peer++;
+        tcp_ep_iface(ep)->num_wait_peer++;
     ep->state = state;
 }
 
-static void conn_fail_msg(struct rtm_tl_ep *ep, const char *fmt, ...)
+static void conn_fail_msg(tcp_ep_t *ep, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* The peer is lost: say so once, naming both sides; am_send returns the
  * message from now on. Queued output is dropped: nobody will read it. */
-static void conn_fail_msg(struct rtm_tl_ep *ep, const char *fmt, ...)
+static void conn_fail_msg(tcp_ep_t *ep, const char *fmt, ...)
 {
-    tcp_iface_t *iface = ep->iface;
+    tcp_iface_t *iface = tcp_ep_iface(ep);
     size_t off;
     va_list ap;
 
@@ -132,23 +132,22 @@ static void conn_fail_msg(struct rtm_tl_ep *ep, const char *fmt, ...)
         rtm_debug("%s (while closing)", ep->err);
     } else {
         rtm_error("%s", ep->err);
-        if (iface->peer_failed != NULL)
-            iface->peer_failed(iface->am_arg, ep->peer, RTM_ERR_TRANSPORT, ep->err);
+        iface->peer_failed(iface->am_arg, ep->super.peer, RTM_ERR_TRANSPORT, ep->err);
     }
 }
 
-static const char *peer_host(const struct rtm_tl_ep *ep)
+static const char *peer_host(const tcp_ep_t *ep)
 {
     return ep->hostname[0] ? ep->hostname : "?";
 }
 
-void tcp_conn_fail(struct rtm_tl_ep *ep, const char *what, int err)
+void tcp_conn_fail(tcp_ep_t *ep, const char *what, int err)
 {
-    conn_fail_msg(ep, "connection to rank %d (%s) lost: %s", ep->peer, peer_host(ep),
+    conn_fail_msg(ep, "connection to rank %d (%s) lost: %s", ep->super.peer, peer_host(ep),
                   what ? what : strerror(err));
 }
 
-void tcp_conn_eof(struct rtm_tl_ep *ep)
+void tcp_conn_eof(tcp_ep_t *ep)
 {
     if (ep->bye_rcvd) {
         /* the peer finalized: orderly */
@@ -197,20 +196,20 @@ static int hs_valid(const tcp_iface_t *iface, const tcp_hs_t *hs)
            hs->world_rank != iface->world_rank;
 }
 
-static void conn_up(struct rtm_tl_ep *ep)
+static void conn_up(tcp_ep_t *ep)
 {
     conn_set_state(ep, TCP_CONN_UP);
     if (ep->tx_tail != ep->tx_head)
         tcp_tx_flush(ep);
 }
 
-rtm_status_t tcp_conn_start(struct rtm_tl_ep *ep)
+rtm_status_t tcp_conn_start(tcp_ep_t *ep)
 {
-    tcp_iface_t *iface = ep->iface;
+    tcp_iface_t *iface = tcp_ep_iface(ep);
     int err = 0;
 
     if (!ep->have_addr) {
-        conn_fail_msg(ep, "no address known for rank %d (%s)", ep->peer, peer_host(ep));
+        conn_fail_msg(ep, "no address known for rank %d (%s)", ep->super.peer, peer_host(ep));
         return RTM_ERR_TRANSPORT;
     }
     while (ep->next_addr < ep->naddrs) {
@@ -226,13 +225,13 @@ rtm_status_t tcp_conn_start(struct rtm_tl_ep *ep)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) != 0 && errno != EINPROGRESS) {
             err = errno;
-            rtm_debug("tcp: connect to rank %d at %s:%u: %s", ep->peer, inet_ntoa(sa->sin_addr),
+            rtm_debug("tcp: connect to rank %d at %s:%u: %s", ep->super.peer, inet_ntoa(sa->sin_addr),
                       ntohs(sa->sin_port), strerror(err));
             close(fd);
             continue;
         }
         ev.events = EPOLLIN | EPOLLOUT;
-        ev.data.u64 = TCP_EV(TCP_EV_PEER, ep->peer);
+        ev.data.u64 = TCP_EV(TCP_EV_PEER, ep->super.peer);
         if (epoll_ctl(iface->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
             err = errno;
             close(fd);
@@ -246,18 +245,18 @@ rtm_status_t tcp_conn_start(struct rtm_tl_ep *ep)
     if (ep->naddrs > 0) {
         const struct sockaddr_in *sa = &ep->addrs[ep->naddrs - 1];
 
-        conn_fail_msg(ep, "cannot connect to rank %d (%s) at %s:%u%s: %s", ep->peer,
+        conn_fail_msg(ep, "cannot connect to rank %d (%s) at %s:%u%s: %s", ep->super.peer,
                       peer_host(ep), inet_ntoa(sa->sin_addr), ntohs(sa->sin_port),
                       ep->naddrs > 1 ? " (nor its other addresses)" : "",
                       strerror(err ? err : ECONNREFUSED));
     } else {
-        conn_fail_msg(ep, "rank %d (%s) published no address", ep->peer, peer_host(ep));
+        conn_fail_msg(ep, "rank %d (%s) published no address", ep->super.peer, peer_host(ep));
     }
     return RTM_ERR_TRANSPORT;
 }
 
 /* Our connect() finished (well or not). */
-void tcp_conn_connected(struct rtm_tl_ep *ep)
+void tcp_conn_connected(tcp_ep_t *ep)
 {
     struct pollfd pfd = {ep->fd, POLLOUT, 0};
     socklen_t len = sizeof(int);
@@ -269,9 +268,9 @@ void tcp_conn_connected(struct rtm_tl_ep *ep)
     if (getsockopt(ep->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
         err = errno;
     if (err == 0)
-        err = hs_send(ep->iface, ep->fd, TCP_HS_HELLO);
+        err = hs_send(tcp_ep_iface(ep), ep->fd, TCP_HS_HELLO);
     if (err != 0) {
-        rtm_debug("tcp: connect to rank %d at %s:%u: %s", ep->peer,
+        rtm_debug("tcp: connect to rank %d at %s:%u: %s", ep->super.peer,
                   inet_ntoa(ep->addrs[ep->next_addr - 1].sin_addr),
                   ntohs(ep->addrs[ep->next_addr - 1].sin_port), strerror(err));
         conn_drop_fd(ep);
@@ -281,7 +280,7 @@ void tcp_conn_connected(struct rtm_tl_ep *ep)
     }
     ep->rx_head = ep->rx_tail = 0;
     ep->rx_need_hs = 1;
-    if (ep->iface->world_rank < ep->peer) {
+    if (tcp_ep_iface(ep)->world_rank < ep->super.peer) {
         /* ours wins: data may follow the HELLO at once */
         conn_up(ep);
         if (ep->state == TCP_CONN_UP && ep->tx_tail == ep->tx_head)
@@ -293,12 +292,12 @@ void tcp_conn_connected(struct rtm_tl_ep *ep)
 }
 
 /* The ACK or NACK to our HELLO. */
-void tcp_conn_hs_reply(struct rtm_tl_ep *ep, const tcp_hs_t *hs)
+void tcp_conn_hs_reply(tcp_ep_t *ep, const tcp_hs_t *hs)
 {
-    if (!hs_valid(ep->iface, hs) || hs->world_rank != ep->peer ||
+    if (!hs_valid(tcp_ep_iface(ep), hs) || hs->world_rank != ep->super.peer ||
         (hs->type != TCP_HS_ACK && hs->type != TCP_HS_NACK)) {
         conn_fail_msg(ep, "rank %d (%s) answered our connection with a bad handshake (another "
-                      "job's process on that address?)", ep->peer, peer_host(ep));
+                      "job's process on that address?)", ep->super.peer, peer_host(ep));
         return;
     }
     if (ep->hostname[0] == '\0')
@@ -353,7 +352,7 @@ static void accept_slot_free(tcp_iface_t *iface, int slot, int close_fd)
 void tcp_accept_ready(tcp_iface_t *iface, int slot)
 {
     tcp_accept_slot_t *a = &iface->accepts[slot];
-    struct rtm_tl_ep *ep;
+    tcp_ep_t *ep;
     struct epoll_event ev;
     ssize_t n;
     int peer, err;
@@ -426,19 +425,19 @@ void tcp_check_wait_peer(tcp_iface_t *iface)
     uint64_t now = tcp_now_ms();
 
     for (int i = 0; i < iface->world_size && iface->num_wait_peer > 0; i++) {
-        struct rtm_tl_ep *ep = iface->peers[i];
+        tcp_ep_t *ep = iface->peers[i];
 
         if (ep != NULL && ep->state == TCP_CONN_WAIT_PEER &&
             now - ep->wait_since_ms > TCP_WAIT_PEER_MS)
             conn_fail_msg(ep, "rank %d (%s) refused our connection in favour of its own, which "
-                          "never arrived within %d s", ep->peer, peer_host(ep),
+                          "never arrived within %d s", ep->super.peer, peer_host(ep),
                           TCP_WAIT_PEER_MS / 1000);
     }
 }
 
 /* Is ep still owed something before close: output, a handshake, or the
  * peer's BYE and EOF? */
-static int conn_busy(const struct rtm_tl_ep *ep)
+static int conn_busy(const tcp_ep_t *ep)
 {
     switch (ep->state) {
     case TCP_CONN_CONNECTING:
@@ -466,7 +465,7 @@ void tcp_close_all(tcp_iface_t *iface)
 
         busy = 0;
         for (int i = 0; i < iface->world_size; i++) {
-            struct rtm_tl_ep *ep = iface->peers[i];
+            tcp_ep_t *ep = iface->peers[i];
 
             if (ep == NULL || !conn_busy(ep))
                 continue;

@@ -20,11 +20,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-tcp_iface_t *tcp_iface_of(rtm_tl_iface_t *tl_iface)
-{
-    return (tcp_iface_t *)(void *)tl_iface;
-}
-
 static uint32_t job_tag_of(const char *nspace)
 {
     uint32_t h = 2166136261u;   /* FNV-1a */
@@ -81,13 +76,15 @@ static rtm_status_t tcp_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     tcp_iface_t *iface;
     rtm_status_t status;
 
-    if (params == NULL || iface_p == NULL || params->am_cb == NULL || params->world_size < 1 ||
+    if (!rtm_tl_params_valid(params) || iface_p == NULL || params->world_size < 1 ||
         params->world_rank < 0 || params->world_rank >= params->world_size)
         return rtm_error_set(RTM_ERR_INVALID_ARG,
-                             "tcp open: params, am_cb or iface_p is NULL, or rank out of range");
+                             "tcp open: params, am_cb, peer_failed or iface_p is NULL, or rank "
+                             "out of range");
     iface = calloc(1, sizeof(*iface));
     if (iface == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "tcp open: no memory");
+    iface->super.ops = &rtm_tl_tcp;
     iface->epfd = -1;
     iface->listen_fd = -1;
     for (int i = 0; i < TCP_ACCEPT_SLOTS; i++)
@@ -108,9 +105,10 @@ static rtm_status_t tcp_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
         return rtm_error_set(RTM_ERR_NO_MEMORY, "tcp open: no memory for %d peers",
                              params->world_size);
     }
-    *iface_p = (rtm_tl_iface_t *)(void *)iface;
-    if (params->world_size == 1)
+    if (params->world_size == 1) {
+        *iface_p = &iface->super;
         return RTM_OK;   /* nobody to talk to: publish nothing, listen nowhere */
+    }
 
     status = tcp_ifsel(tcp_config.interfaces, iface->single_host, iface->ifaddrs, TCP_MAX_ADDRS,
                        &iface->num_ifaddrs);
@@ -124,11 +122,11 @@ static rtm_status_t tcp_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     status = tcp_listen(iface);
     if (status != RTM_OK)
         goto err_close;
+    *iface_p = &iface->super;
     return RTM_OK;
 
 err_close:
-    tcp_close(*iface_p);
-    *iface_p = NULL;
+    tcp_close(&iface->super);
     return status;
 }
 
@@ -140,7 +138,7 @@ static void tcp_close(rtm_tl_iface_t *tl_iface)
         return;
     tcp_close_all(iface);
     for (int i = 0; i < iface->world_size; i++) {
-        struct rtm_tl_ep *ep = iface->peers[i];
+        tcp_ep_t *ep = iface->peers[i];
 
         if (ep == NULL)
             continue;
@@ -289,7 +287,7 @@ static rtm_status_t tcp_ep_create(rtm_tl_iface_t *tl_iface, int peer, const void
                                   size_t blob_len, rtm_tl_ep_t **ep_p)
 {
     tcp_iface_t *iface = tcp_iface_of(tl_iface);
-    struct rtm_tl_ep *ep;
+    tcp_ep_t *ep;
     tcp_addr_hdr_t hdr;
     int n = 0;
 
@@ -324,7 +322,7 @@ static rtm_status_t tcp_ep_create(rtm_tl_iface_t *tl_iface, int peer, const void
         if (ep->hostname[0] == '\0')
             snprintf(ep->hostname, sizeof(ep->hostname), "%s", hdr.hostname);
     }
-    *ep_p = ep;
+    *ep_p = &ep->super;
     return RTM_OK;
 }
 
@@ -336,6 +334,7 @@ static void tcp_ep_destroy(rtm_tl_ep_t *ep)
 }
 
 const rtm_tl_ops_t rtm_tl_tcp = {
+    RTM_TL_OPS_VERSION,
     .name       = "tcp",
     .open       = tcp_open,
     .close      = tcp_close,

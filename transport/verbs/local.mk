@@ -1,27 +1,44 @@
 # transport/verbs: the verbs (RDMA) transport, built when libibverbs is
-# found. Its tests run real jobs on softib (tests/softib) through LD_PRELOAD.
+# found, as a module librtmsg loads at run time (transport/registry.c) from
+# $(tlmoduledir) = <libdir>/rtmsg, or from beside librtmsg.so in the build
+# tree. librtmsg itself does not link libibverbs, so one installed build runs
+# on hosts without rdma-core (rtm_info says why verbs is absent there).
+#
+# The module links librtmsg.la and uses only what librtmsg exports (rtm_*:
+# rtm_log_emit/rtm_log_level, rtm_error_set/rtm_last_error, rtm_verbs_config):
+# common/'s one copy, so the module logs at the job's level and reads the
+# configuration the runtime loaded. It does not link common/libcommon.la,
+# which would give it a second log level and a second, never-loaded config.
+# It exports its ops table only. Its tests run real jobs on softib
+# (tests/softib) through LD_PRELOAD, which interposes libibverbs for the
+# module as it did for librtmsg.
 if HAVE_IBVERBS
 
 VERBS_SOURCES = \
 	transport/verbs/vrb.h \
 	transport/verbs/vrb_am.c \
+	transport/verbs/vrb_async.c \
 	transport/verbs/vrb_conn.c \
 	transport/verbs/vrb_quiesce.c \
 	transport/verbs/vrb_dev.c \
 	transport/verbs/vrb_erdma.c \
 	transport/verbs/vrb_iface.c \
+	transport/verbs/vrb_rcache.c \
+	transport/verbs/vrb_rcache.h \
 	transport/verbs/vrb_rndv.c \
 	transport/verbs/vrb_xrc.c
 
-librtmsg_la_SOURCES += $(VERBS_SOURCES)
-
-# vrb-mem: the rendezvous registration cache, device async events
-librtmsg_la_SOURCES += \
-	transport/verbs/vrb_async.c \
-	transport/verbs/vrb_rcache.c \
-	transport/verbs/vrb_rcache.h
-librtmsg_la_CPPFLAGS += $(IBVERBS_CFLAGS)
-librtmsg_la_LIBADD += $(IBVERBS_LIBS)
+tlmodule_LTLIBRARIES = librtmsg-verbs.la
+librtmsg_verbs_la_SOURCES = $(VERBS_SOURCES)
+librtmsg_verbs_la_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS) $(HWLOC_CFLAGS)
+librtmsg_verbs_la_LIBADD = librtmsg.la $(IBVERBS_LIBS) $(HWLOC_LIBS) -lpthread
+librtmsg_verbs_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
+	-export-symbols-regex '^rtm_tl_verbs$$'
+# libtool relinks the module against the installed librtmsg: install that
+# first, also under make -j. (Through a variable: a literal rule of that name
+# would make automake drop its own install rule.)
+tlmodule_install = install-tlmoduleLTLIBRARIES
+$(tlmodule_install): install-libLTLIBRARIES
 
 # Integration: real jobs under rtrun on softib with RTM_TRANSPORTS=self,verbs.
 # verbs_ondemand{,2}.sh repeat the protocol programs with on-demand connections;
@@ -64,6 +81,19 @@ tests_verbs_test_rcache_SOURCES = tests/verbs/test_rcache.c transport/verbs/vrb_
 tests_verbs_test_rcache_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_verbs_test_rcache_LDADD = softib/libsoftib.la common/libcommon.la -lpthread
 TESTS += tests/verbs/test_rcache
+# open against the contract: peer_failed required, *iface_p on success only
+check_PROGRAMS += tests/verbs/test_vrb_open
+tests_verbs_test_vrb_open_SOURCES = tests/verbs/test_vrb_open.c $(VERBS_SOURCES)
+tests_verbs_test_vrb_open_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS) $(HWLOC_CFLAGS)
+tests_verbs_test_vrb_open_LDADD = softib/libsoftib.la runtime/librtmcfg.la common/libcommon.la $(HWLOC_LIBS) -lpthread
+TESTS += tests/verbs/test_vrb_open
+# the module: staged install loads it; absent, unloadable or of another ABI,
+# the reason is said (rtm_info, RTM_TRANSPORTS naming verbs)
+check_LTLIBRARIES += tests/verbs/libvrbfakemod.la
+tests_verbs_libvrbfakemod_la_SOURCES = tests/verbs/vrb_fake_module.c
+tests_verbs_libvrbfakemod_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
+TESTS += tests/verbs/vrb_module.sh
+dist_noinst_SCRIPTS += tests/verbs/vrb_module.sh
 # a benchmark (prints figures), not a test
 check_PROGRAMS += tests/verbs/vrb_rndv_bench
 tests_verbs_vrb_rndv_bench_LDADD = librtmsg.la

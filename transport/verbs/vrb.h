@@ -18,6 +18,7 @@
 #include "common/list.h"
 
 #include <infiniband/verbs.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* ---- wire formats ------------------------------------------------------ */
@@ -273,9 +274,8 @@ enum {
     VRB_EP_FAILED
 };
 
-typedef struct rtm_tl_ep {
-    vrb_iface_t   *iface;
-    int            peer;
+typedef struct vrb_ep {
+    rtm_tl_ep_t    super;         /* iface, peer (world rank) */
     int            connected;     /* QP in RTS and the peer's in RTR: may send */
     int            in_use;        /* handed to the runtime by ep_create */
     struct ibv_qp *qp;
@@ -374,6 +374,7 @@ typedef struct vrb_xini {
 } vrb_xini_t;
 
 struct vrb_iface {
+    rtm_tl_iface_t  super;
     rtm_tl_am_cb_t  am_cb;
     void           *am_arg;
     rtm_status_t  (*addr_lookup)(int peer, const char *name, void **blob_p, size_t *len_p);
@@ -454,7 +455,7 @@ void         vrb_gid_str(const union ibv_gid *gid, char *buf, size_t len);
 const char  *vrb_mtu_str(enum ibv_mtu mtu);
 
 /* vrb_am.c */
-rtm_status_t vrb_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr, size_t hdr_len,
+rtm_status_t vrb_am_send(rtm_tl_ep_t *tl_ep, unsigned am_id, const void *hdr, size_t hdr_len,
                          const void *payload, size_t len);
 int          vrb_progress(rtm_tl_iface_t *iface);
 rtm_status_t vrb_post_recv_all(vrb_iface_t *iface);
@@ -462,6 +463,10 @@ rtm_status_t vrb_post_recv_all(vrb_iface_t *iface);
 void         vrb_wc_fatal(vrb_iface_t *iface, const struct ibv_wc *wc, const char *what)
     __attribute__((noreturn));
 vrb_ep_t    *vrb_ep_of_qpn(vrb_iface_t *iface, uint32_t qpn);
+/* Log msg and report it through peer_failed (ep NULL: no particular peer);
+ * the runtime ends the job. */
+void         vrb_fatal(vrb_iface_t *iface, const vrb_ep_t *ep, const char *msg)
+    __attribute__((noreturn));
 
 /* vrb_iface.c */
 rtm_status_t vrb_qp_create(vrb_iface_t *iface, vrb_ep_t *ep);
@@ -514,7 +519,7 @@ uint32_t     vrb_xrc_tgt_for(vrb_ep_t *ep, uint32_t ini_qpn, uint32_t ini_psn);
 rtm_status_t vrb_mem_reg(rtm_tl_iface_t *iface, void *addr, size_t len, rtm_tl_memh_t **memh_p,
                          void *rkey, size_t *rkey_len_p);
 void         vrb_mem_dereg(rtm_tl_iface_t *iface, rtm_tl_memh_t *memh);
-rtm_status_t vrb_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, size_t len,
+rtm_status_t vrb_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh, size_t len,
                      uint64_t remote_addr, const void *rkey, size_t rkey_len,
                      rtm_tl_comp_t *comp);
 /* Post what fits of a transfer's remaining reads. */
@@ -591,14 +596,28 @@ static inline int vrb_srq_peers(int npeers, int ondemand)
     return ondemand && npeers > VRB_SRQ_PEERS ? VRB_SRQ_PEERS : npeers;
 }
 
+_Static_assert(offsetof(vrb_ep_t, super) == 0, "the base comes first");
+_Static_assert(offsetof(struct vrb_iface, super) == 0, "the base comes first");
+
 static inline vrb_iface_t *vrb_iface_of(rtm_tl_iface_t *tl)
 {
     return (vrb_iface_t *)(void *)tl;
 }
 
+static inline vrb_ep_t *vrb_ep_of(rtm_tl_ep_t *tl_ep)
+{
+    return (vrb_ep_t *)(void *)tl_ep;
+}
+
+/* The interface an endpoint belongs to. */
+static inline vrb_iface_t *vrb_ep_iface(const vrb_ep_t *ep)
+{
+    return vrb_iface_of(ep->super.iface);
+}
+
 static inline uint64_t vrb_wr_id(const vrb_ep_t *ep, uint64_t seq)
 {
-    return ((uint64_t)(uint32_t)ep->peer << 40) | (seq & ((1ull << 40) - 1));
+    return ((uint64_t)(uint32_t)ep->super.peer << 40) | (seq & ((1ull << 40) - 1));
 }
 
 #define VRB_WR_RECV_BIT (1ull << 63)   /* receive buffers: wr_id = bit | buffer index */

@@ -19,6 +19,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 rtm_status_t vrb_post_recv_all(vrb_iface_t *iface)
@@ -49,7 +50,7 @@ rtm_status_t vrb_post_recv_all(vrb_iface_t *iface)
  * Hot path: no allocation, lock or log. */
 rtm_status_t vrb_post_wr(vrb_ep_t *ep, struct ibv_send_wr *wr, void *bounce)
 {
-    vrb_iface_t *iface = ep->iface;
+    vrb_iface_t *iface = vrb_ep_iface(ep);
     vrb_sq_slot_t *slot = &ep->slots[ep->sq_head % VRB_SQ_DEPTH];
     struct ibv_send_wr *bad;
 
@@ -72,7 +73,7 @@ rtm_status_t vrb_post_wr(vrb_ep_t *ep, struct ibv_send_wr *wr, void *bounce)
             iface->tx_free[iface->tx_nfree++] = bounce;
         slot->bounce = NULL;
         return rtm_error_set(RTM_ERR_TRANSPORT,
-                             "verbs: ibv_post_send to rank %d (%s, QP 0x%x): %s", ep->peer,
+                             "verbs: ibv_post_send to rank %d (%s, QP 0x%x): %s", ep->super.peer,
                              ep->host, ep->qp->qp_num, strerror(err));
     }
     ep->sq_head++;
@@ -87,7 +88,7 @@ rtm_status_t vrb_post_wr(vrb_ep_t *ep, struct ibv_send_wr *wr, void *bounce)
 rtm_status_t vrb_post_am(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t hdr_len,
                          const void *payload, size_t len)
 {
-    vrb_iface_t *iface = ep->iface;
+    vrb_iface_t *iface = vrb_ep_iface(ep);
     size_t total = sizeof(vrb_am_hdr_t) + hdr_len + len;
     char inline_buf[VRB_MAX_INLINE];
     struct ibv_send_wr wr;
@@ -142,9 +143,10 @@ rtm_status_t vrb_post_am(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t hd
 }
 
 /* Hot path: no allocation, lock or log. */
-rtm_status_t vrb_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr, size_t hdr_len,
+rtm_status_t vrb_am_send(rtm_tl_ep_t *tl_ep, unsigned am_id, const void *hdr, size_t hdr_len,
                          const void *payload, size_t len)
 {
+    vrb_ep_t *ep = vrb_ep_of(tl_ep);
     rtm_status_t status;
 
     /* Eager RDMA: a slot free in the peer's ring and the message fits it
@@ -155,9 +157,9 @@ rtm_status_t vrb_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hdr, size_
     /* An endpoint not connected yet has no credits: one test covers both. */
     if (__builtin_expect(ep->tx_credits <= 0 || ep->sq_head - ep->sq_tail >= VRB_SQ_DEPTH, 0))
         return ep->connected ? RTM_ERR_AGAIN : vrb_conn_start(ep);
-    if (__builtin_expect(hdr_len + len > ep->iface->am_max || am_id >= RTM_TL_AM_ID_MAX, 0))
+    if (__builtin_expect(hdr_len + len > vrb_ep_iface(ep)->am_max || am_id >= RTM_TL_AM_ID_MAX, 0))
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs am_send: %zu bytes exceed am_max %zu",
-                             hdr_len + len, ep->iface->am_max);
+                             hdr_len + len, vrb_ep_iface(ep)->am_max);
     status = vrb_post_am(ep, (uint8_t)am_id, hdr, hdr_len, payload, len);
     if (status == RTM_OK)
         ep->tx_credits--;
@@ -224,15 +226,24 @@ void vrb_wc_fatal(vrb_iface_t *iface, const struct ibv_wc *wc, const char *what)
     snprintf(msg, sizeof(msg),
              "rank %d (%s): verbs %s rank %d (%s) failed: %s%s (QP 0x%x -> 0x%x on %s port %u, "
              "vendor error 0x%x); %s",
-             iface->world_rank, iface->host, op, ep ? ep->peer : -1, ep ? ep->host : "?",
+             iface->world_rank, iface->host, op, ep ? ep->super.peer : -1, ep ? ep->host : "?",
              what ? what : ibv_wc_status_str(wc->status), "",
              wc->qp_num, ep ? ep->remote_qpn : 0, iface->dev.name, iface->dev.port,
              wc->vendor_err, what ? "protocol violation" : wc_hint(wc->status));
+    vrb_fatal(iface, ep, msg);
+}
+
+/* Every fatal path of the transport ends here: log once, then hand the
+ * failure to the runtime, which ends the job (peer_failed does not return;
+ * vrb_open made sure there is one). The peer is ep's, or none for a
+ * failure of the device or of a QP no endpoint owns. Should a handler
+ * return all the same, a QP in error cannot be resumed: abort(). */
+void vrb_fatal(vrb_iface_t *iface, const vrb_ep_t *ep, const char *msg)
+{
     rtm_error("%s", msg);
-    /* the runtime ends the job (PMIx abort); rtm_abort if it has no hook */
-    if (iface->peer_failed != NULL && ep != NULL)
-        iface->peer_failed(iface->am_arg, ep->peer, RTM_ERR_TRANSPORT, msg);
-    rtm_abort(74, msg);
+    iface->peer_failed(iface->am_arg, ep != NULL ? ep->super.peer : RTM_TL_PEER_NONE,
+                       RTM_ERR_TRANSPORT, msg);
+    abort();
 }
 
 /* Retire send-queue entries up to and including WR `wr_id`. */
@@ -275,7 +286,7 @@ static void credit_queue_add(vrb_iface_t *iface, vrb_ep_t *ep)
 {
     if (!ep->credit_queued) {
         ep->credit_queued = 1;
-        iface->credit_queue[iface->credit_nqueued++] = ep->peer;
+        iface->credit_queue[iface->credit_nqueued++] = ep->super.peer;
     }
 }
 
@@ -348,7 +359,7 @@ static int credits_flush(vrb_iface_t *iface)
             n++;
             continue;
         }
-        iface->credit_queue[keep++] = ep->peer;
+        iface->credit_queue[keep++] = ep->super.peer;
     }
     iface->credit_nqueued = keep;
     return n;

@@ -79,7 +79,7 @@ static void async_fatal(vrb_iface_t *iface, const struct ibv_async_event *ev,
     if (ep != NULL)
         snprintf(msg, sizeof(msg), "rank %d (%s): verbs QP 0x%x to rank %d (%s, QP 0x%x) on "
                  "%s port %u: async event \"%s\"; %s", iface->world_rank, iface->host, qpn,
-                 ep->peer, ep->host, ep->remote_qpn, iface->dev.name, iface->dev.port,
+                 ep->super.peer, ep->host, ep->remote_qpn, iface->dev.name, iface->dev.port,
                  ibv_event_type_str(ev->event_type), hint);
     else if (qpn != 0)
         snprintf(msg, sizeof(msg), "rank %d (%s): verbs QP 0x%x on %s port %u: async event "
@@ -90,11 +90,7 @@ static void async_fatal(vrb_iface_t *iface, const struct ibv_async_event *ev,
                  "\"%s\"; %s", iface->world_rank, iface->host, iface->dev.name,
                  iface->dev.port, ibv_event_type_str(ev->event_type), hint);
     ibv_ack_async_event((struct ibv_async_event *)ev);
-    rtm_error("%s", msg);
-    /* the runtime ends the job (PMIx abort); rtm_abort if it has no hook */
-    if (iface->peer_failed != NULL && ep != NULL)
-        iface->peer_failed(iface->am_arg, ep->peer, RTM_ERR_TRANSPORT, msg);
-    rtm_abort(74, msg);
+    vrb_fatal(iface, ep, msg);
 }
 
 int vrb_async_poll(vrb_iface_t *iface)

@@ -8,7 +8,7 @@
 
 #include "transport/verbs/vrb_config.h"
 
-vrb_config_t vrb_config;
+vrb_config_t rtm_verbs_config;
 
 static const rtm_cfg_row_t vrb_config_rows[] = {
     RTM_CFG_ROW(VERBS_DEVICE, vrb_config_t, device, STRING, "", NULL, 0, 0,
@@ -54,4 +54,4 @@ static const rtm_cfg_row_t vrb_config_rows[] = {
 
 rtm_cfg_table_t vrb_config_table =
     RTM_CFG_TABLE_INIT("verbs", "RDMA verbs transport (RC, XRC, on demand)", vrb_config_rows,
-                       vrb_config);
+                       rtm_verbs_config);

@@ -1,7 +1,11 @@
 /*
- * The verbs transport's config rows (vrb_config.c). Read vrb_config.<field>
- * directly. The table is data only and needs no libibverbs, so a build or
- * a host without verbs still documents and recognises these rows.
+ * The verbs transport's config rows (vrb_config.c). Read
+ * rtm_verbs_config.<field> directly. The table is data only and needs no
+ * libibverbs: it is part of librtmsg, registered with the other tables at
+ * init, so a build or a host without the verbs module still documents and
+ * recognises these rows. The module (librtmsg-verbs.so) reads librtmsg's one
+ * copy of the values, which is why its name carries the rtm_ prefix that
+ * librtmsg exports (transport/verbs/local.mk).
  */
 #ifndef RTM_TRANSPORT_VRB_CONFIG_H
 #define RTM_TRANSPORT_VRB_CONFIG_H
@@ -27,7 +31,7 @@ typedef struct vrb_config {
     size_t      rcache_max_bytes;  /* RTM_VERBS_RCACHE_MAX_BYTES */
 } vrb_config_t;
 
-extern vrb_config_t    vrb_config;
+extern vrb_config_t    rtm_verbs_config;
 extern rtm_cfg_table_t vrb_config_table;
 
 #endif

@@ -200,7 +200,7 @@ static void ud_send(vrb_iface_t *iface, vrb_ep_t *ep, uint8_t type, uint32_t qpn
         ep->ud_ah = ibv_create_ah(iface->pd, &ah);
         if (ep->ud_ah == NULL) {
             rtm_debug("verbs: cannot create an address handle to rank %d (%s): %s; retrying",
-                      ep->peer, ep->host, strerror(errno));
+                      ep->super.peer, ep->host, strerror(errno));
             return;
         }
     }
@@ -215,7 +215,7 @@ static void ud_send(vrb_iface_t *iface, vrb_ep_t *ep, uint8_t type, uint32_t qpn
     m->flags = iface->dev.gid_index >= 0 ? VRB_ADDR_F_GRH : 0;
     m->link = iface->dev.link;
     m->src = iface->world_rank;
-    m->dst = ep->peer;
+    m->dst = ep->super.peer;
     m->qpn = qpn;
     m->psn = psn;
     m->peer_qpn = peer_qpn;
@@ -241,7 +241,7 @@ static void ud_send(vrb_iface_t *iface, vrb_ep_t *ep, uint8_t type, uint32_t qpn
     wr.wr.ud.remote_qkey = VRB_UD_QKEY;
     if (ibv_post_send(iface->ud_qp, &wr, &bad) != 0) {
         rtm_debug("verbs: connection datagram to rank %d (%s) not posted: %s; retrying",
-                  ep->peer, ep->host, strerror(errno));
+                  ep->super.peer, ep->host, strerror(errno));
         iface->ud_send_free[iface->ud_nsend_free++] = slot;
     }
 }
@@ -259,10 +259,7 @@ static void send_req(vrb_iface_t *iface, vrb_ep_t *ep)
 /* Never returns: the runtime ends the job (PMIx abort). */
 static void conn_fatal(vrb_iface_t *iface, vrb_ep_t *ep, const char *msg)
 {
-    rtm_error("%s", msg);
-    if (iface->peer_failed != NULL && ep != NULL)
-        iface->peer_failed(iface->am_arg, ep->peer, RTM_ERR_TRANSPORT, msg);
-    rtm_abort(74, msg);
+    vrb_fatal(iface, ep, msg);
 }
 
 static void connecting_del(vrb_iface_t *iface, vrb_ep_t *ep)
@@ -283,7 +280,7 @@ static void conn_connect(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t 
         char msg[640];
 
         snprintf(msg, sizeof(msg), "rank %d (%s): verbs: cannot connect to rank %d (%s): %s",
-                 iface->world_rank, iface->host, ep->peer, ep->host, rtm_last_error());
+                 iface->world_rank, iface->host, ep->super.peer, ep->host, rtm_last_error());
         conn_fatal(iface, ep, msg);
     }
 }
@@ -298,13 +295,13 @@ static void conn_set_connected(vrb_iface_t *iface, vrb_ep_t *ep)
 
 void vrb_conn_established(vrb_ep_t *ep)
 {
-    vrb_iface_t *iface = ep->iface;
+    vrb_iface_t *iface = vrb_ep_iface(ep);
 
     if (ep->conn_state != VRB_EP_ACCEPTED)
         return;
     conn_set_connected(iface, ep);
     rtm_debug("verbs: rank %d connected to rank %d (%s) on its request: QP 0x%x -> 0x%x, "
-              "%d RC QPs held", iface->world_rank, ep->peer, ep->host, ep->qp->qp_num,
+              "%d RC QPs held", iface->world_rank, ep->super.peer, ep->host, ep->qp->qp_num,
               ep->remote_qpn, iface->num_qps);
 }
 
@@ -331,8 +328,8 @@ static void on_request(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t *m
     switch (ep->conn_state) {
     case VRB_EP_CONNECTING:
         rtm_debug("verbs: rank %d: connection requests to and from rank %d crossed; the "
-                  "lower rank's wins", iface->world_rank, ep->peer);
-        if (iface->world_rank < ep->peer)
+                  "lower rank's wins", iface->world_rank, ep->super.peer);
+        if (iface->world_rank < ep->super.peer)
             return;    /* our request wins: the peer answers it */
         connecting_del(iface, ep);
         break;         /* theirs wins: connect our QP to theirs */
@@ -341,7 +338,7 @@ static void on_request(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t *m
             char msg[640];
 
             snprintf(msg, sizeof(msg), "rank %d (%s): verbs: cannot accept the connection "
-                     "from rank %d (%s): %s", iface->world_rank, iface->host, ep->peer,
+                     "from rank %d (%s): %s", iface->world_rank, iface->host, ep->super.peer,
                      ep->host, rtm_last_error());
             conn_fatal(iface, ep, msg);
         }
@@ -372,12 +369,12 @@ static void on_reply(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t *m)
         char msg[640];
 
         snprintf(msg, sizeof(msg), "rank %d (%s): verbs: first message to rank %d (%s) on "
-                 "the new connection: %s", iface->world_rank, iface->host, ep->peer, ep->host,
+                 "the new connection: %s", iface->world_rank, iface->host, ep->super.peer, ep->host,
                  rtm_last_error());
         conn_fatal(iface, ep, msg);
     }
     rtm_debug("verbs: rank %d connected to rank %d (%s): QP 0x%x -> 0x%x after %d request(s), "
-              "%.1f ms; %d RC QPs held", iface->world_rank, ep->peer, ep->host, ep->qp->qp_num,
+              "%.1f ms; %d RC QPs held", iface->world_rank, ep->super.peer, ep->host, ep->qp->qp_num,
               ep->remote_qpn, ep->conn_tries, (rtm_time_now() - ep->conn_start) * 1e3,
               iface->num_qps);
 }
@@ -399,7 +396,7 @@ static vrb_xini_t *xrc_ini(vrb_iface_t *iface, vrb_ep_t *ep, rtm_status_t *statu
     if (vrb_xrc_ini_create(ep, status_p) == NULL)
         return NULL;
     ini->state = VRB_XINI_CONNECTING;
-    ini->via = ep->peer;
+    ini->via = ep->super.peer;
     ini->start = rtm_time_now();
     ini->rto = VRB_CONN_RTO_MIN;
     ini->next = ini->start + ini->rto;
@@ -407,7 +404,7 @@ static vrb_xini_t *xrc_ini(vrb_iface_t *iface, vrb_ep_t *ep, rtm_status_t *statu
     rtm_list_push_tail(&iface->xconnecting, &ini->link);
     iface->nconnecting++;
     rtm_debug("verbs: rank %d: XRC INI QP 0x%x to host %s (node %d): asking rank %d for a TGT "
-              "QP", iface->world_rank, ini->qp->qp_num, ep->host, ep->r_node, ep->peer);
+              "QP", iface->world_rank, ini->qp->qp_num, ep->host, ep->r_node, ep->super.peer);
     ud_send(iface, ep, VRB_CONN_XREQ, ini->qp->qp_num, qp_psn(ini->qp), 0);
     return NULL;
 }
@@ -427,7 +424,7 @@ static rtm_status_t xrc_start(vrb_iface_t *iface, vrb_ep_t *ep)
         return status;
     conn_begin(iface, ep);
     rtm_debug("verbs: rank %d connecting to rank %d (%s) over XRC INI QP 0x%x (TGT QP 0x%x, "
-              "SRQ 0x%x)", iface->world_rank, ep->peer, ep->host, ep->qp->qp_num,
+              "SRQ 0x%x)", iface->world_rank, ep->super.peer, ep->host, ep->qp->qp_num,
               ep->remote_qpn, ep->r_srqn);
     send_req(iface, ep);
     return RTM_ERR_AGAIN;
@@ -438,7 +435,7 @@ static void xrc_fatal(vrb_iface_t *iface, vrb_ep_t *ep, const char *what)
     char msg[768];
 
     snprintf(msg, sizeof(msg), "rank %d (%s): verbs XRC: %s rank %d (%s): %s",
-             iface->world_rank, iface->host, what, ep->peer, ep->host, rtm_last_error());
+             iface->world_rank, iface->host, what, ep->super.peer, ep->host, rtm_last_error());
     conn_fatal(iface, ep, msg);
 }
 
@@ -455,8 +452,8 @@ static void xrc_on_request(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_
         return;
     case VRB_EP_CONNECTING:
         rtm_debug("verbs: rank %d: connection requests to and from rank %d crossed; the "
-                  "lower rank's wins", iface->world_rank, ep->peer);
-        if (iface->world_rank < ep->peer)
+                  "lower rank's wins", iface->world_rank, ep->super.peer);
+        if (iface->world_rank < ep->super.peer)
             return;
         connecting_del(iface, ep);
         break;
@@ -493,7 +490,7 @@ static void xrc_on_reply(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t 
         xrc_fatal(iface, ep, "first message on the new connection to");
     rtm_debug("verbs: rank %d connected to rank %d (%s) over XRC: INI QP 0x%x -> TGT QP 0x%x, "
               "SRQ 0x%x; its messages arrive through TGT QP 0x%x; after %d request(s), %.1f ms; "
-              "%d XRC INI QPs, %d XRC TGT QPs held", iface->world_rank, ep->peer, ep->host,
+              "%d XRC INI QPs, %d XRC TGT QPs held", iface->world_rank, ep->super.peer, ep->host,
               ep->qp->qp_num, ep->remote_qpn, ep->r_srqn, ep->rx_qpn, ep->conn_tries,
               (rtm_time_now() - ep->conn_start) * 1e3, iface->num_ini, iface->num_tgt);
 }
@@ -505,7 +502,7 @@ static void xrc_on_xreq(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t *
 
     if (m->node != iface->node) {
         rtm_debug("verbs: rank %d: XRC request from rank %d for node %d, we are node %d: "
-                  "dropped", iface->world_rank, ep->peer, (int)m->node, iface->node);
+                  "dropped", iface->world_rank, ep->super.peer, (int)m->node, iface->node);
         return;
     }
     tgt = vrb_xrc_tgt_for(ep, m->qpn, m->psn);
@@ -515,7 +512,7 @@ static void xrc_on_xreq(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t *
         xrc_fatal(iface, ep, "cannot create the TGT QP for the INI QP of");
     }
     rtm_debug("verbs: rank %d: XRC TGT QP 0x%x for rank %d's INI QP 0x%x; %d TGT QPs held",
-              iface->world_rank, tgt, ep->peer, m->qpn, iface->num_tgt);
+              iface->world_rank, tgt, ep->super.peer, m->qpn, iface->num_tgt);
     ud_send(iface, ep, VRB_CONN_XREP, tgt, 0, m->qpn);
 }
 
@@ -534,7 +531,7 @@ static void xrc_on_xrep(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t *
     iface->nconnecting--;
     rtm_debug("verbs: rank %d: XRC INI QP 0x%x to host %s (node %d) connected to TGT QP 0x%x "
               "made by rank %d, after %d request(s), %.1f ms; %d XRC INI QPs held",
-              iface->world_rank, ini->qp->qp_num, ep->host, ini->node, m->qpn, ep->peer,
+              iface->world_rank, ini->qp->qp_num, ep->host, ini->node, m->qpn, ep->super.peer,
               ini->tries, (rtm_time_now() - ini->start) * 1e3, iface->num_ini);
     for (int i = 0; i < iface->world_size; i++) {
         vrb_ep_t *w = &iface->eps[i];
@@ -566,7 +563,7 @@ static int xrc_timers(vrb_iface_t *iface, double now)
                      "INI QP 0x%x to node %d, on %s port %u): the peer is gone, hung, computing "
                      "without calling into the library, or its host or link is down; "
                      "RTM_VERBS_CONNECT_TIMEOUT sets the wait", iface->world_rank, iface->host,
-                     via->peer, via->host, ini->tries, now - ini->start, iface->ud_qp->qp_num,
+                     via->super.peer, via->host, ini->tries, now - ini->start, iface->ud_qp->qp_num,
                      via->r_ud_qpn, ini->qp->qp_num, ini->node, iface->dev.name,
                      iface->dev.port);
             conn_fatal(iface, via, msg);
@@ -645,7 +642,7 @@ int vrb_conn_ud_done(vrb_iface_t *iface, const struct ibv_wc *wc)
 
 rtm_status_t vrb_conn_start(vrb_ep_t *ep)
 {
-    vrb_iface_t *iface = ep->iface;
+    vrb_iface_t *iface = vrb_ep_iface(ep);
     rtm_status_t status;
 
     switch (ep->conn_state) {
@@ -653,12 +650,12 @@ rtm_status_t vrb_conn_start(vrb_ep_t *ep)
         break;
     case VRB_EP_FAILED:
         return rtm_error_set(RTM_ERR_TRANSPORT, "verbs: rank %d (%s) could not be connected",
-                             ep->peer, ep->host);
+                             ep->super.peer, ep->host);
     default:
         return RTM_ERR_AGAIN;   /* handshake in progress */
     }
     if ((!iface->ondemand && !iface->xrc) || !ep->have_addr)
-        return rtm_error_set(RTM_ERR_UNREACHABLE, "verbs: no connection to rank %d", ep->peer);
+        return rtm_error_set(RTM_ERR_UNREACHABLE, "verbs: no connection to rank %d", ep->super.peer);
     if (iface->xrc)
         return xrc_start(iface, ep);
     status = vrb_qp_create(iface, ep);
@@ -666,7 +663,7 @@ rtm_status_t vrb_conn_start(vrb_ep_t *ep)
         return status;
     conn_begin(iface, ep);
     rtm_debug("verbs: rank %d connecting to rank %d (%s): QP 0x%x, request to UD QP 0x%x",
-              iface->world_rank, ep->peer, ep->host, ep->qp->qp_num, ep->r_ud_qpn);
+              iface->world_rank, ep->super.peer, ep->host, ep->qp->qp_num, ep->r_ud_qpn);
     send_req(iface, ep);
     return RTM_ERR_AGAIN;
 }
@@ -690,7 +687,7 @@ int vrb_conn_timers(vrb_iface_t *iface)
                      "connection requests in %.0f s (our UD QP 0x%x -> its UD QP 0x%x, RC QP "
                      "0x%x, on %s port %u): the peer is gone, hung, computing without calling "
                      "into the library, or its host or link is down; RTM_VERBS_CONNECT_TIMEOUT "
-                     "sets the wait", iface->world_rank, iface->host, ep->peer, ep->host,
+                     "sets the wait", iface->world_rank, iface->host, ep->super.peer, ep->host,
                      ep->conn_tries, now - ep->conn_start, iface->ud_qp->qp_num, ep->r_ud_qpn,
                      ep->qp->qp_num, iface->dev.name, iface->dev.port);
             conn_fatal(iface, ep, msg);

@@ -43,13 +43,13 @@
 
 rtm_status_t vrb_erdma_open(vrb_iface_t *iface)
 {
-    long thr = vrb_config.erdma_threshold;
-    long peers = vrb_config.erdma_peers;
-    long slots = vrb_config.erdma_slots;
-    size_t size = vrb_config.erdma_slot_size;
+    long thr = rtm_verbs_config.erdma_threshold;
+    long peers = rtm_verbs_config.erdma_peers;
+    long slots = rtm_verbs_config.erdma_slots;
+    size_t size = rtm_verbs_config.erdma_slot_size;
     size_t payload;
 
-    /* the rows' ranges hold (vrb_config.c): 2..1024 slots of 64..8K */
+    /* the rows' ranges hold (rtm_verbs_config.c): 2..1024 slots of 64..8K */
     /* a power of two: slot = seq mod nslots stays continuous when seq wraps */
     if ((slots & (slots - 1)) != 0)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_ERDMA_SLOTS=%ld: expected a power "
@@ -59,7 +59,7 @@ rtm_status_t vrb_erdma_open(vrb_iface_t *iface)
                              "64..8192, a multiple of 64", size);
     if (thr == 0 || peers == 0)
         return RTM_OK;
-    if (vrb_config.xrc) {
+    if (rtm_verbs_config.xrc) {
         /* XRC receives through a target QP shared by the ranks of a host:
          * a per-peer write permission does not exist there. */
         rtm_debug("verbs: eager RDMA is off with XRC");
@@ -100,7 +100,7 @@ void vrb_erdma_close(vrb_iface_t *iface)
         vrb_ering_t *r = iface->erdma_rx[i];
 
         rtm_debug("verbs: rank %d: eager RDMA ring of rank %d: %u messages by RDMA Write, "
-                  "%u by Send/Recv in between", iface->world_rank, r->ep->peer, r->seq, r->sends);
+                  "%u by Send/Recv in between", iface->world_rank, r->ep->super.peer, r->seq, r->sends);
         if (r->mr != NULL)
             ibv_dereg_mr(r->mr);
         r->ep->erx = NULL;
@@ -118,18 +118,18 @@ void vrb_erdma_close(vrb_iface_t *iface)
 /* Hot path (from recv_done, once per peer): no allocation, lock or log. */
 void vrb_erdma_want(vrb_ep_t *ep)
 {
-    vrb_iface_t *iface = ep->iface;
+    vrb_iface_t *iface = vrb_ep_iface(ep);
 
     if (ep->erx == NULL && iface->erdma_nrx + iface->erdma_nwant < iface->erdma_max)
-        iface->erdma_want[iface->erdma_nwant++] = ep->peer;
+        iface->erdma_want[iface->erdma_nwant++] = ep->super.peer;
 }
 
 /* Register a ring for ep and open its QP to RDMA Write. Slow path (once per
  * peer). A failure only keeps that peer on Send/Recv. */
 static void ring_setup(vrb_iface_t *iface, vrb_ep_t *ep)
 {
-    size_t slot_size = vrb_config.erdma_slot_size;
-    uint32_t nslots = (uint32_t)vrb_config.erdma_slots;
+    size_t slot_size = rtm_verbs_config.erdma_slot_size;
+    uint32_t nslots = (uint32_t)rtm_verbs_config.erdma_slots;
     size_t len = slot_size * nslots;
     struct ibv_qp_attr a;
     vrb_ering_t *r;
@@ -165,7 +165,7 @@ static void ring_setup(vrb_iface_t *iface, vrb_ep_t *ep)
     ep->erx = r;
     iface->erdma_rx[iface->erdma_nrx++] = r;
     rtm_debug("verbs: rank %d gives rank %d (%s) an eager RDMA ring: %u x %zu B, rkey 0x%x",
-              iface->world_rank, ep->peer, ep->host, nslots, slot_size, r->mr->rkey);
+              iface->world_rank, ep->super.peer, ep->host, nslots, slot_size, r->mr->rkey);
     return;
 
 err_dereg_mr:
@@ -174,14 +174,14 @@ err_free_buf:
     free(r->buf);
     free(r);
     rtm_warn("verbs: rank %d (%s): no eager RDMA ring for rank %d (%s): %s: %s; its small "
-             "messages keep using Send/Recv", iface->world_rank, iface->host, ep->peer,
+             "messages keep using Send/Recv", iface->world_rank, iface->host, ep->super.peer,
              ep->host, what, strerror(err));
     return;
 err_free_ring:
     free(r);
 err_log_nomem:
     rtm_warn("verbs: rank %d (%s): no memory for an eager RDMA ring for rank %d; its small "
-             "messages keep using Send/Recv", iface->world_rank, iface->host, ep->peer);
+             "messages keep using Send/Recv", iface->world_rank, iface->host, ep->super.peer);
 }
 
 /* Post the offer of r to its peer (it takes a transport credit). */
@@ -211,7 +211,7 @@ static void __attribute__((noreturn)) ring_fatal(vrb_ep_t *ep, const char *what)
     fake.status = IBV_WC_GENERAL_ERR;
     fake.wr_id = VRB_WR_RECV_BIT;
     fake.qp_num = ep->qp != NULL ? ep->qp->qp_num : 0;
-    vrb_wc_fatal(ep->iface, &fake, what);
+    vrb_wc_fatal(vrb_ep_iface(ep), &fake, what);
 }
 
 /* Deliver the next message of r if it is complete (and, unless `drain`,
@@ -220,7 +220,7 @@ static void __attribute__((noreturn)) ring_fatal(vrb_ep_t *ep, const char *what)
 static int ring_take(vrb_ering_t *r, int drain)
 {
     vrb_ep_t *ep = r->ep;
-    vrb_iface_t *iface = ep->iface;
+    vrb_iface_t *iface = vrb_ep_iface(ep);
     char *slot = r->buf + (size_t)(r->seq & (r->nslots - 1)) * r->slot_size;
     vrb_ring_hdr_t *h = (vrb_ring_hdr_t *)(void *)slot;
     uint32_t next = r->seq + 1;
@@ -250,7 +250,7 @@ static int ring_take(vrb_ering_t *r, int drain)
     ep->tx_credits += h->credits;
     ep->etx_credits += h->ring_credits;
     r->seq = next;              /* before the callback: it may send (and piggy-back) */
-    iface->am_cb(iface->am_arg, ep->peer, am_id, slot + sizeof(*h), len);
+    iface->am_cb(iface->am_arg, ep->super.peer, am_id, slot + sizeof(*h), len);
     r->owed++;                  /* the slot may be rewritten once the peer learns this */
     return 1;
 }
@@ -279,7 +279,7 @@ void vrb_erdma_drain(vrb_ep_t *ep, uint32_t writes)
 /* A VRB_AM_RING_OFFER from ep: write small messages into its ring from now. */
 void vrb_erdma_offer_recv(vrb_ep_t *ep, const void *data, size_t len)
 {
-    vrb_iface_t *iface = ep->iface;
+    vrb_iface_t *iface = vrb_ep_iface(ep);
     vrb_ring_offer_t o;
     size_t payload;
 
@@ -302,7 +302,7 @@ void vrb_erdma_offer_recv(vrb_ep_t *ep, const void *data, size_t len)
     ep->etx_credits = o.nslots;
     ep->etx_nslots = o.nslots;   /* from now on our Sends carry the write count */
     rtm_debug("verbs: rank %d writes small messages to rank %d (%s) by RDMA: %u x %u B ring",
-              iface->world_rank, ep->peer, ep->host, o.nslots, o.slot_size);
+              iface->world_rank, ep->super.peer, ep->host, o.nslots, o.slot_size);
 }
 
 /* One small message into the peer's next slot, by one RDMA Write.
@@ -310,7 +310,7 @@ void vrb_erdma_offer_recv(vrb_ep_t *ep, const void *data, size_t len)
 rtm_status_t vrb_erdma_send(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t hdr_len,
                             const void *payload, size_t len)
 {
-    vrb_iface_t *iface = ep->iface;
+    vrb_iface_t *iface = vrb_ep_iface(ep);
     size_t total = hdr_len + len;
     size_t padded = (total + 3) & ~(size_t)3;
     size_t wlen = sizeof(vrb_ring_hdr_t) + padded + 4;
@@ -380,7 +380,7 @@ static void setup_wanted(vrb_iface_t *iface)
         if (ep->erx != NULL)
             continue;
         if (!ep->connected || ep->qp == NULL) {
-            iface->erdma_want[keep++] = ep->peer;    /* on demand: not yet */
+            iface->erdma_want[keep++] = ep->super.peer;    /* on demand: not yet */
             continue;
         }
         ring_setup(iface, ep);

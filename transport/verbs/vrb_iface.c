@@ -98,7 +98,7 @@ rtm_status_t vrb_ep_sq_reserve(vrb_iface_t *iface, vrb_ep_t *ep)
         ep->slots = calloc(VRB_SQ_DEPTH, sizeof(*ep->slots));
     if (ep->slots == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "verbs: no memory for the send queue to rank %d",
-                             ep->peer);
+                             ep->super.peer);
     return RTM_OK;
 }
 
@@ -128,7 +128,7 @@ rtm_status_t vrb_qp_create(vrb_iface_t *iface, vrb_ep_t *ep)
     }
     if (ep->qp == NULL)
         return rtm_error_set(RTM_ERR_TRANSPORT, "verbs: ibv_create_qp (RC, for rank %d) on %s: %s",
-                             ep->peer, iface->dev.name, strerror(errno));
+                             ep->super.peer, iface->dev.name, strerror(errno));
     if (ia.cap.max_inline_data < iface->max_inline)
         iface->max_inline = ia.cap.max_inline_data;
 
@@ -141,7 +141,7 @@ rtm_status_t vrb_qp_create(vrb_iface_t *iface, vrb_ep_t *ep)
     if (ibv_modify_qp(ep->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
                       IBV_QP_ACCESS_FLAGS) != 0)
         return rtm_error_set(RTM_ERR_TRANSPORT, "verbs: QP 0x%x (rank %d) RESET->INIT: %s",
-                             ep->qp->qp_num, ep->peer, strerror(errno));
+                             ep->qp->qp_num, ep->super.peer, strerror(errno));
     ep->rx_qpn = ep->qp->qp_num;
     iface->num_qps++;
     iface->num_sqs++;
@@ -190,7 +190,7 @@ rtm_status_t vrb_qp_rtr(vrb_iface_t *iface, struct ibv_qp *qp, const vrb_ep_t *e
     if (ibv_modify_qp(qp, &a, mask) != 0)
         return rtm_error_set(RTM_ERR_TRANSPORT,
                              "verbs: QP 0x%x to rank %d (%s, QP 0x%x) INIT->RTR: %s",
-                             qp->qp_num, ep->peer, ep->host, dest_qpn, strerror(errno));
+                             qp->qp_num, ep->super.peer, ep->host, dest_qpn, strerror(errno));
     return RTM_OK;
 }
 
@@ -210,7 +210,7 @@ rtm_status_t vrb_qp_rts(vrb_iface_t *iface, struct ibv_qp *qp, const vrb_ep_t *e
                       IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) != 0)
         return rtm_error_set(RTM_ERR_TRANSPORT,
                              "verbs: QP 0x%x to rank %d (%s) RTR->RTS: %s",
-                             qp->qp_num, ep->peer, ep->host, strerror(errno));
+                             qp->qp_num, ep->super.peer, ep->host, strerror(errno));
     return RTM_OK;
 }
 
@@ -258,29 +258,26 @@ static rtm_status_t pools_create(vrb_iface_t *iface)
     return RTM_OK;
 }
 
-static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **iface_p)
+/* vrb_open, step 1: what the runtime handed us and the configuration,
+ * checked before anything is made. Every rank decides alike (same
+ * configuration, same job size), so the connection mode agrees. */
+static rtm_status_t open_check(const rtm_tl_params_t *params, int *ondemand_p, long *credits_p)
 {
-    vrb_iface_t *iface;
-    rtm_status_t status;
-    int npeers, srq_peers, ondemand;
-    long credits, gid_index;
+    int ondemand;
 
-    if (params == NULL || iface_p == NULL || params->am_cb == NULL || params->world_size < 1 ||
-        params->world_rank < 0 || params->world_rank >= params->world_size ||
-        params->addr_lookup == NULL)
+    if (!rtm_tl_params_valid(params) || params->world_size < 1 || params->world_rank < 0 ||
+        params->world_rank >= params->world_size || params->addr_lookup == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG,
-                             "verbs open: params, am_cb, addr_lookup or iface_p is NULL, or "
-                             "rank out of range");
-    npeers = params->world_size - 1;
-    if (npeers == 0)
+                             "verbs open: params, am_cb, peer_failed, addr_lookup or iface_p "
+                             "is NULL, or rank out of range");
+    if (params->world_size == 1)
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: no peer to reach (world of 1)");
-    /* Every rank decides alike (same configuration, same job size). */
-    switch (vrb_config.conn) {
+    switch (rtm_verbs_config.conn) {
     case 1:  ondemand = 0; break;                                   /* fullmesh */
     case 2:  ondemand = 1; break;                                   /* ondemand */
-    default: ondemand = params->world_size > vrb_config.fullmesh_max; break;
+    default: ondemand = params->world_size > rtm_verbs_config.fullmesh_max; break;
     }
-    if (!ondemand && !vrb_config.xrc && params->world_size > VRB_FULLMESH_MAX) {
+    if (!ondemand && !rtm_verbs_config.xrc && params->world_size > VRB_FULLMESH_MAX) {
         if (params->world_rank == 0)
             rtm_warn("verbs: RTM_VERBS_CONN=fullmesh: %d ranks exceed the full-mesh limit of %d "
                      "(QP numbers of every peer in a %d-byte address): verbs is not used; "
@@ -288,12 +285,21 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
                      VRB_FULLMESH_MAX, RTM_TL_ADDR_MAX);
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: job too large for full mesh");
     }
-    /* the rows' ranges hold (vrb_config.c): timeout >= 1 s, 2..4096 credits */
-    credits = vrb_config.credits;
+    /* the rows' ranges hold (rtm_verbs_config.c): timeout >= 1 s, 2..4096 credits */
+    *ondemand_p = ondemand;
+    *credits_p = rtm_verbs_config.credits;
+    return RTM_OK;
+}
 
-    iface = calloc(1, sizeof(*iface));
+/* Step 2: the interface and one endpoint per rank, nothing on the device yet. */
+static rtm_status_t iface_alloc(const rtm_tl_params_t *params, int ondemand,
+                                vrb_iface_t **iface_p)
+{
+    vrb_iface_t *iface = calloc(1, sizeof(*iface));
+
     if (iface == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "verbs open: no memory");
+    iface->super.ops = &rtm_tl_verbs;
     iface->am_cb = params->am_cb;
     iface->am_arg = params->am_arg;
     iface->addr_lookup = params->addr_lookup;
@@ -301,13 +307,13 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     iface->world_rank = params->world_rank;
     iface->world_size = params->world_size;
     iface->ondemand = ondemand;
-    iface->xrc = vrb_config.xrc != 0;
+    iface->xrc = rtm_verbs_config.xrc != 0;
     iface->node = params->node_id;
     iface->local_rank = params->local_rank;
     iface->local_size = params->local_size > 0 ? params->local_size : 1;
     iface->xrcd_fd = -1;
     rtm_list_init(&iface->xconnecting);
-    iface->conn_timeout = (double)vrb_config.connect_timeout;
+    iface->conn_timeout = (double)rtm_verbs_config.connect_timeout;
     rtm_list_init(&iface->connecting);
     snprintf(iface->host, sizeof(iface->host), "%s", params->hostname ? params->hostname : "?");
     iface->eps = calloc((size_t)params->world_size, sizeof(*iface->eps));
@@ -320,30 +326,39 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
                              params->world_size);
     }
     for (int i = 0; i < params->world_size; i++) {
-        iface->eps[i].iface = iface;
-        iface->eps[i].peer = i;
+        iface->eps[i].super.iface = &iface->super;
+        iface->eps[i].super.peer = i;
         rtm_list_init(&iface->eps[i].pending_gets);
         rtm_list_init(&iface->eps[i].conn_link);
     }
-    *iface_p = (rtm_tl_iface_t *)(void *)iface;
+    *iface_p = iface;
+    return RTM_OK;
+}
 
-    gid_index = -1;
-    if (vrb_config.gid_index[0] != '\0' && strcmp(vrb_config.gid_index, "auto")) {
+/* Step 3: the device and port (RTM_VERBS_DEVICE, RTM_VERBS_GID_INDEX). */
+static rtm_status_t device_open(vrb_iface_t *iface)
+{
+    long gid_index = -1;
+
+    if (rtm_verbs_config.gid_index[0] != '\0' && strcmp(rtm_verbs_config.gid_index, "auto")) {
         char *end;
 
-        gid_index = strtol(vrb_config.gid_index, &end, 10);
-        if (*end != '\0' || gid_index < 0 || gid_index > 65535) {
-            status = rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_GID_INDEX=\"%s\": expected "
-                                   "auto or a GID table index", vrb_config.gid_index);
-            goto err_close;
-        }
+        gid_index = strtol(rtm_verbs_config.gid_index, &end, 10);
+        if (*end != '\0' || gid_index < 0 || gid_index > 65535)
+            return rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_GID_INDEX=\"%s\": expected "
+                                 "auto or a GID table index", rtm_verbs_config.gid_index);
     }
-    status = vrb_dev_select(vrb_config.device, gid_index, &iface->dev);
-    if (status != RTM_OK)
-        goto err_close;
+    return vrb_dev_select(rtm_verbs_config.device, gid_index, &iface->dev);
+}
 
-    /* Sizes. A receive buffer holds our header and the largest message. */
-    iface->eager_limit = vrb_config.eager_limit;
+/* Step 4: buffer, queue and credit sizes, within what the device allows. */
+static rtm_status_t sizes_choose(vrb_iface_t *iface, long credits)
+{
+    int npeers = iface->world_size - 1;
+    int srq_peers;
+
+    /* A receive buffer holds our header and the largest message. */
+    iface->eager_limit = rtm_verbs_config.eager_limit;
     iface->am_max = iface->eager_limit + VRB_RT_HDR_MAX;
     iface->buf_size = vrb_buf_size(iface->eager_limit);
     iface->read_chunk = iface->dev.max_msg_sz < VRB_READ_CHUNK ? iface->dev.max_msg_sz
@@ -360,76 +375,125 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
      * demand the SRQ holds that for VRB_SRQ_PEERS peers, granted at connect
      * time; peers connecting beyond them get 2 credits each and lean on RNR
      * retries (rnr_retry 7: slower, never lost). */
-    srq_peers = vrb_srq_peers(npeers, ondemand);
+    srq_peers = vrb_srq_peers(npeers, iface->ondemand);
     if ((long)srq_peers * (credits + VRB_CTRL_SLACK) > iface->dev.dev_attr.max_srq_wr)
         credits = iface->dev.dev_attr.max_srq_wr / srq_peers - VRB_CTRL_SLACK;
-    if (credits < 2) {
-        status = rtm_error_set(RTM_ERR_NOT_SUPPORTED,
-                               "verbs: %s's SRQ (%d entries) is too small for %d peers",
-                               iface->dev.name, iface->dev.dev_attr.max_srq_wr, srq_peers);
-        goto err_close;
-    }
+    if (credits < 2)
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED,
+                             "verbs: %s's SRQ (%d entries) is too small for %d peers",
+                             iface->dev.name, iface->dev.dev_attr.max_srq_wr, srq_peers);
     iface->credits = (int)credits;
     iface->srq_depth = srq_peers * (iface->credits + VRB_CTRL_SLACK);
-    if (vrb_config.srq_depth != 0) {
+    if (rtm_verbs_config.srq_depth != 0) {
         /* Smaller than the credits promise: peers overrun it and RNR
          * retries (rnr_retry 7: for ever) hold their messages back. */
-        if (vrb_config.srq_depth < 2 ||
-            vrb_config.srq_depth > iface->dev.dev_attr.max_srq_wr) {
-            status = rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_SRQ_DEPTH=%ld: expected 0 "
-                                   "or 2..%d (%s's limit)", (long)vrb_config.srq_depth,
-                                   iface->dev.dev_attr.max_srq_wr, iface->dev.name);
-            goto err_close;
-        }
-        iface->srq_depth = (int)vrb_config.srq_depth;
+        if (rtm_verbs_config.srq_depth < 2 ||
+            rtm_verbs_config.srq_depth > iface->dev.dev_attr.max_srq_wr)
+            return rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_SRQ_DEPTH=%ld: expected 0 "
+                                 "or 2..%d (%s's limit)", (long)rtm_verbs_config.srq_depth,
+                                 iface->dev.dev_attr.max_srq_wr, iface->dev.name);
+        iface->srq_depth = (int)rtm_verbs_config.srq_depth;
     }
     iface->rx_budget = iface->srq_depth;
     /* Every receive and every send-queue entry completes at most once; on
      * demand the CQ grows with the QPs (cq_reserve). */
     iface->cq_depth = iface->srq_depth + 2 * VRB_UD_DEPTH +
-                      (ondemand ? (srq_peers < 8 ? srq_peers : 8) : npeers) * VRB_SQ_DEPTH;
-    if (iface->cq_depth > iface->dev.dev_attr.max_cqe) {
-        status = rtm_error_set(RTM_ERR_NOT_SUPPORTED,
-                               "verbs: %s's CQs (%d entries) are too small for %d peers (%d "
-                               "needed)", iface->dev.name, iface->dev.dev_attr.max_cqe, npeers,
-                               iface->cq_depth);
-        goto err_close;
-    }
+                      (iface->ondemand ? (srq_peers < 8 ? srq_peers : 8) : npeers) *
+                          VRB_SQ_DEPTH;
+    if (iface->cq_depth > iface->dev.dev_attr.max_cqe)
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED,
+                             "verbs: %s's CQs (%d entries) are too small for %d peers (%d "
+                             "needed)", iface->dev.name, iface->dev.dev_attr.max_cqe, npeers,
+                             iface->cq_depth);
     iface->max_inline = VRB_MAX_INLINE;
+    return RTM_OK;
+}
 
+/* Step 5: protection domain and the one CQ (sends, reads and receives). */
+static rtm_status_t pd_cq_create(vrb_iface_t *iface)
+{
     iface->pd = ibv_alloc_pd(iface->dev.ctx);
-    if (iface->pd == NULL) {
-        status = rtm_error_set(RTM_ERR_TRANSPORT, "verbs: ibv_alloc_pd on %s: %s",
-                               iface->dev.name, strerror(errno));
-        goto err_close;
-    }
+    if (iface->pd == NULL)
+        return rtm_error_set(RTM_ERR_TRANSPORT, "verbs: ibv_alloc_pd on %s: %s",
+                             iface->dev.name, strerror(errno));
     iface->cq = ibv_create_cq(iface->dev.ctx, iface->cq_depth, NULL, NULL, 0);
-    if (iface->cq == NULL) {
-        status = rtm_error_set(RTM_ERR_TRANSPORT, "verbs: ibv_create_cq(%d) on %s: %s",
-                               iface->cq_depth, iface->dev.name, strerror(errno));
-        goto err_close;
-    }
-    if (iface->xrc) {
-        status = vrb_xrc_open(iface, params->nspace);
-        if (status != RTM_OK)
-            goto err_close;
-    } else {
-        struct ibv_srq_init_attr sa;
+    if (iface->cq == NULL)
+        return rtm_error_set(RTM_ERR_TRANSPORT, "verbs: ibv_create_cq(%d) on %s: %s",
+                             iface->cq_depth, iface->dev.name, strerror(errno));
+    return RTM_OK;
+}
 
-        memset(&sa, 0, sizeof(sa));
-        sa.attr.max_wr = (uint32_t)iface->srq_depth;
-        sa.attr.max_sge = 1;
-        iface->srq = ibv_create_srq(iface->pd, &sa);
-        if (iface->srq == NULL) {
-            status = rtm_error_set(RTM_ERR_TRANSPORT, "verbs: ibv_create_srq(%d) on %s: %s",
-                                   iface->srq_depth, iface->dev.name, strerror(errno));
-            goto err_close;
-        }
+/* Step 6: the shared receive queue (XRC: the XRC domain and its SRQ). */
+static rtm_status_t srq_create(vrb_iface_t *iface, const char *nspace)
+{
+    struct ibv_srq_init_attr sa;
+
+    if (iface->xrc)
+        return vrb_xrc_open(iface, nspace);
+    memset(&sa, 0, sizeof(sa));
+    sa.attr.max_wr = (uint32_t)iface->srq_depth;
+    sa.attr.max_sge = 1;
+    iface->srq = ibv_create_srq(iface->pd, &sa);
+    if (iface->srq == NULL)
+        return rtm_error_set(RTM_ERR_TRANSPORT, "verbs: ibv_create_srq(%d) on %s: %s",
+                             iface->srq_depth, iface->dev.name, strerror(errno));
+    return RTM_OK;
+}
+
+/* Step 8: connections. Full mesh: one RC QP per peer now (connected at
+ * wireup); on demand or XRC: the UD QP of the handshake. */
+static rtm_status_t qps_create(vrb_iface_t *iface)
+{
+    if (iface->ondemand || iface->xrc)
+        return vrb_conn_open(iface);   /* XRC connects through the handshake in both modes */
+    for (int i = 0; i < iface->world_size; i++) {
+        rtm_status_t status;
+
+        if (i == iface->world_rank)
+            continue;
+        status = vrb_qp_create(iface, &iface->eps[i]);
+        if (status != RTM_OK)
+            return status;
     }
+    return RTM_OK;
+}
+
+/* The steps in order; any failure closes what the earlier ones made
+ * (vrb_close copes with a partly opened interface). *iface_p is written on
+ * success only. */
+static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **iface_p)
+{
+    vrb_iface_t *iface = NULL;
+    rtm_status_t status;
+    int ondemand = 0;
+    long credits = 0;
+
+    if (iface_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs open: iface_p is NULL");
+    status = open_check(params, &ondemand, &credits);
+    if (status != RTM_OK)
+        return status;
+    status = iface_alloc(params, ondemand, &iface);
+    if (status != RTM_OK)
+        return status;
+    status = device_open(iface);
+    if (status != RTM_OK)
+        goto err_close;
+    status = sizes_choose(iface, credits);
+    if (status != RTM_OK)
+        goto err_close;
+    status = pd_cq_create(iface);
+    if (status != RTM_OK)
+        goto err_close;
+    status = srq_create(iface, params->nspace);
+    if (status != RTM_OK)
+        goto err_close;
+    /* Step 7: registered buffer pools and the eager RDMA settings (rings
+     * come later), then every receive buffer posted. */
     status = pools_create(iface);
     if (status != RTM_OK)
         goto err_close;
-    status = vrb_erdma_open(iface);     /* eager RDMA settings; rings come later */
+    status = vrb_erdma_open(iface);
     if (status != RTM_OK)
         goto err_close;
     /* XRC: no eager RDMA rings. An RDMA Write through the host's INI QP is
@@ -440,29 +504,19 @@ static rtm_status_t vrb_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     status = vrb_post_recv_all(iface);
     if (status != RTM_OK)
         goto err_close;
-    if (ondemand || iface->xrc) {
-        /* XRC connects through the handshake in both modes */
-        status = vrb_conn_open(iface);
-        if (status != RTM_OK)
-            goto err_close;
-    } else {
-        for (int i = 0; i < iface->world_size; i++) {
-            if (i == iface->world_rank)
-                continue;
-            status = vrb_qp_create(iface, &iface->eps[i]);
-            if (status != RTM_OK)
-                goto err_close;
-        }
-    }
+    status = qps_create(iface);
+    if (status != RTM_OK)
+        goto err_close;
     rtm_debug("verbs: %s port %u, %s: %d RC QPs created, SRQ %d x %zu B, CQ %d, "
               "%d credits per peer, inline <= %u B", iface->dev.name, iface->dev.port,
               vrb_mode_str(iface), iface->num_qps,
               iface->srq_depth, iface->buf_size, iface->cq_depth, iface->credits,
               iface->max_inline);
+    *iface_p = &iface->super;
     return RTM_OK;
 
 err_close:
-    vrb_close(*iface_p);
+    vrb_close(&iface->super);
     return status;
 }
 
@@ -541,7 +595,11 @@ static void vrb_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
         size_t off;
 
         list = ibv_get_device_list(&n);
-        off = (size_t)snprintf(buf, len, "verbs: %d RDMA device(s)", list ? n : 0);
+        if (list == NULL || n == 0)
+            off = (size_t)snprintf(buf, len, "verbs: no RDMA device on this host (verbs is not "
+                                   "used here)");
+        else
+            off = (size_t)snprintf(buf, len, "verbs: %d RDMA device(s)", n);
         for (int i = 0; list != NULL && i < n && off < len; i++) {
             struct ibv_context *ctx = ibv_open_device(list[i]);
             struct ibv_device_attr da;
@@ -568,17 +626,17 @@ static void vrb_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
         }
         if (list != NULL)
             ibv_free_device_list(list);
-        if (off < len && vrb_config.xrc)
+        if (off < len && rtm_verbs_config.xrc)
             off += (size_t)snprintf(buf + off, len - off, "; XRC (one XRC SRQ per rank, one "
                                     "INI QP per remote host, TGT QPs in a domain shared by "
                                     "the host's ranks)");
         if (off < len) {
-            int m = vrb_config.conn;
+            int m = rtm_verbs_config.conn;
 
             if (m == 0)
                 snprintf(buf + off, len - off, "; connections: auto (full mesh, one RC QP per "
                          "peer at init, up to %ld ranks; on demand above: one UD QP, an RC QP "
-                         "per peer at first use)", (long)vrb_config.fullmesh_max);
+                         "per peer at first use)", (long)rtm_verbs_config.fullmesh_max);
             else
                 snprintf(buf + off, len - off, "; connections: %s", m == 1 ? "full mesh (one "
                          "RC QP per peer at init)" : "on demand (one UD QP, an RC QP per peer "
@@ -653,7 +711,7 @@ static int ep_set_addr(vrb_iface_t *iface, vrb_ep_t *ep, const void *blob, size_
     if (blob == NULL || len < sizeof(*ra) || ra->magic != VRB_ADDR_MAGIC ||
         len < sizeof(*ra) + 4 * (size_t)ra->nqpn) {
         rtm_error_set(RTM_ERR_TRANSPORT, "verbs: rank %d published a malformed verbs address "
-                      "(%zu bytes; a different librtmsg version?)", ep->peer, len);
+                      "(%zu bytes; a different librtmsg version?)", ep->super.peer, len);
         return -1;
     }
     ondemand = (ra->flags & VRB_ADDR_F_ONDEMAND) != 0;
@@ -665,7 +723,7 @@ static int ep_set_addr(vrb_iface_t *iface, vrb_ep_t *ep, const void *blob, size_
         (xrc && len < sizeof(*ra) + sizeof(vrb_addr_xrc_t))) {
         rtm_error_set(RTM_ERR_TRANSPORT, "verbs: rank %d (%.*s) connects %s%s, rank %d (%s) "
                       "%s%s: every rank must use the same RTM_VERBS_CONN, RTM_VERBS_XRC and "
-                      "RTM_VERBS_FULLMESH_MAX", ep->peer, VRB_HOST_LEN, ra->host,
+                      "RTM_VERBS_FULLMESH_MAX", ep->super.peer, VRB_HOST_LEN, ra->host,
                       ondemand ? "on demand" : "in a full mesh", xrc ? " with XRC" : "",
                       iface->world_rank, iface->host,
                       iface->ondemand ? "on demand" : "in a full mesh",
@@ -673,7 +731,7 @@ static int ep_set_addr(vrb_iface_t *iface, vrb_ep_t *ep, const void *blob, size_
         return -1;
     }
     if (ra->link != iface->dev.link) {
-        rtm_debug("verbs: rank %d is on %s, we are on %s: not reachable over verbs", ep->peer,
+        rtm_debug("verbs: rank %d is on %s, we are on %s: not reachable over verbs", ep->super.peer,
                   ra->link == VRB_LINK_IB ? "InfiniBand" : "Ethernet",
                   iface->dev.link == VRB_LINK_IB ? "InfiniBand" : "Ethernet");
         return 1;
@@ -694,7 +752,7 @@ static int ep_set_addr(vrb_iface_t *iface, vrb_ep_t *ep, const void *blob, size_
         ep->r_local_size = (int)x.local_size;
         if (x.node < 0 || x.node >= iface->world_size) {
             rtm_error_set(RTM_ERR_TRANSPORT, "verbs: rank %d published node id %d out of range",
-                          ep->peer, (int)x.node);
+                          ep->super.peer, (int)x.node);
             return -1;
         }
     } else if (!ondemand) {
@@ -748,7 +806,7 @@ static rtm_status_t xrc_wireup(vrb_iface_t *iface)
         }
         if (pending == 0)
             break;
-        vrb_progress((rtm_tl_iface_t *)(void *)iface);   /* the handshakes; aborts on timeout */
+        vrb_progress(&iface->super);   /* the handshakes; aborts on timeout */
         sched_yield();          /* the peers answering may share our core */
     }
     rtm_debug("verbs: XRC full mesh: %d peers connected in %.1f ms through %d XRC INI QPs; "
@@ -834,18 +892,19 @@ static rtm_status_t vrb_ep_create(rtm_tl_iface_t *tl_iface, int peer, const void
     }
     /* Full mesh: the QP is in RTS since wireup; nothing to do. */
     iface->eps[peer].in_use = 1;
-    *ep_p = &iface->eps[peer];
+    *ep_p = &iface->eps[peer].super;
     return RTM_OK;
 }
 
-static void vrb_ep_destroy(rtm_tl_ep_t *ep)
+static void vrb_ep_destroy(rtm_tl_ep_t *tl_ep)
 {
     /* The QP lives as long as the interface: close() destroys it. */
-    if (ep != NULL)
-        ep->in_use = 0;
+    if (tl_ep != NULL)
+        vrb_ep_of(tl_ep)->in_use = 0;
 }
 
 const rtm_tl_ops_t rtm_tl_verbs = {
+    RTM_TL_OPS_VERSION,
     .name       = "verbs",
     .open       = vrb_open,
     .close      = vrb_close,

@@ -32,8 +32,8 @@ static vrb_rcache_t *rcache_of(vrb_iface_t *iface)
     if (iface->rcache != NULL)
         return iface->rcache;
     snprintf(who, sizeof(who), "rank %d (%s)", iface->world_rank, iface->host);
-    if (vrb_rcache_create(iface->pd, vrb_config.rcache,
-                          vrb_config.rcache_max_entries, vrb_config.rcache_max_bytes,
+    if (vrb_rcache_create(iface->pd, rtm_verbs_config.rcache,
+                          rtm_verbs_config.rcache_max_entries, rtm_verbs_config.rcache_max_bytes,
                           who, &iface->rcache) != RTM_OK)
         return NULL;
     return iface->rcache;
@@ -85,8 +85,8 @@ void vrb_get_post(vrb_get_t *g)
         struct ibv_send_wr wr, *bad;
         struct ibv_sge sge;
 
-        if (n > ep->iface->read_chunk)
-            n = ep->iface->read_chunk;
+        if (n > vrb_ep_iface(ep)->read_chunk)
+            n = vrb_ep_iface(ep)->read_chunk;
         sge.addr = (uintptr_t)(g->local + g->posted);
         sge.length = (uint32_t)n;
         sge.lkey = g->mr->lkey;
@@ -111,7 +111,7 @@ void vrb_get_post(vrb_get_t *g)
             fake.status = IBV_WC_GENERAL_ERR;
             fake.qp_num = ep->qp->qp_num;
             fake.wr_id = vrb_wr_id(ep, ep->sq_head);
-            vrb_wc_fatal(ep->iface, &fake, "posting an RDMA read");
+            vrb_wc_fatal(vrb_ep_iface(ep), &fake, "posting an RDMA read");
         }
         ep->sq_head++;
         ep->sq_unsignaled = 0;
@@ -138,15 +138,16 @@ void vrb_get_chunk_done(vrb_get_t *g, uint32_t bytes)
             vrb_get_post(g);
         return;
     }
-    vrb_rcache_put(g->ep->iface->rcache, g->rc_entry);
+    vrb_rcache_put(vrb_ep_iface(g->ep)->rcache, g->rc_entry);
     free(g);
     comp->cb(comp, RTM_OK);
 }
 
-rtm_status_t vrb_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, size_t len,
+rtm_status_t vrb_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh, size_t len,
                      uint64_t remote_addr, const void *rkey, size_t rkey_len,
                      rtm_tl_comp_t *comp)
 {
+    vrb_ep_t *ep = vrb_ep_of(tl_ep);
     vrb_rcache_t *rc;
     rtm_status_t status;
     vrb_get_t *g;
@@ -156,7 +157,7 @@ rtm_status_t vrb_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, si
         rkey_len != VRB_RKEY_LEN || comp == NULL || comp->cb == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs get: bad arguments (len %zu, rkey "
                              "%zu bytes)", len, rkey_len);
-    rc = rcache_of(ep->iface);
+    rc = rcache_of(vrb_ep_iface(ep));
     if (rc == NULL)
         return RTM_ERR_NO_MEMORY;
     g = calloc(1, sizeof(*g));

@@ -152,7 +152,7 @@ void vrb_xrc_close(vrb_iface_t *iface)
  * exceeds the queue. */
 vrb_xini_t *vrb_xrc_ini_create(vrb_ep_t *ep, rtm_status_t *status_p)
 {
-    vrb_iface_t *iface = ep->iface;
+    vrb_iface_t *iface = vrb_ep_iface(ep);
     vrb_xini_t *ini = &iface->xinis[ep->r_node];
     struct ibv_qp_init_attr_ex ia;
     struct ibv_qp_attr a;
@@ -210,7 +210,7 @@ vrb_xini_t *vrb_xrc_ini_create(vrb_ep_t *ep, rtm_status_t *status_p)
 /* INIT -> RTR -> RTS towards the TGT QP `via` made for it. */
 rtm_status_t vrb_xrc_ini_connect(vrb_xini_t *ini, vrb_ep_t *via, uint32_t tgt_qpn)
 {
-    vrb_iface_t *iface = via->iface;
+    vrb_iface_t *iface = vrb_ep_iface(via);
     rtm_status_t status;
 
     status = vrb_qp_rtr(iface, ini->qp, via, tgt_qpn, 0, 0);
@@ -225,7 +225,7 @@ rtm_status_t vrb_xrc_ini_connect(vrb_xini_t *ini, vrb_ep_t *via, uint32_t tgt_qp
 
 uint32_t vrb_xrc_tgt_for(vrb_ep_t *ep, uint32_t ini_qpn, uint32_t ini_psn)
 {
-    vrb_iface_t *iface = ep->iface;
+    vrb_iface_t *iface = vrb_ep_iface(ep);
     struct ibv_qp_init_attr_ex ia;
     struct ibv_qp_attr a;
 
@@ -238,7 +238,7 @@ uint32_t vrb_xrc_tgt_for(vrb_ep_t *ep, uint32_t ini_qpn, uint32_t ini_psn)
     ep->tgt_qp = ibv_create_qp_ex(iface->dev.ctx, &ia);
     if (ep->tgt_qp == NULL) {
         rtm_error_set(RTM_ERR_TRANSPORT, "verbs XRC: ibv_create_qp_ex (TGT, for rank %d's INI "
-                      "QP 0x%x) on %s: %s", ep->peer, ini_qpn, iface->dev.name, strerror(errno));
+                      "QP 0x%x) on %s: %s", ep->super.peer, ini_qpn, iface->dev.name, strerror(errno));
         return 0;
     }
     memset(&a, 0, sizeof(a));
@@ -267,7 +267,7 @@ err_destroy:
 
 rtm_status_t vrb_xrc_attach(vrb_ep_t *ep, vrb_xini_t *ini)
 {
-    vrb_iface_t *iface = ep->iface;
+    vrb_iface_t *iface = vrb_ep_iface(ep);
     rtm_status_t status;
 
     if (ep->qp == ini->qp)
