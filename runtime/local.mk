@@ -37,19 +37,19 @@ tests_unit_test_match_SOURCES = tests/unit/test_match.c runtime/match.c runtime/
 tests_unit_test_match_LDADD = common/libcommon.la
 tests_unit_test_config_SOURCES = tests/unit/test_config.c
 tests_unit_test_config_LDADD = common/libcommon.la
-TESTS += tests/unit/test_match tests/unit/test_config tests/unit/config_doc.sh
+UNIT_TESTS += tests/unit/test_match tests/unit/test_config tests/unit/config_doc.sh
 EXTRA_DIST += tests/unit/config_doc.sh docs/config.md
 
 # Idle waits spin or yield by oversubscription (RTM_IDLE_WAIT); rendezvous
 # both ways on shm (RTM_RNDV_GET_BIDIR).
-TESTS += tests/unit/idle_wait.sh tests/unit/rndv_bidir.sh
-EXTRA_DIST += tests/unit/idle_wait.sh tests/unit/rndv_bidir.sh
+INTEGRATION_TESTS += tests/integration/idle_wait.sh tests/integration/rndv_bidir.sh
+EXTRA_DIST += tests/integration/idle_wait.sh tests/integration/rndv_bidir.sh
 
 # Transport choice per job shape (runtime/peer.c).
-TESTS += tests/integration/transport_choice.sh
+INTEGRATION_TESTS += tests/integration/transport_choice.sh
 EXTRA_DIST += tests/integration/transport_choice.sh
 
 # make install honours DESTDIR; the staged tree builds and runs a program.
-TESTS += tests/unit/install.sh
-EXTRA_DIST += tests/unit/install.sh
+INTEGRATION_TESTS += tests/integration/install.sh
+EXTRA_DIST += tests/integration/install.sh
 AM_TESTS_ENVIRONMENT += RTM_TEST_LDFLAGS='$(RTM_LDFLAGS)'; export RTM_TEST_LDFLAGS;

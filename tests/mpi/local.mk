@@ -38,4 +38,4 @@ MPITEST_DRIVERS = \
 	tests/mpi/mpi_osu_api.sh \
 	tests/mpi/mpi_wrappers.sh
 dist_noinst_SCRIPTS += $(MPITEST_DRIVERS)
-TESTS += $(MPITEST_DRIVERS)
+INTEGRATION_TESTS += $(MPITEST_DRIVERS)

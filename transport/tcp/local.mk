@@ -14,7 +14,7 @@ librtmsg_la_SOURCES += $(TCP_SOURCES)
 # Unit/functional test: forked processes driving rtm_tl_tcp directly on
 # 127.0.0.1, addresses exchanged through shared memory instead of PMIx.
 check_PROGRAMS += tests/tcp/test_tcp
-TESTS += tests/tcp/test_tcp
+UNIT_TESTS += tests/tcp/test_tcp
 tests_tcp_test_tcp_SOURCES = tests/tcp/test_tcp.c $(TCP_SOURCES)
 tests_tcp_test_tcp_LDADD = common/libcommon.la
 
@@ -24,5 +24,5 @@ tests_tcp_test_tcp_LDADD = common/libcommon.la
 check_PROGRAMS += tests/tcp/tcp_pingpong
 tests_tcp_tcp_pingpong_LDADD = librtmsg.la
 tests_tcp_tcp_pingpong_LDFLAGS = $(AM_LDFLAGS) -no-install
-TESTS += tests/tcp/tcp_pingpong.sh
+INTEGRATION_TESTS += tests/tcp/tcp_pingpong.sh
 dist_noinst_SCRIPTS += tests/tcp/tcp_pingpong.sh

@@ -3,6 +3,7 @@
 # rtrun, rtm_info, librtmsg.so, rtmsg.h, mpi.h and rtmsg.pc; a program then
 # builds with pkg-config from the staged tree and runs.
 set -u
+. "${top_srcdir:?run through make check (top_srcdir unset)}/tests/lib.sh"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 if ! make -s -C "$top_builddir" install DESTDIR="$stage" >"$stage.log" 2>&1; then
