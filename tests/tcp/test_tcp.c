@@ -179,6 +179,7 @@ static unsigned long send_retry(int peer, unsigned am_id, const void *hdr, size_
     while ((st = rtm_tl_tcp.am_send(T.ep[peer], am_id, hdr, hdr_len, payload, len)) ==
            RTM_ERR_AGAIN) {
         again++;
+        atomic_store(&S->flag, 1);   /* a late receiver may start reading now */
         rtm_tl_tcp.progress(T.iface);
     }
     CHECK(st == RTM_OK, "am_send of %zu+%zu B: %s", hdr_len, len, rtm_last_error());
@@ -334,11 +335,15 @@ static void body_every_size(void)
                                 size - hdr_len);
         }
         clock_gettime(CLOCK_MONOTONIC, &t1);
+        atomic_store(&S->flag, 1);
         CHECK(again > 0, "never saw RTM_ERR_AGAIN with a late receiver");
         printf("    rank 0: messages of 0..%u B in %.2f s, %lu AGAIN retries\n", TCP_AM_MAX,
                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, again);
     } else {
-        msleep(300);
+        /* late: no reading until the sender has met a full socket (or sent
+         * everything without, which fails above), however fast it runs */
+        while (!atomic_load(&S->flag))
+            msleep(1);
         while (T.next_size <= TCP_AM_MAX)
             rtm_tl_tcp.progress(T.iface);
     }
@@ -363,11 +368,16 @@ static void body_flood(void)
             memcpy(buf, &seq, 8);
             again += send_retry(0, AM_SEQ, buf, 8, pat + seq % 251, len - 8);
         }
+        atomic_store(&S->flag, 1);
         CHECK(again > 0, "never saw RTM_ERR_AGAIN");
         printf("    rank 1: %d messages to rank 0, %lu AGAIN retries\n", M, again);
     } else {
         uint64_t polls = 0;
 
+        /* the flood meets a full socket before the first read, on a fast
+         * machine or a slow one; then the reads stay slow */
+        while (!atomic_load(&S->flag))
+            msleep(1);
         while (T.seq_next[1] < M) {
             rtm_tl_tcp.progress(T.iface);
             if (++polls % 100 == 0)
