@@ -30,15 +30,18 @@
 
 #define TH_EXIT_SKIP 77
 
-#define TH_UNUSED __attribute__((unused))
+/* The state of the test. Weak definitions: every file of a test program
+ * that includes this header shares one copy (a helper file's checks count
+ * and print like the main file's), and no file has to define them. */
+#define TH_SHARED __attribute__((weak))
 
-static const char *th_name TH_UNUSED;     /* the program, e.g. "pingpong" */
-static const char *th_case TH_UNUSED;     /* the part of the test running now */
-static int th_rank TH_UNUSED = -1;        /* this process's rank; < 0: none */
-static int th_size TH_UNUSED;             /* ranks in the job; 0: not printed */
-static int th_failures TH_UNUSED;         /* EXPECT failures so far */
+TH_SHARED const char *th_name;         /* the program, e.g. "pingpong" */
+TH_SHARED const char *th_case;         /* the part of the test running now */
+TH_SHARED int th_rank = -1;            /* this process's rank; < 0: none */
+TH_SHARED int th_size;                 /* ranks in the job; 0: not printed */
+TH_SHARED int th_failures;             /* EXPECT failures so far */
 /* Run by a fatal failure before exit(1), e.g. to abort the whole job. */
-static void (*th_fatal_hook)(void) TH_UNUSED;
+TH_SHARED void (*th_fatal_hook)(void);
 
 __attribute__((format(printf, 4, 0)))
 static inline void th_vreport(const char *file, int line, const char *expr, const char *fmt,
