@@ -51,15 +51,19 @@ tests_launcher_pmix_probe_LDADD = $(PMIX_LIBS)
 LAUNCHER_TEST_SH = \
 	tests/launcher/basic.sh \
 	tests/launcher/modex.sh \
+	tests/launcher/stdio.sh \
+	tests/launcher/cli.sh
+# ranks that die, abort, outlive --timeout or get signals; what is left
+LAUNCHER_FAULT_SH = \
 	tests/launcher/failure.sh \
 	tests/launcher/abort.sh \
 	tests/launcher/timeout.sh \
-	tests/launcher/stdio.sh \
-	tests/launcher/cli.sh \
 	tests/launcher/cleanup.sh \
 	tests/launcher/signals.sh
-TESTS += tests/launcher/test_cli tests/launcher/test_map $(LAUNCHER_TEST_SH)
-EXTRA_DIST += $(LAUNCHER_TEST_SH) tests/launcher/common.sh
+UNIT_TESTS += tests/launcher/test_cli tests/launcher/test_map
+INTEGRATION_TESTS += $(LAUNCHER_TEST_SH)
+FAULT_TESTS += $(LAUNCHER_FAULT_SH)
+EXTRA_DIST += $(LAUNCHER_TEST_SH) $(LAUNCHER_FAULT_SH) tests/launcher/common.sh
 
 # Multi-host tests: hosts are network namespaces made by tests/multihost/netns.sh
 # (root needed, else they skip); rtd is started with `ip netns exec {host}`.
@@ -76,7 +80,7 @@ MULTIHOST_TEST_SH = \
 	tests/multihost/failure.sh \
 	tests/multihost/tree.sh \
 	tests/multihost/ssh.sh
-TESTS += $(MULTIHOST_TEST_SH)
+MULTIHOST_TESTS += $(MULTIHOST_TEST_SH)
 EXTRA_DIST += $(MULTIHOST_TEST_SH) tests/multihost/netns.sh
 
 # hosts helper: hostfiles and scheduler allocations (in librtrun, so rtd
@@ -91,8 +95,9 @@ tests_launcher_test_hostfile_LDADD = launcher/librtrun.la common/libcommon.la $(
 tests_launcher_test_alloc_SOURCES = tests/launcher/test_alloc.c
 tests_launcher_test_alloc_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
 tests_launcher_test_alloc_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
-TESTS += tests/launcher/test_hostfile tests/launcher/test_alloc tests/launcher/hostfile.sh \
-	tests/launcher/hostfile_netns.sh
+UNIT_TESTS += tests/launcher/test_hostfile tests/launcher/test_alloc
+INTEGRATION_TESTS += tests/launcher/hostfile.sh
+MULTIHOST_TESTS += tests/launcher/hostfile_netns.sh
 EXTRA_DIST += tests/launcher/hostfile.sh tests/launcher/hostfile_netns.sh
 
 # The daemon tree's wire format: header round trip, oversized lengths,
@@ -101,4 +106,4 @@ check_PROGRAMS += tests/launcher/test_wire
 tests_launcher_test_wire_SOURCES = tests/launcher/test_wire.c
 tests_launcher_test_wire_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
 tests_launcher_test_wire_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
-TESTS += tests/launcher/test_wire
+UNIT_TESTS += tests/launcher/test_wire

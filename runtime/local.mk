@@ -67,37 +67,37 @@ tests_unit_test_am_SOURCES = tests/unit/test_am.c runtime/am.c runtime/credit.c 
 tests_unit_test_am_LDADD = runtime/librtmcfg.la common/libcommon.la
 tests_unit_test_config_SOURCES = tests/unit/test_config.c
 tests_unit_test_config_LDADD = runtime/librtmcfg.la common/libcommon.la
-TESTS += tests/unit/test_match tests/unit/test_config tests/unit/config_doc.sh
-TESTS += tests/unit/test_ctxid tests/unit/test_am tests/unit/layers.sh
+UNIT_TESTS += tests/unit/test_match tests/unit/test_config tests/unit/config_doc.sh
+UNIT_TESTS += tests/unit/test_ctxid tests/unit/test_am tests/unit/layers.sh
 EXTRA_DIST += tests/unit/layers.sh
 EXTRA_DIST += tests/unit/config_doc.sh docs/config.md
 
 # The runtime core's include and call graphs have no cycle.
-TESTS += tests/unit/runtime_layers.sh
+UNIT_TESTS += tests/unit/runtime_layers.sh
 EXTRA_DIST += tests/unit/runtime_layers.sh
 
 # Idle waits spin or yield by oversubscription (RTM_IDLE_WAIT); rendezvous
 # both ways on shm (RTM_RNDV_GET_BIDIR).
-TESTS += tests/unit/idle_wait.sh tests/unit/rndv_bidir.sh
-EXTRA_DIST += tests/unit/idle_wait.sh tests/unit/rndv_bidir.sh
+INTEGRATION_TESTS += tests/integration/idle_wait.sh tests/integration/rndv_bidir.sh
+EXTRA_DIST += tests/integration/idle_wait.sh tests/integration/rndv_bidir.sh
 
 # Communicator context ids are recycled (runtime/comm.c, runtime/ctxid.c).
 check_PROGRAMS += tests/integration/comm_recycle
 tests_integration_comm_recycle_LDADD = $(ITEST_LIBS)
 tests_integration_comm_recycle_LDFLAGS = $(ITEST_LINK_FLAGS)
-TESTS += tests/integration/comm_recycle.sh
+INTEGRATION_TESTS += tests/integration/comm_recycle.sh
 EXTRA_DIST += tests/integration/comm_recycle.sh
 
 # Transport choice per job shape (runtime/peer.c).
-TESTS += tests/integration/transport_choice.sh
+INTEGRATION_TESTS += tests/integration/transport_choice.sh
 EXTRA_DIST += tests/integration/transport_choice.sh
 # The environment through the config rows: no warning for the harness's
 # own variables, one for a misspelt row, range errors (rtm_init, rtrun).
-TESTS += tests/integration/config_env.sh
+INTEGRATION_TESTS += tests/integration/config_env.sh
 EXTRA_DIST += tests/integration/config_env.sh
 
 # make install honours DESTDIR; the staged tree builds and runs a program.
-TESTS += tests/unit/install.sh
-EXTRA_DIST += tests/unit/install.sh
+INTEGRATION_TESTS += tests/integration/install.sh
+EXTRA_DIST += tests/integration/install.sh
 # (RTMTEST_, not RTM_: that prefix is the config rows', see docs/testing.md)
 AM_TESTS_ENVIRONMENT += RTMTEST_LDFLAGS='$(RTM_LDFLAGS)'; export RTMTEST_LDFLAGS;

@@ -1,6 +1,8 @@
-# tests/: integration (multi-rank jobs under rtrun) and fault tests, and
-# the sanitizer settings every test run uses. Unit tests and softib keep
-# their rules with their components.
+# tests/: integration (multi-rank jobs under rtrun) and fault tests, the
+# check-<tier> targets, and the sanitizer settings every test run uses. Unit
+# tests and softib keep their rules with their components; every test is in
+# one tier variable (UNIT_TESTS, INTEGRATION_TESTS, FAULT_TESTS,
+# MULTIHOST_TESTS, SCHED_TESTS; see docs/testing.md).
 
 # Test programs link only the public API. -no-install: no libtool wrapper
 # script, so a program can be started directly (the singleton test) or
@@ -25,7 +27,7 @@ ITEST_PROGS = \
 	tests/integration/argcheck
 
 check_PROGRAMS += $(ITEST_PROGS) tests/integration/no_cma tests/fault/fault_rank
-noinst_HEADERS += tests/integration/itest.h
+noinst_HEADERS += tests/harness.h tests/integration/itest.h
 
 tests_integration_pingpong_LDADD = $(ITEST_LIBS)
 tests_integration_pingpong_LDFLAGS = $(ITEST_LINK_FLAGS)
@@ -78,14 +80,16 @@ ITEST_DRIVERS = \
 	tests/integration/argcheck.sh \
 	tests/integration/singleton.sh \
 	tests/integration/no_cma.sh \
-	tests/integration/transports.sh \
+	tests/integration/transports.sh
+FAULT_DRIVERS = \
 	tests/fault/kill_rank.sh \
 	tests/fault/abort.sh \
 	tests/fault/exit_code.sh
 
-TESTS += $(ITEST_DRIVERS)
-dist_noinst_SCRIPTS += $(ITEST_DRIVERS)
-EXTRA_DIST += tests/integration/lib.sh tests/lsan.supp tests/wrap.sh
+INTEGRATION_TESTS += $(ITEST_DRIVERS)
+FAULT_TESTS += $(FAULT_DRIVERS)
+dist_noinst_SCRIPTS += $(ITEST_DRIVERS) $(FAULT_DRIVERS)
+EXTRA_DIST += tests/lib.sh tests/integration/lib.sh tests/lsan.supp tests/wrap.sh
 
 # Sanitizer build: every process a test starts (rtrun and every rank)
 # reports leaks with our suppressions (libpmix.so's own leaks only), and
@@ -97,3 +101,44 @@ AM_TESTS_ENVIRONMENT += \
 	UBSAN_OPTIONS='halt_on_error=1:print_stacktrace=1'; \
 	export ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS;
 endif
+
+# One tier at a time: `make check-unit` runs the unit tier in parallel
+# (one-process tests, no rtrun, no fixed ports: nothing they share), the
+# other tiers one test at a time, as their multi-rank jobs oversubscribe the
+# cores. UNIT_JOBS overrides the parallelism (default: four per core, as
+# the unit tests spend much of their time yielding to their own processes).
+# In a sanitizer build the tier targets leave out NO_SANITIZER_TESTS: tests
+# whose subject is a shell script or the build system and whose C code paths
+# other tests already run under the sanitizers (docs/testing.md, the rule);
+# `make check` and TESTS=... still run them there.
+NO_SANITIZER_TESTS = \
+	tests/integration/install.sh \
+	tests/mpi/mpi_wrappers.sh
+if RTM_SANITIZERS
+tier_filter = $(NO_SANITIZER_TESTS)
+else
+tier_filter =
+endif
+UNIT_JOBS = $$(( $$(nproc 2>/dev/null || echo 1) * 4 ))
+tier_tests = $(filter-out $(tier_filter),$(1))
+check-unit:
+	@$(MAKE) $(AM_MAKEFLAGS) -j$(UNIT_JOBS) check TESTS='$(call tier_tests,$(UNIT_TESTS))'
+check-integration:
+	@$(MAKE) $(AM_MAKEFLAGS) -j1 check TESTS='$(call tier_tests,$(INTEGRATION_TESTS))'
+check-fault:
+	@$(MAKE) $(AM_MAKEFLAGS) -j1 check TESTS='$(call tier_tests,$(FAULT_TESTS))'
+check-multihost:
+	@$(MAKE) $(AM_MAKEFLAGS) -j1 check TESTS='$(call tier_tests,$(MULTIHOST_TESTS))'
+check-sched:
+	@$(MAKE) $(AM_MAKEFLAGS) -j1 check TESTS='$(call tier_tests,$(SCHED_TESTS))'
+# Tests some local.mk added to TESTS without a tier (scripts/run-tests runs
+# them too, and says so); nothing when every test has its tier.
+TIERED_TESTS = $(UNIT_TESTS) $(INTEGRATION_TESTS) $(FAULT_TESTS) $(MULTIHOST_TESTS) \
+	$(SCHED_TESTS)
+check-untiered:
+	@untiered='$(filter-out $(TIERED_TESTS),$(TESTS))'; \
+	if test -n "$$untiered"; then \
+	  echo "tests in no tier (add them to a *_TESTS variable): $$untiered"; \
+	  $(MAKE) $(AM_MAKEFLAGS) -j1 check TESTS="$$untiered"; \
+	fi
+.PHONY: check-unit check-integration check-fault check-multihost check-sched check-untiered

@@ -24,7 +24,7 @@ librtmsg_la_SOURCES += transport/registry.c transport/registry.h
 # Unit tests: forked processes driving rtm_tl_shm / rtm_tl_self directly,
 # exchanging addresses through a pipe instead of PMIx.
 check_PROGRAMS += tests/unit/test_shm_ring tests/unit/test_shm_fifo tests/unit/test_shm_self
-TESTS += tests/unit/test_shm_ring tests/unit/test_shm_fifo tests/unit/test_shm_self
+UNIT_TESTS += tests/unit/test_shm_ring tests/unit/test_shm_fifo tests/unit/test_shm_self
 noinst_HEADERS += tests/unit/test_shm_util.h
 
 # the ring alone, producer and consumer threads (also meant for TSan)

@@ -8,4 +8,4 @@ EXTRA_DIST += \
 	examples/mpi/samplesort.c \
 	examples/mpi/pi.c
 dist_noinst_SCRIPTS += tests/mpi-examples/examples.sh
-TESTS += tests/mpi-examples/examples.sh
+INTEGRATION_TESTS += tests/mpi-examples/examples.sh

@@ -31,7 +31,7 @@ mini_run() {
         "$MINI" -n 4 "$@" "$ITEST_BIN/pingpong" 64K >"$out" 2>&1
     rc=$?
     extpmix_show "$out" | grep -vE 'checked in|shm: ' 
-    echo "  (exit $rc after $(extpmix_elapsed "$start") s)"
+    echo "  (exit $rc after $(t_elapsed "$start") s)"
     if [ $rc -ne 0 ]; then
         echo "FAIL: $what: the job exited $rc" >&2
         return 1

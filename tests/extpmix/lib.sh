@@ -7,14 +7,8 @@
 #   "shm: /rtm-<nspace>-<node>, M local ranks, ..."
 # which is how these tests see the job's shape and the transport chosen.
 
-: "${top_builddir:?run through make check (top_builddir unset)}"
-: "${top_srcdir:?run through make check (top_srcdir unset)}"
+. "${top_srcdir:?run through make check (top_srcdir unset)}/tests/lib.sh"
 ITEST_BIN=$top_builddir/tests/integration
-
-# libpmix leaks a few strings of its own; never suppress our own leaks.
-if [ -f "$top_srcdir/tests/lsan.supp" ] && ! printf '%s' "${LSAN_OPTIONS:-}" | grep -q lsan.supp; then
-    export LSAN_OPTIONS="suppressions=$top_srcdir/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-fi
 
 # A mark in the jobs' environment finds any process a job left behind:
 # start jobs as `env $EXTPMIX_ENV CMD...` (not exported, so neither this
@@ -23,8 +17,7 @@ EXTPMIX_MARK="extpmix-test-$$-$RANDOM"
 EXTPMIX_ENV="EXTPMIX_TEST_MARK=$EXTPMIX_MARK"
 
 extpmix_marked_pids() {
-    grep -l "EXTPMIX_TEST_MARK=$EXTPMIX_MARK" /proc/[0-9]*/environ 2>/dev/null |
-        sed 's|/proc/\([0-9]*\)/environ|\1|' || true
+    t_marked_pids "EXTPMIX_TEST_MARK=$EXTPMIX_MARK"
 }
 
 # extpmix_check_job NAME NP OUTFILE: the job's output (stdout and stderr,
@@ -68,10 +61,6 @@ extpmix_check_job() {
         failed=1
     fi
     return $failed
-}
-
-extpmix_elapsed() {
-    awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'
 }
 
 # extpmix_show OUTFILE: the job's output without the per-size lines, indented

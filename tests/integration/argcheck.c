@@ -18,17 +18,17 @@ int main(void)
     rtm_comm_t newcomm = 4242;
     int x, flag;
 
-    itest_name = "argcheck";
+    itest_begin("argcheck");
     setvbuf(stdout, NULL, _IOLBF, 0);
 
     /* before init */
-    EXPECT(rtm_initialized() == 0 && rtm_finalized() == 0, "before init: initialized %d "
+    CHECK(rtm_initialized() == 0 && rtm_finalized() == 0, "before init: initialized %d "
            "finalized %d", rtm_initialized(), rtm_finalized());
     EXPECT_STATUS(rtm_send(buf, 1, 0, 0, RTM_COMM_WORLD), RTM_ERR_NOT_INITIALIZED);
     EXPECT_STATUS(rtm_recv(buf, 1, 0, 0, RTM_COMM_WORLD, &st), RTM_ERR_NOT_INITIALIZED);
     x = -99;
     EXPECT_STATUS(rtm_comm_rank(RTM_COMM_WORLD, &x), RTM_ERR_NOT_INITIALIZED);
-    EXPECT(x == -99, "comm_rank before init wrote its output (%d)", x);
+    CHECK(x == -99, "comm_rank before init wrote its output (%d)", x);
     EXPECT_STATUS(rtm_barrier(RTM_COMM_WORLD), RTM_ERR_NOT_INITIALIZED);
     EXPECT_STATUS(rtm_finalize(), RTM_ERR_NOT_INITIALIZED);
 
@@ -36,34 +36,34 @@ int main(void)
     for (int s = 0; s > RTM_ERR_LAST; s--) {
         const char *d = rtm_strerror((rtm_status_t)s);
 
-        EXPECT(d != NULL && d[0] != '\0', "rtm_strerror(%d) is empty", s);
+        CHECK(d != NULL && d[0] != '\0', "rtm_strerror(%d) is empty", s);
         for (int t = 0; t > s; t--)
-            EXPECT(strcmp(d, rtm_strerror((rtm_status_t)t)) != 0, "rtm_strerror(%d) and "
+            CHECK(strcmp(d, rtm_strerror((rtm_status_t)t)) != 0, "rtm_strerror(%d) and "
                    "rtm_strerror(%d) are both \"%s\"", s, t, d);
     }
-    EXPECT(rtm_strerror((rtm_status_t)-1000) != NULL, "rtm_strerror of an unknown code is NULL");
+    CHECK(rtm_strerror((rtm_status_t)-1000) != NULL, "rtm_strerror of an unknown code is NULL");
 
     itest_init("argcheck");
-    EXPECT(rtm_initialized() == 1, "rtm_initialized() %d after init", rtm_initialized());
+    CHECK(rtm_initialized() == 1, "rtm_initialized() %d after init", rtm_initialized());
     EXPECT_STATUS(rtm_init(), RTM_ERR_ALREADY_INITIALIZED);
 
     /* bad ranks */
-    EXPECT_STATUS(rtm_send(buf, 1, itest_size, 0, RTM_COMM_WORLD), RTM_ERR_RANK);
+    EXPECT_STATUS(rtm_send(buf, 1, th_size, 0, RTM_COMM_WORLD), RTM_ERR_RANK);
     EXPECT_STATUS(rtm_send(buf, 1, -5, 0, RTM_COMM_WORLD), RTM_ERR_RANK);
     EXPECT_STATUS(rtm_send(buf, 1, RTM_ANY_SOURCE, 0, RTM_COMM_WORLD), RTM_ERR_RANK);
-    EXPECT_STATUS(rtm_isend(buf, 1, itest_size + 3, 0, RTM_COMM_WORLD, &req), RTM_ERR_RANK);
-    EXPECT(req == RTM_REQUEST_NULL, "failed isend wrote its request handle");
-    EXPECT_STATUS(rtm_recv(buf, 1, itest_size, 0, RTM_COMM_WORLD, &st), RTM_ERR_RANK);
+    EXPECT_STATUS(rtm_isend(buf, 1, th_size + 3, 0, RTM_COMM_WORLD, &req), RTM_ERR_RANK);
+    CHECK(req == RTM_REQUEST_NULL, "failed isend wrote its request handle");
+    EXPECT_STATUS(rtm_recv(buf, 1, th_size, 0, RTM_COMM_WORLD, &st), RTM_ERR_RANK);
     EXPECT_STATUS(rtm_irecv(buf, 1, -7, 0, RTM_COMM_WORLD, &req), RTM_ERR_RANK);
-    EXPECT(req == RTM_REQUEST_NULL, "failed irecv wrote its request handle");
-    EXPECT_STATUS(rtm_probe(itest_size, 0, RTM_COMM_WORLD, &st), RTM_ERR_RANK);
+    CHECK(req == RTM_REQUEST_NULL, "failed irecv wrote its request handle");
+    EXPECT_STATUS(rtm_probe(th_size, 0, RTM_COMM_WORLD, &st), RTM_ERR_RANK);
     EXPECT_STATUS(rtm_iprobe(-3, 0, RTM_COMM_WORLD, &flag, &st), RTM_ERR_RANK);
-    EXPECT_STATUS(rtm_sendrecv(buf, 1, itest_size, 0, buf, 1, 0, 0, RTM_COMM_WORLD, &st),
+    EXPECT_STATUS(rtm_sendrecv(buf, 1, th_size, 0, buf, 1, 0, 0, RTM_COMM_WORLD, &st),
                   RTM_ERR_RANK);
     EXPECT_STATUS(rtm_send(buf, 1, 1, 0, RTM_COMM_SELF), RTM_ERR_RANK);
     x = -99;
-    EXPECT_STATUS(rtm_comm_world_rank(RTM_COMM_WORLD, itest_size, &x), RTM_ERR_RANK);
-    EXPECT(x == -99, "failed comm_world_rank wrote its output");
+    EXPECT_STATUS(rtm_comm_world_rank(RTM_COMM_WORLD, th_size, &x), RTM_ERR_RANK);
+    CHECK(x == -99, "failed comm_world_rank wrote its output");
 
     /* bad tags */
     EXPECT_STATUS(rtm_send(buf, 1, 0, -5, RTM_COMM_WORLD), RTM_ERR_TAG);
@@ -84,10 +84,10 @@ int main(void)
     EXPECT_STATUS(rtm_barrier(999), RTM_ERR_COMM);
     EXPECT_STATUS(rtm_comm_dup(RTM_COMM_NULL, &newcomm), RTM_ERR_COMM);
     EXPECT_STATUS(rtm_comm_split(777, 0, 0, &newcomm), RTM_ERR_COMM);
-    EXPECT(newcomm == 4242, "failed comm_split/dup wrote its output (%d)", newcomm);
+    CHECK(newcomm == 4242, "failed comm_split/dup wrote its output (%d)", newcomm);
     x = -99;
     EXPECT_STATUS(rtm_comm_size(31337, &x), RTM_ERR_COMM);
-    EXPECT(x == -99, "failed comm_size wrote its output");
+    CHECK(x == -99, "failed comm_size wrote its output");
 
     /* NULL buffer with a non-zero count; a zero count is fine */
     EXPECT_STATUS(rtm_send(NULL, 10, 0, 0, RTM_COMM_WORLD), RTM_ERR_BUFFER);
@@ -96,11 +96,11 @@ int main(void)
     EXPECT_STATUS(rtm_irecv(NULL, 10, 0, 0, RTM_COMM_WORLD, &req), RTM_ERR_BUFFER);
     EXPECT_STATUS(rtm_sendrecv(NULL, 4, 0, 0, buf, 4, 0, 0, RTM_COMM_WORLD, &st),
                   RTM_ERR_BUFFER);
-    CHECK(rtm_isend(NULL, 0, itest_rank, 1, RTM_COMM_WORLD, &req));
-    CHECK(rtm_recv(NULL, 0, itest_rank, 1, RTM_COMM_WORLD, &st));
-    EXPECT(st.count == 0 && st.source == itest_rank, "zero-byte self message: count %zu "
+    CHECK_RTM(rtm_isend(NULL, 0, th_rank, 1, RTM_COMM_WORLD, &req));
+    CHECK_RTM(rtm_recv(NULL, 0, th_rank, 1, RTM_COMM_WORLD, &st));
+    CHECK(st.count == 0 && st.source == th_rank, "zero-byte self message: count %zu "
            "source %d", st.count, st.source);
-    CHECK(rtm_wait(&req, RTM_STATUS_IGNORE));
+    CHECK_RTM(rtm_wait(&req, RTM_STATUS_IGNORE));
 
     /* NULL output pointers */
     EXPECT_STATUS(rtm_comm_rank(RTM_COMM_WORLD, NULL), RTM_ERR_INVALID_ARG);
@@ -109,18 +109,18 @@ int main(void)
     EXPECT_STATUS(rtm_comm_dup(RTM_COMM_WORLD, NULL), RTM_ERR_INVALID_ARG);
 
     /* errors left the job healthy */
-    CHECK(rtm_barrier(RTM_COMM_WORLD));
-    CHECK(rtm_finalize());
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    CHECK_RTM(rtm_finalize());
 
     /* after finalize */
-    EXPECT(rtm_initialized() == 0 && rtm_finalized() == 1, "after finalize: initialized %d "
+    CHECK(rtm_initialized() == 0 && rtm_finalized() == 1, "after finalize: initialized %d "
            "finalized %d", rtm_initialized(), rtm_finalized());
     EXPECT_STATUS(rtm_send(buf, 1, 0, 0, RTM_COMM_WORLD), RTM_ERR_FINALIZED);
     EXPECT_STATUS(rtm_irecv(buf, 1, 0, 0, RTM_COMM_WORLD, &req), RTM_ERR_FINALIZED);
     EXPECT_STATUS(rtm_barrier(RTM_COMM_WORLD), RTM_ERR_FINALIZED);
     EXPECT_STATUS(rtm_comm_size(RTM_COMM_WORLD, &x), RTM_ERR_FINALIZED);
     EXPECT_STATUS(rtm_finalize(), RTM_ERR_FINALIZED);
-    if (itest_rank == 0)
-        printf("argcheck: PASS with %d rank%s\n", itest_size, itest_size == 1 ? "" : "s");
+    if (th_rank == 0)
+        printf("argcheck: PASS with %d rank%s\n", th_size, th_size == 1 ? "" : "s");
     return 0;
 }

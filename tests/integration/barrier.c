@@ -20,46 +20,46 @@ int main(void)
 
     itest_init("barrier");
     for (int round = 0; round < ROUNDS; round++) {
-        CHECK(rtm_barrier(RTM_COMM_WORLD));
-        if (round % itest_size == itest_rank)
+        CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+        if (round % th_size == th_rank)
             itest_sleep_ms(100);
         times[0] = itest_now();
-        CHECK(rtm_barrier(RTM_COMM_WORLD));
+        CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
         times[1] = itest_now();
-        if (itest_rank == 0) {
+        if (th_rank == 0) {
             double last_enter = times[0], first_leave = times[1];
             int late = 0, early = 0;
 
-            for (int r = 1; r < itest_size; r++) {
+            for (int r = 1; r < th_size; r++) {
                 double t[2];
                 rtm_msg_status_t st;
 
-                CHECK(rtm_recv(t, sizeof(t), r, 600 + round, RTM_COMM_WORLD, &st));
+                CHECK_RTM(rtm_recv(t, sizeof(t), r, 600 + round, RTM_COMM_WORLD, &st));
                 if (t[0] > last_enter) { last_enter = t[0]; late = r; }
                 if (t[1] < first_leave) { first_leave = t[1]; early = r; }
             }
-            EXPECT(last_enter <= first_leave, "round %d: rank %d left the barrier %.6f s "
+            CHECK(last_enter <= first_leave, "round %d: rank %d left the barrier %.6f s "
                    "before rank %d entered it", round, early, last_enter - first_leave,
                    late);
         } else {
-            CHECK(rtm_send(times, sizeof(times), 0, 600 + round, RTM_COMM_WORLD));
+            CHECK_RTM(rtm_send(times, sizeof(times), 0, 600 + round, RTM_COMM_WORLD));
         }
     }
 
-    CHECK(rtm_comm_dup(RTM_COMM_WORLD, &dup));
-    CHECK(rtm_comm_split(RTM_COMM_WORLD, itest_rank % 2, itest_rank, &half));
+    CHECK_RTM(rtm_comm_dup(RTM_COMM_WORLD, &dup));
+    CHECK_RTM(rtm_comm_split(RTM_COMM_WORLD, th_rank % 2, th_rank, &half));
     {
         double t0 = itest_now();
 
         for (int i = 0; i < BACK_TO_BACK; i++) {
-            CHECK(rtm_barrier(i % 3 == 0 ? RTM_COMM_WORLD : i % 3 == 1 ? dup : half));
+            CHECK_RTM(rtm_barrier(i % 3 == 0 ? RTM_COMM_WORLD : i % 3 == 1 ? dup : half));
         }
-        if (itest_rank == 0)
+        if (th_rank == 0)
             printf("barrier: %d back-to-back barriers in %.3f s\n", BACK_TO_BACK,
                    itest_now() - t0);
     }
-    CHECK(rtm_barrier(RTM_COMM_SELF));
-    CHECK(rtm_comm_free(&half));
-    CHECK(rtm_comm_free(&dup));
+    CHECK_RTM(rtm_barrier(RTM_COMM_SELF));
+    CHECK_RTM(rtm_comm_free(&half));
+    CHECK_RTM(rtm_comm_free(&dup));
     return itest_finish();
 }

@@ -19,10 +19,10 @@ static void exchange(rtm_comm_t c, uint32_t seed)
     uint8_t out[LEN], in[LEN];
     int rank, size;
 
-    CHECK(rtm_comm_rank(c, &rank));
-    CHECK(rtm_comm_size(c, &size));
+    CHECK_RTM(rtm_comm_rank(c, &rank));
+    CHECK_RTM(rtm_comm_size(c, &size));
     itest_fill(out, LEN, seed + (uint32_t)rank);
-    CHECK(rtm_sendrecv(out, LEN, (rank + 1) % size, 7, in, LEN, (rank - 1 + size) % size, 7, c,
+    CHECK_RTM(rtm_sendrecv(out, LEN, (rank + 1) % size, 7, in, LEN, (rank - 1 + size) % size, 7, c,
                        RTM_STATUS_IGNORE));
     itest_check(in, LEN, seed + (uint32_t)((rank - 1 + size) % size), "message on a new communicator");
 }
@@ -34,28 +34,28 @@ int main(int argc, char **argv)
 
     itest_init("comm_recycle");
     for (int i = 0; i < KEEP; i++)
-        CHECK(rtm_comm_dup(RTM_COMM_WORLD, &keep[i]));
+        CHECK_RTM(rtm_comm_dup(RTM_COMM_WORLD, &keep[i]));
     for (long i = 0; i < cycles; i++) {
         rtm_comm_t c;
 
-        CHECK(rtm_comm_dup(keep[i % KEEP], &c));
+        CHECK_RTM(rtm_comm_dup(keep[i % KEEP], &c));
         if (i % 1000 == 0) {
             rtm_comm_t s;
 
             exchange(c, (uint32_t)i);
             /* the last rank opts out; the others make one communicator */
-            CHECK(rtm_comm_split(c, itest_rank == itest_size - 1 && itest_size > 1
+            CHECK_RTM(rtm_comm_split(c, th_rank == th_size - 1 && th_size > 1
                                         ? RTM_UNDEFINED : 0, 0, &s));
             if (s != RTM_COMM_NULL) {
                 exchange(s, (uint32_t)i + 1);
-                CHECK(rtm_comm_free(&s));
+                CHECK_RTM(rtm_comm_free(&s));
             }
         }
-        CHECK(rtm_comm_free(&c));
+        CHECK_RTM(rtm_comm_free(&c));
     }
     for (int i = 0; i < KEEP; i++) {
         exchange(keep[i], 99u + (uint32_t)i);
-        CHECK(rtm_comm_free(&keep[i]));
+        CHECK_RTM(rtm_comm_free(&keep[i]));
     }
     return itest_finish();
 }

@@ -1,10 +1,12 @@
 /*
  * Helpers shared by the integration test programs (tests/integration/).
  *
- * The programs use only the public API (rtmsg.h). A failed check prints one
- * line saying which rank, which call or which byte went wrong, then ends the
- * whole job through rtm_abort(1, ...) so the other ranks don't hang waiting
- * for a peer that gave up; before rtm_init (or after rtm_finalize) it exits 1.
+ * The programs use only the public API (rtmsg.h) and the checks of
+ * tests/harness.h: CHECK (fatal), EXPECT (counted), TH_FAIL, plus CHECK_RTM
+ * (a call that must return RTM_OK) and EXPECT_STATUS (one that must fail with
+ * a given status) below. A failed check prints one line saying which rank,
+ * which call or which byte went wrong, then ends the whole job through
+ * rtm_abort(1, ...).
  *
  * Data is filled with a position- and seed-dependent pattern that does not
  * repeat every 256 bytes, so a shifted, stale or truncated copy is caught.
@@ -13,53 +15,28 @@
 #define RTM_TESTS_ITEST_H
 
 #include "rtmsg.h"
+#include "tests/harness.h"
 
-#include <stdarg.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-static const char *itest_name = "itest";
-static int itest_rank = -1;
-static int itest_size = 0;
-
-__attribute__((noreturn, format(printf, 1, 2)))
-static void itest_fail(const char *fmt, ...)
+/* A failed check ends the whole job, so the other ranks don't hang waiting
+ * for a peer that gave up; before rtm_init (or after rtm_finalize) the
+ * process just exits 1. */
+static inline void itest_abort_job(void)
 {
-    char msg[1024];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "%s: rank %d of %d: FAIL: %s\n", itest_name, itest_rank, itest_size,
-            msg);
-    fflush(stderr);
     fflush(stdout);
     if (rtm_initialized())
         rtm_abort(1, "integration test failed");
-    exit(1);
 }
 
 /* A call that must succeed. */
-#define CHECK(_call) \
+#define CHECK_RTM(_call) \
     do { \
         rtm_status_t check_st_ = (_call); \
         if (check_st_ != RTM_OK) \
-            itest_fail("%s:%d: %s returned %d (%s): %s", __FILE__, __LINE__, #_call, \
-                       (int)check_st_, rtm_strerror(check_st_), rtm_last_error()); \
-    } while (0)
-
-/* A condition that must hold; the message says what was expected and got. */
-#define EXPECT(_cond, ...) \
-    do { \
-        if (!(_cond)) { \
-            char expect_msg_[768]; \
-            snprintf(expect_msg_, sizeof(expect_msg_), __VA_ARGS__); \
-            itest_fail("%s:%d: %s", __FILE__, __LINE__, expect_msg_); \
-        } \
+            th_check_failed(__FILE__, __LINE__, #_call, "returned %d (%s): %s", \
+                            (int)check_st_, rtm_strerror(check_st_), rtm_last_error()); \
     } while (0)
 
 /* A call that must fail with exactly `want`, leaving a message behind. */
@@ -67,13 +44,15 @@ static void itest_fail(const char *fmt, ...)
     do { \
         rtm_status_t exp_st_ = (_call); \
         if (exp_st_ != (_want)) \
-            itest_fail("%s:%d: %s returned %d (%s), expected %d (%s); last error: %s", \
-                       __FILE__, __LINE__, #_call, (int)exp_st_, rtm_strerror(exp_st_), \
-                       (int)(_want), rtm_strerror(_want), rtm_last_error()); \
+            th_check_failed(__FILE__, __LINE__, #_call, \
+                            "returned %d (%s), expected %d (%s); last error: %s", \
+                            (int)exp_st_, rtm_strerror(exp_st_), (int)(_want), \
+                            rtm_strerror(_want), rtm_last_error()); \
         if ((_want) != RTM_OK && \
             (rtm_last_error() == NULL || rtm_last_error()[0] == '\0')) \
-            itest_fail("%s:%d: %s returned %s but rtm_last_error() is empty", \
-                       __FILE__, __LINE__, #_call, rtm_strerror(exp_st_)); \
+            th_check_failed(__FILE__, __LINE__, #_call, \
+                            "returned %s but rtm_last_error() is empty", \
+                            rtm_strerror(exp_st_)); \
     } while (0)
 
 static inline uint8_t itest_pattern(uint32_t seed, size_t off)
@@ -110,7 +89,7 @@ static inline void itest_check_from(const void *buf, size_t from, size_t len, ui
         }
     }
     if (bad)
-        itest_fail("%s: size %zu: byte at offset %zu expected 0x%02x got 0x%02x "
+        TH_FAIL("%s: size %zu: byte at offset %zu expected 0x%02x got 0x%02x "
                    "(%zu of %zu bytes differ)", what, len, first,
                    itest_pattern(seed, first), p[first], bad, len);
 }
@@ -135,7 +114,7 @@ static inline void itest_check_canary(const void *buf, size_t off, const char *w
 
     for (size_t i = 0; i < ITEST_CANARY_LEN; i++)
         if (p[i] != ITEST_CANARY)
-            itest_fail("%s: receive wrote past the end of its %zu-byte buffer: byte at "
+            TH_FAIL("%s: receive wrote past the end of its %zu-byte buffer: byte at "
                        "offset %zu expected canary 0x%02x got 0x%02x", what, off, off + i,
                        ITEST_CANARY, p[i]);
 }
@@ -145,7 +124,7 @@ static inline void *itest_malloc(size_t len)
     void *p = malloc(len ? len : 1);
 
     if (p == NULL)
-        itest_fail("out of memory allocating %zu bytes", len);
+        TH_FAIL("out of memory allocating %zu bytes", len);
     return p;
 }
 
@@ -188,23 +167,32 @@ static inline size_t itest_parse_size(const char *s)
     return *end == '\0' ? (size_t)v : 0;
 }
 
+/* Names the program in every FAIL line and makes failed checks end the
+ * job; for a program that calls the API before rtm_init itself. */
+static inline void itest_begin(const char *name)
+{
+    th_name = name;
+    th_fatal_hook = itest_abort_job;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+/* itest_begin, rtm_init, and the rank and size every FAIL line shows. */
 static inline void itest_init(const char *name)
 {
-    itest_name = name;
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    CHECK(rtm_init());
-    CHECK(rtm_comm_rank(RTM_COMM_WORLD, &itest_rank));
-    CHECK(rtm_comm_size(RTM_COMM_WORLD, &itest_size));
+    itest_begin(name);
+    CHECK_RTM(rtm_init());
+    CHECK_RTM(rtm_comm_rank(RTM_COMM_WORLD, &th_rank));
+    CHECK_RTM(rtm_comm_size(RTM_COMM_WORLD, &th_size));
 }
 
 /* Ends the test: a barrier so no rank finalizes while a peer still needs
  * it, then finalize; rank 0 prints one PASS line. */
 static inline int itest_finish(void)
 {
-    CHECK(rtm_barrier(RTM_COMM_WORLD));
-    CHECK(rtm_finalize());
-    if (itest_rank == 0)
-        printf("%s: PASS with %d rank%s\n", itest_name, itest_size, itest_size == 1 ? "" : "s");
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    CHECK_RTM(rtm_finalize());
+    if (th_rank == 0)
+        printf("%s: PASS with %d rank%s\n", th_name, th_size, th_size == 1 ? "" : "s");
     return 0;
 }
 

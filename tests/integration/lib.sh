@@ -1,9 +1,7 @@
-# Shared by the integration and fault test drivers (sourced, not run).
-# The test harness exports top_builddir, top_srcdir and RTRUN (absolute).
-
-: "${top_builddir:?run through make check (top_builddir unset)}"
-: "${top_srcdir:?run through make check (top_srcdir unset)}"
-: "${RTRUN:=$top_builddir/rtrun}"
+# Shared by the integration and fault test drivers (sourced, not run): jobs
+# of the tests/integration programs over every rank count, and the checks of
+# a job that loses a rank. tests/lib.sh has what every test shares.
+. "$top_srcdir/tests/lib.sh"
 
 ITEST_BIN=$top_builddir/tests/integration
 FAULT_BIN=$top_builddir/tests/fault
@@ -12,18 +10,6 @@ ITEST_NP=${RTMTEST_NP:-1 2 3 4}
 # bound for one job; the harness bounds the whole driver too
 ITEST_JOB_TIMEOUT=${ITEST_JOB_TIMEOUT:-150}
 
-# seconds since a `date +%s.%N` stamp, two decimals
-itest_elapsed() {
-    awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'
-}
-
-itest_require_rtrun() {
-    if [ ! -x "$RTRUN" ]; then
-        echo "FAIL: the launcher is not built: $RTRUN" >&2
-        exit 1
-    fi
-}
-
 # itest_run N PROG [ARGS...]: one job of N ranks; prints the command, its
 # output, and a FAIL line naming the job when it does not exit 0.
 itest_run() {
@@ -31,9 +17,9 @@ itest_run() {
     shift 2
     echo "+ $RTRUN -n $n --oversubscribe $prog $*"
     start=$(date +%s.%N)
-    timeout -k 5 "$ITEST_JOB_TIMEOUT" "$RTRUN" -n "$n" --oversubscribe "$prog" "$@"
+    t_job "$ITEST_JOB_TIMEOUT" "$RTRUN" -n "$n" --oversubscribe "$prog" "$@"
     rc=$?
-    printf '  (exit %d after %s s)\n' "$rc" "$(itest_elapsed "$start")"
+    printf '  (exit %d after %s s)\n' "$rc" "$(t_elapsed "$start")"
     if [ "$rc" -ne 0 ]; then
         if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
             echo "FAIL: $(basename "$prog") with $n ranks did not finish within ${ITEST_JOB_TIMEOUT} s" >&2
@@ -50,7 +36,7 @@ itest_run() {
 itest_run_all() {
     local prog=$1 n failed=0
     shift
-    itest_require_rtrun
+    t_require_rtrun
     for n in $ITEST_NP; do
         itest_run "$n" "$ITEST_BIN/$prog" "$@" || failed=1
     done
@@ -71,7 +57,7 @@ itest_shm_prefix() {
 fault_run() {
     local mode=$1 n=$2 victim=$3 token out tmp rc died started ended delay failed=0
     local left shm_prefix nspace
-    itest_require_rtrun
+    t_require_rtrun
     token="fault-$mode-$$-$RANDOM"
     out=$(mktemp)
     tmp=$(mktemp -d)
@@ -82,7 +68,7 @@ fault_run() {
     rc=$?
     ended=$(date +%s.%N)
     sed 's/^/  | /' "$out"
-    echo "  (rtrun exit $rc after $(itest_elapsed "$started") s)"
+    echo "  (rtrun exit $rc after $(t_elapsed "$started") s)"
 
     # rtrun may itself exit 137 (128 + SIGKILL) to mirror the rank's death:
     # only the time tells a timeout apart.

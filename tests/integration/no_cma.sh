@@ -4,7 +4,7 @@
 # run, detect it at init, say so in its debug log and move large messages
 # through the shared-memory copy path, every byte intact.
 . "$top_srcdir/tests/integration/lib.sh"
-itest_require_rtrun
+t_require_rtrun
 refused_re='(CMA|process_vm_readv).*refused.*cop(y|ied)'
 
 "$ITEST_BIN/no_cma" --selftest

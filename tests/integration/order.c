@@ -42,10 +42,10 @@ static void check_msg(const uint8_t *buf, const rtm_msg_status_t *st, int src, i
     char what[96];
 
     memcpy(&got, buf, sizeof(got));
-    EXPECT(st->count == len && got == seq, "message %d from rank %d: got sequence number %d "
+    CHECK(st->count == len && got == seq, "message %d from rank %d: got sequence number %d "
            "and %zu bytes, expected %d and %zu bytes (messages overtook each other?)", seq,
            src, got, st->count, seq, len);
-    EXPECT(st->source == src && st->tag == TAG && st->error == RTM_OK,
+    CHECK(st->source == src && st->tag == TAG && st->error == RTM_OK,
            "message %d: status source %d tag %d error %d", seq, st->source, st->tag,
            (int)st->error);
     snprintf(what, sizeof(what), "message %d from rank %d", seq, src);
@@ -60,8 +60,8 @@ int main(void)
     rtm_msg_status_t st[BATCH];
 
     itest_init("order");
-    next = (itest_rank + 1) % itest_size;
-    prev = (itest_rank + itest_size - 1) % itest_size;
+    next = (th_rank + 1) % th_size;
+    prev = (th_rank + th_size - 1) % th_size;
     for (int i = 0; i < BATCH; i++) {
         sbuf[i] = itest_malloc(MAXLEN);
         rbuf[i] = itest_malloc(MAXLEN);
@@ -72,26 +72,26 @@ int main(void)
 
         if (posted_first)
             for (int i = 0; i < BATCH; i++)
-                CHECK(rtm_irecv(rbuf[i], MAXLEN, prev, TAG, RTM_COMM_WORLD, &rreq[i]));
+                CHECK_RTM(rtm_irecv(rbuf[i], MAXLEN, prev, TAG, RTM_COMM_WORLD, &rreq[i]));
         for (int i = 0; i < BATCH; i++) {
-            fill_msg(sbuf[i], itest_rank, base + i);
-            CHECK(rtm_isend(sbuf[i], len_of(base + i), next, TAG, RTM_COMM_WORLD, &sreq[i]));
+            fill_msg(sbuf[i], th_rank, base + i);
+            CHECK_RTM(rtm_isend(sbuf[i], len_of(base + i), next, TAG, RTM_COMM_WORLD, &sreq[i]));
         }
         if (posted_first) {
-            CHECK(rtm_waitall(BATCH, rreq, st));
+            CHECK_RTM(rtm_waitall(BATCH, rreq, st));
         } else {
             for (int i = 0; i < BATCH; i++)
-                CHECK(rtm_recv(rbuf[i], MAXLEN, prev, TAG, RTM_COMM_WORLD, &st[i]));
+                CHECK_RTM(rtm_recv(rbuf[i], MAXLEN, prev, TAG, RTM_COMM_WORLD, &st[i]));
         }
         for (int i = 0; i < BATCH; i++)
             check_msg(rbuf[i], &st[i], prev, base + i);
-        CHECK(rtm_waitall(BATCH, sreq, RTM_STATUSES_IGNORE));
+        CHECK_RTM(rtm_waitall(BATCH, sreq, RTM_STATUSES_IGNORE));
     }
     for (int i = 0; i < BATCH; i++) {
         free(sbuf[i]);
         free(rbuf[i]);
     }
-    printf("order: rank %d received %d messages from rank %d in order\n", itest_rank, NMSG,
+    printf("order: rank %d received %d messages from rank %d in order\n", th_rank, NMSG,
            prev);
     return itest_finish();
 }

@@ -30,8 +30,8 @@ int main(void)
     rtm_msg_status_t *st;
 
     itest_init("outstanding");
-    next = (itest_rank + 1) % itest_size;
-    prev = (itest_rank + itest_size - 1) % itest_size;
+    next = (th_rank + 1) % th_size;
+    prev = (th_rank + th_size - 1) % th_size;
     sbuf = itest_malloc(NREQ * sizeof(*sbuf));
     rbuf = itest_malloc(NREQ * sizeof(*rbuf));
     sreq = itest_malloc(NREQ * sizeof(*sreq));
@@ -41,21 +41,21 @@ int main(void)
     for (int i = NREQ - 1; i >= 0; i--) {
         rbuf[i] = itest_malloc(len_of(i) + ITEST_CANARY_LEN);
         itest_set_canary(rbuf[i], len_of(i));
-        CHECK(rtm_irecv(rbuf[i], len_of(i), prev, 5000 + i, RTM_COMM_WORLD, &rreq[i]));
+        CHECK_RTM(rtm_irecv(rbuf[i], len_of(i), prev, 5000 + i, RTM_COMM_WORLD, &rreq[i]));
     }
     for (int i = 0; i < NREQ; i++) {
         sbuf[i] = itest_malloc(len_of(i));
-        itest_fill(sbuf[i], len_of(i), seed_of(itest_rank, i));
-        CHECK(rtm_isend(sbuf[i], len_of(i), next, 5000 + i, RTM_COMM_WORLD, &sreq[i]));
+        itest_fill(sbuf[i], len_of(i), seed_of(th_rank, i));
+        CHECK_RTM(rtm_isend(sbuf[i], len_of(i), next, 5000 + i, RTM_COMM_WORLD, &sreq[i]));
     }
-    CHECK(rtm_waitall(NREQ, rreq, st));
-    CHECK(rtm_waitall(NREQ, sreq, RTM_STATUSES_IGNORE));
+    CHECK_RTM(rtm_waitall(NREQ, rreq, st));
+    CHECK_RTM(rtm_waitall(NREQ, sreq, RTM_STATUSES_IGNORE));
     for (int i = 0; i < NREQ; i++) {
         char what[96];
 
-        EXPECT(rreq[i] == RTM_REQUEST_NULL && sreq[i] == RTM_REQUEST_NULL,
+        CHECK(rreq[i] == RTM_REQUEST_NULL && sreq[i] == RTM_REQUEST_NULL,
                "waitall left request %d non-null", i);
-        EXPECT(st[i].source == prev && st[i].tag == 5000 + i && st[i].count == len_of(i) &&
+        CHECK(st[i].source == prev && st[i].tag == 5000 + i && st[i].count == len_of(i) &&
                st[i].error == RTM_OK, "receive %d: status source %d tag %d count %zu error "
                "%d, expected %d/%d/%zu/0", i, st[i].source, st[i].tag, st[i].count,
                (int)st[i].error, prev, 5000 + i, len_of(i));
@@ -65,7 +65,7 @@ int main(void)
         free(rbuf[i]);
         free(sbuf[i]);
     }
-    printf("outstanding: rank %d completed %d isend/irecv pairs\n", itest_rank, NREQ);
+    printf("outstanding: rank %d completed %d isend/irecv pairs\n", th_rank, NREQ);
     free(sbuf); free(rbuf); free(sreq); free(rreq); free(st);
     return itest_finish();
 }

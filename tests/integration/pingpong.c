@@ -77,17 +77,17 @@ static void recv_checked(uint8_t *rbuf, size_t size, int src, int tag, int index
     if (use_irecv) {
         rtm_request_t req;
 
-        CHECK(rtm_irecv(rbuf, size + ITEST_CANARY_LEN, src, tag, RTM_COMM_WORLD, &req));
-        CHECK(rtm_wait(&req, &st));
-        EXPECT(req == RTM_REQUEST_NULL, "wait did not reset the request handle");
+        CHECK_RTM(rtm_irecv(rbuf, size + ITEST_CANARY_LEN, src, tag, RTM_COMM_WORLD, &req));
+        CHECK_RTM(rtm_wait(&req, &st));
+        CHECK(req == RTM_REQUEST_NULL, "wait did not reset the request handle");
     } else {
         /* Post a buffer larger than the message: the canary region must
          * stay untouched, so a receive writing too much is caught. */
-        CHECK(rtm_recv(rbuf, size + ITEST_CANARY_LEN, src, tag, RTM_COMM_WORLD, &st));
+        CHECK_RTM(rtm_recv(rbuf, size + ITEST_CANARY_LEN, src, tag, RTM_COMM_WORLD, &st));
     }
     snprintf(what, sizeof(what), "message from rank %d (tag %d, iteration %d)", src, tag,
              iter);
-    EXPECT(st.source == src && st.tag == tag && st.count == size && st.error == RTM_OK,
+    CHECK(st.source == src && st.tag == tag && st.count == size && st.error == RTM_OK,
            "%s: status source %d tag %d count %zu error %d, expected %d/%d/%zu/0", what,
            st.source, st.tag, st.count, (int)st.error, src, tag, size);
     itest_check(rbuf, size, seed_of(src, index, iter), what);
@@ -106,9 +106,9 @@ int main(int argc, char **argv)
     itest_init("pingpong");
     build_sizes(max);
 
-    partner = itest_rank ^ 1;
-    if (partner >= itest_size)
-        partner = itest_rank;   /* odd rank out: ping-pong with itself */
+    partner = th_rank ^ 1;
+    if (partner >= th_size)
+        partner = th_rank;   /* odd rank out: ping-pong with itself */
 
     sbuf = itest_malloc(max);
     rbuf = itest_malloc(max + ITEST_CANARY_LEN);
@@ -119,27 +119,27 @@ int main(int argc, char **argv)
         int tag = 1000 + i;
 
         for (int iter = 0; iter < 2; iter++) {
-            if (partner == itest_rank) {
+            if (partner == th_rank) {
                 rtm_request_t sreq;
 
-                itest_fill(sbuf, size, seed_of(itest_rank, i, iter));
-                CHECK(rtm_isend(sbuf, size, itest_rank, tag, RTM_COMM_WORLD, &sreq));
-                recv_checked(rbuf, size, itest_rank, tag, i, iter, iter);
-                CHECK(rtm_wait(&sreq, RTM_STATUS_IGNORE));
-            } else if (itest_rank < partner) {
+                itest_fill(sbuf, size, seed_of(th_rank, i, iter));
+                CHECK_RTM(rtm_isend(sbuf, size, th_rank, tag, RTM_COMM_WORLD, &sreq));
+                recv_checked(rbuf, size, th_rank, tag, i, iter, iter);
+                CHECK_RTM(rtm_wait(&sreq, RTM_STATUS_IGNORE));
+            } else if (th_rank < partner) {
                 /* ping, then wait for the pong */
-                itest_fill(sbuf, size, seed_of(itest_rank, i, iter));
-                CHECK(rtm_send(sbuf, size, partner, tag, RTM_COMM_WORLD));
+                itest_fill(sbuf, size, seed_of(th_rank, i, iter));
+                CHECK_RTM(rtm_send(sbuf, size, partner, tag, RTM_COMM_WORLD));
                 recv_checked(rbuf, size, partner, tag, i, iter, iter);
             } else {
                 recv_checked(rbuf, size, partner, tag, i, iter, !iter);
-                itest_fill(sbuf, size, seed_of(itest_rank, i, iter));
-                CHECK(rtm_send(sbuf, size, partner, tag, RTM_COMM_WORLD));
+                itest_fill(sbuf, size, seed_of(th_rank, i, iter));
+                CHECK_RTM(rtm_send(sbuf, size, partner, tag, RTM_COMM_WORLD));
             }
         }
     }
     printf("pingpong: rank %d <-> rank %d: %d sizes from %zu to %zu B checked in %.2f s\n",
-           itest_rank, partner, nsizes, sizes[0], sizes[nsizes - 1], itest_now() - t0);
+           th_rank, partner, nsizes, sizes[0], sizes[nsizes - 1], itest_now() - t0);
     free(sbuf);
     free(rbuf);
     return itest_finish();

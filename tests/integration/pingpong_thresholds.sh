@@ -4,7 +4,7 @@
 # Also the copy path forced by configuration (RTM_SHM_CMA=off) and a tiny
 # credit count that makes flow control stall the sender all the time.
 . "$top_srcdir/tests/integration/lib.sh"
-itest_require_rtrun
+t_require_rtrun
 failed=0
 run_with() {
     local n=$1

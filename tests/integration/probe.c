@@ -28,7 +28,7 @@ static void sender(int peer, uint8_t *sbuf, rtm_request_t *reqs)
             uint8_t *b = sbuf + (size_t)n * 300000;
 
             itest_fill(b, lens[i], seed_of(i, k));
-            CHECK(rtm_isend(b, lens[i], peer, tags[k] + 100 * i, RTM_COMM_WORLD, &reqs[n]));
+            CHECK_RTM(rtm_isend(b, lens[i], peer, tags[k] + 100 * i, RTM_COMM_WORLD, &reqs[n]));
             n++;
         }
     }
@@ -37,7 +37,7 @@ static void sender(int peer, uint8_t *sbuf, rtm_request_t *reqs)
 static void expect_status(const rtm_msg_status_t *st, int src, int tag, size_t len,
                           const char *how)
 {
-    EXPECT(st->source == src && st->tag == tag && st->count == len,
+    CHECK(st->source == src && st->tag == tag && st->count == len,
            "%s: status source %d tag %d count %zu, expected %d/%d/%zu", how, st->source,
            st->tag, st->count, src, tag, len);
 }
@@ -53,48 +53,48 @@ static void receiver(int peer, uint8_t *rbuf)
 
         snprintf(what, sizeof(what), "size %zu", lens[i]);
         /* probe (wildcard source), then receive from what it reported */
-        CHECK(rtm_probe(RTM_ANY_SOURCE, base + 10, RTM_COMM_WORLD, &st));
+        CHECK_RTM(rtm_probe(RTM_ANY_SOURCE, base + 10, RTM_COMM_WORLD, &st));
         expect_status(&st, peer, base + 10, lens[i], "probe");
-        CHECK(rtm_probe(st.source, RTM_ANY_TAG, RTM_COMM_WORLD, &st2));   /* not consumed */
+        CHECK_RTM(rtm_probe(st.source, RTM_ANY_TAG, RTM_COMM_WORLD, &st2));   /* not consumed */
         expect_status(&st2, peer, base + 10, lens[i], "second probe");
-        CHECK(rtm_recv(rbuf, st.count, st.source, st.tag, RTM_COMM_WORLD, &st2));
+        CHECK_RTM(rtm_recv(rbuf, st.count, st.source, st.tag, RTM_COMM_WORLD, &st2));
         expect_status(&st2, peer, base + 10, lens[i], "receive after probe");
         itest_check(rbuf, lens[i], seed_of(i, 0), what);
 
         /* iprobe until it sees the message */
         for (long spins = 0; !flag; spins++) {
-            CHECK(rtm_iprobe(peer, base + 11, RTM_COMM_WORLD, &flag, &st));
-            EXPECT(spins < 200000000L, "iprobe never found tag %d", base + 11);
+            CHECK_RTM(rtm_iprobe(peer, base + 11, RTM_COMM_WORLD, &flag, &st));
+            CHECK(spins < 200000000L, "iprobe never found tag %d", base + 11);
         }
         expect_status(&st, peer, base + 11, lens[i], "iprobe");
-        CHECK(rtm_recv(rbuf, lens[i], peer, base + 11, RTM_COMM_WORLD, &st2));
+        CHECK_RTM(rtm_recv(rbuf, lens[i], peer, base + 11, RTM_COMM_WORLD, &st2));
         itest_check(rbuf, lens[i], seed_of(i, 1), what);
 
         /* mprobe takes the first tag-12 message; recv gets the second */
-        CHECK(rtm_mprobe(peer, base + 12, RTM_COMM_WORLD, &msg, &st));
+        CHECK_RTM(rtm_mprobe(peer, base + 12, RTM_COMM_WORLD, &msg, &st));
         expect_status(&st, peer, base + 12, lens[i], "mprobe");
-        EXPECT(msg != RTM_MESSAGE_NULL, "mprobe returned RTM_MESSAGE_NULL");
-        CHECK(rtm_recv(rbuf, lens[i], peer, base + 12, RTM_COMM_WORLD, &st2));
+        CHECK(msg != RTM_MESSAGE_NULL, "mprobe returned RTM_MESSAGE_NULL");
+        CHECK_RTM(rtm_recv(rbuf, lens[i], peer, base + 12, RTM_COMM_WORLD, &st2));
         itest_check(rbuf, lens[i], seed_of(i, 3), "plain receive after mprobe (must get the "
                     "second message)");
         memset(rbuf, 0, lens[i]);
-        CHECK(rtm_mrecv(rbuf, lens[i], &msg, &st2));
-        EXPECT(msg == RTM_MESSAGE_NULL, "mrecv did not reset the message handle");
+        CHECK_RTM(rtm_mrecv(rbuf, lens[i], &msg, &st2));
+        CHECK(msg == RTM_MESSAGE_NULL, "mrecv did not reset the message handle");
         expect_status(&st2, peer, base + 12, lens[i], "mrecv");
         itest_check(rbuf, lens[i], seed_of(i, 2), "mrecv (must get the probed message)");
 
         /* improbe / imrecv */
         flag = 0;
         for (long spins = 0; !flag; spins++) {
-            CHECK(rtm_improbe(peer, base + 13, RTM_COMM_WORLD, &flag, &msg, &st));
-            EXPECT(spins < 200000000L, "improbe never found tag %d", base + 13);
+            CHECK_RTM(rtm_improbe(peer, base + 13, RTM_COMM_WORLD, &flag, &msg, &st));
+            CHECK(spins < 200000000L, "improbe never found tag %d", base + 13);
         }
         expect_status(&st, peer, base + 13, lens[i], "improbe");
         flag = 0;
-        CHECK(rtm_iprobe(peer, base + 13, RTM_COMM_WORLD, &flag, &st2));
-        EXPECT(flag == 0, "iprobe still sees the message improbe took out of matching");
-        CHECK(rtm_imrecv(rbuf, lens[i], &msg, &req));
-        CHECK(rtm_wait(&req, &st2));
+        CHECK_RTM(rtm_iprobe(peer, base + 13, RTM_COMM_WORLD, &flag, &st2));
+        CHECK(flag == 0, "iprobe still sees the message improbe took out of matching");
+        CHECK_RTM(rtm_imrecv(rbuf, lens[i], &msg, &req));
+        CHECK_RTM(rtm_wait(&req, &st2));
         expect_status(&st2, peer, base + 13, lens[i], "imrecv");
         itest_check(rbuf, lens[i], seed_of(i, 4), "imrecv");
     }
@@ -109,29 +109,29 @@ int main(void)
     rtm_message_t msg;
 
     itest_init("probe");
-    peer = itest_rank ^ 1;
-    if (peer >= itest_size)
-        peer = itest_rank;
+    peer = th_rank ^ 1;
+    if (peer >= th_size)
+        peer = th_rank;
     rbuf = itest_malloc(300000);
 
     /* Nothing was sent with this tag: iprobe says so. */
-    CHECK(rtm_iprobe(RTM_ANY_SOURCE, 9999, RTM_COMM_WORLD, &flag, &st));
-    EXPECT(flag == 0, "iprobe found a message nobody sent");
-    CHECK(rtm_mprobe(RTM_PROC_NULL, 5, RTM_COMM_WORLD, &msg, &st));
-    EXPECT(msg == RTM_MESSAGE_NO_PROC, "mprobe on RTM_PROC_NULL: expected RTM_MESSAGE_NO_PROC");
-    CHECK(rtm_mrecv(rbuf, 10, &msg, &st));
-    EXPECT(st.source == RTM_PROC_NULL && st.count == 0, "mrecv of RTM_MESSAGE_NO_PROC: "
+    CHECK_RTM(rtm_iprobe(RTM_ANY_SOURCE, 9999, RTM_COMM_WORLD, &flag, &st));
+    CHECK(flag == 0, "iprobe found a message nobody sent");
+    CHECK_RTM(rtm_mprobe(RTM_PROC_NULL, 5, RTM_COMM_WORLD, &msg, &st));
+    CHECK(msg == RTM_MESSAGE_NO_PROC, "mprobe on RTM_PROC_NULL: expected RTM_MESSAGE_NO_PROC");
+    CHECK_RTM(rtm_mrecv(rbuf, 10, &msg, &st));
+    CHECK(st.source == RTM_PROC_NULL && st.count == 0, "mrecv of RTM_MESSAGE_NO_PROC: "
            "source %d count %zu", st.source, st.count);
-    CHECK(rtm_barrier(RTM_COMM_WORLD));
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
 
-    if (itest_rank <= peer) {
+    if (th_rank <= peer) {
         sbuf = itest_malloc((size_t)5 * NLEN * 300000);
         sender(peer, sbuf, reqs);
     }
-    if (itest_rank >= peer)
+    if (th_rank >= peer)
         receiver(peer, rbuf);
-    if (itest_rank <= peer)
-        CHECK(rtm_waitall(5 * NLEN, reqs, RTM_STATUSES_IGNORE));
+    if (th_rank <= peer)
+        CHECK_RTM(rtm_waitall(5 * NLEN, reqs, RTM_STATUSES_IGNORE));
     free(sbuf);
     free(rbuf);
     return itest_finish();

@@ -17,19 +17,19 @@ int main(void)
     int next, prev;
 
     itest_init("sendrecv");
-    next = (itest_rank + 1) % itest_size;
-    prev = (itest_rank + itest_size - 1) % itest_size;
+    next = (th_rank + 1) % th_size;
+    prev = (th_rank + th_size - 1) % th_size;
     sbuf = itest_malloc(max);
     rbuf = itest_malloc(max + ITEST_CANARY_LEN);
     for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
         rtm_msg_status_t st;
         char what[96];
 
-        itest_fill(sbuf, lens[i], (uint32_t)(itest_rank * 100 + (int)i));
+        itest_fill(sbuf, lens[i], (uint32_t)(th_rank * 100 + (int)i));
         itest_set_canary(rbuf, lens[i]);
-        CHECK(rtm_sendrecv(sbuf, lens[i], next, 70 + (int)i, rbuf, lens[i], prev,
+        CHECK_RTM(rtm_sendrecv(sbuf, lens[i], next, 70 + (int)i, rbuf, lens[i], prev,
                            RTM_ANY_TAG, RTM_COMM_WORLD, &st));
-        EXPECT(st.source == prev && st.tag == 70 + (int)i && st.count == lens[i] &&
+        CHECK(st.source == prev && st.tag == 70 + (int)i && st.count == lens[i] &&
                st.error == RTM_OK, "sendrecv %zu B: status source %d tag %d count %zu error "
                "%d, expected %d/%d/%zu/0", lens[i], st.source, st.tag, st.count,
                (int)st.error, prev, 70 + (int)i, lens[i]);
@@ -41,17 +41,17 @@ int main(void)
     /* Non-periodic shift: rank 0 receives from PROC_NULL, the last rank
      * sends to PROC_NULL. */
     {
-        int to = itest_rank == itest_size - 1 ? RTM_PROC_NULL : itest_rank + 1;
-        int from = itest_rank == 0 ? RTM_PROC_NULL : itest_rank - 1;
+        int to = th_rank == th_size - 1 ? RTM_PROC_NULL : th_rank + 1;
+        int from = th_rank == 0 ? RTM_PROC_NULL : th_rank - 1;
         rtm_msg_status_t st;
 
-        itest_fill(sbuf, 5000, (uint32_t)itest_rank + 4242);
-        CHECK(rtm_sendrecv(sbuf, 5000, to, 5, rbuf, 5000, from, 5, RTM_COMM_WORLD, &st));
+        itest_fill(sbuf, 5000, (uint32_t)th_rank + 4242);
+        CHECK_RTM(rtm_sendrecv(sbuf, 5000, to, 5, rbuf, 5000, from, 5, RTM_COMM_WORLD, &st));
         if (from == RTM_PROC_NULL) {
-            EXPECT(st.source == RTM_PROC_NULL && st.count == 0, "sendrecv from PROC_NULL: "
+            CHECK(st.source == RTM_PROC_NULL && st.count == 0, "sendrecv from PROC_NULL: "
                    "source %d count %zu", st.source, st.count);
         } else {
-            EXPECT(st.source == from && st.count == 5000, "shift: source %d count %zu",
+            CHECK(st.source == from && st.count == 5000, "shift: source %d count %zu",
                    st.source, st.count);
             itest_check(rbuf, 5000, (uint32_t)from + 4242, "non-periodic shift");
         }

@@ -4,7 +4,7 @@
 # set-up or polls a socket in its progress loop; when shm is taken out,
 # tcp carries the local traffic instead.
 . "$top_srcdir/tests/integration/lib.sh"
-itest_require_rtrun
+t_require_rtrun
 failed=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

@@ -3,7 +3,7 @@
 # takes shm out, so ranks of one host talk over loopback TCP (eager, then
 # RTS/CTS rendezvous). Skips when this build has no tcp transport.
 . "$top_srcdir/tests/integration/lib.sh"
-itest_require_rtrun
+t_require_rtrun
 if ! "$top_builddir/rtm_info" 2>/dev/null | grep -qE '^ +tcp +tcp:'; then
     echo "SKIP: rtm_info lists no tcp transport in this build"
     exit 77

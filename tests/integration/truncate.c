@@ -34,16 +34,16 @@ static void receive_short(int peer, int i, int k, uint8_t *rbuf)
     if (k % 2) {
         rtm_request_t req;
 
-        CHECK(rtm_irecv(rbuf, rlen, peer, 20 + k, RTM_COMM_WORLD, &req));
+        CHECK_RTM(rtm_irecv(rbuf, rlen, peer, 20 + k, RTM_COMM_WORLD, &req));
         ret = rtm_wait(&req, &st);
     } else {
         ret = rtm_recv(rbuf, rlen, peer, 20 + k, RTM_COMM_WORLD, &st);
     }
-    EXPECT(ret == RTM_ERR_TRUNCATE, "%s: returned %d (%s), expected RTM_ERR_TRUNCATE", what,
+    CHECK(ret == RTM_ERR_TRUNCATE, "%s: returned %d (%s), expected RTM_ERR_TRUNCATE", what,
            (int)ret, rtm_strerror(ret));
-    EXPECT(st.error == RTM_ERR_TRUNCATE, "%s: status.error %d, expected RTM_ERR_TRUNCATE",
+    CHECK(st.error == RTM_ERR_TRUNCATE, "%s: status.error %d, expected RTM_ERR_TRUNCATE",
            what, (int)st.error);
-    EXPECT(st.source == peer && st.tag == 20 + k && st.count <= rlen,
+    CHECK(st.source == peer && st.tag == 20 + k && st.count <= rlen,
            "%s: status source %d tag %d count %zu (count may not exceed the buffer)", what,
            st.source, st.tag, st.count);
     itest_check(rbuf, st.count, seed_of(i, k), what);   /* what was delivered is right */
@@ -51,8 +51,8 @@ static void receive_short(int peer, int i, int k, uint8_t *rbuf)
 
     /* The pair still works: the next message arrives whole. */
     itest_set_canary(rbuf, len);
-    CHECK(rtm_recv(rbuf, len, peer, 30, RTM_COMM_WORLD, &st));
-    EXPECT(st.count == len && st.error == RTM_OK, "message after truncation: count %zu "
+    CHECK_RTM(rtm_recv(rbuf, len, peer, 30, RTM_COMM_WORLD, &st));
+    CHECK(st.count == len && st.error == RTM_OK, "message after truncation: count %zu "
            "error %d, expected %zu/0", st.count, (int)st.error, len);
     itest_check(rbuf, len, seed_of(i, 9), "message after a truncated one");
     itest_check_canary(rbuf, len, "message after a truncated one");
@@ -64,14 +64,14 @@ static void send_pair(int peer, int i, int k, uint8_t *sbuf, uint8_t *sbuf2)
 
     itest_fill(sbuf, lens[i], seed_of(i, k));
     itest_fill(sbuf2, lens[i], seed_of(i, 9));
-    CHECK(rtm_isend(sbuf, lens[i], peer, 20 + k, RTM_COMM_WORLD, &reqs[0]));
-    CHECK(rtm_isend(sbuf2, lens[i], peer, 30, RTM_COMM_WORLD, &reqs[1]));
-    if (peer != itest_rank)
-        CHECK(rtm_waitall(2, reqs, RTM_STATUSES_IGNORE));
+    CHECK_RTM(rtm_isend(sbuf, lens[i], peer, 20 + k, RTM_COMM_WORLD, &reqs[0]));
+    CHECK_RTM(rtm_isend(sbuf2, lens[i], peer, 30, RTM_COMM_WORLD, &reqs[1]));
+    if (peer != th_rank)
+        CHECK_RTM(rtm_waitall(2, reqs, RTM_STATUSES_IGNORE));
     else
         receive_short(peer, i, k, sbuf2 + lens[i] + 8);
-    if (peer == itest_rank)
-        CHECK(rtm_waitall(2, reqs, RTM_STATUSES_IGNORE));
+    if (peer == th_rank)
+        CHECK_RTM(rtm_waitall(2, reqs, RTM_STATUSES_IGNORE));
 }
 
 int main(void)
@@ -81,16 +81,16 @@ int main(void)
     int peer;
 
     itest_init("truncate");
-    peer = itest_rank ^ 1;
-    if (peer >= itest_size)
-        peer = itest_rank;
+    peer = th_rank ^ 1;
+    if (peer >= th_size)
+        peer = th_rank;
     sbuf = itest_malloc(max);
     /* for self-sends the receive buffer lives after the second send buffer */
     sbuf2 = itest_malloc(2 * max + 8 + ITEST_CANARY_LEN);
     rbuf = itest_malloc(max + ITEST_CANARY_LEN);
     for (int i = 0; i < NLEN; i++) {
         for (int k = 0; k < 3; k++) {
-            if (peer == itest_rank || itest_rank < peer)
+            if (peer == th_rank || th_rank < peer)
                 send_pair(peer, i, k, sbuf, sbuf2);
             else
                 receive_short(peer, i, k, rbuf);

@@ -31,14 +31,14 @@ static void flood(int peer, size_t eager, int round)
     double t0 = itest_now();
 
     itest_fill(big, BIG, (uint32_t)(round * 1000 + 999999));
-    CHECK(rtm_isend(big, BIG, peer, TAG, RTM_COMM_WORLD, &big_req));
+    CHECK_RTM(rtm_isend(big, BIG, peer, TAG, RTM_COMM_WORLD, &big_req));
     for (int i = 0; i < NSMALL; i++) {
         itest_fill(small, len_of(i, eager), (uint32_t)(round * 1000 + i));
-        CHECK(rtm_send(small, len_of(i, eager), peer, TAG, RTM_COMM_WORLD));
+        CHECK_RTM(rtm_send(small, len_of(i, eager), peer, TAG, RTM_COMM_WORLD));
     }
-    CHECK(rtm_wait(&big_req, RTM_STATUS_IGNORE));
+    CHECK_RTM(rtm_wait(&big_req, RTM_STATUS_IGNORE));
     printf("unexpected: rank %d sent 1 large + %d small messages to rank %d in %.2f s\n",
-           itest_rank, NSMALL, peer, itest_now() - t0);
+           th_rank, NSMALL, peer, itest_now() - t0);
     free(big);
     free(small);
 }
@@ -54,15 +54,15 @@ static void flood_self(size_t eager, int round)
     uint8_t *bufs = itest_malloc((size_t)NSMALL * eager);
 
     itest_fill(big, BIG, (uint32_t)(round * 1000 + 999999));
-    CHECK(rtm_isend(big, BIG, itest_rank, TAG, RTM_COMM_WORLD, &reqs[NSMALL]));
+    CHECK_RTM(rtm_isend(big, BIG, th_rank, TAG, RTM_COMM_WORLD, &reqs[NSMALL]));
     for (int i = 0; i < NSMALL; i++) {
         uint8_t *b = bufs + (size_t)i * eager;
 
         itest_fill(b, len_of(i, eager), (uint32_t)(round * 1000 + i));
-        CHECK(rtm_isend(b, len_of(i, eager), itest_rank, TAG, RTM_COMM_WORLD, &reqs[i]));
+        CHECK_RTM(rtm_isend(b, len_of(i, eager), th_rank, TAG, RTM_COMM_WORLD, &reqs[i]));
     }
-    drain(itest_rank, eager, round);
-    CHECK(rtm_waitall(NSMALL + 1, reqs, RTM_STATUSES_IGNORE));
+    drain(th_rank, eager, round);
+    CHECK_RTM(rtm_waitall(NSMALL + 1, reqs, RTM_STATUSES_IGNORE));
     free(reqs);
     free(big);
     free(bufs);
@@ -73,11 +73,11 @@ static void drain(int peer, size_t eager, int round)
     uint8_t *buf = itest_malloc(BIG + ITEST_CANARY_LEN);
     rtm_msg_status_t st;
 
-    if (peer != itest_rank)
+    if (peer != th_rank)
         itest_sleep_ms(1500);   /* the sender runs far ahead meanwhile */
     itest_set_canary(buf, BIG);
-    CHECK(rtm_recv(buf, BIG, peer, TAG, RTM_COMM_WORLD, &st));
-    EXPECT(st.count == BIG && st.source == peer && st.tag == TAG, "first message from "
+    CHECK_RTM(rtm_recv(buf, BIG, peer, TAG, RTM_COMM_WORLD, &st));
+    CHECK(st.count == BIG && st.source == peer && st.tag == TAG, "first message from "
            "rank %d: count %zu source %d tag %d, expected the %u-byte one first", peer,
            st.count, st.source, st.tag, BIG);
     itest_check(buf, BIG, (uint32_t)(round * 1000 + 999999), "large unexpected message");
@@ -86,8 +86,8 @@ static void drain(int peer, size_t eager, int round)
         char what[96];
 
         itest_set_canary(buf, eager);
-        CHECK(rtm_recv(buf, eager, peer, TAG, RTM_COMM_WORLD, &st));
-        EXPECT(st.count == len_of(i, eager) && st.source == peer && st.error == RTM_OK,
+        CHECK_RTM(rtm_recv(buf, eager, peer, TAG, RTM_COMM_WORLD, &st));
+        CHECK(st.count == len_of(i, eager) && st.source == peer && st.error == RTM_OK,
                "small message %d from rank %d: count %zu source %d error %d, expected "
                "%zu bytes (lost or reordered?)", i, peer, st.count, st.source,
                (int)st.error, len_of(i, eager));
@@ -107,21 +107,21 @@ int main(void)
     if (eager == 0)
         eager = 4096;
     itest_init("unexpected");
-    EXPECT((size_t)NSMALL * 500 > (size_t)credits * eager, "flood of %d messages is not "
+    CHECK((size_t)NSMALL * 500 > (size_t)credits * eager, "flood of %d messages is not "
            "larger than %ld credits x %zu bytes: raise NSMALL", NSMALL, credits, eager);
-    peer = itest_rank ^ 1;
-    if (peer >= itest_size)
-        peer = itest_rank;
+    peer = th_rank ^ 1;
+    if (peer >= th_size)
+        peer = th_rank;
     for (int round = 0; round < 2; round++) {
-        int sender = (itest_rank < peer) == (round == 0) || peer == itest_rank;
+        int sender = (th_rank < peer) == (round == 0) || peer == th_rank;
 
-        if (peer == itest_rank)
+        if (peer == th_rank)
             flood_self(eager, round);
         else if (sender)
             flood(peer, eager, round);
         else
             drain(peer, eager, round);
-        CHECK(rtm_barrier(RTM_COMM_WORLD));
+        CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
     }
     return itest_finish();
 }

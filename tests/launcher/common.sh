@@ -1,18 +1,16 @@
-# Sourced by the launcher's integration tests. Needs RTRUN and top_builddir
-# (set by the test harness; defaults let a test run by hand from the build dir).
+# Sourced by the launcher's tests: rtrun on small PMIx client programs, its
+# output and exit code checked, and nothing left behind. Needs RTRUN and
+# top_builddir (set by the test harness; defaults let a test run by hand
+# from the build dir). tests/lib.sh has what every test shares.
 : "${top_builddir:=$(pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${RTRUN:=$top_builddir/rtrun}"
+. "$top_srcdir/tests/lib.sh"
 PROBE=$top_builddir/tests/launcher/pmix_probe
-# libpmix leaks a few strings of its own; never suppress our own leaks.
-if [ -f "$top_srcdir/tests/lsan.supp" ]; then
-    export LSAN_OPTIONS="suppressions=$top_srcdir/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-fi
 # rtrun takes its hosts from a Slurm or PBS allocation it runs in; these
 # tests are about this host alone (hostfile.sh sets allocations itself).
 unset SLURM_JOB_NODELIST SLURM_NODELIST SLURM_TASKS_PER_NODE SLURM_JOB_CPUS_PER_NODE PBS_NODEFILE
-[ -x "$RTRUN" ] || { echo "SKIP: no rtrun at $RTRUN"; exit 77; }
-[ -x "$PROBE" ] || { echo "SKIP: no $PROBE (make check builds it)"; exit 77; }
+[ -x "$RTRUN" ] || t_skip "no rtrun at $RTRUN"
+[ -x "$PROBE" ] || t_skip "no $PROBE (make check builds it)"
 
 # A mark in the ranks' environment (rtrun -x, see rtrun_x) finds any
 # process a test left behind; the test's own processes do not carry it.
@@ -23,8 +21,7 @@ ERR=$(mktemp /tmp/launcher-test.XXXXXX)
 failures=0
 
 marked_pids() {
-    grep -l "LAUNCHER_TEST_MARK=$MARK" /proc/[0-9]*/environ 2>/dev/null |
-        sed 's|/proc/\([0-9]*\)/environ|\1|' || true
+    t_marked_pids "LAUNCHER_TEST_MARK=$MARK"
 }
 
 cleanup() {

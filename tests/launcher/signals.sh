@@ -28,7 +28,12 @@ expect_no_orphans
 pid=$!
 wait_started 2
 kill -INT $pid
-sleep 0.5
+# the second SIGINT only once the first has reached both ranks (a fixed
+# sleep here lost the race on a loaded machine)
+for i in $(seq 1 200); do
+    [ "$(grep -c got-int "$OUT")" -ge 2 ] && break
+    sleep 0.05
+done
 t0=$(date +%s.%N)
 kill -INT $pid
 # the ranks ignore SIGTERM: only the SIGKILL of the second SIGINT ends

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # The three example MPI programs in examples/mpi/ (jacobi, samplesort, pi),
 # compiled with the build-tree mpicc exactly as a user would, then run as
 # singletons and under rtrun on 1 to 4 ranks (jacobi also on 6: a 2 x 3 grid
@@ -6,15 +6,12 @@
 # every run must exit 0 and print PASS. Each is also run once with
 # --corrupt, which must make it print FAIL and exit non-zero: the checks
 # can fail.
-RTRUN="${RTRUN:-$top_builddir/rtrun}"
-mpicc="${top_builddir:?}/tests/mpi/mpicc"
-src="${top_srcdir:?}/examples/mpi"
+. "${top_srcdir:?run through make check (top_srcdir unset)}/tests/lib.sh"
+mpicc="$top_builddir/tests/mpi/mpicc"
+src="$top_srcdir/examples/mpi"
 job_timeout=60 # seconds per job; each takes well under 10 s on 2 busy cores
 
-if [ ! -x "$RTRUN" ]; then
-    echo "SKIP: rtrun not built ($RTRUN)"
-    exit 77
-fi
+[ -x "$RTRUN" ] || t_skip "rtrun not built ($RTRUN)"
 if [ ! -x "$mpicc" ]; then
     echo "FAIL: the build-tree mpicc is missing ($mpicc; 'make check' builds it)" >&2
     exit 1

@@ -1,7 +1,8 @@
 # Sourced by the tests/mpi/*.sh drivers: runs one MPI test program as a
-# singleton and under rtrun with several rank counts.
-prog_dir="${top_builddir:?}/tests/mpi"
-RTRUN="${RTRUN:-$top_builddir/rtrun}"
+# singleton and under rtrun with several rank counts. tests/lib.sh has what
+# every test shares.
+. "${top_srcdir:?}/tests/lib.sh"
+prog_dir="$top_builddir/tests/mpi"
 
 # run_np NP PROG [ARGS...]: NP 1 runs the program directly (singleton).
 run_np() {
@@ -20,8 +21,5 @@ run_np() {
 }
 
 require_rtrun() {
-    if [ ! -x "$RTRUN" ]; then
-        echo "SKIP: rtrun not built ($RTRUN)"
-        exit 77
-    fi
+    [ -x "$RTRUN" ] || t_skip "rtrun not built ($RTRUN)"
 }

@@ -48,4 +48,4 @@ MPITEST_DRIVERS = \
 	tests/mpi/mpi_includes.sh \
 	tests/mpi/mpi_bsend_nomem.sh
 dist_noinst_SCRIPTS += $(MPITEST_DRIVERS)
-TESTS += $(MPITEST_DRIVERS)
+INTEGRATION_TESTS += $(MPITEST_DRIVERS)

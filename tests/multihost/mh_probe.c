@@ -6,9 +6,12 @@
  *   dmodex   put a key, no fence: read the next and the previous rank's key
  *            (PMIx asks the owning host's rtd: direct modex), twice over
  *   nocollect  two fences without data collection, then a collecting one
- * Prints one "mh_probe rank R on HOST: ok" line per rank on success.
+ * Prints one "mh_probe rank R on HOST: ok" line per rank on success; a
+ * failed check prints a FAIL line (tests/harness.h) and exits 1.
  */
 #include "config.h"
+
+#include "tests/harness.h"
 
 #include <pmix.h>
 #include <stdint.h>
@@ -18,15 +21,6 @@
 
 static pmix_proc_t me;
 
-#define CHECK(_cond, ...) \
-    do { \
-        if (!(_cond)) { \
-            fprintf(stderr, "mh_probe rank %u: ", me.rank); \
-            fprintf(stderr, __VA_ARGS__); \
-            fprintf(stderr, "\n"); \
-            exit(99); \
-        } \
-    } while (0)
 
 static uint32_t get_u32(pmix_rank_t rank, const char *key)
 {
@@ -102,11 +96,10 @@ int main(int argc, char **argv)
     uint32_t size, local;
     pmix_status_t rc;
 
+    th_name = "mh_probe";
     rc = PMIx_Init(&me, NULL, 0);
-    if (rc != PMIX_SUCCESS) {
-        fprintf(stderr, "mh_probe: PMIx_Init failed: %s\n", PMIx_Error_string(rc));
-        return 98;
-    }
+    CHECK(rc == PMIX_SUCCESS, "PMIx_Init failed: %s", PMIx_Error_string(rc));
+    th_rank = (int)me.rank;
     size = get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE);
     local = get_u32(PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE);
     CHECK(local >= 1 && local <= size, "local size %u, job size %u", local, size);

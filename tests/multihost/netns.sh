@@ -19,24 +19,13 @@
 # which ranks share their host from PMIx (node ids), never from
 # gethostname().
 
-: "${top_builddir:?run through make check (top_builddir unset)}"
-: "${top_srcdir:?run through make check (top_srcdir unset)}"
-: "${RTRUN:=$top_builddir/rtrun}"
+. "${top_srcdir:?run through make check (top_srcdir unset)}/tests/lib.sh"
 MH_TIMEOUT=${MH_TIMEOUT:-60}
 MH_PREFIX="rtmh$$"
 MH_AGENT='ip netns exec {host}'
 MH_HOSTS=()
 MH_SW=""
 MH_TMP=$(mktemp -d /tmp/rtmh-test.XXXXXX)
-# libpmix leaks a few strings of its own; never suppress our own leaks.
-if [ -f "$top_srcdir/tests/lsan.supp" ]; then
-    export LSAN_OPTIONS="suppressions=$top_srcdir/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-fi
-
-mh_skip() {
-    echo "SKIP: $*"
-    exit 77
-}
 
 mh_cleanup() {
     local ns p
@@ -59,21 +48,21 @@ mh_snapshot() {
 
 mh_setup() {
     local n=$1 i letters=abcdefghijklmnop
-    [ "$(id -u)" = 0 ] || mh_skip "network namespaces need root"
-    command -v ip >/dev/null || mh_skip "no ip command (iproute2)"
-    [ -x "$RTRUN" ] || { echo "FAIL: no rtrun at $RTRUN" >&2; exit 1; }
-    [ -x "$top_builddir/rtd" ] || { echo "FAIL: no rtd at $top_builddir/rtd" >&2; exit 1; }
+    t_need_root "network namespaces"
+    t_need ip
+    t_require_rtrun
+    [ -x "$top_builddir/rtd" ] || t_die "no rtd at $top_builddir/rtd"
     MH_SW="${MH_PREFIX}sw"
-    ip netns add "$MH_SW" 2>"$MH_TMP/err" || mh_skip "ip netns add failed: $(cat "$MH_TMP/err")"
+    ip netns add "$MH_SW" 2>"$MH_TMP/err" || t_skip "ip netns add failed: $(cat "$MH_TMP/err")"
     ip -n "$MH_SW" link set lo up
-    ip -n "$MH_SW" link add br0 type bridge || mh_skip "cannot create a bridge"
+    ip -n "$MH_SW" link add br0 type bridge || t_skip "cannot create a bridge"
     ip -n "$MH_SW" link set br0 up
     for ((i = 0; i < n; i++)); do
         local h="${MH_PREFIX}${letters:i:1}"
-        ip netns add "$h" || mh_skip "ip netns add $h failed"
+        ip netns add "$h" || t_skip "ip netns add $h failed"
         MH_HOSTS+=("$h")
         ip -n "$MH_SW" link add "p$i" type veth peer name eth0 netns "$h" ||
-            mh_skip "cannot create a veth pair"
+            t_skip "cannot create a veth pair"
         ip -n "$MH_SW" link set "p$i" master br0
         ip -n "$MH_SW" link set "p$i" up
         ip -n "$h" link set lo up
@@ -181,25 +170,18 @@ mh_finish() {
 #   (after saying why) when MODE cannot run here
 # mh_check_mode MODE WHAT: the ranks' debug log ($MH_ERR) shows that MODE's
 #   transport, and no other, carried messages between the hosts
-MH_SIB="$top_builddir/softib/.libs/libsoftib.so"
 mh_mode_args() {
-    local preload
     MH_MODE_ARGS=(-x RTM_LOG_LEVEL=debug)
     case $1 in
     tcp) ;;
     verbs-fullmesh | verbs-ondemand)
-        if [ ! -f "$MH_SIB" ]; then
-            echo "mode $1 not run: libsoftib is not built ($MH_SIB)"
+        if ! t_softib_preload; then
+            echo "mode $1 not run: libsoftib is not built ($T_SOFTIB)"
             return 1
-        fi
-        # an ASan build of libsoftib needs the ASan runtime first in LD_PRELOAD
-        preload=$MH_SIB
-        if readelf -d "$MH_SIB" 2>/dev/null | grep -q 'NEEDED.*libasan'; then
-            preload="$(gcc -print-file-name=libasan.so):$MH_SIB"
         fi
         # softib's sockets and device pages: one directory every host sees
         mkdir -p "$MH_TMP/softib"
-        MH_MODE_ARGS+=(-x "LD_PRELOAD=$preload" -x "SOFTIB_DIR=$MH_TMP/softib"
+        MH_MODE_ARGS+=(-x "LD_PRELOAD=$T_SOFTIB_PRELOAD" -x "SOFTIB_DIR=$MH_TMP/softib"
             -x "RTM_VERBS_CONN=${1#verbs-}")
         ;;
     *)

@@ -7,14 +7,14 @@
 # message. Skips without sshd.
 . "$top_srcdir/tests/multihost/netns.sh"
 SSHD=$(command -v sshd || echo /usr/sbin/sshd)
-[ -x "$SSHD" ] || mh_skip "no sshd (Debian package openssh-server)"
-command -v ssh >/dev/null || mh_skip "no ssh client"
+[ -x "$SSHD" ] || t_skip "no sshd (Debian package openssh-server)"
+command -v ssh >/dev/null || t_skip "no ssh client"
 mh_setup 3
 A=${MH_HOSTS[0]} B=${MH_HOSTS[1]} C=${MH_HOSTS[2]}
 D=$MH_TMP/ssh
 mkdir -p "$D" /run/sshd
-ssh-keygen -q -t ed25519 -N '' -f "$D/hostkey" || mh_skip "ssh-keygen failed"
-ssh-keygen -q -t ed25519 -N '' -f "$D/id" || mh_skip "ssh-keygen failed"
+ssh-keygen -q -t ed25519 -N '' -f "$D/hostkey" || t_skip "ssh-keygen failed"
+ssh-keygen -q -t ed25519 -N '' -f "$D/id" || t_skip "ssh-keygen failed"
 cp "$D/id.pub" "$D/authorized_keys"
 cat >"$D/sshd_config" <<EOC
 ListenAddress 10.213.0.2
@@ -55,7 +55,7 @@ for i in $(seq 50); do
     sleep 0.2
 done
 ip netns exec "$A" ssh -F "$D/ssh_config" -o BatchMode=yes -T "$B" true 2>"$MH_ERR" ||
-    { stop_sshd; mh_skip "sshd in $B does not accept the test's key: $(cat "$MH_ERR" "$D/sshd.log")"; }
+    { stop_sshd; t_skip "sshd in $B does not accept the test's key: $(cat "$MH_ERR" "$D/sshd.log")"; }
 
 MH_AGENT="ssh -F $D/ssh_config -o BatchMode=yes -T {host}"
 mh_job --host "$A:1,$B:1" -n 2 "$top_builddir/tests/multihost/mh_probe" dmodex

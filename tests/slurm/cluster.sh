@@ -11,14 +11,7 @@
 # No munge: AuthType=auth/none and CredType=cred/none (Slurm 22.05).
 # ProctrackType=proctrack/linuxproc and TaskPlugin=task/none: no cgroups.
 
-: "${top_builddir:?run through make check (top_builddir unset)}"
-: "${top_srcdir:?run through make check (top_srcdir unset)}"
-: "${RTRUN:=$top_builddir/rtrun}"
-
-# libpmix leaks a few strings of its own; never suppress our own leaks.
-if [ -f "$top_srcdir/tests/lsan.supp" ] && ! printf '%s' "${LSAN_OPTIONS:-}" | grep -q lsan.supp; then
-    export LSAN_OPTIONS="suppressions=$top_srcdir/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-fi
+. "${top_srcdir:?run through make check (top_srcdir unset)}/tests/lib.sh"
 
 SLURM_SBIN=${SLURM_SBIN:-/usr/sbin}
 SLURM_DIR=""
@@ -32,8 +25,7 @@ SLURM_NETNS=""  # set by slurm_multi_up: the namespaces go at exit too
 SLURM_UP_TIMEOUT=${SLURM_UP_TIMEOUT:-30}
 
 slurm_skip() {
-    echo "SKIP: $*"
-    exit 77
+    t_skip "$@"
 }
 
 slurm_log_tail() {
@@ -45,19 +37,10 @@ slurm_log_tail() {
     done
 }
 
-# A TCP port in 20000-59999 that nothing listens on now. A daemon that
-# still loses the race fails to bind; slurm_cluster_up then retries.
+# A TCP port nothing listens on now (tests/lib.sh). A daemon that still
+# loses the race fails to bind; slurm_cluster_up then retries.
 slurm_free_port() {
-    local p used
-    used=$(ss -Htln 2>/dev/null | awk '{ n = split($4, a, ":"); print a[n] }')
-    while :; do
-        p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-        if ! printf '%s\n' $used $SLURM_PORTS_TAKEN | grep -qx "$p"; then
-            SLURM_PORTS_TAKEN="$SLURM_PORTS_TAKEN $p"
-            echo "$p"
-            return 0
-        fi
-    done
+    t_free_port
 }
 
 # The pids of slurmstepd processes of this cluster: they hold sockets in
@@ -187,7 +170,6 @@ slurm_cluster_up() {
 
     start=$(date +%s.%N)
     for attempt in 1 2 3; do
-        SLURM_PORTS_TAKEN=""
         slurm_write_conf "$host" "$node_line" "$(slurm_free_port)" "$(slurm_free_port)"
         "$SLURM_SBIN/slurmctld" -D -c -f "$SLURM_CONF" </dev/null >>"$SLURM_DIR/slurmctld.out" 2>&1 &
         SLURMCTLD_PID=$!

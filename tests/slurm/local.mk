@@ -12,7 +12,7 @@ SCHED_TEST_DRIVERS = \
 	tests/extpmix/openmpi.sh \
 	tests/extpmix/keys.sh
 dist_noinst_SCRIPTS += $(SCHED_TEST_DRIVERS) tests/slurm/cluster.sh tests/extpmix/lib.sh
-TESTS += $(SCHED_TEST_DRIVERS)
+SCHED_TESTS += $(SCHED_TEST_DRIVERS)
 
 # A minimal PMIx server that describes the job with keys missing or typed
 # differently (tests/extpmix/keys.sh).

@@ -78,7 +78,7 @@ start=$(date +%s.%N)
 env $EXTPMIX_ENV timeout -k 5 120 $SLURM_CLIENT sbatch --quiet --wait -N2 --ntasks-per-node=2 \
     --overcommit --time=2 -o "$out" "$SLURM_DIR/job.sh"
 rc=$?
-echo "  (exit $rc after $(extpmix_elapsed "$start") s)"
+echo "  (exit $rc after $(t_elapsed "$start") s)"
 grep -v 'debug: ' "$out"
 [ $rc = 0 ] || fail "sbatch: exit code $rc"
 grep -q "^batch script on $N1, allocation " "$out" || fail "sbatch: the batch script did not run on $N1"
@@ -99,7 +99,7 @@ start=$(date +%s.%N)
 env $EXTPMIX_ENV RTM_LOG_LEVEL=debug timeout -k 5 120 $SLURM_CLIENT salloc --quiet -N2 \
     --ntasks-per-node=2 --overcommit --time=2 "$RTRUN" --fanout 1 "$ITEST_BIN/order" >"$out" 2>&1
 rc=$?
-echo "  (exit $rc after $(extpmix_elapsed "$start") s)"
+echo "  (exit $rc after $(t_elapsed "$start") s)"
 grep -v 'debug: ' "$out"
 [ $rc = 0 ] || fail "salloc: exit code $rc"
 check_job salloc "$out" order "$N1" "$N2"

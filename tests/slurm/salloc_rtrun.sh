@@ -28,7 +28,7 @@ salloc_job() {
         "$RTRUN" "${rtrun_args[@]}" "$ITEST_BIN/pingpong" 1M >"$out" 2>&1
     rc=$?
     extpmix_show "$out"
-    echo "  (exit $rc after $(extpmix_elapsed "$start") s)"
+    echo "  (exit $rc after $(t_elapsed "$start") s)"
     if [ $rc -ne 0 ]; then
         echo "FAIL: salloc ${salloc_args[*]} rtrun ${rtrun_args[*]} exited $rc" >&2
         return 1

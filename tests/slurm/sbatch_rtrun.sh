@@ -29,7 +29,7 @@ start=$(date +%s.%N)
 env $EXTPMIX_ENV timeout -k 5 120 sbatch --wait --quiet -N1 -n 3 --overcommit --time=2 \
     -o "$SLURM_DIR/batch.out" "$SLURM_DIR/batch.sh"
 rc=$?
-echo "  (sbatch exit $rc after $(extpmix_elapsed "$start") s)"
+echo "  (sbatch exit $rc after $(t_elapsed "$start") s)"
 sed 's/^/  | /' "$SLURM_DIR/batch.out" 2>/dev/null
 if [ $rc -ne 0 ]; then
     echo "FAIL: sbatch --wait exited $rc" >&2

@@ -29,7 +29,7 @@ srun_job() {
         "$prog" "$@" >"$out" 2>&1
     rc=$?
     extpmix_show "$out"
-    echo "  (exit $rc after $(extpmix_elapsed "$start") s)"
+    echo "  (exit $rc after $(t_elapsed "$start") s)"
     if [ $rc -ne 0 ]; then
         echo "FAIL: $(basename "$prog") with $np ranks under srun --mpi=pmix exited $rc" >&2
         return 1

@@ -6,19 +6,13 @@
 # (logs in $SIB_TMP/NAME.server and NAME.client); sib_fail MSG.
 
 set -u
-: "${top_builddir:?top_builddir must be set (run through make check)}"
+. "${top_srcdir:?run through make check (top_srcdir unset)}/tests/lib.sh"
 
-SIB_LIB="$top_builddir/softib/.libs/libsoftib.so"
-if [ ! -f "$SIB_LIB" ]; then
-    echo "FAIL: $SIB_LIB was not built" >&2
-    exit 1
-fi
-
-# An ASan build of libsoftib needs the ASan runtime loaded first when it is
-# preloaded into uninstrumented tools; their leaks are not ours to report.
-SIB_PRELOAD="$SIB_LIB"
-if readelf -d "$SIB_LIB" 2>/dev/null | grep -q 'NEEDED.*libasan'; then
-    SIB_PRELOAD="$(gcc -print-file-name=libasan.so):$SIB_LIB"
+t_softib_preload || t_die "$T_SOFTIB was not built"
+SIB_LIB=$T_SOFTIB
+SIB_PRELOAD=$T_SOFTIB_PRELOAD
+# uninstrumented tools: their leaks are not ours to report
+if [ "$SIB_PRELOAD" != "$SIB_LIB" ]; then
     export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 fi
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
@@ -41,17 +35,11 @@ trap sib_cleanup EXIT
 trap 'exit 1' INT TERM
 
 sib_fail() {
-    echo "FAIL: $*" >&2
-    exit 1
+    t_die "$@"
 }
 
 sib_need() {
-    for t in "$@"; do
-        if ! command -v "$t" >/dev/null 2>&1; then
-            echo "SKIP: $t is not installed (apt-get install ibverbs-utils perftest)"
-            exit 77
-        fi
-    done
+    t_need "$@"
 }
 
 # run a command with libsoftib preloaded (and an optional `ip netns exec`
@@ -60,21 +48,9 @@ sib_run() {
     ${SIB_NS:-} env LD_PRELOAD="$SIB_PRELOAD" "$@"
 }
 
-# a TCP port no socket uses, below the ephemeral range so that no outgoing
-# connection takes it meanwhile
+# a TCP port no socket listens on, below the ephemeral range
 sib_port() {
-    local p i lo
-    lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
-    lo=${lo:-32768}
-    [ "$lo" -gt 12000 ] || lo=32768
-    for i in $(seq 1 100); do
-        p=$((10000 + (RANDOM * 7 + i) % (lo - 10000)))
-        if ! ss -Htan "sport = :$p" 2>/dev/null | grep -q .; then
-            echo "$p"
-            return 0
-        fi
-    done
-    sib_fail "no free TCP port"
+    t_free_port
 }
 
 # wait until something listens on port $1 (in namespace SIB_SERVER_NS)

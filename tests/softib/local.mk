@@ -15,7 +15,7 @@ SOFTIB_TESTS = \
 	tests/softib/t_xrc \
 	tests/softib/t_pin
 check_PROGRAMS += $(SOFTIB_TESTS)
-TESTS += $(SOFTIB_TESTS)
+UNIT_TESTS += $(SOFTIB_TESTS)
 SOFTIB_TEST_LDADD = tests/softib/libsoftib_test.la softib/libsoftib.la
 tests_softib_t_qp_state_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_softib_t_qp_state_LDADD = $(SOFTIB_TEST_LDADD)
@@ -42,10 +42,11 @@ SOFTIB_ACCEPTANCE = \
 	tests/softib/perftest_write_lat.sh \
 	tests/softib/perftest_write_bw.sh \
 	tests/softib/perftest_read_lat.sh \
-	tests/softib/perftest_read_bw.sh \
-	tests/softib/netns_rc_pingpong.sh
-TESTS += $(SOFTIB_ACCEPTANCE)
-dist_noinst_SCRIPTS += $(SOFTIB_ACCEPTANCE)
+	tests/softib/perftest_read_bw.sh
+INTEGRATION_TESTS += $(SOFTIB_ACCEPTANCE)
+# two network namespaces over a veth pair (root)
+MULTIHOST_TESTS += tests/softib/netns_rc_pingpong.sh
+dist_noinst_SCRIPTS += $(SOFTIB_ACCEPTANCE) tests/softib/netns_rc_pingpong.sh
 
 endif HAVE_IBVERBS
 

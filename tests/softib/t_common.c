@@ -9,8 +9,6 @@
 
 #include "t_common.h"
 
-int t_failures;
-const char *t_name = "setup";
 static char t_dir[64];
 static pid_t t_dir_owner;
 
@@ -41,7 +39,7 @@ static void t_dir_setup(void)
     if (t_dir[0] || getenv("SOFTIB_DIR"))
         return;
     snprintf(t_dir, sizeof(t_dir), "/tmp/softib-test.XXXXXX");
-    T_REQUIRE(mkdtemp(t_dir), "mkdtemp: %s", strerror(errno));
+    CHECK(mkdtemp(t_dir), "mkdtemp: %s", strerror(errno));
     setenv("SOFTIB_DIR", t_dir, 1);
     t_dir_owner = getpid();
     atexit(t_dir_remove);
@@ -64,14 +62,14 @@ void t_dev_open(struct t_dev *d)
     memset(d, 0, sizeof(*d));
     t_dir_setup();
     list = ibv_get_device_list(&n);
-    T_REQUIRE(list && n >= 1, "no verbs device (n=%d)", n);
+    CHECK(list && n >= 1, "no verbs device (n=%d)", n);
     d->ctx = ibv_open_device(list[0]);
     ibv_free_device_list(list);
-    T_REQUIRE(d->ctx, "ibv_open_device: %s", strerror(errno));
-    T_REQUIRE(ibv_query_port(d->ctx, 1, &pa) == 0, "query_port");
+    CHECK(d->ctx, "ibv_open_device: %s", strerror(errno));
+    CHECK(ibv_query_port(d->ctx, 1, &pa) == 0, "query_port");
     d->lid = pa.lid;
     d->pd = ibv_alloc_pd(d->ctx);
-    T_REQUIRE(d->pd, "ibv_alloc_pd: %s", strerror(errno));
+    CHECK(d->pd, "ibv_alloc_pd: %s", strerror(errno));
 }
 
 void t_dev_close(struct t_dev *d)
@@ -84,7 +82,7 @@ struct ibv_cq *t_cq(struct t_dev *d, int cqe)
 {
     struct ibv_cq *cq = ibv_create_cq(d->ctx, cqe, NULL, NULL, 0);
 
-    T_REQUIRE(cq, "ibv_create_cq: %s", strerror(errno));
+    CHECK(cq, "ibv_create_cq: %s", strerror(errno));
     return cq;
 }
 
@@ -97,7 +95,7 @@ struct ibv_qp *t_rc_qp(struct t_dev *d, struct ibv_cq *scq, struct ibv_cq *rcq,
                 .max_send_sge = 4, .max_recv_sge = 4, .max_inline_data = 64}};
     struct ibv_qp *qp = ibv_create_qp(d->pd, &a);
 
-    T_REQUIRE(qp, "ibv_create_qp: %s", strerror(errno));
+    CHECK(qp, "ibv_create_qp: %s", strerror(errno));
     return qp;
 }
 
@@ -206,10 +204,8 @@ int t_post_recv(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len,
 
 int t_finish(void)
 {
-    if (t_failures) {
-        fprintf(stderr, "%d check(s) failed\n", t_failures);
+    if (th_exit_code() != 0)
         return 1;
-    }
     printf("all checks passed\n");
     return 0;
 }

@@ -1,41 +1,19 @@
 /*
  * Helpers for softib's own tests: open the device, make and connect QPs,
- * poll with a deadline, and report checks. The tests link libsoftib
+ * poll with a deadline. Checks are tests/harness.h's (EXPECT counted, CHECK
+ * fatal; th_case names the part running). The tests link libsoftib
  * directly, so they exercise exactly what LD_PRELOAD would provide.
  */
 #ifndef SOFTIB_T_COMMON_H
 #define SOFTIB_T_COMMON_H
+
+#include "tests/harness.h"
 
 #include <infiniband/verbs.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-extern int t_failures;
-extern const char *t_name;
-
-#define T_CHECK(cond, ...)                                                  \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            t_failures++;                                                   \
-            fprintf(stderr, "FAIL %s:%d [%s] %s: ", __FILE__, __LINE__,     \
-                    t_name, #cond);                                         \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-        }                                                                   \
-    } while (0)
-
-/* fatal setup failure: the test cannot go on */
-#define T_REQUIRE(cond, ...)                                                \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "FATAL %s:%d [%s] %s: ", __FILE__, __LINE__,    \
-                    t_name, #cond);                                         \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-            exit(1);                                                        \
-        }                                                                   \
-    } while (0)
 
 struct t_dev {
     struct ibv_context *ctx;
@@ -66,6 +44,7 @@ int t_post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, struct ibv_mr *mr,
                 uint64_t wr_id);
 int t_post_recv(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len,
                 uint64_t wr_id);
+/* the exit code: 1 if a check failed, else 0 ("all checks passed") */
 int t_finish(void);
 
 #endif

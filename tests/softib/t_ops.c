@@ -41,9 +41,9 @@ static void pair(struct ibv_cq *acq, struct ibv_cq *bcq, struct ibv_qp **a,
     ia.send_cq = ia.recv_cq = bcq;
     ia.sq_sig_all = 0;
     *b = ibv_create_qp(d.pd, &ia);
-    T_REQUIRE(*a && *b, "create qps");
-    T_REQUIRE(t_connect(*a, d.lid, (*b)->qp_num, &c) == 0, "connect a");
-    T_REQUIRE(t_connect(*b, d.lid, (*a)->qp_num, &c) == 0, "connect b");
+    CHECK(*a && *b, "create qps");
+    CHECK(t_connect(*a, d.lid, (*b)->qp_num, &c) == 0, "connect a");
+    CHECK(t_connect(*b, d.lid, (*a)->qp_num, &c) == 0, "connect b");
 }
 
 static void expect(struct ibv_cq *cq, enum ibv_wc_opcode op, uint64_t wr_id,
@@ -51,13 +51,13 @@ static void expect(struct ibv_cq *cq, enum ibv_wc_opcode op, uint64_t wr_id,
 {
     struct ibv_wc wc;
 
-    T_CHECK(t_poll(cq, &wc, 3000), "%s: no completion", what);
-    T_CHECK(wc.status == IBV_WC_SUCCESS, "%s: %s", what,
+    EXPECT(t_poll(cq, &wc, 3000), "%s: no completion", what);
+    EXPECT(wc.status == IBV_WC_SUCCESS, "%s: %s", what,
             ibv_wc_status_str(wc.status));
-    T_CHECK(wc.opcode == op && wc.wr_id == wr_id, "%s: opcode %d wr_id %llu",
+    EXPECT(wc.opcode == op && wc.wr_id == wr_id, "%s: opcode %d wr_id %llu",
             what, wc.opcode, (unsigned long long)wc.wr_id);
     if (len != (uint32_t)-1)
-        T_CHECK(wc.byte_len == len, "%s: byte_len %u want %u", what,
+        EXPECT(wc.byte_len == len, "%s: byte_len %u want %u", what,
                 wc.byte_len, len);
 }
 
@@ -73,7 +73,7 @@ static void test_rc_ops(void)
 
     pair(acq, bcq, &a, &b, 0);
 
-    t_name = "send with sg lists";
+    th_case = "send with sg lists";
     fill(src, 300, 1);
     memset(dst, 0, 600);
     s3[0] = (struct ibv_sge){(uintptr_t)src, 100, smr->lkey};
@@ -86,7 +86,7 @@ static void test_rc_ops(void)
     rwr.wr_id = 11;
     rwr.sg_list = r3;
     rwr.num_sge = 3;
-    T_CHECK(ibv_post_recv(b, &rwr, &rbad) == 0, "post_recv");
+    EXPECT(ibv_post_recv(b, &rwr, &rbad) == 0, "post_recv");
     memset(&wr, 0, sizeof(wr));
     wr.wr_id = 1;
     wr.sg_list = s3;
@@ -94,22 +94,22 @@ static void test_rc_ops(void)
     wr.opcode = IBV_WR_SEND_WITH_IMM;
     wr.imm_data = htobe32(0xabcdef);
     wr.send_flags = IBV_SEND_SIGNALED;
-    T_CHECK(ibv_post_send(a, &wr, &bad) == 0, "post_send");
+    EXPECT(ibv_post_send(a, &wr, &bad) == 0, "post_send");
     expect(acq, IBV_WC_SEND, 1, (uint32_t)-1, "send completion");
-    T_CHECK(t_poll(bcq, &wc, 3000), "no receive");
-    T_CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
+    EXPECT(t_poll(bcq, &wc, 3000), "no receive");
+    EXPECT(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
                 wc.byte_len == 300 && wc.wr_id == 11 &&
                 (wc.wc_flags & IBV_WC_WITH_IMM) &&
                 wc.imm_data == htobe32(0xabcdef) && wc.qp_num == b->qp_num &&
                 wc.src_qp == a->qp_num,
             "receive completion fields (len %u)", wc.byte_len);
-    T_CHECK(!memcmp(dst, src, 10) && !memcmp(dst + 100, src + 10, 90) &&
+    EXPECT(!memcmp(dst, src, 10) && !memcmp(dst + 100, src + 10, 90) &&
                 !memcmp(dst + 300, src + 100, 200),
             "scattered bytes differ");
 
-    t_name = "inline send";
+    th_case = "inline send";
     fill(src, 100, 2);
-    T_CHECK(t_post_recv(b, dmr, dst, 128, 12) == 0, "post_recv");
+    EXPECT(t_post_recv(b, dmr, dst, 128, 12) == 0, "post_recv");
     memset(&wr, 0, sizeof(wr));
     s3[0] = (struct ibv_sge){(uintptr_t)src, 100, 0 /* lkey ignored */};
     wr.wr_id = 2;
@@ -117,22 +117,22 @@ static void test_rc_ops(void)
     wr.num_sge = 1;
     wr.opcode = IBV_WR_SEND;
     wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
-    T_CHECK(ibv_post_send(a, &wr, &bad) == 0, "post inline");
+    EXPECT(ibv_post_send(a, &wr, &bad) == 0, "post inline");
     memset(src, 0xee, 100); /* inline data was copied at post time */
     expect(acq, IBV_WC_SEND, 2, (uint32_t)-1, "inline send");
     expect(bcq, IBV_WC_RECV, 12, 100, "inline receive");
     fill(src, 100, 2);
-    T_CHECK(!memcmp(dst, src, 100), "inline bytes differ");
+    EXPECT(!memcmp(dst, src, 100), "inline bytes differ");
 
-    t_name = "rdma write, write with imm, read";
+    th_case = "rdma write, write with imm, read";
     fill(src, 4096, 3);
     memset(dst, 0, 8192);
-    T_CHECK(t_post_send(a, IBV_WR_RDMA_WRITE, smr, src, 4096,
+    EXPECT(t_post_send(a, IBV_WR_RDMA_WRITE, smr, src, 4096,
                         (uintptr_t)dst + 100, dmr->rkey, 3) == 0, "write");
     expect(acq, IBV_WC_RDMA_WRITE, 3, (uint32_t)-1, "write");
-    T_CHECK(!memcmp(dst + 100, src, 4096), "written bytes differ");
-    T_CHECK(t_quiet(bcq, 5), "plain write consumed a receive");
-    T_CHECK(t_post_recv(b, dmr, dst + 6000, 16, 13) == 0, "post_recv");
+    EXPECT(!memcmp(dst + 100, src, 4096), "written bytes differ");
+    EXPECT(t_quiet(bcq, 5), "plain write consumed a receive");
+    EXPECT(t_post_recv(b, dmr, dst + 6000, 16, 13) == 0, "post_recv");
     memset(&wr, 0, sizeof(wr));
     s3[0] = (struct ibv_sge){(uintptr_t)src, 64, smr->lkey};
     wr.wr_id = 4;
@@ -143,25 +143,25 @@ static void test_rc_ops(void)
     wr.wr.rdma.remote_addr = (uintptr_t)dst + 5000;
     wr.wr.rdma.rkey = dmr->rkey;
     wr.send_flags = IBV_SEND_SIGNALED;
-    T_CHECK(ibv_post_send(a, &wr, &bad) == 0, "write imm");
+    EXPECT(ibv_post_send(a, &wr, &bad) == 0, "write imm");
     expect(acq, IBV_WC_RDMA_WRITE, 4, (uint32_t)-1, "write imm");
-    T_CHECK(t_poll(bcq, &wc, 3000) && wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+    EXPECT(t_poll(bcq, &wc, 3000) && wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
                 wc.wr_id == 13 && wc.imm_data == htobe32(77) && wc.byte_len == 64,
             "write-with-imm receive");
-    T_CHECK(!memcmp(dst + 5000, src, 64), "write-imm bytes differ");
+    EXPECT(!memcmp(dst + 5000, src, 64), "write-imm bytes differ");
     memset(src + 8192, 0, 4096);
-    T_CHECK(t_post_send(a, IBV_WR_RDMA_READ, smr, src + 8192, 4096,
+    EXPECT(t_post_send(a, IBV_WR_RDMA_READ, smr, src + 8192, 4096,
                         (uintptr_t)dst + 100, dmr->rkey, 5) == 0, "read");
     expect(acq, IBV_WC_RDMA_READ, 5, 4096, "read");
-    T_CHECK(!memcmp(src + 8192, src, 4096), "read bytes differ");
+    EXPECT(!memcmp(src + 8192, src, 4096), "read bytes differ");
 
-    t_name = "atomics";
+    th_case = "atomics";
     *atom = 40;
-    T_CHECK(t_post_send(a, IBV_WR_ATOMIC_FETCH_AND_ADD, smr, src, 8,
+    EXPECT(t_post_send(a, IBV_WR_ATOMIC_FETCH_AND_ADD, smr, src, 8,
                         (uintptr_t)atom, dmr->rkey, 6) == 0, "post");
     /* compare_add is 0 from t_post_send: fetch-add 0 returns the value */
     expect(acq, IBV_WC_FETCH_ADD, 6, 8, "fetch_add");
-    T_CHECK(*(uint64_t *)src == 40, "fetch_add returned %llu",
+    EXPECT(*(uint64_t *)src == 40, "fetch_add returned %llu",
             (unsigned long long)*(uint64_t *)src);
     memset(&wr, 0, sizeof(wr));
     s3[0] = (struct ibv_sge){(uintptr_t)src, 8, smr->lkey};
@@ -173,27 +173,27 @@ static void test_rc_ops(void)
     wr.wr.atomic.rkey = dmr->rkey;
     wr.wr.atomic.compare_add = 2;
     wr.wr_id = 7;
-    T_CHECK(ibv_post_send(a, &wr, &bad) == 0, "post");
+    EXPECT(ibv_post_send(a, &wr, &bad) == 0, "post");
     expect(acq, IBV_WC_FETCH_ADD, 7, 8, "fetch_add 2");
-    T_CHECK(*atom == 42 && *(uint64_t *)src == 40, "fetch_add: %llu",
+    EXPECT(*atom == 42 && *(uint64_t *)src == 40, "fetch_add: %llu",
             (unsigned long long)*atom);
     wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
     wr.wr.atomic.compare_add = 41; /* mismatch: no swap */
     wr.wr.atomic.swap = 99;
     wr.wr_id = 8;
-    T_CHECK(ibv_post_send(a, &wr, &bad) == 0, "post");
+    EXPECT(ibv_post_send(a, &wr, &bad) == 0, "post");
     expect(acq, IBV_WC_COMP_SWAP, 8, 8, "cmp_swp miss");
-    T_CHECK(*atom == 42 && *(uint64_t *)src == 42, "cmp_swp miss swapped");
+    EXPECT(*atom == 42 && *(uint64_t *)src == 42, "cmp_swp miss swapped");
     wr.wr.atomic.compare_add = 42;
     wr.wr_id = 9;
-    T_CHECK(ibv_post_send(a, &wr, &bad) == 0, "post");
+    EXPECT(ibv_post_send(a, &wr, &bad) == 0, "post");
     expect(acq, IBV_WC_COMP_SWAP, 9, 8, "cmp_swp hit");
-    T_CHECK(*atom == 99 && *(uint64_t *)src == 42, "cmp_swp hit: %llu",
+    EXPECT(*atom == 99 && *(uint64_t *)src == 42, "cmp_swp hit: %llu",
             (unsigned long long)*atom);
 
-    t_name = "unsignaled and in order";
+    th_case = "unsignaled and in order";
     for (int i = 0; i < 100; i++)
-        T_CHECK(t_post_recv(b, dmr, dst + 16 * i, 16, (uint64_t)(1000 + i)) == 0,
+        EXPECT(t_post_recv(b, dmr, dst + 16 * i, 16, (uint64_t)(1000 + i)) == 0,
                 "post_recv");
     for (int i = 0; i < 100; i++) {
         memset(&wr, 0, sizeof(wr));
@@ -204,49 +204,49 @@ static void test_rc_ops(void)
         wr.num_sge = 1;
         wr.opcode = IBV_WR_SEND;
         wr.send_flags = i == 99 ? IBV_SEND_SIGNALED : 0;
-        T_CHECK(ibv_post_send(a, &wr, &bad) == 0, "post %d", i);
+        EXPECT(ibv_post_send(a, &wr, &bad) == 0, "post %d", i);
     }
     expect(acq, IBV_WC_SEND, 2099, (uint32_t)-1, "only the signaled send");
-    T_CHECK(t_quiet(acq, 5), "unsignaled sends completed");
+    EXPECT(t_quiet(acq, 5), "unsignaled sends completed");
     for (int i = 0; i < 100; i++) {
-        T_CHECK(t_poll(bcq, &wc, 3000) && wc.wr_id == (uint64_t)(1000 + i) &&
+        EXPECT(t_poll(bcq, &wc, 3000) && wc.wr_id == (uint64_t)(1000 + i) &&
                     wc.byte_len == 8 &&
                     *(uint64_t *)(dst + 16 * i) == (uint64_t)i,
                 "message %d out of order or wrong", i);
     }
 
-    t_name = "large messages";
+    th_case = "large messages";
     fill(src, BIG, 9);
     memset(dst, 0, BIG);
-    T_CHECK(t_post_recv(b, dmr, dst, BIG, 21) == 0, "post_recv");
-    T_CHECK(t_post_send(a, IBV_WR_SEND, smr, src, BIG, 0, 0, 22) == 0, "send");
+    EXPECT(t_post_recv(b, dmr, dst, BIG, 21) == 0, "post_recv");
+    EXPECT(t_post_send(a, IBV_WR_SEND, smr, src, BIG, 0, 0, 22) == 0, "send");
     expect(acq, IBV_WC_SEND, 22, (uint32_t)-1, "large send");
     expect(bcq, IBV_WC_RECV, 21, BIG, "large receive");
-    T_CHECK(!memcmp(dst, src, BIG), "large send bytes differ");
+    EXPECT(!memcmp(dst, src, BIG), "large send bytes differ");
     fill(src, BIG, 10);
-    T_CHECK(t_post_send(a, IBV_WR_RDMA_WRITE, smr, src, BIG, (uintptr_t)dst,
+    EXPECT(t_post_send(a, IBV_WR_RDMA_WRITE, smr, src, BIG, (uintptr_t)dst,
                         dmr->rkey, 23) == 0, "write");
     expect(acq, IBV_WC_RDMA_WRITE, 23, (uint32_t)-1, "large write");
-    T_CHECK(!memcmp(dst, src, BIG), "large write bytes differ");
+    EXPECT(!memcmp(dst, src, BIG), "large write bytes differ");
     fill(dst, BIG, 11);
-    T_CHECK(t_post_send(a, IBV_WR_RDMA_READ, smr, src, BIG, (uintptr_t)dst,
+    EXPECT(t_post_send(a, IBV_WR_RDMA_READ, smr, src, BIG, (uintptr_t)dst,
                         dmr->rkey, 24) == 0, "read");
     expect(acq, IBV_WC_RDMA_READ, 24, BIG, "large read");
-    T_CHECK(!memcmp(dst, src, BIG), "large read bytes differ");
+    EXPECT(!memcmp(dst, src, BIG), "large read bytes differ");
 
     ibv_destroy_qp(a);
     ibv_destroy_qp(b);
 
-    t_name = "sq_sig_all";
+    th_case = "sq_sig_all";
     pair(acq, bcq, &a, &b, 1);
-    T_CHECK(t_post_recv(b, dmr, dst, 64, 31) == 0, "post_recv");
+    EXPECT(t_post_recv(b, dmr, dst, 64, 31) == 0, "post_recv");
     memset(&wr, 0, sizeof(wr));
     s3[0] = (struct ibv_sge){(uintptr_t)src, 8, smr->lkey};
     wr.wr_id = 32;
     wr.sg_list = s3;
     wr.num_sge = 1;
     wr.opcode = IBV_WR_SEND;
-    T_CHECK(ibv_post_send(a, &wr, &bad) == 0, "post");
+    EXPECT(ibv_post_send(a, &wr, &bad) == 0, "post");
     expect(acq, IBV_WC_SEND, 32, (uint32_t)-1, "sq_sig_all send");
     expect(bcq, IBV_WC_RECV, 31, 8, "receive");
     ibv_destroy_qp(a);
@@ -278,62 +278,62 @@ static void test_channel_and_srq(void)
     struct ibv_wc wc;
     uint32_t srqn;
 
-    t_name = "channel and srq";
-    T_REQUIRE(ch && bcq && srq, "create channel/cq/srq");
-    T_CHECK(ibv_get_srq_num(srq, &srqn) == EINVAL, "basic SRQ has an XRC number");
+    th_case = "channel and srq";
+    CHECK(ch && bcq && srq, "create channel/cq/srq");
+    EXPECT(ibv_get_srq_num(srq, &srqn) == EINVAL, "basic SRQ has an XRC number");
     a = ibv_create_qp(d.pd, &ia);
     ia.send_cq = ia.recv_cq = bcq;
     ia.srq = srq;
     b = ibv_create_qp(d.pd, &ia);
-    T_REQUIRE(a && b, "create qps");
-    T_REQUIRE(t_connect(a, d.lid, b->qp_num, &c) == 0 &&
+    CHECK(a && b, "create qps");
+    CHECK(t_connect(a, d.lid, b->qp_num, &c) == 0 &&
                   t_connect(b, d.lid, a->qp_num, &c) == 0, "connect");
-    T_CHECK(t_post_recv(b, dmr, dst, 64, 1) == EINVAL, "post_recv on SRQ QP");
+    EXPECT(t_post_recv(b, dmr, dst, 64, 1) == EINVAL, "post_recv on SRQ QP");
     for (int i = 0; i < 5; i++) {
         sge = (struct ibv_sge){(uintptr_t)dst + 64 * i, 64, dmr->lkey};
         memset(&rwr, 0, sizeof(rwr));
         rwr.wr_id = (uint64_t)(50 + i);
         rwr.sg_list = &sge;
         rwr.num_sge = 1;
-        T_CHECK(ibv_post_srq_recv(srq, &rwr, &rbad) == 0, "post_srq_recv");
+        EXPECT(ibv_post_srq_recv(srq, &rwr, &rbad) == 0, "post_srq_recv");
     }
-    T_CHECK(ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT) == 0, "arm limit 3");
-    T_CHECK(ibv_req_notify_cq(bcq, 0) == 0, "req_notify");
+    EXPECT(ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT) == 0, "arm limit 3");
+    EXPECT(ibv_req_notify_cq(bcq, 0) == 0, "req_notify");
     fill(src, 64, 5);
-    T_CHECK(t_post_send(a, IBV_WR_SEND, smr, src, 64, 0, 0, 60) == 0, "send");
-    T_CHECK(ibv_get_cq_event(ch, &ev_cq, &ev_ctx) == 0, "get_cq_event");
-    T_CHECK(ev_cq == bcq && ev_ctx == (void *)0x1234, "event for the wrong CQ");
+    EXPECT(t_post_send(a, IBV_WR_SEND, smr, src, 64, 0, 0, 60) == 0, "send");
+    EXPECT(ibv_get_cq_event(ch, &ev_cq, &ev_ctx) == 0, "get_cq_event");
+    EXPECT(ev_cq == bcq && ev_ctx == (void *)0x1234, "event for the wrong CQ");
     ibv_ack_cq_events(ev_cq, 1);
-    T_CHECK(t_poll(bcq, &wc, 1000) && wc.wr_id == 50 && wc.status == IBV_WC_SUCCESS,
+    EXPECT(t_poll(bcq, &wc, 1000) && wc.wr_id == 50 && wc.status == IBV_WC_SUCCESS,
             "srq receive");
     /* a second send without re-arming raises no event */
-    T_CHECK(t_post_send(a, IBV_WR_SEND, smr, src, 64, 0, 0, 61) == 0, "send");
-    T_CHECK(t_poll(bcq, &wc, 1000) && wc.wr_id == 51, "second srq receive");
+    EXPECT(t_post_send(a, IBV_WR_SEND, smr, src, 64, 0, 0, 61) == 0, "send");
+    EXPECT(t_poll(bcq, &wc, 1000) && wc.wr_id == 51, "second srq receive");
     fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK);
-    T_CHECK(ibv_get_cq_event(ch, &ev_cq, &ev_ctx) == -1 && errno == EAGAIN,
+    EXPECT(ibv_get_cq_event(ch, &ev_cq, &ev_ctx) == -1 && errno == EAGAIN,
             "event without req_notify");
     /* 3 WQEs left: the next one takes the SRQ below its limit of 3 */
-    T_CHECK(t_post_send(a, IBV_WR_SEND, smr, src, 64, 0, 0, 62) == 0, "send");
-    T_CHECK(t_poll(bcq, &wc, 1000) && wc.wr_id == 52, "third srq receive");
+    EXPECT(t_post_send(a, IBV_WR_SEND, smr, src, 64, 0, 0, 62) == 0, "send");
+    EXPECT(t_poll(bcq, &wc, 1000) && wc.wr_id == 52, "third srq receive");
     fcntl(d.ctx->async_fd, F_SETFL, fcntl(d.ctx->async_fd, F_GETFL) | O_NONBLOCK);
-    T_CHECK(ibv_get_async_event(d.ctx, &ev) == 0 &&
+    EXPECT(ibv_get_async_event(d.ctx, &ev) == 0 &&
                 ev.event_type == IBV_EVENT_SRQ_LIMIT_REACHED &&
                 ev.element.srq == srq,
             "no SRQ limit event");
     ibv_ack_async_event(&ev);
-    T_CHECK(ibv_query_srq(srq, &attr) == 0 && attr.srq_limit == 0,
+    EXPECT(ibv_query_srq(srq, &attr) == 0 && attr.srq_limit == 0,
             "limit not disarmed after the event");
     for (int i = 0; i < 3; i++)
-        T_CHECK(t_poll(acq, &wc, 1000) && wc.status == IBV_WC_SUCCESS, "send wc");
-    T_CHECK(ibv_destroy_srq(srq) == EBUSY, "destroy SRQ in use");
-    T_CHECK(ibv_destroy_cq(bcq) == EBUSY, "destroy CQ in use");
+        EXPECT(t_poll(acq, &wc, 1000) && wc.status == IBV_WC_SUCCESS, "send wc");
+    EXPECT(ibv_destroy_srq(srq) == EBUSY, "destroy SRQ in use");
+    EXPECT(ibv_destroy_cq(bcq) == EBUSY, "destroy CQ in use");
     ibv_destroy_qp(a);
     ibv_destroy_qp(b);
-    T_CHECK(ibv_destroy_srq(srq) == 0, "destroy srq");
-    T_CHECK(ibv_destroy_comp_channel(ch) == EBUSY, "destroy channel in use");
+    EXPECT(ibv_destroy_srq(srq) == 0, "destroy srq");
+    EXPECT(ibv_destroy_comp_channel(ch) == EBUSY, "destroy channel in use");
     ibv_destroy_cq(bcq);
     ibv_destroy_cq(acq);
-    T_CHECK(ibv_destroy_comp_channel(ch) == 0, "destroy channel");
+    EXPECT(ibv_destroy_comp_channel(ch) == 0, "destroy channel");
 }
 
 static void test_ud(void)
@@ -352,8 +352,8 @@ static void test_ud(void)
     struct ibv_wc wc;
     int got_send = 0, got_recv = 0;
 
-    t_name = "ud";
-    T_REQUIRE(a && b, "create UD QPs");
+    th_case = "ud";
+    CHECK(a && b, "create UD QPs");
     for (int i = 0; i < 2; i++) {
         struct ibv_qp *q = i ? b : a;
 
@@ -361,16 +361,16 @@ static void test_ud(void)
         qa.qp_state = IBV_QPS_INIT;
         qa.port_num = 1;
         qa.qkey = 0x1111;
-        T_REQUIRE(ibv_modify_qp(q, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+        CHECK(ibv_modify_qp(q, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
                                             IBV_QP_PORT | IBV_QP_QKEY) == 0, "init");
         qa.qp_state = IBV_QPS_RTR;
-        T_REQUIRE(ibv_modify_qp(q, &qa, IBV_QP_STATE) == 0, "rtr");
+        CHECK(ibv_modify_qp(q, &qa, IBV_QP_STATE) == 0, "rtr");
         qa.qp_state = IBV_QPS_RTS;
-        T_REQUIRE(ibv_modify_qp(q, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN) == 0, "rts");
+        CHECK(ibv_modify_qp(q, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN) == 0, "rts");
     }
     ah = ibv_create_ah(d.pd, &aa);
-    T_REQUIRE(ah, "create_ah");
-    T_CHECK(t_post_recv(b, dmr, dst, 40 + 100, 70) == 0, "post_recv");
+    CHECK(ah, "create_ah");
+    EXPECT(t_post_recv(b, dmr, dst, 40 + 100, 70) == 0, "post_recv");
     fill(src, 100, 7);
     memset(&wr, 0, sizeof(wr));
     sge = (struct ibv_sge){(uintptr_t)src, 100, smr->lkey};
@@ -382,22 +382,22 @@ static void test_ud(void)
     wr.wr.ud.ah = ah;
     wr.wr.ud.remote_qpn = b->qp_num;
     wr.wr.ud.remote_qkey = 0x2222; /* wrong qkey: dropped */
-    T_CHECK(ibv_post_send(a, &wr, &bad) == 0, "post");
+    EXPECT(ibv_post_send(a, &wr, &bad) == 0, "post");
     wr.wr.ud.remote_qkey = 0x1111;
     wr.wr_id = 72;
-    T_CHECK(ibv_post_send(a, &wr, &bad) == 0, "post");
+    EXPECT(ibv_post_send(a, &wr, &bad) == 0, "post");
     for (int i = 0; i < 3 && t_poll(cq, &wc, 1000); i++) {
         if (wc.opcode == IBV_WC_SEND)
             got_send++;
         else if (wc.opcode == IBV_WC_RECV) {
             got_recv++;
-            T_CHECK(wc.wr_id == 70 && wc.byte_len == 140 &&
+            EXPECT(wc.wr_id == 70 && wc.byte_len == 140 &&
                         wc.src_qp == a->qp_num && wc.slid == d.lid,
                     "UD receive fields: len %u", wc.byte_len);
-            T_CHECK(!memcmp(dst + 40, src, 100), "UD bytes differ");
+            EXPECT(!memcmp(dst + 40, src, 100), "UD bytes differ");
         }
     }
-    T_CHECK(got_send == 2 && got_recv == 1, "sends %d receives %d", got_send,
+    EXPECT(got_send == 2 && got_recv == 1, "sends %d receives %d", got_send,
             got_recv);
     ibv_destroy_ah(ah);
     ibv_destroy_qp(a);
@@ -419,18 +419,18 @@ static void test_qp_ex(void)
     struct ibv_qp *a, *b;
     struct ibv_qp_ex *x;
 
-    t_name = "ibv_qp_ex";
+    th_case = "ibv_qp_ex";
     a = ibv_create_qp_ex(d.ctx, &ia);
     ia.send_cq = ia.recv_cq = bcq;
     ia.comp_mask = IBV_QP_INIT_ATTR_PD;
     b = ibv_create_qp_ex(d.ctx, &ia);
-    T_REQUIRE(a && b, "create_qp_ex");
-    T_CHECK(ibv_qp_to_qp_ex(b) == NULL, "qp_ex without send_ops_flags");
+    CHECK(a && b, "create_qp_ex");
+    EXPECT(ibv_qp_to_qp_ex(b) == NULL, "qp_ex without send_ops_flags");
     x = ibv_qp_to_qp_ex(a);
-    T_REQUIRE(x, "qp_to_qp_ex");
-    T_REQUIRE(t_connect(a, d.lid, b->qp_num, &c) == 0 &&
+    CHECK(x, "qp_to_qp_ex");
+    CHECK(t_connect(a, d.lid, b->qp_num, &c) == 0 &&
                   t_connect(b, d.lid, a->qp_num, &c) == 0, "connect");
-    T_CHECK(t_post_recv(b, dmr, dst, 64, 80) == 0, "post_recv");
+    EXPECT(t_post_recv(b, dmr, dst, 64, 80) == 0, "post_recv");
     fill(src, 64, 8);
     ibv_wr_start(x);
     x->wr_id = 81;
@@ -440,11 +440,11 @@ static void test_qp_ex(void)
     x->wr_id = 82;
     ibv_wr_send(x);
     ibv_wr_set_inline_data(x, src, 32);
-    T_CHECK(ibv_wr_complete(x) == 0, "wr_complete");
+    EXPECT(ibv_wr_complete(x) == 0, "wr_complete");
     expect(acq, IBV_WC_RDMA_WRITE, 81, (uint32_t)-1, "qp_ex write");
     expect(acq, IBV_WC_SEND, 82, (uint32_t)-1, "qp_ex send");
     expect(bcq, IBV_WC_RECV, 80, 32, "qp_ex receive");
-    T_CHECK(!memcmp(dst + 1000, src, 64) && !memcmp(dst, src, 32),
+    EXPECT(!memcmp(dst + 1000, src, 64) && !memcmp(dst, src, 32),
             "qp_ex bytes differ");
     ibv_destroy_qp(a);
     ibv_destroy_qp(b);
@@ -459,33 +459,33 @@ static void test_iova_and_rereg(void)
     struct ibv_mr *rmr, *lmr;
     const uint64_t riova = 0x70000000, liova = 0x90000000;
 
-    t_name = "iova MRs";
+    th_case = "iova MRs";
     pair(acq, bcq, &a, &b, 0);
     rmr = ibv_reg_mr_iova(d.pd, dst + 65536, 8192, riova,
                           IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
                               IBV_ACCESS_REMOTE_READ);
     lmr = ibv_reg_mr_iova(d.pd, src + 65536, 8192, liova, IBV_ACCESS_LOCAL_WRITE);
-    T_REQUIRE(rmr && lmr, "reg_mr_iova");
+    CHECK(rmr && lmr, "reg_mr_iova");
     fill(src + 65536, 200, 12);
     memset(dst + 65536, 0, 8192);
     /* both the sge and the remote address are in the regions' iova space */
-    T_CHECK(t_post_send(a, IBV_WR_RDMA_WRITE, lmr, (void *)(uintptr_t)liova,
+    EXPECT(t_post_send(a, IBV_WR_RDMA_WRITE, lmr, (void *)(uintptr_t)liova,
                         200, riova + 100, rmr->rkey, 1) == 0, "write");
     expect(acq, IBV_WC_RDMA_WRITE, 1, (uint32_t)-1, "iova write");
-    T_CHECK(!memcmp(dst + 65536 + 100, src + 65536, 200), "iova write bytes");
-    T_CHECK(t_post_send(a, IBV_WR_RDMA_READ, lmr, (void *)(uintptr_t)(liova + 4096),
+    EXPECT(!memcmp(dst + 65536 + 100, src + 65536, 200), "iova write bytes");
+    EXPECT(t_post_send(a, IBV_WR_RDMA_READ, lmr, (void *)(uintptr_t)(liova + 4096),
                         200, riova + 100, rmr->rkey, 2) == 0, "read");
     expect(acq, IBV_WC_RDMA_READ, 2, 200, "iova read");
-    T_CHECK(!memcmp(src + 65536 + 4096, src + 65536, 200), "iova read bytes");
+    EXPECT(!memcmp(src + 65536 + 4096, src + 65536, 200), "iova read bytes");
 
-    t_name = "rereg translation";
-    T_CHECK(ibv_rereg_mr(rmr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL,
+    th_case = "rereg translation";
+    EXPECT(ibv_rereg_mr(rmr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL,
                          dst + 3 * 65536, 4096, 0) == 0, "rereg");
     fill(src, 64, 13);
-    T_CHECK(t_post_send(a, IBV_WR_RDMA_WRITE, smr, src, 64,
+    EXPECT(t_post_send(a, IBV_WR_RDMA_WRITE, smr, src, 64,
                         (uintptr_t)dst + 3 * 65536, rmr->rkey, 3) == 0, "write");
     expect(acq, IBV_WC_RDMA_WRITE, 3, (uint32_t)-1, "write after rereg");
-    T_CHECK(!memcmp(dst + 3 * 65536, src, 64), "bytes after rereg");
+    EXPECT(!memcmp(dst + 3 * 65536, src, 64), "bytes after rereg");
     ibv_dereg_mr(rmr);
     ibv_dereg_mr(lmr);
     ibv_destroy_qp(a);
@@ -499,12 +499,12 @@ int main(void)
     t_dev_open(&d);
     src = malloc(BIG + 4096);
     dst = malloc(BIG + 4096);
-    T_REQUIRE(src && dst, "malloc");
+    CHECK(src && dst, "malloc");
     smr = ibv_reg_mr(d.pd, src, BIG + 4096, IBV_ACCESS_LOCAL_WRITE);
     dmr = ibv_reg_mr(d.pd, dst, BIG + 4096,
                      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
                          IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
-    T_REQUIRE(smr && dmr, "reg_mr");
+    CHECK(smr && dmr, "reg_mr");
     test_rc_ops();
     test_channel_and_srq();
     test_ud();

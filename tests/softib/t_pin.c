@@ -47,51 +47,51 @@ static int read_after(enum change how)
     a = ibv_create_qp(d.pd, &ia);
     ia.send_cq = ia.recv_cq = bcq;
     b = ibv_create_qp(d.pd, &ia);
-    T_REQUIRE(a && b, "create qps");
+    CHECK(a && b, "create qps");
     c.access = IBV_ACCESS_REMOTE_READ;
-    T_REQUIRE(t_connect(a, d.lid, b->qp_num, &c) == 0, "connect a");
-    T_REQUIRE(t_connect(b, d.lid, a->qp_num, &c) == 0, "connect b");
+    CHECK(t_connect(a, d.lid, b->qp_num, &c) == 0, "connect a");
+    CHECK(t_connect(b, d.lid, a->qp_num, &c) == 0, "connect b");
 
     src = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     dst = malloc(LEN);
-    T_REQUIRE(src != MAP_FAILED && dst, "buffers");
+    CHECK(src != MAP_FAILED && dst, "buffers");
     memset(src, 'A', LEN);
     smr = ibv_reg_mr(d.pd, src, LEN, IBV_ACCESS_REMOTE_READ);
     dmr = ibv_reg_mr(d.pd, dst, LEN, IBV_ACCESS_LOCAL_WRITE);
-    T_REQUIRE(smr && dmr, "reg_mr");
+    CHECK(smr && dmr, "reg_mr");
 
     switch (how) {
     case UNMAP_MAP:
-        T_REQUIRE(munmap(src, LEN) == 0, "munmap");
-        T_REQUIRE(mmap(src, LEN, PROT_READ | PROT_WRITE,
+        CHECK(munmap(src, LEN) == 0, "munmap");
+        CHECK(mmap(src, LEN, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == src, "mmap");
         break;
     case MAP_FIXED_OVER:
-        T_REQUIRE(mmap(src, LEN, PROT_READ | PROT_WRITE,
+        CHECK(mmap(src, LEN, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == src, "mmap");
         break;
     case DONTNEED:
-        T_REQUIRE(madvise(src, LEN, MADV_DONTNEED) == 0, "madvise");
+        CHECK(madvise(src, LEN, MADV_DONTNEED) == 0, "madvise");
         break;
     case MREMAP_AWAY:
         away = mmap(NULL, LEN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        T_REQUIRE(away != MAP_FAILED, "mmap");
-        T_REQUIRE(mremap(src, LEN, LEN, MREMAP_MAYMOVE | MREMAP_FIXED, away) == away,
+        CHECK(away != MAP_FAILED, "mmap");
+        CHECK(mremap(src, LEN, LEN, MREMAP_MAYMOVE | MREMAP_FIXED, away) == away,
                   "mremap");
-        T_REQUIRE(mmap(src, LEN, PROT_READ | PROT_WRITE,
+        CHECK(mmap(src, LEN, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == src, "mmap");
         break;
     }
     memset(src, 'B', LEN);
     memset(dst, 0, LEN);
-    T_CHECK(t_post_send(a, IBV_WR_RDMA_READ, dmr, dst, LEN, (uintptr_t)src, smr->rkey, 1) == 0,
+    EXPECT(t_post_send(a, IBV_WR_RDMA_READ, dmr, dst, LEN, (uintptr_t)src, smr->rkey, 1) == 0,
             "post read");
-    T_REQUIRE(t_poll(acq, &wc, 3000), "no read completion");
-    T_CHECK(wc.status == IBV_WC_SUCCESS, "read: %s", ibv_wc_status_str(wc.status));
+    CHECK(t_poll(acq, &wc, 3000), "no read completion");
+    EXPECT(wc.status == IBV_WC_SUCCESS, "read: %s", ibv_wc_status_str(wc.status));
     got = dst[0];
     for (int i = 1; i < LEN; i++)
         if (dst[i] != got) {
-            T_CHECK(0, "%s: mixed content at %d", change_name[how], i);
+            EXPECT(0, "%s: mixed content at %d", change_name[how], i);
             break;
         }
     ibv_dereg_mr(smr);
@@ -118,21 +118,21 @@ static void test_memlock(void)
     long pg = sysconf(_SC_PAGESIZE);
     char *buf = aligned_alloc((size_t)pg, (size_t)pg * 8);
 
-    t_name = "SOFTIB_MEMLOCK";
-    T_REQUIRE(buf && getrlimit(RLIMIT_MEMLOCK, &old) == 0, "setup");
+    th_case = "SOFTIB_MEMLOCK";
+    CHECK(buf && getrlimit(RLIMIT_MEMLOCK, &old) == 0, "setup");
     rl = old;
     rl.rlim_cur = (rlim_t)pg * 4;
-    T_REQUIRE(setrlimit(RLIMIT_MEMLOCK, &rl) == 0, "setrlimit");
+    CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0, "setrlimit");
     setenv("SOFTIB_MEMLOCK", "1", 1);
     t_dev_open(&d);
     a = ibv_reg_mr(d.pd, buf, (size_t)pg * 3, IBV_ACCESS_LOCAL_WRITE);
-    T_CHECK(a != NULL, "3 pages under a 4-page limit");
+    EXPECT(a != NULL, "3 pages under a 4-page limit");
     b = ibv_reg_mr(d.pd, buf + pg * 3, (size_t)pg + 1, IBV_ACCESS_LOCAL_WRITE);
-    T_CHECK(b == NULL && errno == ENOMEM, "2 more pages over the limit: ENOMEM");
+    EXPECT(b == NULL && errno == ENOMEM, "2 more pages over the limit: ENOMEM");
     if (a)
         ibv_dereg_mr(a);
     b = ibv_reg_mr(d.pd, buf, (size_t)pg * 4, IBV_ACCESS_LOCAL_WRITE);
-    T_CHECK(b != NULL, "after deregistration the pages count no more");
+    EXPECT(b != NULL, "after deregistration the pages count no more");
     if (b)
         ibv_dereg_mr(b);
     t_dev_close(&d);
@@ -146,14 +146,14 @@ int main(void)
     for (int how = UNMAP_MAP; how <= MREMAP_AWAY; how++) {
         int got;
 
-        t_name = change_name[how];
+        th_case = change_name[how];
         unsetenv("SOFTIB_PIN");
         got = read_after(how);
-        T_CHECK(got == 'B', "without SOFTIB_PIN the read returns the new content, got '%c'",
+        EXPECT(got == 'B', "without SOFTIB_PIN the read returns the new content, got '%c'",
                 got);
         setenv("SOFTIB_PIN", "1", 1);
         got = read_after(how);
-        T_CHECK(got == 'A', "with SOFTIB_PIN=1 the read returns the pinned (old) content, "
+        EXPECT(got == 'A', "with SOFTIB_PIN=1 the read returns the pinned (old) content, "
                 "got '%c'", got);
     }
     test_memlock();

@@ -46,12 +46,12 @@ static double now_ms(void)
 
 static void xwrite(int fd, const void *p, size_t n)
 {
-    T_REQUIRE(write(fd, p, n) == (ssize_t)n, "pipe write");
+    CHECK(write(fd, p, n) == (ssize_t)n, "pipe write");
 }
 
 static void xread(int fd, void *p, size_t n)
 {
-    T_REQUIRE(read(fd, p, n) == (ssize_t)n, "pipe read");
+    CHECK(read(fd, p, n) == (ssize_t)n, "pipe read");
 }
 
 /* the peer: serve until killed or told to stop */
@@ -67,13 +67,13 @@ static void child_main(struct t_dev *parent, struct ibv_cq *pcq,
     struct ibv_wc wc;
     char *mem = malloc(MEM);
 
-    t_name = "child";
-    t_failures = 0; /* the parent's count came with fork() */
+    th_case = "child";
+    th_failures = 0; /* the parent's count came with fork() */
     /* inherited objects of the parent must refuse to work here */
-    T_CHECK(t_post_send(pqp, IBV_WR_SEND, NULL, NULL, 0, 0, 0, 1) == EPERM,
+    EXPECT(t_post_send(pqp, IBV_WR_SEND, NULL, NULL, 0, 0, 0, 1) == EPERM,
             "parent's QP usable in the child");
-    T_CHECK(ibv_poll_cq(pcq, 1, &wc) < 0, "parent's CQ usable in the child");
-    T_CHECK(ibv_alloc_pd(parent->ctx) == NULL, "parent's context usable");
+    EXPECT(ibv_poll_cq(pcq, 1, &wc) < 0, "parent's CQ usable in the child");
+    EXPECT(ibv_alloc_pd(parent->ctx) == NULL, "parent's context usable");
     if (fault)
         setenv("SOFTIB_FAULT", fault, 1);
     t_dev_open(&d);
@@ -82,14 +82,14 @@ static void child_main(struct t_dev *parent, struct ibv_cq *pcq,
     mr = ibv_reg_mr(d.pd, mem, MEM,
                     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
                         IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
-    T_REQUIRE(mem && mr, "child mr");
+    CHECK(mem && mr, "child mr");
     memset(mem, 0, MEM);
     me = (struct info){d.lid, qp->qp_num, (uintptr_t)mem, mr->rkey};
     xwrite(wfd, &me, sizeof(me));
     xread(rfd, &peer, sizeof(peer));
-    T_REQUIRE(t_connect(qp, peer.lid, peer.qpn, &c) == 0, "child connect");
+    CHECK(t_connect(qp, peer.lid, peer.qpn, &c) == 0, "child connect");
     for (int i = 0; i < 32; i++)
-        T_REQUIRE(t_post_recv(qp, mr, mem + 4096 * i, 4096, (uint64_t)i) == 0,
+        CHECK(t_post_recv(qp, mr, mem + 4096 * i, 4096, (uint64_t)i) == 0,
                   "child post_recv");
     xwrite(wfd, &me, 1); /* ready: connected, receives posted */
     for (;;) {
@@ -106,7 +106,7 @@ static void child_main(struct t_dev *parent, struct ibv_cq *pcq,
     ibv_dereg_mr(mr);
     t_dev_close(&d);
     free(mem);
-    exit(t_failures ? 1 : 0);
+    exit(th_failures ? 1 : 0);
 }
 
 struct round {
@@ -136,10 +136,10 @@ static void round_start(struct round *r, const char *fault, const char *cfault,
     r->mem = malloc(MEM);
     r->mr = ibv_reg_mr(r->d.pd, r->mem, MEM,
                        IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
-    T_REQUIRE(r->mem && r->mr, "parent mr");
-    T_REQUIRE(pipe(p2c) == 0 && pipe(c2p) == 0, "pipe");
+    CHECK(r->mem && r->mr, "parent mr");
+    CHECK(pipe(p2c) == 0 && pipe(c2p) == 0, "pipe");
     r->pid = fork();
-    T_REQUIRE(r->pid >= 0, "fork");
+    CHECK(r->pid >= 0, "fork");
     if (r->pid == 0) {
         close(p2c[1]);
         close(c2p[0]);
@@ -150,7 +150,7 @@ static void round_start(struct round *r, const char *fault, const char *cfault,
     xread(c2p[0], &r->peer, sizeof(r->peer));
     me = (struct info){r->d.lid, r->qp->qp_num, 0, 0};
     xwrite(p2c[1], &me, sizeof(me));
-    T_REQUIRE(t_connect(r->qp, r->peer.lid, r->peer.qpn, c) == 0, "connect");
+    CHECK(t_connect(r->qp, r->peer.lid, r->peer.qpn, c) == 0, "connect");
     xread(c2p[0], &me, 1);
     close(p2c[1]);
     close(c2p[0]);
@@ -177,9 +177,9 @@ static void round_end(struct round *r, bool child_alive)
         if (waitpid(r->pid, &st, WNOHANG) == 0) {
             kill(r->pid, SIGKILL);
             waitpid(r->pid, &st, 0);
-            T_CHECK(0, "child did not finish");
+            EXPECT(0, "child did not finish");
         } else {
-            T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+            EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
                     "child failed: status %#x", st);
         }
     }
@@ -218,38 +218,38 @@ static void data_round(const char *name, bool one_sided)
     struct round r;
     struct ibv_wc wc;
 
-    t_name = name;
+    th_case = name;
     round_start(&r, NULL, NULL, &c);
     for (size_t i = 0; i < (1 << 20); i++)
         r.mem[i] = (char)(i * 7 + 3);
     memset(r.mem + (2 << 20), 0, 1 << 20);
-    T_CHECK(op(&r, IBV_WR_RDMA_WRITE, 0, 1 << 20, 8192, &wc, 5000) &&
+    EXPECT(op(&r, IBV_WR_RDMA_WRITE, 0, 1 << 20, 8192, &wc, 5000) &&
                 wc.status == IBV_WC_SUCCESS, "write 1 MiB: %s",
             ibv_wc_status_str(wc.status));
-    T_CHECK(op(&r, IBV_WR_RDMA_READ, 2 << 20, 1 << 20, 8192, &wc, 5000) &&
+    EXPECT(op(&r, IBV_WR_RDMA_READ, 2 << 20, 1 << 20, 8192, &wc, 5000) &&
                 wc.status == IBV_WC_SUCCESS, "read 1 MiB");
-    T_CHECK(!memcmp(r.mem, r.mem + (2 << 20), 1 << 20), "read-back differs");
-    T_CHECK(op(&r, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 8, 8192, &wc, 5000) &&
+    EXPECT(!memcmp(r.mem, r.mem + (2 << 20), 1 << 20), "read-back differs");
+    EXPECT(op(&r, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 8, 8192, &wc, 5000) &&
                 wc.status == IBV_WC_SUCCESS, "fetch_add");
-    T_CHECK(!memcmp(r.mem, r.mem + (2 << 20), 8), "fetch_add original value");
+    EXPECT(!memcmp(r.mem, r.mem + (2 << 20), 8), "fetch_add original value");
 
     kill(r.pid, SIGSTOP);
-    T_REQUIRE(waitpid(r.pid, NULL, WUNTRACED) == r.pid, "child not stopped");
+    CHECK(waitpid(r.pid, NULL, WUNTRACED) == r.pid, "child not stopped");
     if (one_sided) {
-        T_CHECK(op(&r, IBV_WR_RDMA_WRITE, 0, 4096, 0, &wc, 1000) &&
+        EXPECT(op(&r, IBV_WR_RDMA_WRITE, 0, 4096, 0, &wc, 1000) &&
                     wc.status == IBV_WC_SUCCESS,
                 "write to a stopped peer did not complete");
-        T_CHECK(op(&r, IBV_WR_RDMA_READ, 4096, 4096, 0, &wc, 1000) &&
+        EXPECT(op(&r, IBV_WR_RDMA_READ, 4096, 4096, 0, &wc, 1000) &&
                     wc.status == IBV_WC_SUCCESS,
                 "read from a stopped peer did not complete");
     } else {
-        T_CHECK(t_post_send(r.qp, IBV_WR_RDMA_WRITE, r.mr, r.mem, 4096,
+        EXPECT(t_post_send(r.qp, IBV_WR_RDMA_WRITE, r.mr, r.mem, 4096,
                             r.peer.addr, r.peer.rkey, 5) == 0, "post");
-        T_CHECK(t_quiet(r.cq, 150), "write completed with the peer stopped");
+        EXPECT(t_quiet(r.cq, 150), "write completed with the peer stopped");
     }
     kill(r.pid, SIGCONT);
     if (!one_sided)
-        T_CHECK(t_poll(r.cq, &wc, 5000) && wc.status == IBV_WC_SUCCESS &&
+        EXPECT(t_poll(r.cq, &wc, 5000) && wc.status == IBV_WC_SUCCESS &&
                     wc.wr_id == 5, "write after SIGCONT: %s",
                 ibv_wc_status_str(wc.status));
     round_end(&r, true);
@@ -273,55 +273,55 @@ int main(void)
     data_round("socket", false);
     unsetenv("SOFTIB_CMA");
 
-    t_name = "dead peer";
+    th_case = "dead peer";
     c.timeout = 12;
     c.retry_cnt = 2;
     round_start(&r, NULL, NULL, &c);
     kill(r.pid, SIGKILL);
     waitpid(r.pid, NULL, 0);
-    T_CHECK(op(&r, IBV_WR_SEND, 0, 8, 0, &wc, 5000) &&
+    EXPECT(op(&r, IBV_WR_SEND, 0, 8, 0, &wc, 5000) &&
                 wc.status == IBV_WC_RETRY_EXC_ERR, "send to a dead peer: %s",
             ibv_wc_status_str(wc.status));
     round_end(&r, false);
 
-    t_name = "fault rnr";
+    th_case = "fault rnr";
     c = t_conn_default();
     c.rnr_retry = 2;
     round_start(&r, NULL, "rnr=3", &c);
-    T_CHECK(op(&r, IBV_WR_SEND, 0, 8, 0, &wc, 5000) &&
+    EXPECT(op(&r, IBV_WR_SEND, 0, 8, 0, &wc, 5000) &&
                 wc.status == IBV_WC_RNR_RETRY_EXC_ERR, "forced RNR: %s",
             ibv_wc_status_str(wc.status));
     round_end(&r, false);
     kill(r.pid, SIGKILL);
     waitpid(r.pid, NULL, 0);
 
-    t_name = "fault cut";
+    th_case = "fault cut";
     c = t_conn_default();
     c.timeout = 16; /* 268 ms: the first send must not time out by accident */
     c.retry_cnt = 1;
     round_start(&r, "cut=all@2", NULL, &c);
-    T_CHECK(op(&r, IBV_WR_SEND, 0, 8, 0, &wc, 5000) &&
+    EXPECT(op(&r, IBV_WR_SEND, 0, 8, 0, &wc, 5000) &&
                 wc.status == IBV_WC_SUCCESS, "first send: %s",
             ibv_wc_status_str(wc.status));
-    T_CHECK(op(&r, IBV_WR_SEND, 0, 8, 0, &wc, 5000) &&
+    EXPECT(op(&r, IBV_WR_SEND, 0, 8, 0, &wc, 5000) &&
                 wc.status == IBV_WC_RETRY_EXC_ERR, "send over a cut link: %s",
             ibv_wc_status_str(wc.status));
     round_end(&r, false);
     kill(r.pid, SIGKILL);
     waitpid(r.pid, NULL, 0);
 
-    t_name = "fault delay";
+    th_case = "fault delay";
     c = t_conn_default();
     round_start(&r, "delay=30000", NULL, &c);
     t0 = now_ms();
-    T_CHECK(op(&r, IBV_WR_SEND, 0, 8, 0, &wc, 5000) &&
+    EXPECT(op(&r, IBV_WR_SEND, 0, 8, 0, &wc, 5000) &&
                 wc.status == IBV_WC_SUCCESS, "delayed send: %s",
             ibv_wc_status_str(wc.status));
     el = now_ms() - t0;
-    T_CHECK(el >= 30.0, "round trip %.1f ms with a 30 ms delay", el);
+    EXPECT(el >= 30.0, "round trip %.1f ms with a 30 ms delay", el);
     round_end(&r, true);
 
-    t_name = "parent after forks";
+    th_case = "parent after forks";
     {
         struct t_dev d;
         struct ibv_cq *cq;
@@ -334,12 +334,12 @@ int main(void)
         a = t_rc_qp(&d, cq, cq, 4, 4);
         b = t_rc_qp(&d, cq, cq, 4, 4);
         mr = ibv_reg_mr(d.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
-        T_REQUIRE(t_connect(a, d.lid, b->qp_num, &c) == 0 &&
+        CHECK(t_connect(a, d.lid, b->qp_num, &c) == 0 &&
                       t_connect(b, d.lid, a->qp_num, &c) == 0, "connect");
-        T_CHECK(t_post_recv(b, mr, buf + 32, 32, 2) == 0, "post_recv");
-        T_CHECK(t_post_send(a, IBV_WR_SEND, mr, buf, 8, 0, 0, 1) == 0, "send");
-        T_CHECK(t_poll(cq, &wc, 2000) && wc.status == IBV_WC_SUCCESS, "wc 1");
-        T_CHECK(t_poll(cq, &wc, 2000) && wc.status == IBV_WC_SUCCESS, "wc 2");
+        EXPECT(t_post_recv(b, mr, buf + 32, 32, 2) == 0, "post_recv");
+        EXPECT(t_post_send(a, IBV_WR_SEND, mr, buf, 8, 0, 0, 1) == 0, "send");
+        EXPECT(t_poll(cq, &wc, 2000) && wc.status == IBV_WC_SUCCESS, "wc 1");
+        EXPECT(t_poll(cq, &wc, 2000) && wc.status == IBV_WC_SUCCESS, "wc 2");
         ibv_destroy_qp(a);
         ibv_destroy_qp(b);
         ibv_destroy_cq(cq);

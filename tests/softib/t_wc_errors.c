@@ -30,8 +30,8 @@ static void pair_make(struct pair *p, const struct t_conn *ca,
     p->bcq = t_cq(&d, 64);
     p->a = t_rc_qp(&d, p->acq, p->acq, 16, 16);
     p->b = t_rc_qp(&d, p->bcq, p->bcq, 16, 16);
-    T_REQUIRE(t_connect(p->a, d.lid, p->b->qp_num, ca) == 0, "connect a");
-    T_REQUIRE(t_connect(p->b, d.lid, p->a->qp_num, cb) == 0, "connect b");
+    CHECK(t_connect(p->a, d.lid, p->b->qp_num, ca) == 0, "connect a");
+    CHECK(t_connect(p->b, d.lid, p->a->qp_num, cb) == 0, "connect b");
 }
 
 static void pair_free(struct pair *p)
@@ -60,17 +60,17 @@ static void expect_status(const char *name, enum ibv_wr_opcode op,
     struct pair p;
     struct ibv_wc wc;
 
-    t_name = name;
+    th_case = name;
     c.access = b_access;
     pair_make(&p, &c, &c);
-    T_CHECK(t_post_send(p.a, op, lmr, lbuf, len, raddr, rkey, 7) == 0, "post");
-    T_CHECK(t_poll(p.acq, &wc, 2000), "no completion");
-    T_CHECK(wc.status == st && wc.wr_id == 7, "got %s, want %s",
+    EXPECT(t_post_send(p.a, op, lmr, lbuf, len, raddr, rkey, 7) == 0, "post");
+    EXPECT(t_poll(p.acq, &wc, 2000), "no completion");
+    EXPECT(wc.status == st && wc.wr_id == 7, "got %s, want %s",
             ibv_wc_status_str(wc.status), ibv_wc_status_str(st));
     /* the QP is in ERR now: the next request is flushed */
-    T_CHECK(t_post_send(p.a, IBV_WR_SEND, mr_all, mem, 8, 0, 0, 8) == 0,
+    EXPECT(t_post_send(p.a, IBV_WR_SEND, mr_all, mem, 8, 0, 0, 8) == 0,
             "post after error");
-    T_CHECK(t_poll(p.acq, &wc, 2000) && wc.status == IBV_WC_WR_FLUSH_ERR,
+    EXPECT(t_poll(p.acq, &wc, 2000) && wc.status == IBV_WC_WR_FLUSH_ERR,
             "request after error not flushed: %s", ibv_wc_status_str(wc.status));
     pair_free(&p);
 }
@@ -126,27 +126,27 @@ static void test_recv_errors(void)
     struct ibv_wc wc;
     struct ibv_mr fake;
 
-    t_name = "receive buffer too small";
+    th_case = "receive buffer too small";
     pair_make(&p, &c, &c);
-    T_CHECK(t_post_recv(p.b, mr_all, mem + 4096, 16, 55) == 0, "post_recv");
-    T_CHECK(t_post_send(p.a, IBV_WR_SEND, mr_all, mem, 64, 0, 0, 1) == 0, "post");
-    T_CHECK(t_poll(p.bcq, &wc, 2000), "no receive completion");
-    T_CHECK(wc.status == IBV_WC_LOC_LEN_ERR && wc.wr_id == 55,
+    EXPECT(t_post_recv(p.b, mr_all, mem + 4096, 16, 55) == 0, "post_recv");
+    EXPECT(t_post_send(p.a, IBV_WR_SEND, mr_all, mem, 64, 0, 0, 1) == 0, "post");
+    EXPECT(t_poll(p.bcq, &wc, 2000), "no receive completion");
+    EXPECT(wc.status == IBV_WC_LOC_LEN_ERR && wc.wr_id == 55,
             "responder got %s", ibv_wc_status_str(wc.status));
-    T_CHECK(t_poll(p.acq, &wc, 2000), "no send completion");
-    T_CHECK(wc.status == IBV_WC_REM_INV_REQ_ERR, "requester got %s",
+    EXPECT(t_poll(p.acq, &wc, 2000), "no send completion");
+    EXPECT(wc.status == IBV_WC_REM_INV_REQ_ERR, "requester got %s",
             ibv_wc_status_str(wc.status));
     pair_free(&p);
 
-    t_name = "receive with a bad lkey";
+    th_case = "receive with a bad lkey";
     pair_make(&p, &c, &c);
     fake = *mr_all;
     fake.lkey ^= 0x77;
-    T_CHECK(t_post_recv(p.b, &fake, mem + 4096, 64, 56) == 0, "post_recv");
-    T_CHECK(t_post_send(p.a, IBV_WR_SEND, mr_all, mem, 8, 0, 0, 1) == 0, "post");
-    T_CHECK(t_poll(p.bcq, &wc, 2000) && wc.status == IBV_WC_LOC_PROT_ERR,
+    EXPECT(t_post_recv(p.b, &fake, mem + 4096, 64, 56) == 0, "post_recv");
+    EXPECT(t_post_send(p.a, IBV_WR_SEND, mr_all, mem, 8, 0, 0, 1) == 0, "post");
+    EXPECT(t_poll(p.bcq, &wc, 2000) && wc.status == IBV_WC_LOC_PROT_ERR,
             "responder got %s", ibv_wc_status_str(wc.status));
-    T_CHECK(t_poll(p.acq, &wc, 2000) && wc.status == IBV_WC_REM_OP_ERR,
+    EXPECT(t_poll(p.acq, &wc, 2000) && wc.status == IBV_WC_REM_OP_ERR,
             "requester got %s", ibv_wc_status_str(wc.status));
     pair_free(&p);
 }
@@ -158,30 +158,30 @@ static void test_rnr(void)
     struct ibv_wc wc;
     double t0, el;
 
-    t_name = "RNR retry exceeded";
+    th_case = "RNR retry exceeded";
     ca.rnr_retry = 2;
     cb.min_rnr_timer = 14; /* 1.28 ms between tries */
     pair_make(&p, &ca, &cb);
     t0 = now_ms();
-    T_CHECK(t_post_send(p.a, IBV_WR_SEND, mr_all, mem, 8, 0, 0, 1) == 0, "post");
-    T_CHECK(t_poll(p.acq, &wc, 3000), "no completion");
+    EXPECT(t_post_send(p.a, IBV_WR_SEND, mr_all, mem, 8, 0, 0, 1) == 0, "post");
+    EXPECT(t_poll(p.acq, &wc, 3000), "no completion");
     el = now_ms() - t0;
-    T_CHECK(wc.status == IBV_WC_RNR_RETRY_EXC_ERR, "got %s",
+    EXPECT(wc.status == IBV_WC_RNR_RETRY_EXC_ERR, "got %s",
             ibv_wc_status_str(wc.status));
-    T_CHECK(el >= 2 * 1.28, "gave up after %.2f ms, before 2 RNR waits", el);
+    EXPECT(el >= 2 * 1.28, "gave up after %.2f ms, before 2 RNR waits", el);
     pair_free(&p);
 
-    t_name = "RNR retry forever (7)";
+    th_case = "RNR retry forever (7)";
     ca.rnr_retry = 7;
     cb.min_rnr_timer = 1;
     pair_make(&p, &ca, &cb);
-    T_CHECK(t_post_send(p.a, IBV_WR_SEND_WITH_IMM, mr_all, mem, 8, 0, 0, 1) == 0,
+    EXPECT(t_post_send(p.a, IBV_WR_SEND_WITH_IMM, mr_all, mem, 8, 0, 0, 1) == 0,
             "post");
-    T_CHECK(t_quiet(p.acq, 100), "send completed without a receive");
-    T_CHECK(t_post_recv(p.b, mr_all, mem + 4096, 64, 9) == 0, "post_recv");
-    T_CHECK(t_poll(p.acq, &wc, 2000) && wc.status == IBV_WC_SUCCESS,
+    EXPECT(t_quiet(p.acq, 100), "send completed without a receive");
+    EXPECT(t_post_recv(p.b, mr_all, mem + 4096, 64, 9) == 0, "post_recv");
+    EXPECT(t_poll(p.acq, &wc, 2000) && wc.status == IBV_WC_SUCCESS,
             "send after late receive: %s", ibv_wc_status_str(wc.status));
-    T_CHECK(t_poll(p.bcq, &wc, 2000) && wc.status == IBV_WC_SUCCESS &&
+    EXPECT(t_poll(p.bcq, &wc, 2000) && wc.status == IBV_WC_SUCCESS &&
                 wc.wr_id == 9 && (wc.wc_flags & IBV_WC_WITH_IMM),
             "receive: %s", ibv_wc_status_str(wc.status));
     pair_free(&p);
@@ -196,17 +196,17 @@ static void test_retry_exceeded(void)
     double t0, el;
 
     /* a QP number nobody owns: packets vanish, as towards a dead peer */
-    t_name = "transport retry exceeded";
+    th_case = "transport retry exceeded";
     c.timeout = 12;   /* 16.8 ms */
     c.retry_cnt = 2;  /* 3 tries in all */
-    T_REQUIRE(t_connect(qp, d.lid, qp->qp_num + 1000, &c) == 0, "connect");
+    CHECK(t_connect(qp, d.lid, qp->qp_num + 1000, &c) == 0, "connect");
     t0 = now_ms();
-    T_CHECK(t_post_send(qp, IBV_WR_SEND, mr_all, mem, 8, 0, 0, 3) == 0, "post");
-    T_CHECK(t_poll(cq, &wc, 5000), "no completion");
+    EXPECT(t_post_send(qp, IBV_WR_SEND, mr_all, mem, 8, 0, 0, 3) == 0, "post");
+    EXPECT(t_poll(cq, &wc, 5000), "no completion");
     el = now_ms() - t0;
-    T_CHECK(wc.status == IBV_WC_RETRY_EXC_ERR && wc.wr_id == 3, "got %s",
+    EXPECT(wc.status == IBV_WC_RETRY_EXC_ERR && wc.wr_id == 3, "got %s",
             ibv_wc_status_str(wc.status));
-    T_CHECK(el >= 3 * 16.7 && el < 2000, "took %.1f ms, want about 3 x 16.8", el);
+    EXPECT(el >= 3 * 16.7 && el < 2000, "took %.1f ms, want about 3 x 16.8", el);
     ibv_destroy_qp(qp);
     ibv_destroy_cq(cq);
 }
@@ -221,12 +221,12 @@ static void test_cq_overflow(void)
     struct pollfd pfd = {.fd = d.ctx->async_fd, .events = POLLIN};
     int got = -1;
 
-    t_name = "CQ overflow";
-    T_REQUIRE(t_connect(a, d.lid, b->qp_num, &c) == 0 &&
+    th_case = "CQ overflow";
+    CHECK(t_connect(a, d.lid, b->qp_num, &c) == 0 &&
                   t_connect(b, d.lid, a->qp_num, &c) == 0, "connect");
     fcntl(d.ctx->async_fd, F_SETFL, fcntl(d.ctx->async_fd, F_GETFL) | O_NONBLOCK);
     for (int i = 0; i < 3; i++)
-        T_CHECK(t_post_send(a, IBV_WR_RDMA_WRITE, mr_all, mem, 8,
+        EXPECT(t_post_send(a, IBV_WR_RDMA_WRITE, mr_all, mem, 8,
                             (uintptr_t)mem + 2048, mr_all->rkey, (uint64_t)i) == 0,
                 "post %d", i);
     for (int i = 0; i < 200 && got != 0; i++) {
@@ -236,9 +236,9 @@ static void test_cq_overflow(void)
         if (poll(&pfd, 1, 10) == 1)
             got = ibv_get_async_event(d.ctx, &ev);
     }
-    T_CHECK(got == 0, "no async event");
+    EXPECT(got == 0, "no async event");
     if (got == 0) {
-        T_CHECK(ev.event_type == IBV_EVENT_CQ_ERR && ev.element.cq == small,
+        EXPECT(ev.event_type == IBV_EVENT_CQ_ERR && ev.element.cq == small,
                 "event %s", ibv_event_type_str(ev.event_type));
         ibv_ack_async_event(&ev);
     }
@@ -252,14 +252,14 @@ int main(void)
 {
     t_dev_open(&d);
     mem = aligned_alloc(4096, 3 * 65536);
-    T_REQUIRE(mem, "alloc");
+    CHECK(mem, "alloc");
     memset(mem, 0, 3 * 65536);
     mr_all = ibv_reg_mr(d.pd, mem, 65536,
                         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
                             IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
     mr_ro = ibv_reg_mr(d.pd, mem + 65536, 65536, IBV_ACCESS_REMOTE_READ);
     mr_local = ibv_reg_mr(d.pd, mem + 2 * 65536, 65536, 0);
-    T_REQUIRE(mr_all && mr_ro && mr_local, "reg_mr");
+    CHECK(mr_all && mr_ro && mr_local, "reg_mr");
     test_local_and_remote();
     test_recv_errors();
     test_rnr();

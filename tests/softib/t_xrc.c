@@ -29,12 +29,12 @@ static char xrc_path[256];
 
 static void xwrite(int fd, const void *p, size_t n)
 {
-    T_REQUIRE(write(fd, p, n) == (ssize_t)n, "pipe write");
+    CHECK(write(fd, p, n) == (ssize_t)n, "pipe write");
 }
 
 static void xread(int fd, void *p, size_t n)
 {
-    T_REQUIRE(read(fd, p, n) == (ssize_t)n, "pipe read");
+    CHECK(read(fd, p, n) == (ssize_t)n, "pipe read");
 }
 
 static struct ibv_xrcd *open_domain(struct t_dev *d, int *fd_p)
@@ -45,9 +45,9 @@ static struct ibv_xrcd *open_domain(struct t_dev *d, int *fd_p)
     struct ibv_xrcd *x;
 
     xa.fd = open(xrc_path, O_RDONLY | O_CREAT, 0600);
-    T_REQUIRE(xa.fd >= 0, "open %s", xrc_path);
+    CHECK(xa.fd >= 0, "open %s", xrc_path);
     x = ibv_open_xrcd(d->ctx, &xa);
-    T_REQUIRE(x, "ibv_open_xrcd: %s", strerror(errno));
+    CHECK(x, "ibv_open_xrcd: %s", strerror(errno));
     *fd_p = xa.fd;
     return x;
 }
@@ -62,8 +62,8 @@ static struct ibv_srq *xrc_srq(struct t_dev *d, struct ibv_xrcd *x,
         .srq_type = IBV_SRQT_XRC, .pd = d->pd, .xrcd = x, .cq = cq};
     struct ibv_srq *srq = ibv_create_srq_ex(d->ctx, &sa);
 
-    T_REQUIRE(srq, "create XRC SRQ: %s", strerror(errno));
-    T_REQUIRE(ibv_get_srq_num(srq, srqn_p) == 0, "get_srq_num");
+    CHECK(srq, "create XRC SRQ: %s", strerror(errno));
+    CHECK(ibv_get_srq_num(srq, srqn_p) == 0, "get_srq_num");
     return srq;
 }
 
@@ -72,7 +72,7 @@ static void post_srq(struct ibv_srq *srq, struct ibv_mr *mr, char *buf)
     struct ibv_sge sge = {(uintptr_t)buf, 64, mr->lkey};
     struct ibv_recv_wr wr = {.wr_id = 77, .sg_list = &sge, .num_sge = 1}, *bad;
 
-    T_REQUIRE(ibv_post_srq_recv(srq, &wr, &bad) == 0, "post_srq_recv");
+    CHECK(ibv_post_srq_recv(srq, &wr, &bad) == 0, "post_srq_recv");
 }
 
 /* wait for one receive carrying `text`; report 'K' or 'F' on fd */
@@ -87,7 +87,7 @@ static void expect_message(struct ibv_cq *cq, const char *buf, const char *text,
         !strcmp(buf, text))
         r = 'K';
     else
-        fprintf(stderr, "%s: receive failed\n", t_name);
+        fprintf(stderr, "%s: receive failed\n", th_case);
     xwrite(fd, &r, 1);
 }
 
@@ -106,7 +106,7 @@ static void child_b(int rfd, int wfd)
     int fd;
     char c;
 
-    t_name = "B";
+    th_case = "B";
     t_dev_open(&d);
     cq = t_cq(&d, 16);
     x = open_domain(&d, &fd);
@@ -116,7 +116,7 @@ static void child_b(int rfd, int wfd)
     qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
     qa.xrcd = x;
     tgt = ibv_create_qp_ex(d.ctx, &qa);
-    T_REQUIRE(tgt, "create TGT QP: %s", strerror(errno));
+    CHECK(tgt, "create TGT QP: %s", strerror(errno));
     mr = ibv_reg_mr(d.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
     me.lid = d.lid;
     me.qpn = tgt->qp_num;
@@ -125,7 +125,7 @@ static void child_b(int rfd, int wfd)
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_INIT;
     a.port_num = 1;
-    T_REQUIRE(ibv_modify_qp(tgt, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+    CHECK(ibv_modify_qp(tgt, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
                                          IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0,
               "TGT INIT");
     a.qp_state = IBV_QPS_RTR;
@@ -136,7 +136,7 @@ static void child_b(int rfd, int wfd)
     a.min_rnr_timer = 1;
     a.ah_attr.dlid = peer.lid;
     a.ah_attr.port_num = 1;
-    T_REQUIRE(ibv_modify_qp(tgt, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+    CHECK(ibv_modify_qp(tgt, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
                                          IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
                                          IBV_QP_MAX_DEST_RD_ATOMIC |
                                          IBV_QP_MIN_RNR_TIMER) == 0, "TGT RTR");
@@ -144,14 +144,14 @@ static void child_b(int rfd, int wfd)
     xwrite(wfd, &me, 1); /* ready */
     expect_message(cq, buf, "to B", wfd);
     xread(rfd, &c, 1); /* A is done: C's handle may go */
-    T_CHECK(ibv_destroy_qp(tgt) == 0, "destroy TGT");
+    EXPECT(ibv_destroy_qp(tgt) == 0, "destroy TGT");
     ibv_destroy_srq(srq);
     ibv_destroy_cq(cq);
-    T_CHECK(ibv_close_xrcd(x) == 0, "close xrcd");
+    EXPECT(ibv_close_xrcd(x) == 0, "close xrcd");
     close(fd);
     ibv_dereg_mr(mr);
     t_dev_close(&d);
-    exit(t_failures ? 1 : 0);
+    exit(th_failures ? 1 : 0);
 }
 
 static void child_c(int rfd, int wfd)
@@ -171,7 +171,7 @@ static void child_c(int rfd, int wfd)
     int fd;
     char c;
 
-    t_name = "C";
+    th_case = "C";
     xread(rfd, &tgt, sizeof(tgt));
     t_dev_open(&d);
     cq = t_cq(&d, 16);
@@ -183,16 +183,16 @@ static void child_c(int rfd, int wfd)
     oa.xrcd = x;
     oa.qp_type = IBV_QPT_XRC_RECV;
     opened = ibv_open_qp(d.ctx, &oa);
-    T_CHECK(opened && opened->qp_num == tgt.qpn, "ibv_open_qp: %s",
+    EXPECT(opened && opened->qp_num == tgt.qpn, "ibv_open_qp: %s",
             strerror(errno));
     oa.qp_num = tgt.qpn + 7;
     errno = 0;
     bogus = ibv_open_qp(d.ctx, &oa);
-    T_CHECK(!bogus && errno == ENOENT, "open_qp of an unknown QP: errno %d",
+    EXPECT(!bogus && errno == ENOENT, "open_qp of an unknown QP: errno %d",
             errno);
     srq = xrc_srq(&d, x, cq, &me.srqn);
     priv = ibv_open_xrcd(d.ctx, &pa);
-    T_REQUIRE(priv, "private xrcd");
+    CHECK(priv, "private xrcd");
     other = xrc_srq(&d, priv, cq, &me.srqn_other);
     mr = ibv_reg_mr(d.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
     mr2 = ibv_reg_mr(d.pd, buf2, sizeof(buf2), IBV_ACCESS_LOCAL_WRITE);
@@ -201,9 +201,9 @@ static void child_c(int rfd, int wfd)
     xwrite(wfd, &me, sizeof(me));
     expect_message(cq, buf, "to C", wfd);
     xread(rfd, &c, 1);
-    T_CHECK(t_quiet(cq, 20), "the private domain's SRQ received something");
+    EXPECT(t_quiet(cq, 20), "the private domain's SRQ received something");
     if (opened)
-        T_CHECK(ibv_destroy_qp(opened) == 0, "close opened QP");
+        EXPECT(ibv_destroy_qp(opened) == 0, "close opened QP");
     ibv_destroy_srq(srq);
     ibv_destroy_srq(other);
     ibv_destroy_cq(cq);
@@ -213,7 +213,7 @@ static void child_c(int rfd, int wfd)
     ibv_dereg_mr(mr);
     ibv_dereg_mr(mr2);
     t_dev_close(&d);
-    exit(t_failures ? 1 : 0);
+    exit(th_failures ? 1 : 0);
 }
 
 static void send_to(struct ibv_qp *qp, struct ibv_mr *mr, char *buf,
@@ -226,7 +226,7 @@ static void send_to(struct ibv_qp *qp, struct ibv_mr *mr, char *buf,
 
     strcpy(buf, text);
     wr.qp_type.xrc.remote_srqn = srqn;
-    T_CHECK(ibv_post_send(qp, &wr, &bad) == 0, "post to %s", text);
+    EXPECT(ibv_post_send(qp, &wr, &bad) == 0, "post to %s", text);
 }
 
 int main(void)
@@ -245,10 +245,10 @@ int main(void)
     char r;
 
     signal(SIGPIPE, SIG_IGN);
-    t_name = "A";
+    th_case = "A";
     t_dev_open(&d); /* also makes this test's SOFTIB_DIR */
     snprintf(xrc_path, sizeof(xrc_path), "%s/xrc_domain", getenv("SOFTIB_DIR"));
-    T_REQUIRE(!pipe(ab) && !pipe(ba) && !pipe(ac) && !pipe(ca), "pipes");
+    CHECK(!pipe(ab) && !pipe(ba) && !pipe(ac) && !pipe(ca), "pipes");
     pb = fork();
     if (pb == 0) {
         close(ab[1]), close(ba[0]), close(ac[0]), close(ac[1]), close(ca[0]),
@@ -261,7 +261,7 @@ int main(void)
             close(ca[0]);
         child_c(ac[0], ca[1]);
     }
-    T_REQUIRE(pb > 0 && pc > 0, "fork");
+    CHECK(pb > 0 && pc > 0, "fork");
     close(ab[0]), close(ba[1]), close(ac[0]), close(ca[1]);
 
     cq = t_cq(&d, 16);
@@ -273,7 +273,7 @@ int main(void)
     qa.cap.max_send_wr = 8;
     qa.cap.max_send_sge = 1;
     ini = ibv_create_qp_ex(d.ctx, &qa);
-    T_REQUIRE(ini, "create XRC_SEND QP: %s", strerror(errno));
+    CHECK(ini, "create XRC_SEND QP: %s", strerror(errno));
     mr = ibv_reg_mr(d.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 
     xread(ba[0], &b, sizeof(b));
@@ -286,7 +286,7 @@ int main(void)
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_INIT;
     a.port_num = 1;
-    T_REQUIRE(ibv_modify_qp(ini, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+    CHECK(ibv_modify_qp(ini, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
                                          IBV_QP_PORT | IBV_QP_ACCESS_FLAGS) == 0,
               "INI INIT");
     a.qp_state = IBV_QPS_RTR;
@@ -295,7 +295,7 @@ int main(void)
     a.rq_psn = 1;
     a.ah_attr.dlid = b.lid;
     a.ah_attr.port_num = 1;
-    T_REQUIRE(ibv_modify_qp(ini, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+    CHECK(ibv_modify_qp(ini, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
                                          IBV_QP_DEST_QPN | IBV_QP_RQ_PSN) == 0,
               "INI RTR");
     a.qp_state = IBV_QPS_RTS;
@@ -304,37 +304,37 @@ int main(void)
     a.rnr_retry = 7;
     a.sq_psn = 1;
     a.max_rd_atomic = 1;
-    T_REQUIRE(ibv_modify_qp(ini, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+    CHECK(ibv_modify_qp(ini, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
                                          IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
                                          IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC) == 0,
               "INI RTS");
 
-    t_name = "A to B";
+    th_case = "A to B";
     send_to(ini, mr, buf, b.srqn, "to B", 1);
-    T_CHECK(t_poll(cq, &wc, 10000) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 1,
+    EXPECT(t_poll(cq, &wc, 10000) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 1,
             "send to B's SRQ: %s", ibv_wc_status_str(wc.status));
     xread(ba[0], &r, 1);
-    T_CHECK(r == 'K', "B did not receive the message");
+    EXPECT(r == 'K', "B did not receive the message");
 
-    t_name = "A to C through B's target QP";
+    th_case = "A to C through B's target QP";
     send_to(ini, mr, buf, c.srqn, "to C", 2);
-    T_CHECK(t_poll(cq, &wc, 10000) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 2,
+    EXPECT(t_poll(cq, &wc, 10000) && wc.status == IBV_WC_SUCCESS && wc.wr_id == 2,
             "send to C's SRQ: %s", ibv_wc_status_str(wc.status));
     xread(ca[0], &r, 1);
-    T_CHECK(r == 'K', "C did not receive the message");
+    EXPECT(r == 'K', "C did not receive the message");
 
-    t_name = "SRQ of another domain";
+    th_case = "SRQ of another domain";
     send_to(ini, mr, buf, c.srqn_other, "elsewhere", 3);
-    T_CHECK(t_poll(cq, &wc, 10000) && wc.status == IBV_WC_REM_INV_REQ_ERR &&
+    EXPECT(t_poll(cq, &wc, 10000) && wc.status == IBV_WC_REM_INV_REQ_ERR &&
                 wc.wr_id == 3,
             "send to a foreign domain's SRQ: %s", ibv_wc_status_str(wc.status));
 
     r = 'q';
     xwrite(ab[1], &r, 1);
     xwrite(ac[1], &r, 1);
-    T_CHECK(waitpid(pb, &st, 0) == pb && WIFEXITED(st) && !WEXITSTATUS(st),
+    EXPECT(waitpid(pb, &st, 0) == pb && WIFEXITED(st) && !WEXITSTATUS(st),
             "B failed");
-    T_CHECK(waitpid(pc, &st, 0) == pc && WIFEXITED(st) && !WEXITSTATUS(st),
+    EXPECT(waitpid(pc, &st, 0) == pc && WIFEXITED(st) && !WEXITSTATUS(st),
             "C failed");
     ibv_destroy_qp(ini);
     ibv_destroy_cq(cq);

@@ -4,13 +4,9 @@
 # message between ranks (all ranks are on this host: loopback only).
 # Checks the job used tcp (debug log). The 8 B / 1 MiB figures are a
 # benchmark, not part of the test: rtrun -n 2 tests/tcp/tcp_pingpong bench
-: "${top_builddir:?run through make check (top_builddir unset)}"
-: "${RTRUN:=$top_builddir/rtrun}"
+. "${top_srcdir:?run through make check (top_srcdir unset)}/tests/lib.sh"
 PROG=$top_builddir/tests/tcp/tcp_pingpong
-if [ ! -x "$RTRUN" ]; then
-    echo "FAIL: the launcher is not built: $RTRUN" >&2
-    exit 1
-fi
+t_require_rtrun
 export RTM_TRANSPORTS=self,tcp
 unset RTM_TCP_IF
 failed=0

@@ -16,6 +16,7 @@
 #include "transport/tcp/tcp.h"
 #include "common/error.h"
 #include "transport/tcp/tcp_config.h"
+#include "tests/harness.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -41,17 +42,7 @@ typedef struct shared {
 } shared_t;
 
 static shared_t *S;
-static int nprocs, me = -1;
-
-#define CHECK(cond, ...) \
-    do { \
-        if (!(cond)) { \
-            fprintf(stderr, "FAIL %s:%d (rank %d): %s: ", __FILE__, __LINE__, me, #cond); \
-            fprintf(stderr, __VA_ARGS__); \
-            fprintf(stderr, "\n"); \
-            exit(1); \
-        } \
-    } while (0)
+static int nprocs;
 
 enum { AM_SIZED = 1, AM_SEQ = 2 };
 
@@ -74,7 +65,7 @@ static void am_cb(void *arg, int src, unsigned am_id, const void *data, size_t l
 
     (void)arg;
     CHECK(!T.in_cb, "am_cb re-entered");
-    CHECK(src >= 0 && src < nprocs && src != me, "bad source %d", src);
+    CHECK(src >= 0 && src < nprocs && src != th_rank, "bad source %d", src);
     CHECK(((uintptr_t)data & 7) == 0, "data %p not 8-byte aligned", data);
     T.in_cb = 1;
     switch (am_id) {
@@ -136,9 +127,9 @@ static void fill_params(rtm_tl_params_t *params, int local_size)
     static int peers[NPROC_MAX] = {0, 1, 2, 3};
 
     memset(params, 0, sizeof(*params));
-    params->world_rank = me;
+    params->world_rank = th_rank;
     params->world_size = nprocs;
-    params->local_rank = me;
+    params->local_rank = th_rank;
     params->local_size = local_size;
     params->local_peers = peers;
     params->nspace = "test.tcp";
@@ -157,11 +148,11 @@ static void tsetup(void)
     CHECK(rtm_config_register(&tcp_config_table) == RTM_OK, "%s", rtm_last_error());
     fill_params(&params, nprocs);
     CHECK(rtm_tl_tcp.open(&params, &T.iface) == RTM_OK, "open: %s", rtm_last_error());
-    CHECK(rtm_tl_tcp.addr_pack(T.iface, S->blob[me], &len) == RTM_OK, "%s", rtm_last_error());
-    S->blob_len[me] = len;
+    CHECK(rtm_tl_tcp.addr_pack(T.iface, S->blob[th_rank], &len) == RTM_OK, "%s", rtm_last_error());
+    S->blob_len[th_rank] = len;
     barrier(0);
     for (int p = 0; p < nprocs; p++) {
-        if (p == me)
+        if (p == th_rank)
             continue;
         CHECK(rtm_tl_tcp.reachable(T.iface, p, S->blob[p], S->blob_len[p]), "peer %d", p);
         CHECK(rtm_tl_tcp.ep_create(T.iface, p, S->blob[p], S->blob_len[p], &T.ep[p]) == RTM_OK,
@@ -188,6 +179,7 @@ static unsigned long send_retry(int peer, unsigned am_id, const void *hdr, size_
     while ((st = rtm_tl_tcp.am_send(T.ep[peer], am_id, hdr, hdr_len, payload, len)) ==
            RTM_ERR_AGAIN) {
         again++;
+        atomic_store(&S->flag, 1);   /* a late receiver may start reading now */
         rtm_tl_tcp.progress(T.iface);
     }
     CHECK(st == RTM_OK, "am_send of %zu+%zu B: %s", hdr_len, len, rtm_last_error());
@@ -212,7 +204,7 @@ static int run(const char *name, int n, void (*body)(void), unsigned expect_kill
     for (int i = 0; i < n; i++) {
         pids[i] = fork();
         if (pids[i] == 0) {
-            me = i;
+            th_rank = i;
             alarm(60);
             body();
             exit(0);
@@ -260,7 +252,7 @@ static void body_ifsel(void)
     CHECK(tcp_if_entry_match("10.1.2.3", 8, "eth0", ten) < 0, "bare address accepted");
 
     nprocs = 2;
-    me = 0;
+    th_rank = 0;
     /* one host, default: loopback only */
     unsetenv("RTM_TCP_IF");
     CHECK(rtm_config_register(&tcp_config_table) == RTM_OK, "%s", rtm_last_error());
@@ -319,7 +311,7 @@ static void body_every_size(void)
     CHECK(T.caps.am_max == TCP_AM_MAX, "am_max %zu", T.caps.am_max);
     CHECK(!(T.caps.flags & (RTM_TL_CAP_GET | RTM_TL_CAP_LOCAL)), "flags %#x", T.caps.flags);
     CHECK(T.caps.eager_limit + 64 <= T.caps.am_max, "eager %zu", T.caps.eager_limit);
-    if (me == 0) {
+    if (th_rank == 0) {
         size_t len = 8;
         unsigned char small[8];
 
@@ -343,11 +335,15 @@ static void body_every_size(void)
                                 size - hdr_len);
         }
         clock_gettime(CLOCK_MONOTONIC, &t1);
+        atomic_store(&S->flag, 1);
         CHECK(again > 0, "never saw RTM_ERR_AGAIN with a late receiver");
         printf("    rank 0: messages of 0..%u B in %.2f s, %lu AGAIN retries\n", TCP_AM_MAX,
                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, again);
     } else {
-        msleep(300);
+        /* late: no reading until the sender has met a full socket (or sent
+         * everything without, which fails above), however fast it runs */
+        while (!atomic_load(&S->flag))
+            msleep(1);
         while (T.next_size <= TCP_AM_MAX)
             rtm_tl_tcp.progress(T.iface);
     }
@@ -365,18 +361,23 @@ static void body_flood(void)
     /* from the higher rank to the lower: its connection waits for the ACK
      * before any data, with the flood already queued behind it */
     tsetup();
-    if (me == 1) {
+    if (th_rank == 1) {
         for (uint64_t seq = 0; seq < M; seq++) {
             size_t len = 8 + (seq * 37) % ((seq % 100) == 0 ? 4000 : 120);
 
             memcpy(buf, &seq, 8);
             again += send_retry(0, AM_SEQ, buf, 8, pat + seq % 251, len - 8);
         }
+        atomic_store(&S->flag, 1);
         CHECK(again > 0, "never saw RTM_ERR_AGAIN");
         printf("    rank 1: %d messages to rank 0, %lu AGAIN retries\n", M, again);
     } else {
         uint64_t polls = 0;
 
+        /* the flood meets a full socket before the first read, on a fast
+         * machine or a slow one; then the reads stay slow */
+        while (!atomic_load(&S->flag))
+            msleep(1);
         while (T.seq_next[1] < M) {
             rtm_tl_tcp.progress(T.iface);
             if (++polls % 100 == 0)
@@ -403,7 +404,7 @@ static void body_simultaneous(void)
         do {
             done = 1;
             for (int p = 0; p < nprocs; p++) {
-                if (p == me)
+                if (p == th_rank)
                     continue;
                 if (sent[p] < M) {
                     uint64_t seq = sent[p];
@@ -424,7 +425,7 @@ static void body_simultaneous(void)
         } while (!done);
         /* exactly one connection per pair survives */
         for (int p = 0; p < nprocs; p++) {
-            if (p == me)
+            if (p == th_rank)
                 continue;
             CHECK(tcp_ep_of(T.ep[p])->state == TCP_CONN_UP, "round %d: to %d state %d", round, p,
                   tcp_ep_of(T.ep[p])->state);
@@ -434,13 +435,13 @@ static void body_simultaneous(void)
         tteardown();
     }
     printf("    rank %d: %lu connections refused (as the lower rank), %lu own attempts "
-           "replaced (as the higher)\n", me, refused, replaced);
+           "replaced (as the higher)\n", th_rank, refused, replaced);
     /* both sides connected first: the race must have happened, or this
      * test did not test it */
-    if (me == 0)
+    if (th_rank == 0)
         CHECK(refused > 0, "rank 0 never refused a simultaneous connection in %d rounds", ROUNDS);
-    if (me == nprocs - 1)
-        CHECK(replaced > 0, "rank %d never replaced its own attempt in %d rounds", me, ROUNDS);
+    if (th_rank == nprocs - 1)
+        CHECK(replaced > 0, "rank %d never replaced its own attempt in %d rounds", th_rank, ROUNDS);
 }
 
 /* --- a peer killed ------------------------------------------------------ */
@@ -452,7 +453,7 @@ static void body_killed(int sender_side)
     uint64_t seq = 0;
 
     tsetup();
-    if (me == 1) {
+    if (th_rank == 1) {
         /* take a few messages, then die without a word */
         while (T.seq_next[0] < 100)
             rtm_tl_tcp.progress(T.iface);

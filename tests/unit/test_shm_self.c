@@ -96,7 +96,7 @@ int main(void)
     uint64_t queued, n;
     char desc[256];
 
-    tjob_self_rank = 5;
+    th_rank = 5;
     CHECK(rtm_config_register(&shm_config_table) == RTM_OK, "%s", rtm_last_error());
     memset(&params, 0, sizeof(params));
     params.world_rank = 5;

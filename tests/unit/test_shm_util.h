@@ -8,6 +8,7 @@
 #define RTM_TEST_SHM_UTIL_H
 
 #include "transport/transport.h"
+#include "tests/harness.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -39,18 +40,6 @@ typedef struct tjob {
     tjob_shared_t *shared;
 } tjob_t;
 
-#define CHECK(cond, ...) \
-    do { \
-        if (!(cond)) { \
-            fprintf(stderr, "FAIL %s:%d (rank %d): %s: ", __FILE__, __LINE__, tjob_self_rank, \
-                    #cond); \
-            fprintf(stderr, __VA_ARGS__); \
-            fprintf(stderr, "\n"); \
-            exit(1); \
-        } \
-    } while (0)
-
-static int tjob_self_rank = -1;
 
 /* The transport contract requires a peer_failed callback; no test here
  * loses a peer, so being called is a failure. */
@@ -134,7 +123,7 @@ static inline int tjob_run(const char *name, int nprocs, void (*body)(tjob_t *jo
         pids[i] = fork();
         if (pids[i] == 0) {
             job.rank = i;
-            tjob_self_rank = i;
+            th_rank = i;
             alarm(60);
             body(&job);
             exit(0);

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "transport/verbs/vrb_rcache.h"
+#include "tests/harness.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -20,12 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(c, ...) do { if (!(c)) { failures++; fprintf(stderr, "FAIL %s:%d: %s: ", \
-    __FILE__, __LINE__, #c); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
-#define REQUIRE(c, ...) do { if (!(c)) { fprintf(stderr, "FATAL %s:%d: %s: ", __FILE__, \
-    __LINE__, #c); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); exit(1); } } while (0)
 
 static struct ibv_pd *pd;
 static const size_t pg = 4096;
@@ -35,7 +30,7 @@ static vrb_rc_entry_t *get(vrb_rcache_t *rc, void *a, size_t len, int access)
     vrb_rc_entry_t *e = NULL;
     rtm_status_t st = vrb_rcache_get(rc, a, len, access, &e);
 
-    REQUIRE(st == RTM_OK && e != NULL, "get %zu bytes at %p: %s", len, a, rtm_last_error());
+    CHECK(st == RTM_OK && e != NULL, "get %zu bytes at %p: %s", len, a, rtm_last_error());
     return e;
 }
 
@@ -62,25 +57,25 @@ static void test_hits(vrb_rcache_t *rc)
     vrb_rc_entry_t *e1, *e2;
     vrb_rcache_stats_t s0 = stats(rc), s1;
 
-    REQUIRE(b != MAP_FAILED, "mmap");
+    CHECK(b != MAP_FAILED, "mmap");
     memset(b, 1, 16 * pg);
     e1 = get(rc, b + 100, 5000, IBV_ACCESS_REMOTE_READ);
-    CHECK(e1->mr->addr == b + 100 && e1->mr->length == 5000,
+    EXPECT(e1->mr->addr == b + 100 && e1->mr->length == 5000,
           "a remote registration covers exactly what the peer is shown");
     vrb_rcache_put(rc, e1);
     e2 = get(rc, b + 100, 5000, IBV_ACCESS_REMOTE_READ);
-    CHECK(e2 == e1, "the same buffer again is a hit");
+    EXPECT(e2 == e1, "the same buffer again is a hit");
     vrb_rcache_put(rc, e2);
     e2 = get(rc, b + 100, 4000, IBV_ACCESS_REMOTE_READ);
-    CHECK(e2 != e1, "a smaller remote range is not served by a larger registration");
+    EXPECT(e2 != e1, "a smaller remote range is not served by a larger registration");
     vrb_rcache_put(rc, e2);
     e1 = get(rc, b + 100, 3 * pg, IBV_ACCESS_LOCAL_WRITE);
     e2 = get(rc, b + 200, 2 * pg, IBV_ACCESS_LOCAL_WRITE);
-    CHECK(e2 == e1, "a local range inside a cached one is a hit");
+    EXPECT(e2 == e1, "a local range inside a cached one is a hit");
     vrb_rcache_put(rc, e1);
     vrb_rcache_put(rc, e2);
     s1 = stats(rc);
-    CHECK(s1.hits - s0.hits == 2 && s1.misses - s0.misses == 3,
+    EXPECT(s1.hits - s0.hits == 2 && s1.misses - s0.misses == 3,
           "hits %llu misses %llu", (unsigned long long)(s1.hits - s0.hits),
           (unsigned long long)(s1.misses - s0.misses));
     munmap(b, 16 * pg);
@@ -96,7 +91,7 @@ static void test_invalidate(vrb_rcache_t *rc, enum change how)
     vrb_rcache_stats_t s0, s1;
     char *away;
 
-    REQUIRE(b != MAP_FAILED, "mmap");
+    CHECK(b != MAP_FAILED, "mmap");
     memset(b, 2, 8 * pg);
     r = get(rc, b, 8 * pg, IBV_ACCESS_REMOTE_READ);
     l = get(rc, b + pg, pg, IBV_ACCESS_LOCAL_WRITE);
@@ -105,33 +100,33 @@ static void test_invalidate(vrb_rcache_t *rc, enum change how)
     s0 = stats(rc);
     switch (how) {
     case UNMAP:
-        REQUIRE(munmap(b + pg, pg) == 0, "munmap");   /* one page in the middle */
-        REQUIRE(mmap(b + pg, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+        CHECK(munmap(b + pg, pg) == 0, "munmap");   /* one page in the middle */
+        CHECK(mmap(b + pg, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
                      MAP_FIXED, -1, 0) == b + pg, "mmap");
         break;
     case MAP_FIXED_OVER:
-        REQUIRE(mmap(b, 8 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+        CHECK(mmap(b, 8 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
                      MAP_FIXED, -1, 0) == b, "mmap");
         break;
     case MREMAP_AWAY:
         away = mmap(NULL, 8 * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        REQUIRE(away != MAP_FAILED && mremap(b, 8 * pg, 8 * pg, MREMAP_MAYMOVE | MREMAP_FIXED,
+        CHECK(away != MAP_FAILED && mremap(b, 8 * pg, 8 * pg, MREMAP_MAYMOVE | MREMAP_FIXED,
                                              away) == away, "mremap");
-        REQUIRE(mmap(b, 8 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+        CHECK(mmap(b, 8 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
                      MAP_FIXED, -1, 0) == b, "mmap");
         munmap(away, 8 * pg);
         break;
     case DONTNEED:
-        REQUIRE(madvise(b + pg, pg, MADV_DONTNEED) == 0, "madvise");
+        CHECK(madvise(b + pg, pg, MADV_DONTNEED) == 0, "madvise");
         break;
     }
     s1 = stats(rc);
-    CHECK(s1.invalidated - s0.invalidated == 2, "%s: %llu entries invalidated, expected 2 "
+    EXPECT(s1.invalidated - s0.invalidated == 2, "%s: %llu entries invalidated, expected 2 "
           "(both registrations overlap the change)", change_name[how],
           (unsigned long long)(s1.invalidated - s0.invalidated));
     r2 = get(rc, b, 8 * pg, IBV_ACCESS_REMOTE_READ);
     l2 = get(rc, b + pg, pg, IBV_ACCESS_LOCAL_WRITE);
-    CHECK(stats(rc).hits == s1.hits, "%s: a registration of the old pages was served again",
+    EXPECT(stats(rc).hits == s1.hits, "%s: a registration of the old pages was served again",
           change_name[how]);
     (void)r2;
     (void)l2;
@@ -159,7 +154,7 @@ static void test_brk(vrb_rcache_t *rc)
         printf("test_rcache: the break moved meanwhile, brk case skipped\n");
         return;
     }
-    CHECK(stats(rc).invalidated - s0.invalidated == 1, "a brk shrink over a cached range did "
+    EXPECT(stats(rc).invalidated - s0.invalidated == 1, "a brk shrink over a cached range did "
           "not invalidate it");
 }
 
@@ -171,32 +166,32 @@ static void test_bounds(void)
     vrb_rc_entry_t *e[8], *held;
     vrb_rcache_stats_t s;
 
-    REQUIRE(b != MAP_FAILED, "mmap");
+    CHECK(b != MAP_FAILED, "mmap");
     memset(b, 4, 64 * pg);
-    REQUIRE(vrb_rcache_create(pd, 1, 4, 6 * pg, "test", &rc) == RTM_OK, "create");
-    REQUIRE(vrb_rcache_enabled(rc), "cache off");
+    CHECK(vrb_rcache_create(pd, 1, 4, 6 * pg, "test", &rc) == RTM_OK, "create");
+    CHECK(vrb_rcache_enabled(rc), "cache off");
     held = get(rc, b, pg, IBV_ACCESS_REMOTE_READ);           /* stays in use */
     for (int i = 0; i < 6; i++) {
         e[i] = get(rc, b + (size_t)(2 + 2 * i) * pg, pg, IBV_ACCESS_REMOTE_READ);
         vrb_rcache_put(rc, e[i]);
     }
     s = stats(rc);
-    CHECK(s.evicted == 3, "4 entries at most: 3 evicted, got %llu",
+    EXPECT(s.evicted == 3, "4 entries at most: 3 evicted, got %llu",
           (unsigned long long)s.evicted);
     /* the in-use entry survived: a hit */
     vrb_rcache_put(rc, get(rc, b, pg, IBV_ACCESS_REMOTE_READ));
-    CHECK(stats(rc).hits == s.hits + 1, "an entry in use was evicted");
+    EXPECT(stats(rc).hits == s.hits + 1, "an entry in use was evicted");
     /* the most recent unused ones survived, the oldest went */
     vrb_rcache_put(rc, get(rc, b + 12 * pg, pg, IBV_ACCESS_REMOTE_READ));
-    CHECK(stats(rc).hits == s.hits + 2, "the most recently used entry was evicted");
+    EXPECT(stats(rc).hits == s.hits + 2, "the most recently used entry was evicted");
     vrb_rcache_put(rc, get(rc, b + 2 * pg, pg, IBV_ACCESS_REMOTE_READ));
-    CHECK(stats(rc).misses == s.misses + 1, "the least recently used entry was kept");
+    EXPECT(stats(rc).misses == s.misses + 1, "the least recently used entry was kept");
     /* bytes: a 4-page range with 6 pages allowed pushes older ones out */
     vrb_rcache_put(rc, get(rc, b + 20 * pg, 4 * pg, IBV_ACCESS_LOCAL_WRITE));
     /* larger than the byte bound: registered, not cached */
     s = stats(rc);
     vrb_rcache_put(rc, get(rc, b + 32 * pg, 8 * pg, IBV_ACCESS_LOCAL_WRITE));
-    CHECK(stats(rc).uncached == s.uncached + 1, "a range above the byte bound was cached");
+    EXPECT(stats(rc).uncached == s.uncached + 1, "a range above the byte bound was cached");
     vrb_rcache_put(rc, held);
     vrb_rcache_destroy(rc);
     munmap(b, 64 * pg);
@@ -208,14 +203,14 @@ static void test_disabled(void)
     vrb_rcache_t *rc;
     vrb_rc_entry_t *e1, *e2;
 
-    REQUIRE(b != NULL, "malloc");
-    REQUIRE(vrb_rcache_create(pd, 0, 256, 1 << 28, "test", &rc) == RTM_OK, "create");
-    CHECK(!vrb_rcache_enabled(rc), "RTM_VERBS_RCACHE=0 left it on");
+    CHECK(b != NULL, "malloc");
+    CHECK(vrb_rcache_create(pd, 0, 256, 1 << 28, "test", &rc) == RTM_OK, "create");
+    EXPECT(!vrb_rcache_enabled(rc), "RTM_VERBS_RCACHE=0 left it on");
     e1 = get(rc, b, 8 * pg, IBV_ACCESS_REMOTE_READ);
     vrb_rcache_put(rc, e1);
     e2 = get(rc, b, 8 * pg, IBV_ACCESS_REMOTE_READ);
     vrb_rcache_put(rc, e2);
-    CHECK(stats(rc).uncached == 2 && stats(rc).hits == 0, "disabled cache cached");
+    EXPECT(stats(rc).uncached == 2 && stats(rc).hits == 0, "disabled cache cached");
     vrb_rcache_destroy(rc);
     free(b);
 }
@@ -228,7 +223,7 @@ static void bench(vrb_rcache_t *rc)
     int n = 2000;
     double t, hit, miss;
 
-    REQUIRE(b != NULL && vrb_rcache_create(pd, 0, 0, 0, "test", &off) == RTM_OK, "bench");
+    CHECK(b != NULL && vrb_rcache_create(pd, 0, 0, 0, "test", &off) == RTM_OK, "bench");
     memset(b, 5, len);
     vrb_rcache_put(rc, get(rc, b, len, IBV_ACCESS_REMOTE_READ));
     t = now();
@@ -271,15 +266,15 @@ int main(void)
     vrb_rcache_t *rc;
     int n;
 
-    REQUIRE(mkdtemp(dir) != NULL, "mkdtemp");
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
     setenv("SOFTIB_DIR", dir, 1);
     list = ibv_get_device_list(&n);
-    REQUIRE(list != NULL && n > 0, "no verbs device");
+    CHECK(list != NULL && n > 0, "no verbs device");
     ctx = ibv_open_device(list[0]);
-    REQUIRE(ctx != NULL, "open device");
+    CHECK(ctx != NULL, "open device");
     pd = ibv_alloc_pd(ctx);
-    REQUIRE(pd != NULL, "alloc pd");
-    REQUIRE(vrb_rcache_create(pd, 1, 256, 1 << 28, "test", &rc) == RTM_OK, "create");
+    CHECK(pd != NULL, "alloc pd");
+    CHECK(vrb_rcache_create(pd, 1, 256, 1 << 28, "test", &rc) == RTM_OK, "create");
     if (!vrb_rcache_enabled(rc)) {
         printf("SKIP: no userfaultfd here: the cache is off (that path is what "
                "test_disabled checks)\n");
@@ -289,7 +284,7 @@ int main(void)
         ibv_close_device(ctx);
         ibv_free_device_list(list);
         remove_dir(dir);
-        return failures ? 1 : 77;
+        return th_failures ? 1 : 77;
     }
     test_hits(rc);
     for (int how = UNMAP; how <= DONTNEED; how++)
@@ -303,7 +298,7 @@ int main(void)
     ibv_close_device(ctx);
     ibv_free_device_list(list);
     remove_dir(dir);
-    if (failures == 0)
+    if (th_failures == 0)
         printf("test_rcache: all checks passed\n");
-    return failures ? 1 : 0;
+    return th_failures ? 1 : 0;
 }

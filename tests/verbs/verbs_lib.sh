@@ -3,22 +3,10 @@
 # RTM_TRANSPORTS=self,verbs so verbs carries every message between ranks.
 . "$top_srcdir/tests/integration/lib.sh"
 
-VRB_SIB="$top_builddir/softib/.libs/libsoftib.so"
-if [ ! -f "$VRB_SIB" ]; then
-    echo "SKIP: libsoftib is not built ($VRB_SIB): no verbs device to test on"
-    exit 77
-fi
-itest_require_rtrun
-
-# An ASan build of libsoftib (and of librtmsg) needs the ASan runtime first
-# in LD_PRELOAD, ahead of the preloaded library.
-VRB_PRELOAD="$VRB_SIB"
-if readelf -d "$VRB_SIB" 2>/dev/null | grep -q 'NEEDED.*libasan'; then
-    VRB_PRELOAD="$(gcc -print-file-name=libasan.so):$VRB_SIB"
-fi
-if [ -f "$top_srcdir/tests/lsan.supp" ]; then
-    export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/lsan.supp"
-fi
+t_softib_preload || t_skip "libsoftib is not built ($T_SOFTIB): no verbs device to test on"
+t_require_rtrun
+VRB_SIB=$T_SOFTIB
+VRB_PRELOAD=$T_SOFTIB_PRELOAD
 
 VRB_TMP=$(mktemp -d /tmp/rtm-verbs.XXXXXX) || exit 1
 export SOFTIB_DIR="$VRB_TMP"

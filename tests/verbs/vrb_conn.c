@@ -40,27 +40,27 @@ static void alltoall(int rank, int size)
     rtm_request_t *req = calloc(2 * (size_t)size, sizeof(*req));
     int n;
 
-    EXPECT(sbuf && rbuf && req, "no memory");
+    CHECK(sbuf && rbuf && req, "no memory");
     for (int p = 0; p < size; p++) {
         sbuf[p] = malloc(max);
         rbuf[p] = malloc(max);
-        EXPECT(sbuf[p] && rbuf[p], "no memory");
+        CHECK(sbuf[p] && rbuf[p], "no memory");
     }
     for (int round = 0; round < ROUNDS; round++) {
         n = 0;
         for (int p = 0; p < size; p++) {
             if (p == rank)
                 continue;
-            CHECK(rtm_irecv(rbuf[p], max, p, TAG + round, RTM_COMM_WORLD, &req[n++]));
+            CHECK_RTM(rtm_irecv(rbuf[p], max, p, TAG + round, RTM_COMM_WORLD, &req[n++]));
         }
         for (int k = 1; k < size; k++) {
             int p = (rank + k) % size;
 
             itest_fill(sbuf[p], len_of(round, rank, p), seed_of(round, rank, p));
-            CHECK(rtm_isend(sbuf[p], len_of(round, rank, p), p, TAG + round, RTM_COMM_WORLD,
+            CHECK_RTM(rtm_isend(sbuf[p], len_of(round, rank, p), p, TAG + round, RTM_COMM_WORLD,
                             &req[n++]));
         }
-        CHECK(rtm_waitall(n, req, NULL));
+        CHECK_RTM(rtm_waitall(n, req, NULL));
         for (int p = 0; p < size; p++) {
             char what[64];
 
@@ -87,9 +87,9 @@ static void silent(int rank, int seconds)
 
     if (rank == 1) {
         sleep((unsigned)seconds);       /* no progress: connection requests go unanswered */
-        CHECK(rtm_recv(buf, sizeof(buf), 0, TAG, RTM_COMM_WORLD, NULL));
+        CHECK_RTM(rtm_recv(buf, sizeof(buf), 0, TAG, RTM_COMM_WORLD, NULL));
     } else if (rank == 0) {
-        CHECK(rtm_send(buf, sizeof(buf), 1, TAG, RTM_COMM_WORLD));
+        CHECK_RTM(rtm_send(buf, sizeof(buf), 1, TAG, RTM_COMM_WORLD));
     }
 }
 
@@ -97,16 +97,16 @@ int main(int argc, char **argv)
 {
     int rank, size;
 
-    itest_name = "vrb_conn";
-    CHECK(rtm_init());
-    CHECK(rtm_comm_rank(RTM_COMM_WORLD, &rank));
-    CHECK(rtm_comm_size(RTM_COMM_WORLD, &size));
-    itest_rank = rank;
-    itest_size = size;
+    itest_begin("vrb_conn");
+    CHECK_RTM(rtm_init());
+    CHECK_RTM(rtm_comm_rank(RTM_COMM_WORLD, &rank));
+    CHECK_RTM(rtm_comm_size(RTM_COMM_WORLD, &size));
+    th_rank = rank;
+    th_size = size;
     if (argc > 2 && !strcmp(argv[1], "silent"))
         silent(rank, atoi(argv[2]));
     else
         alltoall(rank, size);
-    CHECK(rtm_finalize());
+    CHECK_RTM(rtm_finalize());
     return 0;
 }

@@ -21,32 +21,32 @@ int main(int argc, char **argv)
     int rank, size, actor = argc > 1 ? atoi(argv[1]) : 2;
     char buf[64];
 
-    itest_name = "vrb_erdma_rkey";
-    CHECK(rtm_init());
-    CHECK(rtm_comm_rank(RTM_COMM_WORLD, &rank));
-    CHECK(rtm_comm_size(RTM_COMM_WORLD, &size));
-    itest_rank = rank;
-    itest_size = size;
+    itest_begin("vrb_erdma_rkey");
+    CHECK_RTM(rtm_init());
+    CHECK_RTM(rtm_comm_rank(RTM_COMM_WORLD, &rank));
+    CHECK_RTM(rtm_comm_size(RTM_COMM_WORLD, &size));
+    th_rank = rank;
+    th_size = size;
     if (size != 3 || actor < 1 || actor > 2)
-        itest_fail("run with 3 ranks; argument: the acting rank, 1 or 2");
+        TH_FAIL("run with 3 ranks; argument: the acting rank, 1 or 2");
     memset(buf, 0, sizeof(buf));
     for (int i = 0; i < 64; i++) {
         if (rank == 1)
-            CHECK(rtm_send(buf, 8, 0, 1, RTM_COMM_WORLD));
+            CHECK_RTM(rtm_send(buf, 8, 0, 1, RTM_COMM_WORLD));
         else if (rank == 0)
-            CHECK(rtm_recv(buf, sizeof(buf), 1, 1, RTM_COMM_WORLD, NULL));
+            CHECK_RTM(rtm_recv(buf, sizeof(buf), 1, 1, RTM_COMM_WORLD, NULL));
     }
-    CHECK(rtm_barrier(RTM_COMM_WORLD));
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
     if (rank == actor) {
         int (*evil_now)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "vrb_erdma_evil_now");
 
         if (evil_now == NULL || evil_now() != 0)
-            itest_fail("the vrb_erdma_evil module is not loaded, or no ring write was seen");
-        CHECK(rtm_send(buf, 8, 0, 2, RTM_COMM_WORLD));
+            TH_FAIL("the vrb_erdma_evil module is not loaded, or no ring write was seen");
+        CHECK_RTM(rtm_send(buf, 8, 0, 2, RTM_COMM_WORLD));
     } else if (rank == 0) {
-        CHECK(rtm_recv(buf, sizeof(buf), actor, 2, RTM_COMM_WORLD, NULL));
+        CHECK_RTM(rtm_recv(buf, sizeof(buf), actor, 2, RTM_COMM_WORLD, NULL));
     }
-    CHECK(rtm_barrier(RTM_COMM_WORLD));
-    CHECK(rtm_finalize());
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    CHECK_RTM(rtm_finalize());
     return 0;
 }

@@ -25,34 +25,34 @@ int main(int argc, char **argv)
 {
     int rank, size, msgs = argc > 1 ? atoi(argv[1]) : 2000;
 
-    itest_name = "vrb_flood";
-    CHECK(rtm_init());
-    CHECK(rtm_comm_rank(RTM_COMM_WORLD, &rank));
-    CHECK(rtm_comm_size(RTM_COMM_WORLD, &size));
-    itest_rank = rank;
-    itest_size = size;
+    itest_begin("vrb_flood");
+    CHECK_RTM(rtm_init());
+    CHECK_RTM(rtm_comm_rank(RTM_COMM_WORLD, &rank));
+    CHECK_RTM(rtm_comm_size(RTM_COMM_WORLD, &size));
+    th_rank = rank;
+    th_size = size;
     if (size < 2 || msgs < 1)
-        itest_fail("run with 2 or more ranks and a positive message count");
+        TH_FAIL("run with 2 or more ranks and a positive message count");
     if (rank == 0) {
         int *next = calloc((size_t)size, sizeof(int));
         char *buf = malloc(MAXLEN);
         long total = (long)msgs * (size - 1);
 
         if (next == NULL || buf == NULL)
-            itest_fail("no memory");
+            TH_FAIL("no memory");
         sleep(2);   /* let the senders run into every limit */
         for (long n = 0; n < total; n++) {
             rtm_msg_status_t st;
             char what[96];
             int src, i;
 
-            CHECK(rtm_recv(buf, MAXLEN, RTM_ANY_SOURCE, RTM_ANY_TAG, RTM_COMM_WORLD, &st));
+            CHECK_RTM(rtm_recv(buf, MAXLEN, RTM_ANY_SOURCE, RTM_ANY_TAG, RTM_COMM_WORLD, &st));
             src = st.source;
             i = st.tag;
-            EXPECT(src > 0 && src < size, "message from rank %d", src);
-            EXPECT(i == next[src], "from rank %d: message %d arrived, expected %d (lost or "
+            CHECK(src > 0 && src < size, "message from rank %d", src);
+            CHECK(i == next[src], "from rank %d: message %d arrived, expected %d (lost or "
                    "reordered)", src, i, next[src]);
-            EXPECT(st.count == msg_len(src, i), "from rank %d message %d: %zu bytes, "
+            CHECK(st.count == msg_len(src, i), "from rank %d message %d: %zu bytes, "
                    "expected %zu", src, i, (size_t)st.count, msg_len(src, i));
             snprintf(what, sizeof(what), "message %d from rank %d", i, src);
             itest_check(buf, st.count, (uint32_t)(src * 100000 + i), what);
@@ -67,18 +67,18 @@ int main(int argc, char **argv)
         char *data = malloc((size_t)msgs * MAXLEN);
 
         if (reqs == NULL || data == NULL)
-            itest_fail("no memory");
+            TH_FAIL("no memory");
         for (int i = 0; i < msgs; i++) {
             char *b = data + (size_t)i * MAXLEN;
 
             itest_fill(b, msg_len(rank, i), (uint32_t)(rank * 100000 + i));
-            CHECK(rtm_isend(b, msg_len(rank, i), 0, i, RTM_COMM_WORLD, &reqs[i]));
+            CHECK_RTM(rtm_isend(b, msg_len(rank, i), 0, i, RTM_COMM_WORLD, &reqs[i]));
         }
-        CHECK(rtm_waitall(msgs, reqs, NULL));
+        CHECK_RTM(rtm_waitall(msgs, reqs, NULL));
         free(reqs);
         free(data);
     }
-    CHECK(rtm_barrier(RTM_COMM_WORLD));
-    CHECK(rtm_finalize());
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    CHECK_RTM(rtm_finalize());
     return 0;
 }

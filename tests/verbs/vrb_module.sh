@@ -28,7 +28,7 @@ fi
 flags=$(PKG_CONFIG_PATH="$lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$stage" \
         pkg-config --cflags --libs rtmsg) || { echo "FAIL: pkg-config rtmsg"; exit 1; }
 # shellcheck disable=SC2086
-cc -std=c11 -o "$stage/ring" "$top_srcdir/examples/ring.c" $flags $RTM_TEST_LDFLAGS || exit 1
+cc -std=c11 -o "$stage/ring" "$top_srcdir/examples/ring.c" $flags $RTMTEST_LDFLAGS || exit 1
 export LD_LIBRARY_PATH=$lib
 RTRUN=$stage$prefix/bin/rtrun
 info() { "$stage$prefix/bin/rtm_info" | sed -n '/^Transports/,/^Parameters/p'; }

@@ -24,24 +24,24 @@ int main(void)
 {
     int rank, size;
 
-    itest_name = "vrb_rkey";
-    CHECK(rtm_init());
-    CHECK(rtm_comm_rank(RTM_COMM_WORLD, &rank));
-    CHECK(rtm_comm_size(RTM_COMM_WORLD, &size));
-    itest_rank = rank;
-    itest_size = size;
+    itest_begin("vrb_rkey");
+    CHECK_RTM(rtm_init());
+    CHECK_RTM(rtm_comm_rank(RTM_COMM_WORLD, &rank));
+    CHECK_RTM(rtm_comm_size(RTM_COMM_WORLD, &size));
+    th_rank = rank;
+    th_size = size;
     if (size != 2)
-        itest_fail("run with 2 ranks");
+        TH_FAIL("run with 2 ranks");
     if (rank == 0) {
         char *buf = malloc(LEN + 8192);
         char ack = 1;
 
         if (buf == NULL)
-            itest_fail("malloc");
+            TH_FAIL("malloc");
         itest_fill(buf, LEN + 8192, 7);
-        CHECK(rtm_send(buf, LEN, 1, 1, RTM_COMM_WORLD));
-        CHECK(rtm_send(&ack, 1, 1, 2, RTM_COMM_WORLD));
-        CHECK(rtm_barrier(RTM_COMM_WORLD));   /* rank 1 never gets there */
+        CHECK_RTM(rtm_send(buf, LEN, 1, 1, RTM_COMM_WORLD));
+        CHECK_RTM(rtm_send(&ack, 1, 1, 2, RTM_COMM_WORLD));
+        CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));   /* rank 1 never gets there */
         free(buf);
     } else {
         char *buf = malloc(LEN);
@@ -51,19 +51,19 @@ int main(void)
         time_t end;
 
         if (buf == NULL)
-            itest_fail("malloc");
-        CHECK(rtm_recv(buf, LEN, 0, 1, RTM_COMM_WORLD, NULL));
+            TH_FAIL("malloc");
+        CHECK_RTM(rtm_recv(buf, LEN, 0, 1, RTM_COMM_WORLD, NULL));
         itest_check(buf, LEN, 7, "rendezvous message");
-        CHECK(rtm_recv(&ack, 1, 0, 2, RTM_COMM_WORLD, NULL));
+        CHECK_RTM(rtm_recv(&ack, 1, 0, 2, RTM_COMM_WORLD, NULL));
         /* after_fin: the module reads now; cq_err/qp_fatal (vrb_async.sh):
          * its fake event is waiting for the transport to poll it */
         mode = getenv("VRB_EVIL");
         if (mode != NULL && !strcmp(mode, "after_fin") && (evil_now == NULL || evil_now() != 0))
-            itest_fail("the vrb_evil module is not loaded, or saw no RDMA read");
+            TH_FAIL("the vrb_evil module is not loaded, or saw no RDMA read");
         for (end = time(NULL) + 20; time(NULL) < end;)
             rtm_progress();
-        itest_fail("the job should have ended by now (VRB_EVIL=%s)", mode ? mode : "");
+        TH_FAIL("the job should have ended by now (VRB_EVIL=%s)", mode ? mode : "");
     }
-    CHECK(rtm_finalize());
+    CHECK_RTM(rtm_finalize());
     return 0;
 }

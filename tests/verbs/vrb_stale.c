@@ -39,7 +39,7 @@ static void *map_at(void *addr)
                    MAP_PRIVATE | MAP_ANONYMOUS | (addr != NULL ? MAP_FIXED : 0), -1, 0);
 
     if (p == MAP_FAILED || (addr != NULL && p != addr))
-        itest_fail("mmap at %p failed", addr);
+        TH_FAIL("mmap at %p failed", addr);
     return p;
 }
 
@@ -49,14 +49,14 @@ static void xfer(void *buf, uint32_t s, const char *what)
 {
     if (rank == 0) {
         itest_fill(buf, MSG_LEN, s);
-        CHECK(rtm_send(buf, MSG_LEN, 1, (int)s, RTM_COMM_WORLD));
+        CHECK_RTM(rtm_send(buf, MSG_LEN, 1, (int)s, RTM_COMM_WORLD));
     } else {
         rtm_msg_status_t st;
         char label[128];
 
         memset(buf, 0xee, MSG_LEN);
-        CHECK(rtm_recv(buf, MSG_LEN, 0, (int)s, RTM_COMM_WORLD, &st));
-        EXPECT(st.count == MSG_LEN, "%s: received %zu bytes, expected %zu", what,
+        CHECK_RTM(rtm_recv(buf, MSG_LEN, 0, (int)s, RTM_COMM_WORLD, &st));
+        CHECK(st.count == MSG_LEN, "%s: received %zu bytes, expected %zu", what,
                (size_t)st.count, MSG_LEN);
         snprintf(label, sizeof(label), "%s (seed %u)", what, s);
         itest_check(buf, MSG_LEN, s, label);
@@ -78,7 +78,7 @@ static void round_mmap(int how, const char *what)
     switch (how) {
     case 0:     /* munmap + mmap */
         if (munmap(buf, MAP_LEN) != 0)
-            itest_fail("munmap");
+            TH_FAIL("munmap");
         map_at(buf);
         break;
     case 1:     /* MAP_FIXED over the live mapping */
@@ -89,14 +89,14 @@ static void round_mmap(int how, const char *what)
 
         if (away == MAP_FAILED ||
             mremap(buf, MAP_LEN, MAP_LEN, MREMAP_MAYMOVE | MREMAP_FIXED, away) != away)
-            itest_fail("mremap");
+            TH_FAIL("mremap");
         map_at(buf);
         munmap(away, MAP_LEN);
         break;
     }
     case 3:     /* the kernel drops the pages; the next touch gets new ones */
         if (madvise(buf, MAP_LEN, MADV_DONTNEED) != 0)
-            itest_fail("madvise");
+            TH_FAIL("madvise");
         break;
     }
     xfer(buf, seed++, what);
@@ -109,12 +109,12 @@ static void round_malloc(void)
     int same;
 
     if (buf == NULL)
-        itest_fail("malloc");
+        TH_FAIL("malloc");
     warm(buf, "free+malloc");
     free(buf);
     again = malloc(MAP_LEN);
     if (again == NULL)
-        itest_fail("malloc");
+        TH_FAIL("malloc");
     same = again == buf;
     /* both ranks must run the same number of messages */
     xfer(again, seed++, same ? "free+malloc (same address)" : "free+malloc (new address)");
@@ -138,7 +138,7 @@ static void round_brk(void)
     } else {
         buf = malloc(MAP_LEN);
         if (buf == NULL)
-            itest_fail("malloc");
+            TH_FAIL("malloc");
         warm(buf, "brk (unavailable)");
     }
     xfer(buf, seed++, ok ? "brk shrink+grow" : "brk (not shrunk)");
@@ -155,24 +155,24 @@ int main(int argc, char **argv)
     static const char *names[] = {"munmap+mmap", "map_fixed", "mremap", "dontneed"};
     int size, rounds = argc > 1 ? atoi(argv[1]) : 1;
 
-    itest_name = "vrb_stale";
-    CHECK(rtm_init());
-    CHECK(rtm_comm_rank(RTM_COMM_WORLD, &rank));
-    CHECK(rtm_comm_size(RTM_COMM_WORLD, &size));
-    itest_rank = rank;
-    itest_size = size;
+    itest_begin("vrb_stale");
+    CHECK_RTM(rtm_init());
+    CHECK_RTM(rtm_comm_rank(RTM_COMM_WORLD, &rank));
+    CHECK_RTM(rtm_comm_size(RTM_COMM_WORLD, &size));
+    th_rank = rank;
+    th_size = size;
     if (size != 2)
-        itest_fail("run with 2 ranks");
+        TH_FAIL("run with 2 ranks");
     for (int r = 0; r < rounds; r++) {
         for (int how = 0; how < 4; how++)
             round_mmap(how, names[how]);
         round_malloc();
         round_brk();
     }
-    CHECK(rtm_barrier(RTM_COMM_WORLD));
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
     if (rank == 0)
         printf("vrb_stale: %u messages, all received with the content of the moment\n",
                seed - 1);
-    CHECK(rtm_finalize());
+    CHECK_RTM(rtm_finalize());
     return 0;
 }

@@ -14,7 +14,7 @@ librtmsg_la_SOURCES += $(TCP_SOURCES)
 # Unit/functional test: forked processes driving rtm_tl_tcp directly on
 # 127.0.0.1, addresses exchanged through shared memory instead of PMIx.
 check_PROGRAMS += tests/tcp/test_tcp
-TESTS += tests/tcp/test_tcp
+UNIT_TESTS += tests/tcp/test_tcp
 tests_tcp_test_tcp_SOURCES = tests/tcp/test_tcp.c $(TCP_SOURCES)
 tests_tcp_test_tcp_LDADD = runtime/librtmcfg.la common/libcommon.la
 
@@ -24,10 +24,10 @@ tests_tcp_test_tcp_LDADD = runtime/librtmcfg.la common/libcommon.la
 check_PROGRAMS += tests/tcp/tcp_pingpong
 tests_tcp_tcp_pingpong_LDADD = librtmsg.la
 tests_tcp_tcp_pingpong_LDFLAGS = $(AM_LDFLAGS) -no-install
-TESTS += tests/tcp/tcp_pingpong.sh
+INTEGRATION_TESTS += tests/tcp/tcp_pingpong.sh
 dist_noinst_SCRIPTS += tests/tcp/tcp_pingpong.sh
 
 # RTM_TRANSPORTS naming a transport that is absent or unknown here: said
 # once, with the reason and the transports really available.
-TESTS += tests/tcp/tl_absent.sh
+INTEGRATION_TESTS += tests/tcp/tl_absent.sh
 dist_noinst_SCRIPTS += tests/tcp/tl_absent.sh

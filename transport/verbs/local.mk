@@ -50,7 +50,6 @@ VERBS_TESTS = \
 	tests/verbs/verbs_ondemand.sh \
 	tests/verbs/verbs_ondemand2.sh \
 	tests/verbs/verbs_conn.sh \
-	tests/verbs/verbs_wc_error.sh \
 	tests/verbs/verbs_xrc.sh \
 	tests/verbs/verbs_xrc2.sh
 check_PROGRAMS += tests/verbs/vrb_conn
@@ -60,8 +59,10 @@ transport_verbs_vrb_sizes_SOURCES = transport/verbs/vrb_sizes.c
 transport_verbs_vrb_sizes_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_verbs_vrb_conn_LDADD = librtmsg.la
 tests_verbs_vrb_conn_LDFLAGS = $(AM_LDFLAGS) -no-install
-TESTS += $(VERBS_TESTS)
-dist_noinst_SCRIPTS += $(VERBS_TESTS) tests/verbs/verbs_lib.sh
+INTEGRATION_TESTS += $(VERBS_TESTS)
+# a link that drops every packet: the job ends with the peer and QP named
+FAULT_TESTS += tests/verbs/verbs_wc_error.sh
+dist_noinst_SCRIPTS += $(VERBS_TESTS) tests/verbs/verbs_wc_error.sh tests/verbs/verbs_lib.sh
 
 # vrb-mem: registration cache and fault tests (programs, the malicious-peer
 # module of the rkey test, drivers)
@@ -80,19 +81,19 @@ check_PROGRAMS += tests/verbs/test_rcache
 tests_verbs_test_rcache_SOURCES = tests/verbs/test_rcache.c transport/verbs/vrb_rcache.c
 tests_verbs_test_rcache_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_verbs_test_rcache_LDADD = softib/libsoftib.la common/libcommon.la -lpthread
-TESTS += tests/verbs/test_rcache
+UNIT_TESTS += tests/verbs/test_rcache
 # open against the contract: peer_failed required, *iface_p on success only
 check_PROGRAMS += tests/verbs/test_vrb_open
 tests_verbs_test_vrb_open_SOURCES = tests/verbs/test_vrb_open.c $(VERBS_SOURCES)
 tests_verbs_test_vrb_open_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS) $(HWLOC_CFLAGS)
 tests_verbs_test_vrb_open_LDADD = softib/libsoftib.la runtime/librtmcfg.la common/libcommon.la $(HWLOC_LIBS) -lpthread
-TESTS += tests/verbs/test_vrb_open
+UNIT_TESTS += tests/verbs/test_vrb_open
 # the module: staged install loads it; absent, unloadable or of another ABI,
 # the reason is said (rtm_info, RTM_TRANSPORTS naming verbs)
 check_LTLIBRARIES += tests/verbs/libvrbfakemod.la
 tests_verbs_libvrbfakemod_la_SOURCES = tests/verbs/vrb_fake_module.c
 tests_verbs_libvrbfakemod_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
-TESTS += tests/verbs/vrb_module.sh
+INTEGRATION_TESTS += tests/verbs/vrb_module.sh
 dist_noinst_SCRIPTS += tests/verbs/vrb_module.sh
 # a benchmark (prints figures), not a test
 check_PROGRAMS += tests/verbs/vrb_rndv_bench
@@ -110,7 +111,7 @@ VRB_MEM_TESTS = \
 	tests/verbs/vrb_kill.sh \
 	tests/verbs/vrb_async.sh \
 	tests/verbs/vrb_memlock.sh
-TESTS += $(VRB_MEM_TESTS)
+FAULT_TESTS += $(VRB_MEM_TESTS)
 dist_noinst_SCRIPTS += $(VRB_MEM_TESTS)
 
 # erdma: the eager RDMA fast path (protocol programs with it forced on and
@@ -127,10 +128,11 @@ tests_verbs_libvrberdmaevil_la_SOURCES = tests/verbs/vrb_erdma_evil.c
 tests_verbs_libvrberdmaevil_la_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_verbs_libvrberdmaevil_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
 tests_verbs_libvrberdmaevil_la_LIBADD = $(IBVERBS_LIBS)
-TESTS += tests/verbs/verbs_erdma.sh tests/verbs/verbs_erdma_rkey.sh
+INTEGRATION_TESTS += tests/verbs/verbs_erdma.sh
+FAULT_TESTS += tests/verbs/verbs_erdma_rkey.sh
 dist_noinst_SCRIPTS += tests/verbs/verbs_erdma.sh tests/verbs/verbs_erdma_rkey.sh
 # lead: finalize waits for the last acknowledgements (vrb_quiesce.c)
-TESTS += tests/verbs/vrb_finalize.sh
+INTEGRATION_TESTS += tests/verbs/vrb_finalize.sh
 dist_noinst_SCRIPTS += tests/verbs/vrb_finalize.sh
 
 endif HAVE_IBVERBS

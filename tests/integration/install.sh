@@ -5,6 +5,7 @@
 # with pkg-config from the staged tree and runs, and the staged rtm_info
 # loads the staged verbs module (found from where librtmsg.so was loaded).
 set -u
+. "${top_srcdir:?run through make check (top_srcdir unset)}/tests/lib.sh"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 if ! make -s -C "$top_builddir" install DESTDIR="$stage" >"$stage.log" 2>&1; then

@@ -12,8 +12,7 @@
 #   one way:    RTM_RNDV_GET_BIDIR=128K, the ping-pong up to 1 MiB: never
 #               "(traffic both ways)"
 set -u
-: "${top_builddir:?run through make check (top_builddir unset)}"
-: "${RTRUN:=$top_builddir/rtrun}"
+. "${top_srcdir:?run through make check (top_srcdir unset)}/tests/lib.sh"
 bin=$top_builddir/tests/integration
 out=$(mktemp /tmp/rtm-rndv-bidir.XXXXXX)
 trap 'rm -f "$out"' EXIT

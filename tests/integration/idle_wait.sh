@@ -8,14 +8,13 @@
 # machine's size. RTM_POLL_SPIN=0 makes the first empty poll of a wait
 # decide, and the debug line names the decision and its inputs.
 set -u
-: "${top_builddir:?run through make check (top_builddir unset)}"
-: "${RTRUN:=$top_builddir/rtrun}"
+. "${top_srcdir:?run through make check (top_srcdir unset)}/tests/lib.sh"
 prog=$top_builddir/examples/ring
 out=$(mktemp /tmp/rtm-idle-wait.XXXXXX)
 trap 'rm -f "$out"' EXIT
 
-command -v taskset >/dev/null || { echo "SKIP: taskset (util-linux) is not installed"; exit 77; }
-[ -x "$prog" ] || { echo "FAIL: $prog is not built"; exit 1; }
+t_need taskset
+[ -x "$prog" ] || t_die "$prog is not built"
 ncpu=$(nproc)
 failed=0
 
