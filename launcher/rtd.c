@@ -138,11 +138,10 @@ static void eng_on_pmix_event(void *arg, const rtrun_pmix_event_t *ev)
                 strnlen(ev->msg, sizeof(ev->msg)));
 }
 
-static void eng_on_rank_exit(void *arg, rtrun_rank_t *rk, int wstatus, double last_ran)
+static void eng_on_rank_exit(void *arg, rtrun_rank_t *rk, int wstatus)
 {
     rtd_ctx_t *ctx = arg;
 
-    (void)last_ran; /* rtrun judges; it has no use for a remote clock */
     rtd_node_up(&ctx->node, RTD_MSG_EXIT, rk->rank, wstatus,
                 rk->connected | (rk->finalized << 1), NULL, 0);
 }
