@@ -209,7 +209,7 @@ static void mode_cutfirst(int code, pmix_rank_t cutter)
     probe_init();
     size = get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE);
     PMIX_VALUE_LOAD(&value, &(uint32_t){(uint32_t)getpid()}, PMIX_UINT32);
-    rc = PMIx_Put(PMIX_LOCAL, "rtm.test.pid", &value);
+    rc = PMIx_Put(PMIX_GLOBAL, "rtm.test.pid", &value);
     PMIX_VALUE_DESTRUCT(&value);
     CHECK(rc == PMIX_SUCCESS && PMIx_Commit() == PMIX_SUCCESS, "PMIx_Put/Commit: %s",
           PMIx_Error_string(rc));
