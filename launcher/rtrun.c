@@ -363,6 +363,8 @@ static void rank_lost(rtrun_ctx_t *ctx, rtrun_rank_t *rk)
         return;
     rk->connected = 1;
     rk->lost_order = ++ctx->nlost;
+    if (ctx->node_ready)
+        rtd_node_fence_recheck(&ctx->node, rtm_time_now());
     maybe_judge(ctx);
 }
 
@@ -653,6 +655,8 @@ static void eng_after_poll(void *arg, double now)
     check_kill(ctx, now);
     check_remote_lost(ctx, now);
     check_late_children(ctx, now);
+    if (ctx->node_ready)
+        rtd_node_fence_recheck(&ctx->node, now);
 }
 
 /* rtrun's stdin towards rank 0's rtd, within the window; EOF (or a read

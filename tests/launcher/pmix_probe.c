@@ -5,6 +5,9 @@
  *   exit CODE RANK     RANK exits with CODE after a fence; the others wait
  *   kill RANK          RANK SIGKILLs itself after a fence; the others wait
  *   abort CODE RANK    RANK calls PMIx_Abort(CODE); the others wait
+ *   exitfirst CODE RANK RANK exits with CODE after a fence; the others exit
+ *                      99 from their next fence (failed, or completed
+ *                      without RANK)
  *   cutfirst CODE RANK RANK closes its PMIx connection after a fence, waits
  *                      until every other rank was reaped, then exits with
  *                      CODE; the others exit 99 from their next fence
@@ -292,6 +295,13 @@ int main(int argc, char **argv)
                 pause();
         }
         wait_forever();
+    } else if (strcmp(mode, "exitfirst") == 0 && argc == 4) {
+        probe_init();
+        probe_fence();
+        if (me.rank == (pmix_rank_t)atoi(argv[3]))
+            exit(atoi(argv[2]));
+        probe_fence();
+        CHECK(0, "PMIx_Fence completed without rank %s", argv[3]);
     } else if (strcmp(mode, "cutfirst") == 0 && argc == 4) {
         mode_cutfirst(atoi(argv[2]), (pmix_rank_t)atoi(argv[3]));
     } else if (strcmp(mode, "nofinalize") == 0) {
@@ -321,7 +331,7 @@ int main(int argc, char **argv)
         (void)!write(STDOUT_FILENO, "partial-", 8);
         (void)!write(STDOUT_FILENO, rank, strlen(rank));
     } else {
-        fprintf(stderr, "usage: pmix_probe modex|exit C R|kill R|abort C R|cutfirst C R|nofinalize|shmfile R|sleep S|chatter N\n");
+        fprintf(stderr, "usage: pmix_probe modex|exit C R|kill R|abort C R|exitfirst C R|cutfirst C R|nofinalize|shmfile R|sleep S|chatter N\n");
         return 2;
     }
     return 0;
