@@ -257,55 +257,20 @@ static rtrun_rank_t *find_local_pid(rtrun_engine_t *eng, pid_t pid)
     return NULL;
 }
 
-/* When a dead child last ran, from /proc/<pid>/sched (readable while it is
- * a zombie, where the kernel provides it); -1 if unknown. Among ranks
- * reaped together, the one that stopped running first died first. */
-static double last_ran(pid_t pid)
-{
-    char path[64], line[256];
-    double t = -1;
-    FILE *f;
-
-    snprintf(path, sizeof(path), "/proc/%d/sched", (int)pid);
-    f = fopen(path, "r");
-    if (f == NULL)
-        return -1;
-    while (fgets(line, sizeof(line), f) != NULL) {
-        if (strncmp(line, "se.exec_start", 13) == 0) {
-            char *colon = strchr(line, ':');
-
-            if (colon != NULL)
-                t = strtod(colon + 1, NULL);
-            break;
-        }
-    }
-    fclose(f);
-    return t;
-}
-
 void rtrun_engine_reap(rtrun_engine_t *eng)
 {
     for (;;) {
-        siginfo_t si;
         int wstatus;
-        double ran;
+        pid_t pid = waitpid(-1, &wstatus, WNOHANG);
         rtrun_rank_t *rk;
 
-        /* Peek first: /proc/<pid>/sched is gone once the child is reaped. */
-        memset(&si, 0, sizeof(si));
-        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        if (si.si_pid == 0)
-            break;
-        ran = last_ran(si.si_pid);
-        if (waitpid(si.si_pid, &wstatus, 0) != si.si_pid)
+        if (pid < 0 && errno == EINTR)
             continue;
-        rk = find_local_pid(eng, si.si_pid);
+        if (pid <= 0)
+            break;
+        rk = find_local_pid(eng, pid);
         if (rk == NULL) {
-            eng->ops->on_other_exit(eng->ctx, si.si_pid, wstatus);
+            eng->ops->on_other_exit(eng->ctx, pid, wstatus);
             continue;
         }
         /* Every PMIx event a rank caused was written before it could exit:
@@ -316,7 +281,7 @@ void rtrun_engine_reap(rtrun_engine_t *eng)
         rk->wait_status = wstatus;
         rk->state = RTRUN_RANK_EXITED;
         rtrun_engine_drain_output(eng, rk->rank);
-        eng->ops->on_rank_exit(eng->ctx, rk, wstatus, ran);
+        eng->ops->on_rank_exit(eng->ctx, rk, wstatus);
     }
 }
 

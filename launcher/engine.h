@@ -34,9 +34,8 @@ typedef struct rtrun_engine_ops {
     /* A signal from the signalfd; SIGCHLD included (call rtrun_engine_reap). */
     void (*on_signal)(void *ctx, int sig);
     /* A local rank was reaped: the events it caused were read first, its
-     * state is EXITED and its output drained. last_ran: when it last ran
-     * (/proc/<pid>/sched), -1 if unknown. */
-    void (*on_rank_exit)(void *ctx, rtrun_rank_t *rk, int wstatus, double last_ran);
+     * state is EXITED and its output drained. */
+    void (*on_rank_exit)(void *ctx, rtrun_rank_t *rk, int wstatus);
     /* A child that is no local rank was reaped (a launch agent). */
     void (*on_other_exit)(void *ctx, pid_t pid, int wstatus);
     /* Output of a local rank (stream 1: stdout, 2: stderr); eof = 1 once,

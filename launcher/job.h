@@ -27,6 +27,9 @@ typedef struct rtrun_rank {
     pid_t              pid;
     int                connected;    /* called PMIx_Init */
     int                finalized;    /* called PMIx_Finalize */
+    int                lost_order;   /* rtrun: 1, 2, ...: in which order the PMIx servers
+                                      * were seen losing the ranks' connections before
+                                      * they finalized (RTRUN_PMIX_EV_LOST); 0: not lost */
     int                wait_status;  /* from waitpid, once EXITED */
 } rtrun_rank_t;
 

@@ -15,13 +15,25 @@
  * - The env array given to PMIx_server_setup_fork is grown with realloc, so
  *   it must be malloc'd (PMIX_ARGV_APPEND builds it).
  * - A rank that dies (lost connection) does not get client_finalized called
- *   for it in 4.2.2 (checked here), and no event reaches the host's event
- *   handlers either; its death is known from SIGCHLD only. (OpenPMIx 5
- *   calls client_finalized on a lost connection, with a callback: then a
- *   finalize must be told apart from a death some other way.)
+ *   for it in 4.2.2 (checked here). (OpenPMIx 5 calls client_finalized on a
+ *   lost connection, with a callback: then a finalize must be told apart
+ *   from a death some other way.)
  * - When a rank dies, ranks waiting in a fence with it get
  *   PMIX_ERR_PARTIAL_SUCCESS from the library and may exit at once: rtrun
- *   can reap them in the same batch as the rank that died first.
+ *   can reap them before the rank that died first.
+ * - Which rank died first is the order in which the library lost the
+ *   connections: its one progress thread handles a lost connection
+ *   (lost_connection in ptl_base_sendrecv.c) by first failing the
+ *   collectives the rank was due in, then reporting
+ *   PMIX_ERR_LOST_CONNECTION to the server's own event handlers (checked
+ *   here). So a rank whose fence failed because of rank X is lost after X.
+ *   The report is cached for pmix_event_caching_window seconds (default 1)
+ *   and losses in that time are added to it: the first one as its source,
+ *   each later one prepended to its info as a PMIX_PROCID (so the info
+ *   lists them newest first). Only one report per status is cached at a
+ *   time, so reports come in the order of their first loss. rtrun sets the
+ *   window to 0 for its server: a report then comes as soon as the thread
+ *   is back in its loop, aggregated only with losses handled before that.
  */
 #include "config.h"
 
@@ -253,6 +265,49 @@ static pmix_status_t cb_direct_modex(const pmix_proc_t *proc, const pmix_info_t 
     return PMIX_ERR_NOT_FOUND;
 }
 
+/* PMIx's thread: connections the library lost, oldest first (see top). */
+static void on_lost_connection(size_t evhdlr_registration_id, pmix_status_t status,
+                               const pmix_proc_t *source, pmix_info_t info[], size_t ninfo,
+                               pmix_info_t results[], size_t nresults,
+                               pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)evhdlr_registration_id;
+    (void)status;
+    (void)results;
+    (void)nresults;
+    post_event(RTRUN_PMIX_EV_LOST, source, 0, NULL);
+    for (size_t i = ninfo; i-- > 0;) {
+        if (info[i].value.type == PMIX_PROC && info[i].value.data.proc != NULL &&
+            PMIX_CHECK_KEY(&info[i], PMIX_PROCID))
+            post_event(RTRUN_PMIX_EV_LOST, info[i].value.data.proc, 0, NULL);
+    }
+    if (cbfunc != NULL)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void handler_registered(pmix_status_t status, size_t ref, void *cbdata)
+{
+    (void)ref;
+    op_done(status, cbdata);
+}
+
+/* Lost connections reach on_lost_connection before any rank connects:
+ * the registration is waited for. */
+static rtm_status_t register_lost_handler(void)
+{
+    pmix_status_t code = PMIX_ERR_LOST_CONNECTION;
+    pmix_wait_t w = PMIX_WAIT_INIT;
+    pmix_status_t rc;
+
+    rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_lost_connection, handler_registered,
+                                     &w);
+    rc = op_wait(&w, rc);
+    if (rc != PMIX_SUCCESS)
+        return rtm_error_set(RTM_ERR_PMIX, "PMIx_Register_event_handler(LOST_CONNECTION): %s",
+                             PMIx_Error_string(rc));
+    return RTM_OK;
+}
+
 static pmix_server_module_t server_module = {
     .client_connected = cb_client_connected,
     .client_finalized = cb_client_finalized,
@@ -260,6 +315,29 @@ static pmix_server_module_t server_module = {
     .fence_nb = cb_fence_nb,
     .direct_modex = cb_direct_modex,
 };
+
+/* The library reads its variables from the environment at init: the lost
+ * connections are to be reported at once (see top), whatever the user's
+ * environment says; the ranks get the user's value. */
+#define CACHING_WINDOW_VAR "PMIX_MCA_pmix_event_caching_window"
+
+static pmix_status_t server_init(pmix_info_t info[], size_t ninfo)
+{
+    const char *user = getenv(CACHING_WINDOW_VAR);
+    char *saved = user != NULL ? strdup(user) : NULL;
+    pmix_status_t rc;
+
+    if (user != NULL && saved == NULL)
+        return PMIX_ERR_NOMEM;
+    setenv(CACHING_WINDOW_VAR, "0", 1);
+    rc = PMIx_server_init(&server_module, info, ninfo);
+    if (saved != NULL)
+        setenv(CACHING_WINDOW_VAR, saved, 1);
+    else
+        unsetenv(CACHING_WINDOW_VAR);
+    free(saved);
+    return rc;
+}
 
 rtm_status_t rtrun_pmix_server_start(const char *tmpdir, const char *nspace, int event_fd,
                                      void *hwloc_topology, const char *host_name, int self_host)
@@ -292,14 +370,14 @@ rtm_status_t rtrun_pmix_server_start(const char *tmpdir, const char *nspace, int
         PMIX_INFO_LOAD(&info[ninfo++], PMIX_HOSTNAME, host_name, PMIX_STRING);
     if (hwloc_topology != NULL)
         PMIX_INFO_LOAD(&info[ninfo++], PMIX_TOPOLOGY2, &topology, PMIX_TOPO);
-    rc = PMIx_server_init(&server_module, info, ninfo);
+    rc = server_init(info, ninfo);
     for (size_t i = 0; i < ninfo; i++)
         PMIX_INFO_DESTRUCT(&info[i]);
     if (rc != PMIX_SUCCESS)
         return rtm_error_set(RTM_ERR_PMIX, "PMIx_server_init failed: %s (temp dir %s)",
                              PMIx_Error_string(rc), tmpdir);
     server_started = 1;
-    return RTM_OK;
+    return register_lost_handler();
 }
 
 void rtrun_pmix_server_stop(int all_finalized)

@@ -16,6 +16,11 @@ typedef enum rtrun_pmix_event_type {
     RTRUN_PMIX_EV_CONNECTED = 1, /* the rank called PMIx_Init */
     RTRUN_PMIX_EV_FINALIZED,     /* the rank called PMIx_Finalize */
     RTRUN_PMIX_EV_ABORT,         /* the rank called PMIx_Abort(status, msg) */
+    /* The server lost the rank's connection before it finalized (it died,
+     * or closed the connection). These come in the order the server lost
+     * the connections, and a rank's loss comes before the server fails any
+     * collective because of it (see the .c). */
+    RTRUN_PMIX_EV_LOST,
     /* Multi-host only; `req` carries the request, the main loop owns it. */
     RTRUN_PMIX_EV_FENCE,         /* this server's part of a fence (req->data) */
     RTRUN_PMIX_EV_DMODEX,        /* a local rank wants a remote rank's data */

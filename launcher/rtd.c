@@ -135,15 +135,18 @@ static void eng_on_pmix_event(void *arg, const rtrun_pmix_event_t *ev)
         ctx->job->ranks[ev->rank].connected = 1;
     else if (ev->type == RTRUN_PMIX_EV_FINALIZED)
         ctx->job->ranks[ev->rank].finalized = 1;
+    else if (ev->type == RTRUN_PMIX_EV_LOST)
+        ctx->job->ranks[ev->rank].lost_order = 1; /* rtrun numbers them */
     rtd_node_up(&ctx->node, RTD_MSG_PMIXEV, ev->rank, ev->type, ev->status, ev->msg,
                 strnlen(ev->msg, sizeof(ev->msg)));
+    if (ev->type == RTRUN_PMIX_EV_LOST) /* the loss went up first */
+        rtd_node_fence_recheck(&ctx->node, rtm_time_now());
 }
 
-static void eng_on_rank_exit(void *arg, rtrun_rank_t *rk, int wstatus, double last_ran)
+static void eng_on_rank_exit(void *arg, rtrun_rank_t *rk, int wstatus)
 {
     rtd_ctx_t *ctx = arg;
 
-    (void)last_ran; /* rtrun judges; it has no use for a remote clock */
     rtd_node_up(&ctx->node, RTD_MSG_EXIT, rk->rank, wstatus,
                 rk->connected | (rk->finalized << 1), NULL, 0);
 }
@@ -393,6 +396,7 @@ static void eng_after_poll(void *arg, double now)
         rtrun_engine_signal_ranks(&ctx->eng, SIGKILL);
         ctx->kill_at = 0;
     }
+    rtd_node_fence_recheck(n, now);
     for (int i = 0; i < n->nchildren; i++) {
         rtd_conn_t *c = &n->children[i];
 

@@ -453,6 +453,8 @@ double rtd_node_next_deadline(const rtd_node_t *n)
         if (!c->hello && !c->lost && (wake == 0 || c->deadline < wake))
             wake = c->deadline;
     }
+    if (n->fence_held != NULL && (wake == 0 || n->fence_held_until < wake))
+        wake = n->fence_held_until;
     return wake;
 }
 

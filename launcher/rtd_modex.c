@@ -5,10 +5,57 @@
 
 #include "launcher/rtd_modex.h"
 #include "common/log.h"
+#include "common/timer.h"
 
 #include <pmix_common.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Bound on holding our fence part for a loss report (see fence_local). */
+#define FENCE_HOLD_SEC 3.0
+/* PF_EXITING in /proc/<pid>/stat's flags: the task is in do_exit. */
+#define TASK_PF_EXITING 0x4
+
+/* Whether the process is dead or dying: reaped, a zombie, or exiting. */
+static int process_gone(pid_t pid)
+{
+    char path[64], buf[512], *p;
+    unsigned long flags = 0;
+    char state = 0;
+    size_t got;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    f = fopen(path, "r");
+    if (f == NULL)
+        return 1;
+    got = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[got] = '\0';
+    p = strrchr(buf, ')'); /* the command name may hold spaces and parens */
+    if (p == NULL || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+        return 0;
+    return state == 'Z' || state == 'X' || (flags & TASK_PF_EXITING) != 0;
+}
+
+/* A rank of this host that died while connected to our PMIx server, whose
+ * loss the server has not reported yet (it will: it reports every rank
+ * lost before it finalized). */
+static int loss_unreported(const rtd_node_t *n)
+{
+    const rtrun_job_t *job = n->desc->job;
+
+    for (int r = 0; r < job->nprocs; r++) {
+        const rtrun_rank_t *rk = &job->ranks[r];
+
+        if (rk->node_id == n->self_host && rk->connected && !rk->finalized &&
+            rk->lost_order == 0 && rk->pid > 0 &&
+            (rk->state == RTRUN_RANK_EXITED || process_gone(rk->pid)))
+            return 1;
+    }
+    return 0;
+}
 
 static void fence_add(rtd_node_t *n, const char *data, size_t len)
 {
@@ -47,7 +94,7 @@ static void fence_check(rtd_node_t *n)
     n->fence_seq++;
 }
 
-void rtd_node_fence_local(rtd_node_t *n, rtrun_pmix_req_t *req)
+static void fence_local_in(rtd_node_t *n, rtrun_pmix_req_t *req)
 {
     if (n->fence_local != NULL) {
         rtm_error("a second fence began before the first one ended; failing it");
@@ -58,6 +105,37 @@ void rtd_node_fence_local(rtd_node_t *n, rtrun_pmix_req_t *req)
     n->fence_local_in = 1;
     fence_add(n, req->data, req->ndata);
     fence_check(n);
+}
+
+/* The PMIx library hands us our part of a fence that a lost rank made
+ * complete (it went on without it) before it reports the loss. Released,
+ * the fence lets ranks on other hosts go on without it and fail, and
+ * rtrun would hear of their losses first. So while a rank of ours is dead
+ * but not reported lost, our part waits: its loss goes up the tree first
+ * (the tree keeps the order), and rtrun learns the losses in causal order
+ * across hosts. A rank dies (is exiting) before its connection drops, so
+ * the check cannot miss it. */
+void rtd_node_fence_local(rtd_node_t *n, rtrun_pmix_req_t *req)
+{
+    if (n->fence_held == NULL && loss_unreported(n)) {
+        n->fence_held = req;
+        n->fence_held_until = rtm_time_now() + FENCE_HOLD_SEC;
+        return;
+    }
+    fence_local_in(n, req);
+}
+
+double rtd_node_fence_recheck(rtd_node_t *n, double now)
+{
+    rtrun_pmix_req_t *req = n->fence_held;
+
+    if (req == NULL)
+        return 0;
+    if (loss_unreported(n) && now < n->fence_held_until)
+        return n->fence_held_until;
+    n->fence_held = NULL;
+    fence_local_in(n, req);
+    return 0;
 }
 
 void rtd_modex_fence_down(rtd_node_t *n, const rtd_hdr_t *h, const char *payload)
@@ -148,6 +226,9 @@ void rtd_modex_fail_pending(rtd_node_t *n)
     if (n->fence_local != NULL)
         rtrun_pmix_fence_done(n->fence_local, 0, NULL, 0);
     n->fence_local = NULL;
+    if (n->fence_held != NULL)
+        rtrun_pmix_fence_done(n->fence_held, 0, NULL, 0);
+    n->fence_held = NULL;
     while (n->dmx_pending != NULL) {
         rtrun_pmix_req_t *req = n->dmx_pending;
 

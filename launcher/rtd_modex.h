@@ -13,6 +13,10 @@
 
 /* PMIx requests from the local server (see pmix_server.h). */
 void rtd_node_fence_local(rtd_node_t *n, rtrun_pmix_req_t *req);
+/* After a rank of this host was reported lost (RTRUN_PMIX_EV_LOST, passed
+ * up first), and at the deadline: a held fence part goes on if no loss it
+ * waits for is still unreported. Returns when to call again (0: never). */
+double rtd_node_fence_recheck(rtd_node_t *n, double now);
 void rtd_node_dmodex_local(rtd_node_t *n, rtrun_pmix_req_t *req);
 void rtd_node_dmodex_served(rtd_node_t *n, rtrun_pmix_req_t *req);
 /* Hand a PMIx event from the event pipe to the tree when it is a fence or

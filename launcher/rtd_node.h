@@ -39,6 +39,10 @@ typedef struct rtd_node {
     int                fence_children_in;
     char              *fence_data;
     size_t             fence_len;
+    /* our server's part, held until the loss of a rank of ours that died
+     * is reported up the tree before it (rtd_node_fence_local) */
+    rtrun_pmix_req_t  *fence_held;
+    double             fence_held_until;
     /* direct modex requests of our ranks waiting for an answer */
     rtrun_pmix_req_t  *dmx_pending;
     int                dmx_next_id;

@@ -44,9 +44,11 @@
 /* After the last rank exits, how long output still held by processes the
  * ranks left behind may take to drain. */
 #define DRAIN_SEC 1.0
-/* How long failures are gathered before rtrun names the rank that failed
- * first (see note_failure). */
-#define FAILURE_SETTLE_SEC 0.25
+/* Bound on the wait for the cause of a failure to be known (see
+ * cause_known): the PMIx server reports a lost rank within milliseconds;
+ * the bound only matters if a report never comes (a rank whose connection
+ * outlives it, in a child it forked). */
+#define FAILURE_CAUSE_SEC 3.0
 /* After the SIGKILL went down the tree, how long remote ranks may take to
  * be reported gone before rtrun stops waiting for them. */
 #define REMOTE_LOST_SEC 5.0
@@ -57,12 +59,11 @@
 /* Children of each daemon in the launch tree when --fanout is not given. */
 #define DEFAULT_FANOUT 32
 
-/* A rank that failed, waiting to be judged with the others that failed at
- * about the same time. */
+/* A rank that failed, waiting to be judged with the others that failed
+ * before the cause was known. */
 typedef struct reaped_rank {
     struct rtrun_rank *rk;
     int                wstatus;
-    double             last_ran;
 } reaped_rank_t;
 
 typedef struct rtrun_ctx {
@@ -76,7 +77,8 @@ typedef struct rtrun_ctx {
     rtrun_iof_stdin_t   in;
     reaped_rank_t      *failed;      /* failed ranks not yet judged (nprocs entries) */
     int                 nfailed;
-    double              judge_at;    /* when to name the failed rank; 0: none pending */
+    int                 nlost;       /* ranks the PMIx servers lost so far (lost_order) */
+    double              judge_at;    /* name a failed rank by then at the latest; 0: none pending */
     int                 ending;      /* the job is being torn down */
     int                 exit_code;
     double              kill_at;     /* SIGKILL the ranks still running; 0: not armed */
@@ -183,6 +185,8 @@ static void others_killed(const rtrun_ctx_t *ctx, const rtrun_rank_t *self, int 
         snprintf(buf, len, "%d other rank%s killed", others, others == 1 ? "" : "s");
 }
 
+static void rank_lost(rtrun_ctx_t *ctx, rtrun_rank_t *rk);
+
 static void on_pmix_event(rtrun_ctx_t *ctx, const rtrun_pmix_event_t *ev)
 {
     rtrun_rank_t *rk;
@@ -203,6 +207,10 @@ static void on_pmix_event(rtrun_ctx_t *ctx, const rtrun_pmix_event_t *ev)
         rk->finalized = 1;
         rtm_debug("rank %d finalized", ev->rank);
         break;
+    case RTRUN_PMIX_EV_LOST:
+        rank_lost(ctx, rk);
+        rtm_debug("rank %d lost (%d)", ev->rank, rk->lost_order);
+        break;
     case RTRUN_PMIX_EV_ABORT:
         if (ctx->ending)
             break;
@@ -220,10 +228,10 @@ static void on_pmix_event(rtrun_ctx_t *ctx, const rtrun_pmix_event_t *ev)
     }
 }
 
-/* How bad an exit is, for choosing which rank to blame when several are
- * reaped at once: a rank that died first often makes its peers fail (their
- * fence returns an error), so "killed by a signal" outranks "exited with a
- * code", which outranks "exited 0 without finalizing". */
+/* How bad an exit is, for choosing which rank to blame among failures
+ * that no loss order relates (see judge_failures): "killed by a signal"
+ * outranks "exited with a code", which outranks "exited 0 without
+ * finalizing". 0: not a failure. */
 static int exit_severity(const rtrun_rank_t *rk, int wstatus)
 {
     if (WIFSIGNALED(wstatus))
@@ -235,7 +243,7 @@ static int exit_severity(const rtrun_rank_t *rk, int wstatus)
     return 0;
 }
 
-/* also_failed: other ranks that failed on their own right after rk (their
+/* also_failed: other ranks that failed on their own after rk (their
  * fence broke when rk died); they count with the ranks rtrun kills. */
 static void report_failure(rtrun_ctx_t *ctx, const rtrun_rank_t *rk, int wstatus,
                            int also_failed)
@@ -262,43 +270,103 @@ static void report_failure(rtrun_ctx_t *ctx, const rtrun_rank_t *rk, int wstatus
     end_job(ctx, code, SIGTERM);
 }
 
-/* Blame the worst of the failed ranks reaped so far, and end the job. */
+/* The rank the PMIx servers lost first, NULL if none yet. */
+static const rtrun_rank_t *first_lost(const rtrun_ctx_t *ctx)
+{
+    for (int r = 0; r < ctx->job->nprocs; r++)
+        if (ctx->job->ranks[r].lost_order == 1)
+            return &ctx->job->ranks[r];
+    return NULL;
+}
+
+/* Whether the failures noted so far can be judged: every failed rank
+ * that was still connected to its PMIx server when it died has been
+ * reported lost (the report comes after its exit, it is never missing
+ * for a rank that was due to finalize), and the rank lost first, which
+ * may be reaped last, has been reaped. */
+static int cause_known(const rtrun_ctx_t *ctx)
+{
+    const rtrun_rank_t *first = first_lost(ctx);
+
+    for (int i = 0; i < ctx->nfailed; i++) {
+        const rtrun_rank_t *rk = ctx->failed[i].rk;
+
+        if (rk->connected && !rk->finalized && rk->lost_order == 0)
+            return 0;
+    }
+    return first == NULL || first->state == RTRUN_RANK_EXITED;
+}
+
+/* Name the rank whose failure started it, and end the job.
+ * A rank's death makes its peers fail (a fence returns an error when the
+ * server loses it), and they may even be reaped first. The PMIx server of
+ * a host loses the connections in causal order: the dead rank's before
+ * it fails anyone's fence (pmix_server.c). So of the failed ranks it lost,
+ * only the one lost first is a cause; the others are its consequences.
+ * Failures no loss order relates (ranks that never used PMIx, or that
+ * finalized first) compete with it by exit_severity, then in the order
+ * they were reaped. */
 static void judge_failures(rtrun_ctx_t *ctx)
 {
-    reaped_rank_t *worst = NULL;
-    int worst_severity = 0;
+    reaped_rank_t *lost_first = NULL, *blame = NULL;
+    int blame_severity = 0;
 
     ctx->judge_at = 0;
     for (int i = 0; i < ctx->nfailed; i++) {
         reaped_rank_t *f = &ctx->failed[i];
+
+        if (f->rk->lost_order > 0 &&
+            (lost_first == NULL || f->rk->lost_order < lost_first->rk->lost_order))
+            lost_first = f;
+    }
+    for (int i = 0; i < ctx->nfailed; i++) {
+        reaped_rank_t *f = &ctx->failed[i];
         int sev = exit_severity(f->rk, f->wstatus);
 
-        if (worst == NULL || sev > worst_severity ||
-            (sev == worst_severity && f->last_ran >= 0 && worst->last_ran >= 0 &&
-             f->last_ran < worst->last_ran)) {
-            worst = f;
-            worst_severity = sev;
+        if (f->rk->lost_order > 0 && f != lost_first)
+            continue;
+        if (blame == NULL || sev > blame_severity) {
+            blame = f;
+            blame_severity = sev;
         }
     }
-    if (worst != NULL && !ctx->ending)
-        report_failure(ctx, worst->rk, worst->wstatus, ctx->nfailed - 1);
+    if (blame != NULL && !ctx->ending)
+        report_failure(ctx, blame->rk, blame->wstatus, ctx->nfailed - 1);
     ctx->nfailed = 0;
 }
 
-/* Keep a failed rank for judging with the others that fail about then. */
-static void note_failure(rtrun_ctx_t *ctx, rtrun_rank_t *rk, int wstatus, double ran)
+/* Judge the pending failures if their cause is known. */
+static void maybe_judge(rtrun_ctx_t *ctx)
+{
+    if (ctx->judge_at > 0 && cause_known(ctx))
+        judge_failures(ctx);
+}
+
+/* Keep a failed rank for judging with the others that fail before the
+ * cause is known. */
+static void note_failure(rtrun_ctx_t *ctx, rtrun_rank_t *rk, int wstatus)
 {
     if (ctx->ending || exit_severity(rk, wstatus) == 0 || ctx->nfailed >= ctx->job->nprocs)
         return;
     ctx->failed[ctx->nfailed].rk = rk;
     ctx->failed[ctx->nfailed].wstatus = wstatus;
-    ctx->failed[ctx->nfailed].last_ran = ran;
     ctx->nfailed++;
-    /* A rank's death makes its peers fail soon after (a fence returns
-     * an error), and they may even be reaped first: let the failures
-     * settle briefly before naming the one that started it. */
     if (ctx->judge_at == 0)
-        ctx->judge_at = rtm_time_now() + FAILURE_SETTLE_SEC;
+        ctx->judge_at = rtm_time_now() + FAILURE_CAUSE_SEC;
+    maybe_judge(ctx);
+}
+
+/* A PMIx server lost a rank's connection (RTRUN_PMIX_EV_LOST): its place in
+ * the order of losses. A finalized rank's connection just closes. */
+static void rank_lost(rtrun_ctx_t *ctx, rtrun_rank_t *rk)
+{
+    if (rk->finalized || rk->lost_order > 0)
+        return;
+    rk->connected = 1;
+    rk->lost_order = ++ctx->nlost;
+    if (ctx->node_ready)
+        rtd_node_fence_recheck(&ctx->node, rtm_time_now());
+    maybe_judge(ctx);
 }
 
 /* A remote rank is gone (its rtd reported it). */
@@ -306,7 +374,7 @@ static void remote_rank_exited(rtrun_ctx_t *ctx, rtrun_rank_t *rk, int wstatus)
 {
     rk->wait_status = wstatus;
     rk->state = RTRUN_RANK_EXITED;
-    note_failure(ctx, rk, wstatus, -1);
+    note_failure(ctx, rk, wstatus);
 }
 
 /* The ranks below a lost rtd are gone with it: stop waiting for them. */
@@ -357,9 +425,9 @@ static void eng_on_pmix_event(void *arg, const rtrun_pmix_event_t *ev)
     on_pmix_event(arg, ev);
 }
 
-static void eng_on_rank_exit(void *arg, rtrun_rank_t *rk, int wstatus, double last_ran)
+static void eng_on_rank_exit(void *arg, rtrun_rank_t *rk, int wstatus)
 {
-    note_failure(arg, rk, wstatus, last_ran);
+    note_failure(arg, rk, wstatus);
 }
 
 /* A child that is not a rank: a launch agent of the tree. */
@@ -420,8 +488,6 @@ static void on_remote(rtrun_ctx_t *ctx, const rtd_hdr_t *h, const char *payload)
             rk->connected |= h->c & 1;
             rk->finalized |= (h->c >> 1) & 1;
             remote_rank_exited(ctx, rk, h->b);
-            if (ctx->judge_at > 0 && running_ranks(ctx) == 0)
-                judge_failures(ctx);
         }
         break;
     case RTD_MSG_PMIXEV:
@@ -433,7 +499,7 @@ static void on_remote(rtrun_ctx_t *ctx, const rtd_hdr_t *h, const char *payload)
             ev.rank = h->a;
             ev.status = h->c;
             snprintf(ev.msg, sizeof(ev.msg), "%.*s", (int)h->len, payload);
-            if (ev.type >= RTRUN_PMIX_EV_CONNECTED && ev.type <= RTRUN_PMIX_EV_ABORT)
+            if (ev.type >= RTRUN_PMIX_EV_CONNECTED && ev.type <= RTRUN_PMIX_EV_LOST)
                 on_pmix_event(ctx, &ev);
         }
         break;
@@ -494,8 +560,6 @@ static void eng_on_signal(void *arg, int sig)
 
     if (sig == SIGCHLD) {
         rtrun_engine_reap(&ctx->eng);
-        if (ctx->judge_at > 0 && running_ranks(ctx) == 0)
-            judge_failures(ctx);
         return;
     }
     if (!ctx->ending) {
@@ -592,6 +656,8 @@ static void eng_after_poll(void *arg, double now)
     check_kill(ctx, now);
     check_remote_lost(ctx, now);
     check_late_children(ctx, now);
+    if (ctx->node_ready)
+        rtd_node_fence_recheck(&ctx->node, now);
 }
 
 /* rtrun's stdin towards rank 0's rtd, within the window; EOF (or a read
@@ -639,8 +705,8 @@ static void poll_stdin(rtrun_ctx_t *ctx, rtrun_engine_t *eng)
         rtrun_engine_poll_add(eng, ctx->stdin_fd, POLLIN, POLL_STDIN_REMOTE);
 }
 
-/* Each round: the loop runs until every rank is gone and its output
- * drained (bounded by DRAIN_SEC). */
+/* Each round: the loop runs until every rank is gone, its output drained
+ * (bounded by DRAIN_SEC) and its failure judged. */
 static int eng_prepare(void *arg, rtrun_engine_t *eng, double now)
 {
     rtrun_ctx_t *ctx = arg;
@@ -653,7 +719,8 @@ static int eng_prepare(void *arg, rtrun_engine_t *eng, double now)
             ctx->leftovers_killed = 1;
             ctx->drain_until = now + DRAIN_SEC;
         }
-        if (!rtrun_engine_output_open(eng) || now >= ctx->drain_until)
+        /* A failure still to be judged waits for its cause (bounded). */
+        if (ctx->judge_at == 0 && (!rtrun_engine_output_open(eng) || now >= ctx->drain_until))
             return 0;
     }
     /* The tree before stdin: its fds are handled first. */

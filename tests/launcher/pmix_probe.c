@@ -5,6 +5,13 @@
  *   exit CODE RANK     RANK exits with CODE after a fence; the others wait
  *   kill RANK          RANK SIGKILLs itself after a fence; the others wait
  *   abort CODE RANK    RANK calls PMIx_Abort(CODE); the others wait
+ *   exitfirst CODE RANK RANK exits with CODE after a fence; the others exit
+ *                      99 from their next fence (failed, or completed
+ *                      without RANK)
+ *   cutfirst CODE RANK RANK closes its PMIx connection after a fence, waits
+ *                      until every other rank was reaped, then exits with
+ *                      CODE; the others exit 99 from their next fence
+ *                      (the failure RANK caused, reaped before its cause)
  *   nofinalize         PMIx_Init, fence, exit 0 without PMIx_Finalize
  *   shmfile RANK       create /dev/shm/rtm-<nspace>-<rank>, then as "kill RANK"
  *   sleep SECONDS      no PMIx; just sleep
@@ -13,7 +20,12 @@
 #include "config.h"
 
 #include <pmix.h>
+#include <errno.h>
 #include <signal.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +167,84 @@ static void wait_forever(void)
         pause();
 }
 
+/* Drop this rank's connection to its PMIx server as a death would, but
+ * stay alive: shut down the socket connected to the server's port (its
+ * URI, "nspace.rank;tcp4://127.0.0.1:PORT", is in the environment). */
+static void cut_pmix_connection(void)
+{
+    const char *uri = getenv("PMIX_SERVER_URI41");
+    const char *colon;
+    int port, cut = 0;
+
+    if (uri == NULL)
+        uri = getenv("PMIX_SERVER_URI4");
+    colon = uri != NULL ? strrchr(uri, ':') : NULL;
+    CHECK(colon != NULL && strstr(uri, "tcp") != NULL, "no tcp server URI in the environment");
+    port = atoi(colon + 1);
+    for (int fd = 3; fd < 1024; fd++) {
+        struct sockaddr_storage ss;
+        socklen_t len = sizeof(ss);
+        struct stat st;
+        int peer_port = -1;
+
+        if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+            getpeername(fd, (struct sockaddr *)&ss, &len) != 0)
+            continue;
+        if (ss.ss_family == AF_INET)
+            peer_port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+        else if (ss.ss_family == AF_INET6)
+            peer_port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+        if (peer_port == port)
+            cut += shutdown(fd, SHUT_RDWR) == 0;
+    }
+    CHECK(cut > 0, "no connection to the PMIx server (%s) found", uri);
+}
+
+/* RANK outlives the connection it cut until the launcher has reaped every
+ * other rank: its own exit is reaped last. */
+static void mode_cutfirst(int code, pmix_rank_t cutter)
+{
+    pmix_value_t value, *val;
+    uint32_t size;
+    pid_t *pids;
+    pmix_status_t rc;
+
+    probe_init();
+    size = get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE);
+    PMIX_VALUE_LOAD(&value, &(uint32_t){(uint32_t)getpid()}, PMIX_UINT32);
+    rc = PMIx_Put(PMIX_GLOBAL, "rtm.test.pid", &value);
+    PMIX_VALUE_DESTRUCT(&value);
+    CHECK(rc == PMIX_SUCCESS && PMIx_Commit() == PMIX_SUCCESS, "PMIx_Put/Commit: %s",
+          PMIx_Error_string(rc));
+    probe_fence();
+    if (me.rank != cutter) {
+        /* Fails when the server lost the cutter during this fence; or, if
+         * it lost it before, completes without it: a failure either way. */
+        probe_fence();
+        CHECK(0, "PMIx_Fence completed without rank %u", cutter);
+    }
+    pids = calloc(size, sizeof(*pids));
+    CHECK(pids != NULL, "out of memory");
+    for (uint32_t r = 0; r < size; r++) {
+        if (r == cutter)
+            continue;
+        val = get_key(r, "rtm.test.pid");
+        CHECK(val->type == PMIX_UINT32, "rank %u's pid has type %d", r, (int)val->type);
+        pids[r] = (pid_t)val->data.uint32;
+        PMIX_VALUE_RELEASE(val);
+    }
+    cut_pmix_connection();
+    for (uint32_t r = 0; r < size; r++) {
+        struct timespec pause_ts = {0, 10000000};
+
+        /* A zombie still answers kill(pid, 0); a reaped rank does not. */
+        while (r != cutter && (kill(pids[r], 0) == 0 || errno != ESRCH))
+            nanosleep(&pause_ts, NULL);
+    }
+    free(pids);
+    exit(code);
+}
+
 static void sanitize(const char *in, char *out, size_t len)
 {
     size_t i;
@@ -205,6 +295,15 @@ int main(int argc, char **argv)
                 pause();
         }
         wait_forever();
+    } else if (strcmp(mode, "exitfirst") == 0 && argc == 4) {
+        probe_init();
+        probe_fence();
+        if (me.rank == (pmix_rank_t)atoi(argv[3]))
+            exit(atoi(argv[2]));
+        probe_fence();
+        CHECK(0, "PMIx_Fence completed without rank %s", argv[3]);
+    } else if (strcmp(mode, "cutfirst") == 0 && argc == 4) {
+        mode_cutfirst(atoi(argv[2]), (pmix_rank_t)atoi(argv[3]));
     } else if (strcmp(mode, "nofinalize") == 0) {
         probe_init();
         probe_fence();
@@ -232,7 +331,7 @@ int main(int argc, char **argv)
         (void)!write(STDOUT_FILENO, "partial-", 8);
         (void)!write(STDOUT_FILENO, rank, strlen(rank));
     } else {
-        fprintf(stderr, "usage: pmix_probe modex|exit C R|kill R|abort C R|nofinalize|shmfile R|sleep S|chatter N\n");
+        fprintf(stderr, "usage: pmix_probe modex|exit C R|kill R|abort C R|exitfirst C R|cutfirst C R|nofinalize|shmfile R|sleep S|chatter N\n");
         return 2;
     }
     return 0;

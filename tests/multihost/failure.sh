@@ -1,6 +1,7 @@
 #!/bin/bash
 # Failure anywhere ends the job everywhere (two namespace hosts, 2 ranks
-# each): a rank killed on the remote host, its rtd killed, a host the agent
+# each): a rank killed on the remote host, a remote rank failing first (the
+# others failing because of it are not blamed), its rtd killed, a host the agent
 # cannot reach, SIGINT at rtrun, rtrun SIGKILLed, --timeout. Each ends with
 # the right message and exit code (every job is bounded by MH_TIMEOUT), and
 # leaves no process on any host and no job file in /tmp or /dev/shm.
@@ -13,6 +14,13 @@ mh_job --host "$A:2,$B:2" -n 4 sh -c '[ $PMIX_RANK = 2 ] && kill -9 $$; exec sle
 mh_expect_rc 137 "remote rank killed"
 mh_expect_err "rank 2 \($B, pid [0-9]+\) was killed by signal 9 \(Killed\); ending the job \(3 other ranks killed\)" "remote rank killed"
 mh_expect_clean "remote rank killed" || MH_FAILURES=$((MH_FAILURES + 1))
+
+# a PMIx rank dies on B and the fence lets the ranks on A go on without it:
+# they exit 99, and may be reaped before it; the rank that died first is named
+mh_job --host "$A:2,$B:2" -n 4 "$top_builddir/tests/launcher/pmix_probe" exitfirst 3 2
+mh_expect_rc 3 "remote rank failed first"
+mh_expect_err "rank 2 \($B, pid [0-9]+\) exited with code 3; ending the job \(3 other ranks killed\)" "remote rank failed first"
+mh_expect_clean "remote rank failed first" || MH_FAILURES=$((MH_FAILURES + 1))
 
 # the rtd of host B killed: its ranks die with it, the job ends
 mh_rtrun --host "$A:2,$B:2" -n 4 sleep 30 >"$MH_OUT" 2>"$MH_ERR" &
