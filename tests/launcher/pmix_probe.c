@@ -19,6 +19,8 @@
  */
 #include "config.h"
 
+#include "tests/harness.h"
+
 #include <pmix.h>
 #include <errno.h>
 #include <signal.h>
@@ -37,21 +39,20 @@
 
 static pmix_proc_t me;
 
-#define CHECK(_cond, ...) \
-    do { \
-        if (!(_cond)) { \
-            fprintf(stderr, "pmix_probe rank %u: ", me.rank); \
-            fprintf(stderr, __VA_ARGS__); \
-            fprintf(stderr, "\n"); \
-            exit(99); \
-        } \
-    } while (0)
+/* A failed check exits 99, not the harness's 1: the drivers expect exit
+ * codes such as 1 (nofinalize, abort 256) from rtrun, which a probe that
+ * failed a check must not be mistaken for. */
+static void probe_fatal(void)
+{
+    exit(99);
+}
 
 static void probe_init(void)
 {
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
 
     CHECK(rc == PMIX_SUCCESS, "PMIx_Init: %s", PMIx_Error_string(rc));
+    th_rank = (int)me.rank;
 }
 
 static void probe_fence(void)
@@ -258,6 +259,8 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
 
+    th_name = "pmix_probe";
+    th_fatal_hook = probe_fatal;
     if (strcmp(mode, "modex") == 0) {
         mode_modex();
     } else if (strcmp(mode, "exit") == 0 && argc == 4) {

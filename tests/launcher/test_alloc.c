@@ -4,23 +4,12 @@
 
 #include "launcher/alloc.h"
 #include "launcher/hostfile.h"
+#include "tests/harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int failures;
-
-#define EXPECT(_cond, ...) \
-    do { \
-        if (!(_cond)) { \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__); \
-            fprintf(stderr, "\n"); \
-            failures++; \
-        } \
-    } while (0)
 
 /* Expand `list` and compare with the space-separated `want`. */
 static void expect_expand(const char *list, const char *want, int line)
@@ -31,19 +20,15 @@ static void expect_expand(const char *list, const char *want, int line)
     size_t used = 0;
 
     if (rtrun_alloc_expand_hostlist(list, &names, &count) != RTM_OK) {
-        fprintf(stderr, "FAIL %s:%d: \"%s\" refused: %s\n", __FILE__, line, list,
-                rtm_last_error());
-        failures++;
+        th_expect_failed(__FILE__, line, NULL, "\"%s\" refused: %s", list, rtm_last_error());
         return;
     }
     for (size_t i = 0; i < count; i++)
         used += (size_t)snprintf(got + used, sizeof(got) - used, "%s%s", i ? " " : "",
                                  names[i]);
-    if (strcmp(got, want) != 0) {
-        fprintf(stderr, "FAIL %s:%d: \"%s\" gave \"%s\", expected \"%s\"\n", __FILE__, line,
-                list, got, want);
-        failures++;
-    }
+    if (strcmp(got, want) != 0)
+        th_expect_failed(__FILE__, line, NULL, "\"%s\" gave \"%s\", expected \"%s\"", list, got,
+                         want);
     rtrun_alloc_names_free(names, count);
 }
 #define EXPECT_EXPAND(_list, _want) expect_expand(_list, _want, __LINE__)
@@ -94,6 +79,7 @@ int main(void)
     size_t nhosts = 0;
     rtrun_host_source_t src;
 
+    th_name = "test_alloc";
     /* hostlists */
     EXPECT_EXPAND("node1", "node1");
     EXPECT_EXPAND("node[01-03,07],gpu5,io[1-2]", "node01 node02 node03 node07 gpu5 io1 io2");
@@ -212,10 +198,8 @@ int main(void)
     }
     clear_env();
 
-    if (failures) {
-        fprintf(stderr, "%d failure(s)\n", failures);
-        return 1;
-    }
+    if (th_failures > 0)
+        TH_RETURN();
     printf("test_alloc: all checks passed\n");
     return 0;
 }

@@ -3,24 +3,13 @@
 
 #include "launcher/cli.h"
 #include "launcher/launcher_config.h"
+#include "tests/harness.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int failures;
-
-#define EXPECT(_cond, ...) \
-    do { \
-        if (!(_cond)) { \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__); \
-            fprintf(stderr, "\n"); \
-            failures++; \
-        } \
-    } while (0)
 
 /* Parse a NULL-terminated list of words (argv[0] = "rtrun" added). */
 static rtm_status_t parse(rtrun_opts_t *opts, char **words_p[], ...)
@@ -68,6 +57,7 @@ int main(void)
     rtrun_opts_t o;
     char **w;
 
+    th_name = "test_cli";
     /* the test may run inside a Slurm or PBS job: parse as outside one */
     clear_alloc_env();
     unsetenv("RTM_LAUNCH_AGENT");
@@ -227,10 +217,8 @@ int main(void)
     EXPECT_BAD("--hostfile needs a file name", "-n", "2", "--hostfile=", "prog");
     EXPECT_BAD("\"a/b\" is not a host name", "-n", "2", "-H", "a/b", "prog");
 
-    if (failures) {
-        fprintf(stderr, "%d failure(s)\n", failures);
-        return 1;
-    }
+    if (th_failures > 0)
+        TH_RETURN();
     printf("test_cli: all checks passed\n");
     return 0;
 }

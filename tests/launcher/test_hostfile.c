@@ -3,23 +3,12 @@
 #include "config.h"
 
 #include "launcher/hostfile.h"
+#include "tests/harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int failures;
-
-#define EXPECT(_cond, ...) \
-    do { \
-        if (!(_cond)) { \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__); \
-            fprintf(stderr, "\n"); \
-            failures++; \
-        } \
-    } while (0)
 
 static rtrun_host_spec_t *hosts;
 static size_t nhosts;
@@ -64,6 +53,7 @@ int main(void)
     char path[] = "/tmp/test_hostfile.XXXXXX";
     int fd;
 
+    th_name = "test_hostfile";
     /* Open MPI format, comments, blank lines, CRLF, tabs */
     EXPECT(parse("# cluster\n"
                  "node01 slots=4\n"
@@ -192,10 +182,8 @@ int main(void)
     EXPECT(rtrun_host_name_ok("node-01.a_b", 11) && !rtrun_host_name_ok(".x", 2) &&
            !rtrun_host_name_ok("a b", 3) && !rtrun_host_name_ok("", 0), "name rule");
 
-    if (failures) {
-        fprintf(stderr, "%d failure(s)\n", failures);
-        return 1;
-    }
+    if (th_failures > 0)
+        TH_RETURN();
     printf("test_hostfile: all checks passed\n");
     return 0;
 }

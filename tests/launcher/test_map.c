@@ -5,21 +5,10 @@
 #include "launcher/cleanup.h"
 #include "launcher/job.h"
 #include "launcher/bind.h"
+#include "tests/harness.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-
-#define EXPECT(_cond, ...) \
-    do { \
-        if (!(_cond)) { \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__); \
-            fprintf(stderr, "\n"); \
-            failures++; \
-        } \
-    } while (0)
 
 static rtrun_opts_t opts_for(int nprocs, rtrun_host_spec_t *hosts, size_t nhosts, int over,
                              rtrun_bind_t bind)
@@ -231,6 +220,7 @@ int main(void)
     rtrun_opts_t o;
     char buf[64];
 
+    th_name = "test_map";
     /* ranks <= cores: bound by default, one core each */
     o = opts_for(4, NULL, 0, 0, RTRUN_BIND_DEFAULT);
     EXPECT(rtrun_job_map(&o, "node07", 8, &job) == RTM_OK, "4 ranks on 8 cores");
@@ -324,10 +314,8 @@ int main(void)
            "running list \"%s\"", buf);
     rtrun_job_free(job);
 
-    if (failures) {
-        fprintf(stderr, "%d failure(s)\n", failures);
-        return 1;
-    }
+    if (th_failures > 0)
+        TH_RETURN();
     printf("test_map: all checks passed\n");
     return 0;
 }

@@ -7,23 +7,12 @@
 #include "launcher/rtd_conn.h"
 #include "launcher/rtd_jobdesc.h"
 #include "launcher/rtd_wire.h"
+#include "tests/harness.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define EXPECT(_cond, ...) \
-    do { \
-        if (!(_cond)) { \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__); \
-            fprintf(stderr, "\n"); \
-            failures++; \
-        } \
-    } while (0)
 
 static void test_hdr_round_trip(void)
 {
@@ -184,14 +173,13 @@ static void test_jobdesc(void)
 
 int main(void)
 {
+    th_name = "test_wire";
     test_hdr_round_trip();
     test_hdr_too_long();
     test_conn_messages();
     test_jobdesc();
-    if (failures > 0) {
-        fprintf(stderr, "%d failure(s)\n", failures);
-        return 1;
-    }
+    if (th_failures > 0)
+        TH_RETURN();
     printf("test_wire: ok\n");
     return 0;
 }

@@ -60,7 +60,7 @@ int main(int argc, char **argv)
     mt_init(&argc, &argv);
     nb = argc > 1 && !strcmp(argv[1], "nb");
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    r = mt_rank;
+    r = th_rank;
     MPI_Comm comm = MPI_COMM_WORLD;
     int sizes[] = { 1, 7, 40000 };
 
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
             ok = 1;
             for (int i = 0; i < n; i++)
                 ok &= a[i] == i * 3 + root;
-            CHECK(ok, "bcast n=%d root=%d", n, root);
+            EXPECT(ok, "bcast n=%d root=%d", n, root);
         }
 
         /* Reduce (SUM) to every root, normal and IN_PLACE */
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
                 ok = 1;
                 for (int i = 0; i < n; i++)
                     ok &= b[i] == p * (p - 1) / 2 + p * i;
-                CHECK(ok, "reduce n=%d root=%d", n, root);
+                EXPECT(ok, "reduce n=%d root=%d", n, root);
                 for (int i = 0; i < n; i++)
                     b[i] = r + i;
             }
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
                 ok = 1;
                 for (int i = 0; i < n; i++)
                     ok &= b[i] == p - 1 + i;
-                CHECK(ok, "reduce in place n=%d root=%d", n, root);
+                EXPECT(ok, "reduce in place n=%d root=%d", n, root);
             }
         }
 
@@ -117,13 +117,13 @@ int main(int argc, char **argv)
         ok = 1;
         for (int i = 0; i < n; i++)
             ok &= b[i] == p * (p - 1) + p * i;
-        CHECK(ok, "allreduce n=%d", n);
+        EXPECT(ok, "allreduce n=%d", n);
         COLL(MPI_Allreduce(MPI_IN_PLACE, a, n, MPI_INT, MPI_MIN, comm),
              MPI_Iallreduce(MPI_IN_PLACE, a, n, MPI_INT, MPI_MIN, comm, &rq_));
         ok = 1;
         for (int i = 0; i < n; i++)
             ok &= a[i] == i;
-        CHECK(ok, "allreduce in place n=%d", n);
+        EXPECT(ok, "allreduce in place n=%d", n);
 
         /* Gather / Scatter at root p-1 */
         int root = p - 1;
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
             for (int k = 0; k < p; k++)
                 for (int i = 0; i < n; i++)
                     ok &= b[k * n + i] == k * 1000 + i;
-            CHECK(ok, "gather n=%d", n);
+            EXPECT(ok, "gather n=%d", n);
             for (int k = 0; k < p; k++)
                 for (int i = 0; i < n; i++)
                     b[k * n + i] = k * 7 + i;
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
         ok = 1;
         for (int i = 0; i < n; i++)
             ok &= a[i] == r * 7 + i;
-        CHECK(ok, "scatter n=%d", n);
+        EXPECT(ok, "scatter n=%d", n);
 
         /* Allgather, normal and IN_PLACE */
         for (int i = 0; i < n; i++)
@@ -157,7 +157,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < p; k++)
             for (int i = 0; i < n; i++)
                 ok &= b[k * n + i] == k * 1000 + i;
-        CHECK(ok, "allgather n=%d", n);
+        EXPECT(ok, "allgather n=%d", n);
         for (int k = 0; k < p; k++)
             for (int i = 0; i < n; i++)
                 b[k * n + i] = k == r ? r * 5 + i : -1;
@@ -167,7 +167,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < p; k++)
             for (int i = 0; i < n; i++)
                 ok &= b[k * n + i] == k * 5 + i;
-        CHECK(ok, "allgather in place n=%d", n);
+        EXPECT(ok, "allgather in place n=%d", n);
 
         /* Alltoall */
         for (int k = 0; k < p; k++)
@@ -179,14 +179,14 @@ int main(int argc, char **argv)
         for (int k = 0; k < p; k++)
             for (int i = 0; i < n; i++)
                 ok &= b[k * n + i] == k * 100000 + r * 10 + i % 10;
-        CHECK(ok, "alltoall n=%d", n);
+        EXPECT(ok, "alltoall n=%d", n);
         COLL(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a, n, MPI_INT, comm),
              MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a, n, MPI_INT, comm, &rq_));
         ok = 1;
         for (int k = 0; k < p; k++)
             for (int i = 0; i < n; i++)
                 ok &= a[k * n + i] == k * 100000 + r * 10 + i % 10;
-        CHECK(ok, "alltoall in place n=%d", n);
+        EXPECT(ok, "alltoall in place n=%d", n);
 
         /* Reduce_scatter_block */
         for (int k = 0; k < p * n; k++)
@@ -196,7 +196,7 @@ int main(int argc, char **argv)
         ok = 1;
         for (int i = 0; i < n; i++)
             ok &= b[i] == p * (p - 1) / 2 + p * (r * n + i);
-        CHECK(ok, "reduce_scatter_block n=%d", n);
+        EXPECT(ok, "reduce_scatter_block n=%d", n);
 
         /* Scan / Exscan */
         for (int i = 0; i < n; i++)
@@ -205,13 +205,13 @@ int main(int argc, char **argv)
         ok = 1;
         for (int i = 0; i < n; i++)
             ok &= b[i] == (r + 1) * (r + 2) / 2 + (r + 1) * i;
-        CHECK(ok, "scan n=%d", n);
+        EXPECT(ok, "scan n=%d", n);
         COLL(MPI_Exscan(a, b, n, MPI_INT, MPI_SUM, comm), MPI_Iexscan(a, b, n, MPI_INT, MPI_SUM, comm, &rq_));
         if (r > 0) {
             ok = 1;
             for (int i = 0; i < n; i++)
                 ok &= b[i] == r * (r + 1) / 2 + r * i;
-            CHECK(ok, "exscan n=%d", n);
+            EXPECT(ok, "exscan n=%d", n);
         }
         free(a);
         free(b);
@@ -237,7 +237,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < p; k++)
             for (int i = 0; i < counts[k]; i++)
                 ok &= all[displs[k] + i] == k * 10 + i;
-        CHECK(ok, "allgatherv");
+        EXPECT(ok, "allgatherv");
         for (int i = 0; i < total; i++)
             all[i] = -1;
         COLL(MPI_Gatherv(mine, r + 1, MPI_INT, all, counts, displs, MPI_INT, 0, comm),
@@ -247,7 +247,7 @@ int main(int argc, char **argv)
             for (int k = 0; k < p; k++)
                 for (int i = 0; i < counts[k]; i++)
                     ok &= all[displs[k] + i] == k * 10 + i;
-            CHECK(ok, "gatherv");
+            EXPECT(ok, "gatherv");
         }
         memset(mine, 0, (size_t)(r + 1) * sizeof(int));
         COLL(MPI_Scatterv(all, counts, displs, MPI_INT, mine, r + 1, MPI_INT, 0, comm),
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
         ok = 1;
         for (int i = 0; i <= r; i++)
             ok &= mine[i] == r * 10 + i;
-        CHECK(ok, "scatterv");
+        EXPECT(ok, "scatterv");
 
         /* Reduce_scatter with counts k+1 */
         int sum = 0;
@@ -270,7 +270,7 @@ int main(int argc, char **argv)
         ok = 1;
         for (int i = 0; i <= r; i++)
             ok &= out[i] == p * (off + i) + p * (p - 1) / 2;
-        CHECK(ok, "reduce_scatter");
+        EXPECT(ok, "reduce_scatter");
 
         /* Alltoallv: rank r sends k+1 ints to rank k */
         int *sc = malloc((size_t)p * sizeof(int)), *sd = malloc((size_t)p * sizeof(int));
@@ -290,7 +290,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < p; k++)
             for (int i = 0; i < rc[k]; i++)
                 ok &= rb[rd[k] + i] == k * 1000 + r * 10 + i;
-        CHECK(ok, "alltoallv");
+        EXPECT(ok, "alltoallv");
         /* Alltoallw with byte displacements and the same layout */
         MPI_Datatype *ty = malloc((size_t)p * sizeof(MPI_Datatype));
         for (int k = 0; k < p; k++) {
@@ -305,7 +305,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < p; k++)
             for (int i = 0; i < rc[k]; i++)
                 ok &= rb[rd[k] / (int)sizeof(int) + i] == k * 1000 + r * 10 + i;
-        CHECK(ok, "alltoallw");
+        EXPECT(ok, "alltoallw");
         free(ty); free(sb); free(rb); free(sc); free(sd); free(rc); free(rd);
         free(in); free(out); free(counts); free(displs); free(mine); free(all);
     }
@@ -325,19 +325,19 @@ int main(int argc, char **argv)
                  MPI_Ireduce(m, res, 1, mat, op, root, comm, &rq_));
             mat_prod(0, p - 1, want);
             if (r == root)
-                CHECK(!memcmp(res, want, sizeof(want)), "non-commutative reduce root %d: %d %d %d %d",
-                      root, res[0], res[1], res[2], res[3]);
+                EXPECT(!memcmp(res, want, sizeof(want)), "non-commutative reduce root %d: %d %d %d %d",
+                       root, res[0], res[1], res[2], res[3]);
         }
         COLL(MPI_Allreduce(m, res, 1, mat, op, comm), MPI_Iallreduce(m, res, 1, mat, op, comm, &rq_));
         mat_prod(0, p - 1, want);
-        CHECK(!memcmp(res, want, sizeof(want)), "non-commutative allreduce");
+        EXPECT(!memcmp(res, want, sizeof(want)), "non-commutative allreduce");
         COLL(MPI_Scan(m, res, 1, mat, op, comm), MPI_Iscan(m, res, 1, mat, op, comm, &rq_));
         mat_prod(0, r, want);
-        CHECK(!memcmp(res, want, sizeof(want)), "non-commutative scan");
+        EXPECT(!memcmp(res, want, sizeof(want)), "non-commutative scan");
         COLL(MPI_Exscan(m, res, 1, mat, op, comm), MPI_Iexscan(m, res, 1, mat, op, comm, &rq_));
         if (r > 0) {
             mat_prod(0, r - 1, want);
-            CHECK(!memcmp(res, want, sizeof(want)), "non-commutative exscan");
+            EXPECT(!memcmp(res, want, sizeof(want)), "non-commutative exscan");
         }
         int *mm = malloc(sizeof(int) * 4 * (size_t)p), one[4];
         for (int k = 0; k < p; k++)
@@ -345,7 +345,7 @@ int main(int argc, char **argv)
         COLL(MPI_Reduce_scatter_block(mm, one, 1, mat, op, comm),
              MPI_Ireduce_scatter_block(mm, one, 1, mat, op, comm, &rq_));
         mat_prod(0, p - 1, want);
-        CHECK(!memcmp(one, want, sizeof(want)), "non-commutative reduce_scatter_block");
+        EXPECT(!memcmp(one, want, sizeof(want)), "non-commutative reduce_scatter_block");
         free(mm);
         MPI_Op_free(&op);
         MPI_Type_free(&mat);
@@ -359,45 +359,45 @@ int main(int argc, char **argv)
         long long fact = 1;
         for (int k = 1; k <= p; k++)
             fact *= k;
-        CHECK(llr == fact, "PROD long long %lld", llr);
+        EXPECT(llr == fact, "PROD long long %lld", llr);
         double d = r + 0.5, dr;
         COLL(MPI_Allreduce(&d, &dr, 1, MPI_DOUBLE, MPI_MAX, comm),
              MPI_Iallreduce(&d, &dr, 1, MPI_DOUBLE, MPI_MAX, comm, &rq_));
-        CHECK(dr == p - 0.5, "MAX double %g", dr);
+        EXPECT(dr == p - 0.5, "MAX double %g", dr);
         unsigned u = 1u << (r % 31), ur;
         COLL(MPI_Allreduce(&u, &ur, 1, MPI_UNSIGNED, MPI_BOR, comm),
              MPI_Iallreduce(&u, &ur, 1, MPI_UNSIGNED, MPI_BOR, comm, &rq_));
         unsigned want = 0;
         for (int k = 0; k < p; k++)
             want |= 1u << (k % 31);
-        CHECK(ur == want, "BOR unsigned %x", ur);
+        EXPECT(ur == want, "BOR unsigned %x", ur);
         unsigned char by = 0xff, byr;
         COLL(MPI_Allreduce(&by, &byr, 1, MPI_BYTE, MPI_BAND, comm),
              MPI_Iallreduce(&by, &byr, 1, MPI_BYTE, MPI_BAND, comm, &rq_));
-        CHECK(byr == 0xff, "BAND byte");
+        EXPECT(byr == 0xff, "BAND byte");
         int x = r == 0, xr;
         COLL(MPI_Allreduce(&x, &xr, 1, MPI_INT, MPI_LXOR, comm),
              MPI_Iallreduce(&x, &xr, 1, MPI_INT, MPI_LXOR, comm, &rq_));
-        CHECK(xr == 1, "LXOR int");
+        EXPECT(xr == 1, "LXOR int");
         _Bool bl = r != 0 || p == 1, blr;
         COLL(MPI_Allreduce(&bl, &blr, 1, MPI_C_BOOL, MPI_LAND, comm),
              MPI_Iallreduce(&bl, &blr, 1, MPI_C_BOOL, MPI_LAND, comm, &rq_));
-        CHECK(blr == (p == 1), "LAND bool");
+        EXPECT(blr == (p == 1), "LAND bool");
         float _Complex z = 1.0f + 1.0f * (float)r * 1.0if, zr;
         (void)z;
         double _Complex c = 1.0 + 0.0 * 1.0i, cr;
         COLL(MPI_Allreduce(&c, &cr, 1, MPI_C_DOUBLE_COMPLEX, MPI_SUM, comm),
              MPI_Iallreduce(&c, &cr, 1, MPI_C_DOUBLE_COMPLEX, MPI_SUM, comm, &rq_));
-        CHECK(__real__ cr == p, "SUM complex");
+        EXPECT(__real__ cr == p, "SUM complex");
         (void)zr;
         struct { double v; int i; } dl = { (double)(r % 2), r }, dlr;
         COLL(MPI_Allreduce(&dl, &dlr, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm),
              MPI_Iallreduce(&dl, &dlr, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm, &rq_));
-        CHECK(dlr.v == (p > 1 ? 1.0 : 0.0) && dlr.i == (p > 1 ? 1 : 0), "MAXLOC %g/%d", dlr.v, dlr.i);
+        EXPECT(dlr.v == (p > 1 ? 1.0 : 0.0) && dlr.i == (p > 1 ? 1 : 0), "MAXLOC %g/%d", dlr.v, dlr.i);
         struct { int v; int i; } il = { 5, r }, ilr;
         COLL(MPI_Allreduce(&il, &ilr, 1, MPI_2INT, MPI_MINLOC, comm),
              MPI_Iallreduce(&il, &ilr, 1, MPI_2INT, MPI_MINLOC, comm, &rq_));
-        CHECK(ilr.v == 5 && ilr.i == 0, "MINLOC tie -> lowest index %d", ilr.i);
+        EXPECT(ilr.v == 5 && ilr.i == 0, "MINLOC tie -> lowest index %d", ilr.i);
     }
 
     /* Non-contiguous datatype through bcast and allreduce: every other double */
@@ -412,13 +412,13 @@ int main(int argc, char **argv)
         int ok = 1;
         for (int i = 0; i < 100000; i++)
             ok &= v[i] == (i % 2 ? -1.0 : (double)i);
-        CHECK(ok, "bcast of a vector type (gaps untouched)");
+        EXPECT(ok, "bcast of a vector type (gaps untouched)");
         COLL(MPI_Allreduce(MPI_IN_PLACE, v, 1, vec, MPI_SUM, comm),
              MPI_Iallreduce(MPI_IN_PLACE, v, 1, vec, MPI_SUM, comm, &rq_));
         ok = 1;
         for (int i = 0; i < 100000; i++)
             ok &= v[i] == (i % 2 ? -1.0 : (double)i * p);
-        CHECK(ok, "allreduce of a vector type");
+        EXPECT(ok, "allreduce of a vector type");
         free(v);
         MPI_Type_free(&vec);
     }
@@ -433,11 +433,11 @@ int main(int argc, char **argv)
         CHECK_RC(MPI_Iallreduce(&x, &s2, 1, MPI_INT, MPI_MAX, comm, &rq[2]));
         CHECK_RC(MPI_Wait(&rq[2], MPI_STATUS_IGNORE));
         CHECK_RC(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
-        CHECK(s1 == p * (p - 1) / 2 && s2 == p - 1, "overlapping iallreduce %d %d", s1, s2);
+        EXPECT(s1 == p * (p - 1) / 2 && s2 == p - 1, "overlapping iallreduce %d %d", s1, s2);
         int ok = 1;
         for (int k = 0; k < p; k++)
             ok &= g[k] == k;
-        CHECK(ok, "overlapping iallgather");
+        EXPECT(ok, "overlapping iallgather");
         free(g);
     }
     return mt_finish(nb ? "mpi_coll nb" : "mpi_coll");

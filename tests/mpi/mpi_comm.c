@@ -30,15 +30,15 @@ int main(int argc, char **argv)
 
     mt_init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    r = mt_rank;
+    r = th_rank;
 
     /* dup: congruent; messages on the dup never match the original */
     MPI_Comm dup;
     CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     MPI_Comm_compare(MPI_COMM_WORLD, dup, &res);
-    CHECK(res == MPI_CONGRUENT, "compare dup %d", res);
+    EXPECT(res == MPI_CONGRUENT, "compare dup %d", res);
     MPI_Comm_compare(dup, dup, &res);
-    CHECK(res == MPI_IDENT, "compare self %d", res);
+    EXPECT(res == MPI_IDENT, "compare self %d", res);
     int x = r, y = -1, z = -1;
     MPI_Request rq[2];
     MPI_Irecv(&y, 1, MPI_INT, (r - 1 + p) % p, 0, MPI_COMM_WORLD, &rq[0]);
@@ -47,15 +47,15 @@ int main(int argc, char **argv)
     MPI_Send(&xx, 1, MPI_INT, (r + 1) % p, 0, dup);
     MPI_Send(&x, 1, MPI_INT, (r + 1) % p, 0, MPI_COMM_WORLD);
     MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-    CHECK(y == (r - 1 + p) % p && z == y + 100, "dup isolation %d %d", y, z);
+    EXPECT(y == (r - 1 + p) % p && z == y + 100, "dup isolation %d %d", y, z);
     /* a collective while a user message with tag 0 is pending on the same comm */
     MPI_Irecv(&y, 1, MPI_INT, (r - 1 + p) % p, 0, dup, &rq[0]);
     int sum;
     MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, dup);
-    CHECK(sum == p * (p - 1) / 2, "allreduce with a user receive posted: %d", sum);
+    EXPECT(sum == p * (p - 1) / 2, "allreduce with a user receive posted: %d", sum);
     MPI_Send(&x, 1, MPI_INT, (r + 1) % p, 0, dup);
     MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
-    CHECK(y == (r - 1 + p) % p, "user message after the collective");
+    EXPECT(y == (r - 1 + p) % p, "user message after the collective");
 
     /* split by parity, reversed key */
     MPI_Comm half;
@@ -63,16 +63,16 @@ int main(int argc, char **argv)
     int hr, hs;
     MPI_Comm_rank(half, &hr);
     MPI_Comm_size(half, &hs);
-    CHECK(hs == (p + 1 - r % 2) / 2, "split size %d", hs);
-    CHECK(hr == hs - 1 - r / 2, "split rank %d (reversed key)", hr);
+    EXPECT(hs == (p + 1 - r % 2) / 2, "split size %d", hs);
+    EXPECT(hr == hs - 1 - r / 2, "split rank %d (reversed key)", hr);
     MPI_Allreduce(&r, &sum, 1, MPI_INT, MPI_SUM, half);
     int want = 0;
     for (int k = r % 2; k < p; k += 2)
         want += k;
-    CHECK(sum == want, "allreduce on split %d != %d", sum, want);
+    EXPECT(sum == want, "allreduce on split %d != %d", sum, want);
     MPI_Comm none;
     CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, r == 0 ? MPI_UNDEFINED : 1, 0, &none));
-    CHECK((r == 0) == (none == MPI_COMM_NULL), "MPI_UNDEFINED color");
+    EXPECT((r == 0) == (none == MPI_COMM_NULL), "MPI_UNDEFINED color");
     if (none != MPI_COMM_NULL)
         MPI_Comm_free(&none);
 
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, &node));
     int ns;
     MPI_Comm_size(node, &ns);
-    CHECK(ns == p, "split_type shared on one host: %d of %d", ns, p);
+    EXPECT(ns == p, "split_type shared on one host: %d of %d", ns, p);
     MPI_Comm_free(&node);
 
     /* groups */
@@ -94,33 +94,33 @@ int main(int argc, char **argv)
     int s1, s2;
     MPI_Group_size(g1, &s1);
     MPI_Group_size(g2, &s2);
-    CHECK(s1 + s2 == p, "incl/excl sizes %d %d", s1, s2);
+    EXPECT(s1 + s2 == p, "incl/excl sizes %d %d", s1, s2);
     MPI_Group_union(g1, g2, &g3);
     MPI_Group_compare(g3, wg, &res);
-    CHECK(res == (p > 2 ? MPI_SIMILAR : MPI_IDENT), "union compare %d", res);
+    EXPECT(res == (p > 2 ? MPI_SIMILAR : MPI_IDENT), "union compare %d", res);
     MPI_Group_free(&g3);
     MPI_Group_intersection(g1, g2, &g3);
     MPI_Group_size(g3, &s1);
-    CHECK(s1 == 0 && g3 == MPI_GROUP_EMPTY, "intersection empty");
+    EXPECT(s1 == 0 && g3 == MPI_GROUP_EMPTY, "intersection empty");
     MPI_Group_difference(wg, g2, &g3);
     MPI_Group_compare(g3, g1, &res);
-    CHECK(res == MPI_IDENT, "difference %d", res);
+    EXPECT(res == MPI_IDENT, "difference %d", res);
     MPI_Group_free(&g3);
     int ranges[1][3] = { { p - 1, 0, -1 } };
     MPI_Group_range_incl(wg, 1, ranges, &g3);
     int tr[1] = { 0 }, out[1];
     MPI_Group_translate_ranks(g3, 1, tr, wg, out);
-    CHECK(out[0] == p - 1, "range_incl reversed: %d", out[0]);
+    EXPECT(out[0] == p - 1, "range_incl reversed: %d", out[0]);
     MPI_Group_rank(g3, &res);
-    CHECK(res == p - 1 - r, "group rank %d", res);
+    EXPECT(res == p - 1 - r, "group rank %d", res);
     MPI_Group_free(&g3);
     /* Comm_create from the even group */
     MPI_Comm ec;
     CHECK_RC(MPI_Comm_create(MPI_COMM_WORLD, g1, &ec));
-    CHECK((r % 2 == 0) == (ec != MPI_COMM_NULL), "comm_create membership");
+    EXPECT((r % 2 == 0) == (ec != MPI_COMM_NULL), "comm_create membership");
     if (ec != MPI_COMM_NULL) {
         MPI_Comm_rank(ec, &res);
-        CHECK(res == r / 2, "comm_create rank %d", res);
+        EXPECT(res == r / 2, "comm_create rank %d", res);
         MPI_Barrier(ec);
         MPI_Comm_free(&ec);
     }
@@ -134,65 +134,65 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Comm_create_keyval(copy_fn, delete_fn, &key, NULL));
     CHECK_RC(MPI_Comm_set_attr(dup, key, &payload));
     CHECK_RC(MPI_Comm_get_attr(dup, key, &val, &flag));
-    CHECK(flag && val == &payload, "get_attr");
+    EXPECT(flag && val == &payload, "get_attr");
     MPI_Comm dup2;
     MPI_Comm_dup(dup, &dup2);
-    CHECK(copies == 1, "copy callback ran %d times", copies);
+    EXPECT(copies == 1, "copy callback ran %d times", copies);
     MPI_Comm_get_attr(dup2, key, &val, &flag);
-    CHECK(flag && *val == 77, "attribute copied on dup");
+    EXPECT(flag && *val == 77, "attribute copied on dup");
     MPI_Comm_free(&dup2);
-    CHECK(deletes == 1, "delete callback on free ran %d times", deletes);
+    EXPECT(deletes == 1, "delete callback on free ran %d times", deletes);
     MPI_Comm_delete_attr(dup, key);
-    CHECK(deletes == 2, "delete_attr");
+    EXPECT(deletes == 2, "delete_attr");
     MPI_Comm_get_attr(dup, key, &val, &flag);
-    CHECK(!flag, "attribute still there after delete");
+    EXPECT(!flag, "attribute still there after delete");
     MPI_Comm_free_keyval(&key);
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &val, &flag);
-    CHECK(flag && *val >= 32767, "MPI_TAG_UB %d", flag ? *val : -1);
+    EXPECT(flag && *val >= 32767, "MPI_TAG_UB %d", flag ? *val : -1);
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &val, &flag);
-    CHECK(flag && *val >= p, "MPI_UNIVERSE_SIZE");
+    EXPECT(flag && *val >= p, "MPI_UNIVERSE_SIZE");
     char name[MPI_MAX_OBJECT_NAME];
     int len;
     MPI_Comm_get_name(MPI_COMM_WORLD, name, &len);
-    CHECK(!strcmp(name, "MPI_COMM_WORLD"), "world name %s", name);
+    EXPECT(!strcmp(name, "MPI_COMM_WORLD"), "world name %s", name);
     MPI_Comm_set_name(dup, "mine");
     MPI_Comm_get_name(dup, name, &len);
-    CHECK(!strcmp(name, "mine") && len == 4, "set_name");
+    EXPECT(!strcmp(name, "mine") && len == 4, "set_name");
     MPI_Comm_test_inter(dup, &flag);
-    CHECK(!flag, "test_inter");
+    EXPECT(!flag, "test_inter");
     MPI_Comm_free(&dup);
-    CHECK(dup == MPI_COMM_NULL, "free nulls the handle");
+    EXPECT(dup == MPI_COMM_NULL, "free nulls the handle");
     MPI_Comm_free(&half);
 
     /* Cartesian topology */
     int dims[2] = { 0, 0 }, periods[2] = { 1, 0 }, coords[2];
     MPI_Dims_create(p, 2, dims);
-    CHECK(dims[0] * dims[1] == p && dims[0] >= dims[1], "dims_create %d x %d", dims[0], dims[1]);
+    EXPECT(dims[0] * dims[1] == p && dims[0] >= dims[1], "dims_create %d x %d", dims[0], dims[1]);
     int d3[3] = { 0, 3, 0 };
     MPI_Dims_create(12, 3, d3);
-    CHECK(d3[0] * d3[1] * d3[2] == 12 && d3[1] == 3 && d3[0] == 2 && d3[2] == 2,
-          "dims_create fixed dim %d %d %d", d3[0], d3[1], d3[2]);
+    EXPECT(d3[0] * d3[1] * d3[2] == 12 && d3[1] == 3 && d3[0] == 2 && d3[2] == 2,
+           "dims_create fixed dim %d %d %d", d3[0], d3[1], d3[2]);
     MPI_Comm cart;
     CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 1, &cart));
     MPI_Topo_test(cart, &res);
-    CHECK(res == MPI_CART, "topo_test %d", res);
+    EXPECT(res == MPI_CART, "topo_test %d", res);
     MPI_Cart_coords(cart, r, 2, coords);
-    CHECK(coords[0] == r / dims[1] && coords[1] == r % dims[1], "cart coords");
+    EXPECT(coords[0] == r / dims[1] && coords[1] == r % dims[1], "cart coords");
     MPI_Cart_rank(cart, coords, &res);
-    CHECK(res == r, "cart_rank");
+    EXPECT(res == r, "cart_rank");
     int src, dst;
     MPI_Cart_shift(cart, 0, 1, &src, &dst);
-    CHECK(dst == ((coords[0] + 1) % dims[0]) * dims[1] + coords[1], "periodic shift dst %d", dst);
+    EXPECT(dst == ((coords[0] + 1) % dims[0]) * dims[1] + coords[1], "periodic shift dst %d", dst);
     MPI_Cart_shift(cart, 1, 1, &src, &dst);
-    CHECK(coords[1] == dims[1] - 1 ? dst == MPI_PROC_NULL : dst == r + 1, "non-periodic shift %d", dst);
-    CHECK(coords[1] == 0 ? src == MPI_PROC_NULL : src == r - 1, "non-periodic shift src %d", src);
+    EXPECT(coords[1] == dims[1] - 1 ? dst == MPI_PROC_NULL : dst == r + 1, "non-periodic shift %d", dst);
+    EXPECT(coords[1] == 0 ? src == MPI_PROC_NULL : src == r - 1, "non-periodic shift src %d", src);
     int rd[2] = { 0, 1 };
     MPI_Comm row;
     CHECK_RC(MPI_Cart_sub(cart, rd, &row));
     int rs, ndims;
     MPI_Comm_size(row, &rs);
     MPI_Cartdim_get(row, &ndims);
-    CHECK(rs == dims[1] && ndims == 1, "cart_sub size %d ndims %d", rs, ndims);
+    EXPECT(rs == dims[1] && ndims == 1, "cart_sub size %d ndims %d", rs, ndims);
     MPI_Comm_free(&row);
     MPI_Comm_free(&cart);
 
@@ -202,9 +202,9 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, srcs, w, 1, dsts, w, MPI_INFO_NULL, 0, &g));
     int indeg, outdeg, weighted, s[1], d[1], sw[1], dw[1];
     MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &weighted);
-    CHECK(indeg == 1 && outdeg == 1 && weighted, "dist graph counts");
+    EXPECT(indeg == 1 && outdeg == 1 && weighted, "dist graph counts");
     MPI_Dist_graph_neighbors(g, 1, s, sw, 1, d, dw);
-    CHECK(s[0] == srcs[0] && d[0] == dsts[0] && sw[0] == 5 && dw[0] == 5, "dist graph neighbours");
+    EXPECT(s[0] == srcs[0] && d[0] == dsts[0] && sw[0] == 5 && dw[0] == 5, "dist graph neighbours");
     MPI_Comm_free(&g);
     return mt_finish("mpi_comm");
 }

@@ -22,37 +22,37 @@ int main(int argc, char **argv)
     MPI_Type_commit(&t);
     MPI_Type_size(t, &sz);
     MPI_Type_get_extent(t, &lb, &ext);
-    CHECK(sz == 20 && lb == 0 && ext == 20, "contiguous %d %ld %ld", sz, (long)lb, (long)ext);
+    EXPECT(sz == 20 && lb == 0 && ext == 20, "contiguous %d %ld %ld", sz, (long)lb, (long)ext);
     MPI_Type_free(&t);
-    CHECK(t == MPI_DATATYPE_NULL, "free did not null the handle");
+    EXPECT(t == MPI_DATATYPE_NULL, "free did not null the handle");
 
     MPI_Type_vector(3, 2, 4, MPI_DOUBLE, &t);
     MPI_Type_commit(&t);
     MPI_Type_size(t, &sz);
     MPI_Type_get_extent(t, &lb, &ext);
-    CHECK(sz == 48 && ext == (2 * 4 + 2) * 8, "vector size %d extent %ld", sz, (long)ext);
+    EXPECT(sz == 48 && ext == (2 * 4 + 2) * 8, "vector size %d extent %ld", sz, (long)ext);
     double src[12], dst[12];
     for (int i = 0; i < 12; i++)
         src[i] = i;
     char packed[64];
     int pos = 0;
     CHECK_RC(MPI_Pack(src, 1, t, packed, sizeof(packed), &pos, MPI_COMM_WORLD));
-    CHECK(pos == 48, "pack position %d", pos);
+    EXPECT(pos == 48, "pack position %d", pos);
     double *pk = (double *)packed;
-    CHECK(pk[0] == 0 && pk[1] == 1 && pk[2] == 4 && pk[3] == 5 && pk[4] == 8 && pk[5] == 9,
-          "packed order");
+    EXPECT(pk[0] == 0 && pk[1] == 1 && pk[2] == 4 && pk[3] == 5 && pk[4] == 8 && pk[5] == 9,
+           "packed order");
     for (int i = 0; i < 12; i++)
         dst[i] = -1;
     pos = 0;
     CHECK_RC(MPI_Unpack(packed, 48, &pos, dst, 1, t, MPI_COMM_WORLD));
-    CHECK(dst[0] == 0 && dst[4] == 4 && dst[9] == 9 && dst[2] == -1 && dst[3] == -1, "unpack");
+    EXPECT(dst[0] == 0 && dst[4] == 4 && dst[9] == 9 && dst[2] == -1 && dst[3] == -1, "unpack");
     int psz;
     MPI_Pack_size(2, t, MPI_COMM_WORLD, &psz);
-    CHECK(psz == 96, "pack_size %d", psz);
+    EXPECT(psz == 96, "pack_size %d", psz);
     pos = 0;
-    CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS, "errhandler");
-    CHECK(MPI_Pack(src, 2, t, packed, sizeof(packed), &pos, MPI_COMM_WORLD) == MPI_ERR_TRUNCATE,
-          "pack overflow must be MPI_ERR_TRUNCATE");
+    EXPECT(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS, "errhandler");
+    EXPECT(MPI_Pack(src, 2, t, packed, sizeof(packed), &pos, MPI_COMM_WORLD) == MPI_ERR_TRUNCATE,
+           "pack overflow must be MPI_ERR_TRUNCATE");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 
     /* hvector of the vector, resized, dup */
@@ -60,14 +60,14 @@ int main(int argc, char **argv)
     MPI_Type_commit(&t2);
     MPI_Type_size(t2, &sz);
     MPI_Type_get_extent(t2, &lb, &ext);
-    CHECK(sz == 96 && ext == 1000 + 80, "hvector size %d extent %ld", sz, (long)ext);
+    EXPECT(sz == 96 && ext == 1000 + 80, "hvector size %d extent %ld", sz, (long)ext);
     MPI_Type_free(&t2);
     MPI_Type_create_resized(t, -8, 200, &t2);
     MPI_Type_commit(&t2);
     MPI_Type_get_extent(t2, &lb, &ext);
     MPI_Type_get_true_extent(t2, &tlb, &text);
-    CHECK(lb == -8 && ext == 200 && tlb == 0 && text == 80, "resized %ld %ld %ld %ld", (long)lb,
-          (long)ext, (long)tlb, (long)text);
+    EXPECT(lb == -8 && ext == 200 && tlb == 0 && text == 80, "resized %ld %ld %ld %ld", (long)lb,
+           (long)ext, (long)tlb, (long)text);
     MPI_Type_free(&t2);
     MPI_Type_free(&t);
 
@@ -77,19 +77,19 @@ int main(int argc, char **argv)
     MPI_Type_commit(&t);
     MPI_Type_size(t, &sz);
     MPI_Type_get_extent(t, &lb, &ext);
-    CHECK(sz == 24 && ext == 13 * 4, "indexed %d %ld", sz, (long)ext);
+    EXPECT(sz == 24 && ext == 13 * 4, "indexed %d %ld", sz, (long)ext);
     MPI_Type_free(&t);
     MPI_Type_create_indexed_block(3, 2, di, MPI_INT, &t);
     MPI_Type_commit(&t);
     MPI_Type_size(t, &sz);
-    CHECK(sz == 24, "indexed_block %d", sz);
+    EXPECT(sz == 24, "indexed_block %d", sz);
     MPI_Type_free(&t);
     MPI_Aint hd[2] = { 4, 40 };
     int hb[2] = { 2, 1 };
     MPI_Type_create_hindexed(2, hb, hd, MPI_SHORT, &t);
     MPI_Type_commit(&t);
     MPI_Type_get_true_extent(t, &tlb, &text);
-    CHECK(tlb == 4 && text == 38, "hindexed true extent %ld %ld", (long)tlb, (long)text);
+    EXPECT(tlb == 4 && text == 38, "hindexed true extent %ld %ld", (long)tlb, (long)text);
     MPI_Type_free(&t);
 
     /* struct with C padding */
@@ -102,12 +102,12 @@ int main(int argc, char **argv)
     MPI_Type_commit(&t);
     MPI_Type_size(t, &sz);
     MPI_Type_get_extent(t, &lb, &ext);
-    CHECK(sz == 13 && ext == (MPI_Aint)sizeof(struct particle), "struct %d %ld", sz, (long)ext);
-    int right = (mt_rank + 1) % p, left = (mt_rank - 1 + p) % p;
+    EXPECT(sz == 13 && ext == (MPI_Aint)sizeof(struct particle), "struct %d %ld", sz, (long)ext);
+    int right = (th_rank + 1) % p, left = (th_rank - 1 + p) % p;
     struct particle in[4];
     for (int i = 0; i < 4; i++) {
-        parts[i].x = mt_rank + i * 0.25;
-        parts[i].id = mt_rank * 10 + i;
+        parts[i].x = th_rank + i * 0.25;
+        parts[i].id = th_rank * 10 + i;
         parts[i].tag = (char)('a' + i);
     }
     memset(in, 0, sizeof(in));
@@ -116,12 +116,12 @@ int main(int argc, char **argv)
     int ok = 1;
     for (int i = 0; i < 4; i++)
         ok &= in[i].x == left + i * 0.25 && in[i].id == left * 10 + i && in[i].tag == 'a' + i;
-    CHECK(ok, "struct array through sendrecv");
+    EXPECT(ok, "struct array through sendrecv");
     int ne;
     MPI_Get_elements(&st, t, &ne);
-    CHECK(ne == 12, "Get_elements of 4 structs %d", ne);
+    EXPECT(ne == 12, "Get_elements of 4 structs %d", ne);
     MPI_Get_count(&st, t, &ne);
-    CHECK(ne == 4, "Get_count %d", ne);
+    EXPECT(ne == 4, "Get_count %d", ne);
     MPI_Type_free(&t);
 
     /* subarray: a 3x2 block at (1,2) of a 4x5 int matrix, C order */
@@ -130,37 +130,37 @@ int main(int argc, char **argv)
     MPI_Type_commit(&t);
     MPI_Type_size(t, &sz);
     MPI_Type_get_extent(t, &lb, &ext);
-    CHECK(sz == 24 && lb == 0 && ext == 80, "subarray %d %ld %ld", sz, (long)lb, (long)ext);
+    EXPECT(sz == 24 && lb == 0 && ext == 80, "subarray %d %ld %ld", sz, (long)lb, (long)ext);
     int mat[20], out[6];
     for (int i = 0; i < 20; i++)
         mat[i] = i;
     pos = 0;
     MPI_Pack(mat, 1, t, out, sizeof(out), &pos, MPI_COMM_WORLD);
-    CHECK(out[0] == 7 && out[1] == 8 && out[2] == 12 && out[5] == 18, "subarray content %d %d %d %d",
-          out[0], out[1], out[2], out[5]);
+    EXPECT(out[0] == 7 && out[1] == 8 && out[2] == 12 && out[5] == 18, "subarray content %d %d %d %d",
+           out[0], out[1], out[2], out[5]);
     MPI_Type_free(&t);
     MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_FORTRAN, MPI_INT, &t);
     MPI_Type_commit(&t);
     pos = 0;
     MPI_Pack(mat, 1, t, out, sizeof(out), &pos, MPI_COMM_WORLD);
     /* Fortran: dim 0 (size 4) fastest: elements (1..3, 2..3) -> 4*2+1.. */
-    CHECK(out[0] == 9 && out[1] == 10 && out[2] == 11 && out[3] == 13, "fortran subarray %d %d %d %d",
-          out[0], out[1], out[2], out[3]);
+    EXPECT(out[0] == 9 && out[1] == 10 && out[2] == 11 && out[3] == 13, "fortran subarray %d %d %d %d",
+           out[0], out[1], out[2], out[3]);
     MPI_Type_free(&t);
 
     /* names, sizes of predefined types, pair types */
     char name[MPI_MAX_OBJECT_NAME];
     int len;
     MPI_Type_get_name(MPI_DOUBLE, name, &len);
-    CHECK(!strcmp(name, "MPI_DOUBLE") && len == 10, "name %s", name);
+    EXPECT(!strcmp(name, "MPI_DOUBLE") && len == 10, "name %s", name);
     MPI_Type_contiguous(2, MPI_INT, &t);
     MPI_Type_set_name(t, "pair");
     MPI_Type_get_name(t, name, &len);
-    CHECK(!strcmp(name, "pair"), "set_name %s", name);
+    EXPECT(!strcmp(name, "pair"), "set_name %s", name);
     MPI_Type_free(&t);
     struct { double d; int i; } di_pair;
     MPI_Type_get_extent(MPI_DOUBLE_INT, &lb, &ext);
-    CHECK(ext == (MPI_Aint)sizeof(di_pair), "DOUBLE_INT extent %ld", (long)ext);
+    EXPECT(ext == (MPI_Aint)sizeof(di_pair), "DOUBLE_INT extent %ld", (long)ext);
     MPI_Datatype all[] = { MPI_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_FLOAT,
                            MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_INT8_T, MPI_UINT64_T, MPI_AINT,
                            MPI_C_DOUBLE_COMPLEX, MPI_C_BOOL, MPI_WCHAR };
@@ -168,11 +168,11 @@ int main(int argc, char **argv)
                       sizeof(long double), 1, 8, sizeof(MPI_Aint), 16, sizeof(_Bool), sizeof(wchar_t) };
     for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         MPI_Type_size(all[i], &sz);
-        CHECK((size_t)sz == want[i], "size of predefined type %u: %d", i, sz);
+        EXPECT((size_t)sz == want[i], "size of predefined type %u: %d", i, sz);
     }
     MPI_Aint a1, a2;
     MPI_Get_address(&parts[0], &a1);
     MPI_Get_address(&parts[1], &a2);
-    CHECK(MPI_Aint_diff(a2, a1) == (MPI_Aint)sizeof(struct particle), "Get_address/Aint_diff");
+    EXPECT(MPI_Aint_diff(a2, a1) == (MPI_Aint)sizeof(struct particle), "Get_address/Aint_diff");
     return mt_finish("mpi_dtype");
 }

@@ -14,6 +14,7 @@ done
 tmp=$(mktemp -d /tmp/rtm-osuapi.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 if ! "$top_builddir/tests/mpi/mpicc" -std=c11 -Wall -Wextra -Werror -O2 -I"$top_srcdir/tests/mpi" \
+        -I"$top_srcdir" \
         -o "$tmp/osu_api" "$top_srcdir/tests/mpi/mpi_osu_api.c"; then
     echo "FAIL: mpi_osu_api.c does not build warning-free with mpicc -Wall -Wextra -Werror -O2" >&2
     exit 1

@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 
     mt_init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    rank = mt_rank;
+    rank = th_rank;
     right = (rank + 1) % size;
     left = (rank - 1 + size) % size;
 
@@ -48,13 +48,13 @@ int main(int argc, char **argv)
             CHECK_RC(MPI_Irsend(sbuf, N, MPI_INT, right, 7, MPI_COMM_WORLD, &rq[1]));
         MPI_Status sts[2];
         CHECK_RC(MPI_Waitall(2, rq, sts));
-        CHECK(same(rbuf, N, left), "mode %d: wrong data from %d", mode, left);
-        CHECK(sts[0].MPI_SOURCE == left && sts[0].MPI_TAG == 7, "mode %d: status %d/%d", mode,
-              sts[0].MPI_SOURCE, sts[0].MPI_TAG);
+        EXPECT(same(rbuf, N, left), "mode %d: wrong data from %d", mode, left);
+        EXPECT(sts[0].MPI_SOURCE == left && sts[0].MPI_TAG == 7, "mode %d: status %d/%d", mode,
+               sts[0].MPI_SOURCE, sts[0].MPI_TAG);
         int count;
         MPI_Get_count(&sts[0], MPI_INT, &count);
-        CHECK(count == N, "count %d", count);
-        CHECK(rq[0] == MPI_REQUEST_NULL && rq[1] == MPI_REQUEST_NULL, "requests not nulled");
+        EXPECT(count == N, "count %d", count);
+        EXPECT(rq[0] == MPI_REQUEST_NULL && rq[1] == MPI_REQUEST_NULL, "requests not nulled");
     }
 
     /* Blocking Send/Recv/Ssend/Rsend between pairs (even sends first) */
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
                     }
                     CHECK_RC(MPI_Send(sbuf, 4 * N, MPI_INT, peer, mode, MPI_COMM_WORLD));
                 }
-                CHECK(same(rbuf, 4 * N, peer), "blocking mode %d: wrong data", mode);
+                EXPECT(same(rbuf, 4 * N, peer), "blocking mode %d: wrong data", mode);
             }
         } else {
             MPI_Barrier(MPI_COMM_WORLD);   /* the odd one out joins the Rsend barrier */
@@ -92,10 +92,10 @@ int main(int argc, char **argv)
     /* Sendrecv and Sendrecv_replace around the ring */
     fill(sbuf, N, rank);
     CHECK_RC(MPI_Sendrecv(sbuf, N, MPI_INT, right, 3, rbuf, N, MPI_INT, left, 3, MPI_COMM_WORLD, &st));
-    CHECK(same(rbuf, N, left), "sendrecv data");
+    EXPECT(same(rbuf, N, left), "sendrecv data");
     fill(rbuf, N, rank);
     CHECK_RC(MPI_Sendrecv_replace(rbuf, N, MPI_INT, right, 4, left, 4, MPI_COMM_WORLD, &st));
-    CHECK(same(rbuf, N, left), "sendrecv_replace data");
+    EXPECT(same(rbuf, N, left), "sendrecv_replace data");
 
     /* Non-contiguous: every other int of 2N goes as a vector, lands contiguous */
     MPI_Datatype vec;
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
         sbuf[i] = i % 2 == 0 ? rank * 100000 + i / 2 : -1;
     memset(rbuf, 0, sizeof(rbuf));
     CHECK_RC(MPI_Sendrecv(sbuf, 1, vec, right, 5, rbuf, N, MPI_INT, left, 5, MPI_COMM_WORLD, &st));
-    CHECK(same(rbuf, N, left), "vector send -> contiguous receive");
+    EXPECT(same(rbuf, N, left), "vector send -> contiguous receive");
     /* and contiguous -> vector receive */
     fill(sbuf, N, rank);
     for (int i = 0; i < 2 * N; i++)
@@ -115,22 +115,22 @@ int main(int argc, char **argv)
     for (int i = 0; i < 2 * N; i++)
         if (rbuf[i] != (i % 2 == 0 ? left * 100000 + i / 2 : -7))
             ok = 0;
-    CHECK(ok, "contiguous send -> vector receive (gaps must stay untouched)");
+    EXPECT(ok, "contiguous send -> vector receive (gaps must stay untouched)");
     int elems;
     MPI_Get_elements(&st, vec, &elems);
-    CHECK(elems == N, "Get_elements %d", elems);
+    EXPECT(elems == N, "Get_elements %d", elems);
     MPI_Type_free(&vec);
 
     /* Wildcards and probe */
     fill(sbuf, 10, rank);
     CHECK_RC(MPI_Isend(sbuf, 10, MPI_INT, right, 42, MPI_COMM_WORLD, &rq[0]));
     CHECK_RC(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
-    CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 42, "probe status %d/%d", st.MPI_SOURCE, st.MPI_TAG);
+    EXPECT(st.MPI_SOURCE == left && st.MPI_TAG == 42, "probe status %d/%d", st.MPI_SOURCE, st.MPI_TAG);
     int count;
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK(count == 10, "probe count %d", count);
+    EXPECT(count == 10, "probe count %d", count);
     CHECK_RC(MPI_Recv(rbuf, 10, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, &st));
-    CHECK(same(rbuf, 10, left), "probed receive data");
+    EXPECT(same(rbuf, 10, left), "probed receive data");
     CHECK_RC(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
 
     /* Matched probe: Mprobe/Mrecv and Improbe/Imrecv */
@@ -138,8 +138,8 @@ int main(int argc, char **argv)
     MPI_Message msg;
     CHECK_RC(MPI_Mprobe(left, 43, MPI_COMM_WORLD, &msg, &st));
     CHECK_RC(MPI_Mrecv(rbuf, 10, MPI_INT, &msg, &st));
-    CHECK(msg == MPI_MESSAGE_NULL, "message not nulled");
-    CHECK(same(rbuf, 10, left) && st.MPI_TAG == 43, "mrecv");
+    EXPECT(msg == MPI_MESSAGE_NULL, "message not nulled");
+    EXPECT(same(rbuf, 10, left) && st.MPI_TAG == 43, "mrecv");
     CHECK_RC(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
     CHECK_RC(MPI_Isend(sbuf, 10, MPI_INT, right, 44, MPI_COMM_WORLD, &rq[0]));
     int flag = 0;
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
         CHECK_RC(MPI_Improbe(MPI_ANY_SOURCE, 44, MPI_COMM_WORLD, &flag, &msg, &st));
     CHECK_RC(MPI_Imrecv(rbuf, 10, MPI_INT, &msg, &rq[1]));
     CHECK_RC(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
-    CHECK(same(rbuf, 10, left), "imrecv");
+    EXPECT(same(rbuf, 10, left), "imrecv");
 
     /* Persistent requests, started three times */
     MPI_Request pr[2];
@@ -158,8 +158,8 @@ int main(int argc, char **argv)
         memset(rbuf, 0, sizeof(rbuf));
         CHECK_RC(MPI_Startall(2, pr));
         CHECK_RC(MPI_Waitall(2, pr, MPI_STATUSES_IGNORE));
-        CHECK(pr[0] != MPI_REQUEST_NULL, "persistent request freed by wait");
-        CHECK(same(rbuf, N, left + it), "persistent iteration %d", it);
+        EXPECT(pr[0] != MPI_REQUEST_NULL, "persistent request freed by wait");
+        EXPECT(same(rbuf, N, left + it), "persistent iteration %d", it);
     }
     CHECK_RC(MPI_Request_free(&pr[0]));
     CHECK_RC(MPI_Request_free(&pr[1]));
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
     CHECK_RC(MPI_Cancel(&rq[0]));
     CHECK_RC(MPI_Wait(&rq[0], &st));
     MPI_Test_cancelled(&st, &flag);
-    CHECK(flag, "receive not reported cancelled");
+    EXPECT(flag, "receive not reported cancelled");
 
     /* Buffered sends */
     int bsize = 4 * (10 * (int)sizeof(int) + MPI_BSEND_OVERHEAD);
@@ -181,20 +181,20 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < 4; k++) {
         CHECK_RC(MPI_Recv(rbuf, 10, MPI_INT, left, 20 + k, MPI_COMM_WORLD, &st));
-        CHECK(same(rbuf, 10, left + k), "bsend message %d", k);
+        EXPECT(same(rbuf, 10, left + k), "bsend message %d", k);
     }
     void *det;
     int dsize;
     CHECK_RC(MPI_Buffer_detach(&det, &dsize));
-    CHECK(det == bbuf && dsize == bsize, "detach returned %p/%d", det, dsize);
+    EXPECT(det == bbuf && dsize == bsize, "detach returned %p/%d", det, dsize);
     free(bbuf);
 
     /* PROC_NULL */
     CHECK_RC(MPI_Send(sbuf, 10, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD));
     CHECK_RC(MPI_Recv(rbuf, 10, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st));
     MPI_Get_count(&st, MPI_INT, &count);
-    CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0,
-          "PROC_NULL status %d/%d/%d", st.MPI_SOURCE, st.MPI_TAG, count);
+    EXPECT(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0,
+           "PROC_NULL status %d/%d/%d", st.MPI_SOURCE, st.MPI_TAG, count);
 
     /* Waitany / Waitsome / Testall / Request_get_status over 4 receives */
     for (int k = 0; k < 4; k++)
@@ -205,22 +205,22 @@ int main(int argc, char **argv)
     }
     int idx, done = 0, outc, indices[4];
     CHECK_RC(MPI_Waitany(4, rq, &idx, &st));
-    CHECK(idx >= 0 && idx < 4 && st.MPI_TAG == 60 + idx, "waitany index %d tag %d", idx, st.MPI_TAG);
+    EXPECT(idx >= 0 && idx < 4 && st.MPI_TAG == 60 + idx, "waitany index %d tag %d", idx, st.MPI_TAG);
     done++;
     while (done < 4) {
         CHECK_RC(MPI_Waitsome(4, rq, &outc, indices, MPI_STATUSES_IGNORE));
-        CHECK(outc != MPI_UNDEFINED && outc >= 1, "waitsome outcount %d", outc);
+        EXPECT(outc != MPI_UNDEFINED && outc >= 1, "waitsome outcount %d", outc);
         if (outc == MPI_UNDEFINED)
             break;
         done += outc;
     }
     CHECK_RC(MPI_Waitany(4, rq, &idx, &st));
-    CHECK(idx == MPI_UNDEFINED, "waitany on null requests gave %d", idx);
+    EXPECT(idx == MPI_UNDEFINED, "waitany on null requests gave %d", idx);
     flag = 0;
     while (!flag)
         CHECK_RC(MPI_Testall(4, &rq[4], &flag, MPI_STATUSES_IGNORE));
     for (int k = 0; k < 4; k++)
-        CHECK(same(&rbuf[k * 10], 10, left + k), "any/some message %d", k);
+        EXPECT(same(&rbuf[k * 10], 10, left + k), "any/some message %d", k);
 
     /* Ibsend + Request_get_status */
     return mt_finish("mpi_p2p");

@@ -35,13 +35,13 @@ static void test_ibsend(int r)
         /* buffered: complete locally, whatever the receiver does */
         CHECK_RC(MPI_Waitall(N, rq, MPI_STATUSES_IGNORE));
         for (int k = 0; k < N; k++)
-            CHECK(rq[k] == MPI_REQUEST_NULL, "ibsend request %d not freed", k);
+            EXPECT(rq[k] == MPI_REQUEST_NULL, "ibsend request %d not freed", k);
         memset(data, 0, sizeof(int) * N * LEN);   /* the copies must travel */
         MPI_Send(NULL, 0, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD);
         void *back;
         int backsize;
         CHECK_RC(MPI_Buffer_detach(&back, &backsize));
-        CHECK(back == attach && backsize == bufsize, "detach returned %p/%d", back, backsize);
+        EXPECT(back == attach && backsize == bufsize, "detach returned %p/%d", back, backsize);
     } else if (r == 1) {
         MPI_Recv(NULL, 0, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         for (int k = 0; k < N; k++) {
@@ -51,7 +51,7 @@ static void test_ibsend(int r)
             MPI_Get_count(&st, MPI_INT, &cnt);
             for (int i = 0; i < LEN; i++)
                 ok &= data[i] == k * 100000 + i;
-            CHECK(ok && cnt == LEN, "ibsend message %d (count %d)", k, cnt);
+            EXPECT(ok && cnt == LEN, "ibsend message %d (count %d)", k, cnt);
         }
     }
     free(data);
@@ -77,7 +77,7 @@ static void test_persistent_modes(int r)
                 buf[i] = round * 1000 + i;
             CHECK_RC(MPI_Start(&rq));
             CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
-            CHECK(rq != MPI_REQUEST_NULL, "persistent bsend request freed by Wait");
+            EXPECT(rq != MPI_REQUEST_NULL, "persistent bsend request freed by Wait");
         }
         CHECK_RC(MPI_Request_free(&rq));
         CHECK_RC(MPI_Buffer_detach(&back, &bufsize));
@@ -91,7 +91,7 @@ static void test_persistent_modes(int r)
             CHECK_RC(MPI_Start(&rq));
             for (int k = 0; k < 50; k++)
                 CHECK_RC(MPI_Test(&rq, &flag, MPI_STATUS_IGNORE));
-            CHECK(!flag, "ssend_init round %d completed before the receive was posted", round);
+            EXPECT(!flag, "ssend_init round %d completed before the receive was posted", round);
             MPI_Send(NULL, 0, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD);
             if (!flag)
                 CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
@@ -114,7 +114,7 @@ static void test_persistent_modes(int r)
             ok = 1;
             for (int i = 0; i < LEN; i++)
                 ok &= buf[i] == round * 1000 + i;
-            CHECK(ok, "bsend_init round %d data", round);
+            EXPECT(ok, "bsend_init round %d data", round);
         }
         for (int round = 0; round < 2; round++) {
             MPI_Recv(NULL, 0, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -122,7 +122,7 @@ static void test_persistent_modes(int r)
             ok = 1;
             for (int i = 0; i < LEN; i++)
                 ok &= buf[i] == -round * 1000 - i;
-            CHECK(ok, "ssend_init round %d data", round);
+            EXPECT(ok, "ssend_init round %d data", round);
         }
         for (int round = 0; round < 2; round++) {
             MPI_Request rq;
@@ -132,7 +132,7 @@ static void test_persistent_modes(int r)
             ok = 1;
             for (int i = 0; i < LEN; i++)
                 ok &= buf[i] == 7 * i + round;
-            CHECK(ok, "rsend_init round %d data", round);
+            EXPECT(ok, "rsend_init round %d data", round);
         }
     }
 }
@@ -148,31 +148,31 @@ static void test_some_any(int r)
         rq[k] = MPI_REQUEST_NULL;
     outcount = 5;
     CHECK_RC(MPI_Waitsome(4, rq, &outcount, idx, st));
-    CHECK(outcount == MPI_UNDEFINED, "waitsome on null requests: outcount %d", outcount);
+    EXPECT(outcount == MPI_UNDEFINED, "waitsome on null requests: outcount %d", outcount);
     outcount = 5;
     CHECK_RC(MPI_Testsome(4, rq, &outcount, idx, st));
-    CHECK(outcount == MPI_UNDEFINED, "testsome on null requests: outcount %d", outcount);
+    EXPECT(outcount == MPI_UNDEFINED, "testsome on null requests: outcount %d", outcount);
     outcount = 5;
     CHECK_RC(MPI_Waitsome(0, rq, &outcount, idx, MPI_STATUSES_IGNORE));
-    CHECK(outcount == MPI_UNDEFINED, "waitsome of 0 requests: outcount %d", outcount);
+    EXPECT(outcount == MPI_UNDEFINED, "waitsome of 0 requests: outcount %d", outcount);
     flag = 0;
     index = 5;
     CHECK_RC(MPI_Testany(4, rq, &index, &flag, &st[0]));
-    CHECK(flag && index == MPI_UNDEFINED, "testany on null requests: flag %d index %d", flag, index);
+    EXPECT(flag && index == MPI_UNDEFINED, "testany on null requests: flag %d index %d", flag, index);
     index = 5;
     CHECK_RC(MPI_Waitany(4, rq, &index, MPI_STATUS_IGNORE));
-    CHECK(index == MPI_UNDEFINED, "waitany on null requests: index %d", index);
+    EXPECT(index == MPI_UNDEFINED, "waitany on null requests: index %d", index);
 
     /* an inactive persistent request counts as null */
     int dummy = 0;
     CHECK_RC(MPI_Recv_init(&dummy, 1, MPI_INT, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &rq[1]));
     outcount = 5;
     CHECK_RC(MPI_Testsome(4, rq, &outcount, idx, MPI_STATUSES_IGNORE));
-    CHECK(outcount == MPI_UNDEFINED, "testsome with an inactive persistent request: %d", outcount);
+    EXPECT(outcount == MPI_UNDEFINED, "testsome with an inactive persistent request: %d", outcount);
     flag = 0;
     CHECK_RC(MPI_Testany(4, rq, &index, &flag, MPI_STATUS_IGNORE));
-    CHECK(flag && index == MPI_UNDEFINED, "testany with an inactive persistent request");
-    CHECK(rq[1] != MPI_REQUEST_NULL, "inactive persistent request was freed");
+    EXPECT(flag && index == MPI_UNDEFINED, "testany with an inactive persistent request");
+    EXPECT(rq[1] != MPI_REQUEST_NULL, "inactive persistent request was freed");
     MPI_Request_free(&rq[1]);
 
     if (r > 1)
@@ -187,16 +187,16 @@ static void test_some_any(int r)
         out[k] = 100 * r + k;
     MPI_Send(&out[1], 1, MPI_INT, peer, 21, MPI_COMM_WORLD);
     CHECK_RC(MPI_Waitsome(4, rq, &outcount, idx, st));
-    CHECK(outcount == 1 && idx[0] == 1, "waitsome: outcount %d first index %d", outcount, idx[0]);
-    CHECK(st[0].MPI_SOURCE == peer && st[0].MPI_TAG == 21, "waitsome status %d/%d",
-          st[0].MPI_SOURCE, st[0].MPI_TAG);
-    CHECK(rq[1] == MPI_REQUEST_NULL && in[1] == 100 * peer + 1, "waitsome completion of index 1");
+    EXPECT(outcount == 1 && idx[0] == 1, "waitsome: outcount %d first index %d", outcount, idx[0]);
+    EXPECT(st[0].MPI_SOURCE == peer && st[0].MPI_TAG == 21, "waitsome status %d/%d",
+           st[0].MPI_SOURCE, st[0].MPI_TAG);
+    EXPECT(rq[1] == MPI_REQUEST_NULL && in[1] == 100 * peer + 1, "waitsome completion of index 1");
     outcount = 5;
     CHECK_RC(MPI_Testsome(4, rq, &outcount, idx, st));
-    CHECK(outcount == 0, "testsome before the other sends: outcount %d", outcount);
+    EXPECT(outcount == 0, "testsome before the other sends: outcount %d", outcount);
     flag = 1;
     CHECK_RC(MPI_Testany(4, rq, &index, &flag, MPI_STATUS_IGNORE));
-    CHECK(!flag && index == MPI_UNDEFINED, "testany before the other sends: flag %d index %d", flag, index);
+    EXPECT(!flag && index == MPI_UNDEFINED, "testany before the other sends: flag %d index %d", flag, index);
     /* both ranks got here: the remaining messages go */
     MPI_Sendrecv(NULL, 0, MPI_INT, peer, TAG_GO, NULL, 0, MPI_INT, peer, TAG_GO, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
@@ -206,22 +206,22 @@ static void test_some_any(int r)
     while (got < 2) {
         CHECK_RC(MPI_Testsome(4, rq, &outcount, idx, st));
         if (outcount == MPI_UNDEFINED) {
-            CHECK(0, "testsome: no active request left after %d of 2", got);
+            EXPECT(0, "testsome: no active request left after %d of 2", got);
             break;
         }
         for (int k = 0; k < outcount; k++) {
-            CHECK(idx[k] == 0 || idx[k] == 2, "testsome index %d", idx[k]);
-            CHECK(st[k].MPI_TAG == 20 + idx[k], "testsome status tag %d for index %d", st[k].MPI_TAG,
-                  idx[k]);
+            EXPECT(idx[k] == 0 || idx[k] == 2, "testsome index %d", idx[k]);
+            EXPECT(st[k].MPI_TAG == 20 + idx[k], "testsome status tag %d for index %d", st[k].MPI_TAG,
+                   idx[k]);
             seen |= 1 << idx[k];
         }
         got += outcount;
     }
-    CHECK(seen == 5 && in[0] == 100 * peer && in[2] == 100 * peer + 2, "testsome results %x %d %d",
-          seen, in[0], in[2]);
+    EXPECT(seen == 5 && in[0] == 100 * peer && in[2] == 100 * peer + 2, "testsome results %x %d %d",
+           seen, in[0], in[2]);
     outcount = 5;
     CHECK_RC(MPI_Testsome(4, rq, &outcount, idx, st));
-    CHECK(outcount == MPI_UNDEFINED, "testsome after all completed: %d", outcount);
+    EXPECT(outcount == MPI_UNDEFINED, "testsome after all completed: %d", outcount);
 }
 
 static void test_sendrecv_replace_vector(int r, int p)
@@ -239,13 +239,13 @@ static void test_sendrecv_replace_vector(int r, int p)
     CHECK_RC(MPI_Sendrecv_replace(v, 1, vec, right, 5, left, 5, MPI_COMM_WORLD, &st));
     for (int i = 0; i < 2 * N; i++)
         ok &= v[i] == (i % 2 ? -1.0 - i : left * 10000.0 + i);
-    CHECK(ok, "sendrecv_replace of a vector from %d (gaps untouched)", left);
+    EXPECT(ok, "sendrecv_replace of a vector from %d (gaps untouched)", left);
     int cnt = -1;
     MPI_Get_count(&st, vec, &cnt);
-    CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 5 && cnt == 1, "status %d/%d count %d",
-          st.MPI_SOURCE, st.MPI_TAG, cnt);
+    EXPECT(st.MPI_SOURCE == left && st.MPI_TAG == 5 && cnt == 1, "status %d/%d count %d",
+           st.MPI_SOURCE, st.MPI_TAG, cnt);
     MPI_Get_count(&st, MPI_DOUBLE, &cnt);
-    CHECK(cnt == N, "count in doubles %d", cnt);
+    EXPECT(cnt == N, "count in doubles %d", cnt);
     MPI_Type_free(&vec);
     free(v);
 }
@@ -263,60 +263,60 @@ static void test_info(void)
     CHECK_RC(MPI_Info_set(info, "beta", "two words"));
     CHECK_RC(MPI_Info_set(info, "alpha", "replaced"));
     CHECK_RC(MPI_Info_get_nkeys(info, &nkeys));
-    CHECK(nkeys == 2, "nkeys %d", nkeys);
+    EXPECT(nkeys == 2, "nkeys %d", nkeys);
     CHECK_RC(MPI_Info_get_nthkey(info, 0, key));
-    CHECK(!strcmp(key, "alpha"), "key 0 is %s", key);
+    EXPECT(!strcmp(key, "alpha"), "key 0 is %s", key);
     CHECK_RC(MPI_Info_get_nthkey(info, 1, key));
-    CHECK(!strcmp(key, "beta"), "key 1 is %s", key);
+    EXPECT(!strcmp(key, "beta"), "key 1 is %s", key);
     CHECK_RC(MPI_Info_get_valuelen(info, "beta", &len, &flag));
-    CHECK(flag && len == 9, "valuelen %d flag %d", len, flag);
+    EXPECT(flag && len == 9, "valuelen %d flag %d", len, flag);
     CHECK_RC(MPI_Info_get(info, "alpha", MPI_MAX_INFO_VAL, value, &flag));
-    CHECK(flag && !strcmp(value, "replaced"), "alpha = %s", value);
+    EXPECT(flag && !strcmp(value, "replaced"), "alpha = %s", value);
     /* valuelen shorter than the value: truncated, still terminated */
     memset(value, 'x', sizeof(value));
     CHECK_RC(MPI_Info_get(info, "beta", 3, value, &flag));
-    CHECK(flag && !strcmp(value, "two"), "truncated value '%.8s'", value);
+    EXPECT(flag && !strcmp(value, "two"), "truncated value '%.8s'", value);
     CHECK_RC(MPI_Info_get(info, "gamma", MPI_MAX_INFO_VAL, value, &flag));
-    CHECK(!flag, "missing key found");
+    EXPECT(!flag, "missing key found");
     CHECK_RC(MPI_Info_get_valuelen(info, "gamma", &len, &flag));
-    CHECK(!flag, "valuelen of a missing key");
+    EXPECT(!flag, "valuelen of a missing key");
 
     CHECK_RC(MPI_Info_dup(info, &dup));
     CHECK_RC(MPI_Info_delete(info, "alpha"));
     CHECK_RC(MPI_Info_get_nkeys(info, &nkeys));
-    CHECK(nkeys == 1, "nkeys after delete %d", nkeys);
+    EXPECT(nkeys == 1, "nkeys after delete %d", nkeys);
     CHECK_RC(MPI_Info_get(dup, "alpha", MPI_MAX_INFO_VAL, value, &flag));
-    CHECK(flag && !strcmp(value, "replaced"), "dup is independent: alpha %s", flag ? value : "(gone)");
+    EXPECT(flag && !strcmp(value, "replaced"), "dup is independent: alpha %s", flag ? value : "(gone)");
 
     /* error classes */
     memset(longkey, 'k', sizeof(longkey) - 1);
     longkey[sizeof(longkey) - 1] = '\0';
     int rc = MPI_Info_set(info, longkey, "v"), cls = -1;
     MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_INFO_KEY, "key of %d chars: class %d", MPI_MAX_INFO_KEY + 1, cls);
+    EXPECT(cls == MPI_ERR_INFO_KEY, "key of %d chars: class %d", MPI_MAX_INFO_KEY + 1, cls);
     rc = MPI_Info_set(info, "", "v");
     MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_INFO_KEY, "empty key: class %d", cls);
+    EXPECT(cls == MPI_ERR_INFO_KEY, "empty key: class %d", cls);
     rc = MPI_Info_delete(info, "never-set");
     MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_INFO_NOKEY, "delete of a missing key: class %d", cls);
+    EXPECT(cls == MPI_ERR_INFO_NOKEY, "delete of a missing key: class %d", cls);
     rc = MPI_Info_get_nthkey(info, 5, key);
     MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_ARG || cls == MPI_ERR_INFO_KEY, "nthkey out of range: class %d", cls);
+    EXPECT(cls == MPI_ERR_ARG || cls == MPI_ERR_INFO_KEY, "nthkey out of range: class %d", cls);
     char *longval = malloc(MPI_MAX_INFO_VAL + 2);
     memset(longval, 'v', MPI_MAX_INFO_VAL + 1);
     longval[MPI_MAX_INFO_VAL + 1] = '\0';
     rc = MPI_Info_set(info, "big", longval);
     MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_INFO_VALUE, "value of %d chars: class %d", MPI_MAX_INFO_VAL + 1, cls);
+    EXPECT(cls == MPI_ERR_INFO_VALUE, "value of %d chars: class %d", MPI_MAX_INFO_VAL + 1, cls);
     free(longval);
 
     CHECK_RC(MPI_Info_free(&info));
-    CHECK(info == MPI_INFO_NULL, "info not reset by free");
+    EXPECT(info == MPI_INFO_NULL, "info not reset by free");
     CHECK_RC(MPI_Info_free(&dup));
     rc = MPI_Info_get_nkeys(info, &nkeys);
     MPI_Error_class(rc, &cls);
-    CHECK(cls == MPI_ERR_INFO || cls == MPI_ERR_ARG, "MPI_INFO_NULL: class %d", cls);
+    EXPECT(cls == MPI_ERR_INFO || cls == MPI_ERR_ARG, "MPI_INFO_NULL: class %d", cls);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
@@ -328,13 +328,13 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     test_info();
     if (p >= 2) {
-        test_ibsend(mt_rank);
+        test_ibsend(th_rank);
         MPI_Barrier(MPI_COMM_WORLD);
-        test_persistent_modes(mt_rank);
+        test_persistent_modes(th_rank);
         MPI_Barrier(MPI_COMM_WORLD);
-        test_some_any(mt_rank);
+        test_some_any(th_rank);
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    test_sendrecv_replace_vector(mt_rank, p);
+    test_sendrecv_replace_vector(th_rank, p);
     return mt_finish("mpi_reqs");
 }

@@ -13,6 +13,7 @@
 #include "runtime/request.h"
 #include "runtime/rt.h"
 #include "runtime/wire.h"
+#include "tests/harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,18 +22,6 @@
 #include <unistd.h>
 
 rtm_runtime_t rtm_rt;
-static int failures;
-
-#define EXPECT(cond, ...) \
-    do { \
-        if (!(cond)) { \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__); \
-            fputc('\n', stderr); \
-            failures++; \
-        } \
-    } while (0)
-
 /* --- the job (runtime/job.c needs a PMIx server): stubs --- */
 static int abort_pipe = -1;
 
@@ -106,6 +95,7 @@ int main(void)
     rtm_request_impl_t *sreq, *rreq, *stale;
     uint64_t stale_id;
 
+    th_name = "test_am";
     memset(peers, 0, sizeof(peers));
     for (int i = 0; i < 2; i++) {
         rtm_list_init(&peers[i].pending_sends);
@@ -200,10 +190,8 @@ int main(void)
     req_release(rreq);
     match_table_cleanup(&rtm_rt.contexts);
     req_pool_cleanup();
-    if (failures) {
-        fprintf(stderr, "test_am: %d failure(s)\n", failures);
-        return 1;
-    }
+    if (th_failures > 0)
+        TH_RETURN();
     printf("test_am: all checks passed\n");
     return 0;
 }

@@ -13,23 +13,12 @@
 #include "runtime/rt_config.h"
 #include "transport/shm/shm_config.h"
 #include "launcher/launcher_config.h"
+#include "tests/harness.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define EXPECT(cond, ...) \
-    do { \
-        if (!(cond)) { \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__); \
-            fputc('\n', stderr); \
-            failures++; \
-        } \
-    } while (0)
 
 static const rtm_cfg_row_t *row(const char *name)
 {
@@ -262,16 +251,15 @@ static void test_rows(void)
 
 int main(void)
 {
+    th_name = "test_config";
     test_sizes();
     test_register();
     test_values();
     test_ranges();
     test_closest();
     test_rows();
-    if (failures) {
-        fprintf(stderr, "test_config: %d failure(s)\n", failures);
-        return 1;
-    }
+    if (th_failures > 0)
+        TH_RETURN();
     printf("test_config: all checks passed\n");
     return 0;
 }

@@ -6,21 +6,10 @@
 #include "config.h"
 
 #include "runtime/ctxid.h"
+#include "tests/harness.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-
-#define EXPECT(cond, ...) \
-    do { \
-        if (!(cond)) { \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__); \
-            fputc('\n', stderr); \
-            failures++; \
-        } \
-    } while (0)
 
 /* What comm.c does for a new communicator over members m[0..n-1], of which
  * those with joins[i] take the slot. */
@@ -130,15 +119,14 @@ static void test_exhaustion(void)
 
 int main(void)
 {
+    th_name = "test_ctxid";
     test_reserved();
     test_agreement();
     test_recycling();
     test_split_opt_out();
     test_exhaustion();
-    if (failures) {
-        fprintf(stderr, "test_ctxid: %d failure(s)\n", failures);
-        return 1;
-    }
+    if (th_failures > 0)
+        TH_RETURN();
     printf("test_ctxid: all checks passed\n");
     return 0;
 }

@@ -7,22 +7,11 @@
 #include "config.h"
 
 #include "runtime/match.h"
+#include "tests/harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define EXPECT(cond, ...) \
-    do { \
-        if (!(cond)) { \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__); \
-            fputc('\n', stderr); \
-            failures++; \
-        } \
-    } while (0)
 
 static rtm_request_impl_t reqs[8];
 static int nreqs;
@@ -155,6 +144,7 @@ int main(void)
 {
     rtm_match_table_t tbl;
 
+    th_name = "test_match";
     match_table_init(&tbl, 4096);
     test_predicate();
     test_posted_order(&tbl);
@@ -162,10 +152,8 @@ int main(void)
     test_context_table(&tbl);
     match_table_cleanup(&tbl);
     EXPECT(tbl.num == 0 && tbl.ctxs == NULL, "table emptied");
-    if (failures) {
-        fprintf(stderr, "test_match: %d failure(s)\n", failures);
-        return 1;
-    }
+    if (th_failures > 0)
+        TH_RETURN();
     printf("test_match: all checks passed\n");
     return 0;
 }

@@ -14,21 +14,12 @@
 
 #include "transport/transport.h"
 #include "transport/verbs/vrb_config.h"
+#include "tests/harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define CHECK(cond, ...) \
-    do { \
-        if (!(cond)) { \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__); \
-            fprintf(stderr, "\n"); \
-            exit(1); \
-        } \
-    } while (0)
 
 static void am_cb(void *arg, int src, unsigned am_id, const void *data, size_t len)
 {
@@ -71,6 +62,7 @@ int main(void)
     char dir[] = "/tmp/rtm-vrbopen.XXXXXX";
     rtm_status_t status;
 
+    th_name = "test_vrb_open";
     CHECK(mkdtemp(dir) != NULL, "mkdtemp");
     setenv("SOFTIB_DIR", dir, 1);
     memset(&params, 0, sizeof(params));
