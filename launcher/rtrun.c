@@ -293,6 +293,12 @@ static int cause_known(const rtrun_ctx_t *ctx)
 
         if (rk->connected && !rk->finalized && rk->lost_order == 0)
             return 0;
+        /* It failed after PMIx_Finalize (e.g. a program that found its
+         * own result wrong returns 1 after MPI_Finalize): the others are
+         * finishing too, and killing them now would cut their last output.
+         * Let them exit; judge_at bounds the wait for one that hangs. */
+        if (rk->finalized && running_ranks(ctx) > 0)
+            return 0;
     }
     return first == NULL || first->state == RTRUN_RANK_EXITED;
 }

@@ -14,6 +14,16 @@ expect_no_orphans
 # connection, the others' fence fails and they exit 99 and are reaped; only
 # then does rank 2 exit. Its loss came first, so it is named, whatever the
 # order of the reaps and however long it takes.
+# a rank that fails after PMIx_Finalize (a program that found its result
+# wrong) ends the job with its code, but the others, finishing too, are let
+# exit on their own: their last output is not cut
+run 5 -n 3 --oversubscribe "$PROBE" finalexit 5 1
+expect_err "^rtrun: rank 1 ($(hostname), pid [0-9]*) exited with code 5"
+expect_out "^rank 0 finished"
+expect_out "^rank 2 finished"
+expect_within 20
+expect_no_orphans
+
 run 3 -n 4 --oversubscribe "$PROBE" cutfirst 3 2
 expect_err "^rtrun: rank 2 ($(hostname), pid [0-9]*) exited with code 3; ending the job (3 other ranks killed)"
 expect_within 20

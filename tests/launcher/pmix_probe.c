@@ -12,6 +12,10 @@
  *                      until every other rank was reaped, then exits with
  *                      CODE; the others exit 99 from their next fence
  *                      (the failure RANK caused, reaped before its cause)
+ *   finalexit CODE RANK every rank finalizes; RANK then exits with CODE, the
+ *                      others print "rank N finished" once RANK was reaped
+ *                      and exit 0 (a failure after finalize: the others are
+ *                      let finish, their output not cut)
  *   nofinalize         PMIx_Init, fence, exit 0 without PMIx_Finalize
  *   shmfile RANK       create /dev/shm/rtm-<nspace>-<rank>, then as "kill RANK"
  *   sleep SECONDS      no PMIx; just sleep
@@ -246,6 +250,39 @@ static void mode_cutfirst(int code, pmix_rank_t cutter)
     exit(code);
 }
 
+static void mode_finalexit(int code, pmix_rank_t quitter)
+{
+    pmix_value_t value, *val;
+    struct timespec pause_ts = {0, 1000000};
+    pid_t pid = 0;
+    pmix_status_t rc;
+
+    probe_init();
+    PMIX_VALUE_LOAD(&value, &(uint32_t){(uint32_t)getpid()}, PMIX_UINT32);
+    rc = PMIx_Put(PMIX_GLOBAL, "rtm.test.pid", &value);
+    PMIX_VALUE_DESTRUCT(&value);
+    CHECK(rc == PMIX_SUCCESS && PMIx_Commit() == PMIX_SUCCESS, "PMIx_Put/Commit: %s",
+          PMIx_Error_string(rc));
+    probe_fence();
+    if (me.rank != quitter) {
+        val = get_key(quitter, "rtm.test.pid");
+        CHECK(val->type == PMIX_UINT32, "rank %u's pid has type %d", quitter, (int)val->type);
+        pid = (pid_t)val->data.uint32;
+        PMIX_VALUE_RELEASE(val);
+    }
+    probe_fence();
+    rc = PMIx_Finalize(NULL, 0);
+    CHECK(rc == PMIX_SUCCESS, "PMIx_Finalize: %s", PMIx_Error_string(rc));
+    if (me.rank == quitter)
+        exit(code);
+    /* A zombie still answers kill(pid, 0); a reaped rank does not. */
+    while (kill(pid, 0) == 0 || errno != ESRCH)
+        nanosleep(&pause_ts, NULL);
+    printf("rank %u finished\n", me.rank);
+    fflush(stdout);
+    exit(0);
+}
+
 static void sanitize(const char *in, char *out, size_t len)
 {
     size_t i;
@@ -305,6 +342,8 @@ int main(int argc, char **argv)
             exit(atoi(argv[2]));
         probe_fence();
         CHECK(0, "PMIx_Fence completed without rank %s", argv[3]);
+    } else if (strcmp(mode, "finalexit") == 0 && argc == 4) {
+        mode_finalexit(atoi(argv[2]), (pmix_rank_t)atoi(argv[3]));
     } else if (strcmp(mode, "cutfirst") == 0 && argc == 4) {
         mode_cutfirst(atoi(argv[2]), (pmix_rank_t)atoi(argv[3]));
     } else if (strcmp(mode, "nofinalize") == 0) {
@@ -334,7 +373,7 @@ int main(int argc, char **argv)
         (void)!write(STDOUT_FILENO, "partial-", 8);
         (void)!write(STDOUT_FILENO, rank, strlen(rank));
     } else {
-        fprintf(stderr, "usage: pmix_probe modex|exit C R|kill R|abort C R|exitfirst C R|cutfirst C R|nofinalize|shmfile R|sleep S|chatter N\n");
+        fprintf(stderr, "usage: pmix_probe modex|exit C R|kill R|abort C R|exitfirst C R|cutfirst C R|finalexit C R|nofinalize|shmfile R|sleep S|chatter N\n");
         return 2;
     }
     return 0;
