@@ -142,11 +142,21 @@ rtm_status_t rtrun_engine_start_pmix(rtrun_engine_t *eng, void *hwloc_topology,
 
 void rtrun_engine_stop_pmix(rtrun_engine_t *eng)
 {
-    if (eng->job_registered)
+    int all_finalized = eng->job != NULL && rtrun_job_local_finalized(eng->job);
+
+    /* After an abort or a killed rank, OpenPMIx 4.2's progress thread may
+     * still be tearing down the lost clients (and reporting their loss)
+     * when the job would be deregistered: it then used the job's freed
+     * objects and died on a garbage mutex ("pthread_mutex_lock.c:450:
+     * Assertion `e != ESRCH || !robust' failed", 1 in ~180 aborted jobs
+     * under load, core seen). The process exits right after this and the
+     * library's files are in the job's temp dir, which the caller
+     * removes: the job is deregistered only when every rank finalized. */
+    if (eng->job_registered && all_finalized)
         rtrun_pmix_deregister_job(eng->job);
     eng->job_registered = 0;
     if (eng->pmix_started)
-        rtrun_pmix_server_stop(rtrun_job_local_finalized(eng->job));
+        rtrun_pmix_server_stop(all_finalized);
     eng->pmix_started = 0;
 }
 
