@@ -510,10 +510,23 @@ void vrb_rcache_destroy(vrb_rcache_t *rc)
     if (rc->thread_started) {
         uint64_t one = 1;
 
-        if (write(rc->stop_fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+        if (write(rc->stop_fd, &one, sizeof(one)) != (ssize_t)sizeof(one)) {
             rtm_warn("%s: rcache: cannot stop the event thread: %s", rc->who, strerror(errno));
-        else
+        } else {
+            /* The userfaultfd goes before the join: the exiting thread
+             * frees its thread-local memory, and a heap trim over a range
+             * still registered would wait for an UNMAP event to be read,
+             * by the very thread that is exiting, while we wait for it
+             * (a finalize that hung 1 run in ~50 under load). Closed, the
+             * file unregisters every range and wakes such a waiter. Under
+             * the lock: the thread reads rc->uffd only while holding it. */
+            pthread_mutex_lock(&rc->lock);
+            if (rc->uffd >= 0)
+                close(rc->uffd);
+            rc->uffd = -1;
+            pthread_mutex_unlock(&rc->lock);
             pthread_join(rc->thread, NULL);
+        }
     }
     rtm_list_init(&all);
     pthread_mutex_lock(&rc->lock);
