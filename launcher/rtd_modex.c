@@ -73,6 +73,23 @@ static void fence_add(rtd_node_t *n, const char *data, size_t len)
     n->fence_len += len;
 }
 
+/* Fence `seq` is over (status 1: released): send the release down the
+ * tree, complete this host's part, and make ready for fence seq + 1. `data`
+ * may be n->fence_data, freed only once both have used it. */
+static void fence_release(rtd_node_t *n, int seq, int status, const char *data, size_t len)
+{
+    rtd_node_down(n, RTD_MSG_FENCE_DOWN, seq, status, 0, data, len);
+    if (n->fence_local != NULL)
+        rtrun_pmix_fence_done(n->fence_local, status, data, len);
+    n->fence_local = NULL;
+    n->fence_local_in = 0;
+    n->fence_children_in = 0;
+    free(n->fence_data);
+    n->fence_data = NULL;
+    n->fence_len = 0;
+    n->fence_seq = seq + 1;
+}
+
 /* Everything below us is in: pass it up, or at the root, release all. */
 static void fence_check(rtd_node_t *n)
 {
@@ -82,16 +99,7 @@ static void fence_check(rtd_node_t *n)
         rtd_node_up(n, RTD_MSG_FENCE_UP, n->fence_seq, 0, 0, n->fence_data, n->fence_len);
         return; /* the release comes down as FENCE_DOWN */
     }
-    rtd_node_down(n, RTD_MSG_FENCE_DOWN, n->fence_seq, 1, 0, n->fence_data, n->fence_len);
-    if (n->fence_local != NULL)
-        rtrun_pmix_fence_done(n->fence_local, 1, n->fence_data, n->fence_len);
-    n->fence_local = NULL;
-    n->fence_local_in = 0;
-    n->fence_children_in = 0;
-    free(n->fence_data);
-    n->fence_data = NULL;
-    n->fence_len = 0;
-    n->fence_seq++;
+    fence_release(n, n->fence_seq, 1, n->fence_data, n->fence_len);
 }
 
 static void fence_local_in(rtd_node_t *n, rtrun_pmix_req_t *req)
@@ -140,16 +148,7 @@ double rtd_node_fence_recheck(rtd_node_t *n, double now)
 
 void rtd_modex_fence_down(rtd_node_t *n, const rtd_hdr_t *h, const char *payload)
 {
-    rtd_node_down(n, RTD_MSG_FENCE_DOWN, h->a, h->b, 0, payload, h->len);
-    if (n->fence_local != NULL)
-        rtrun_pmix_fence_done(n->fence_local, h->b, payload, h->len);
-    n->fence_local = NULL;
-    n->fence_local_in = 0;
-    n->fence_children_in = 0;
-    free(n->fence_data);
-    n->fence_data = NULL;
-    n->fence_len = 0;
-    n->fence_seq = h->a + 1;
+    fence_release(n, h->a, h->b, payload, h->len);
 }
 
 void rtd_node_dmodex_local(rtd_node_t *n, rtrun_pmix_req_t *req)

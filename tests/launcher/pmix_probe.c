@@ -207,21 +207,40 @@ static void cut_pmix_connection(void)
 
 /* RANK outlives the connection it cut until the launcher has reaped every
  * other rank: its own exit is reaped last. */
-static void mode_cutfirst(int code, pmix_rank_t cutter)
+/* Every rank's pid, for the modes whose ranks wait for another's end:
+ * published, then fenced so every rank can read every pid. */
+static void publish_pid(void)
 {
-    pmix_value_t value, *val;
-    uint32_t size;
-    pid_t *pids;
+    pmix_value_t value;
     pmix_status_t rc;
 
-    probe_init();
-    size = get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE);
     PMIX_VALUE_LOAD(&value, &(uint32_t){(uint32_t)getpid()}, PMIX_UINT32);
     rc = PMIx_Put(PMIX_GLOBAL, "rtm.test.pid", &value);
     PMIX_VALUE_DESTRUCT(&value);
     CHECK(rc == PMIX_SUCCESS && PMIx_Commit() == PMIX_SUCCESS, "PMIx_Put/Commit: %s",
           PMIx_Error_string(rc));
     probe_fence();
+}
+
+static pid_t peer_pid(pmix_rank_t rank)
+{
+    pmix_value_t *val = get_key(rank, "rtm.test.pid");
+    pid_t pid;
+
+    CHECK(val->type == PMIX_UINT32, "rank %u's pid has type %d", rank, (int)val->type);
+    pid = (pid_t)val->data.uint32;
+    PMIX_VALUE_RELEASE(val);
+    return pid;
+}
+
+static void mode_cutfirst(int code, pmix_rank_t cutter)
+{
+    uint32_t size;
+    pid_t *pids;
+
+    probe_init();
+    size = get_u32(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE);
+    publish_pid();
     if (me.rank != cutter) {
         /* Fails when the server lost the cutter during this fence; or, if
          * it lost it before, completes without it: a failure either way. */
@@ -233,10 +252,7 @@ static void mode_cutfirst(int code, pmix_rank_t cutter)
     for (uint32_t r = 0; r < size; r++) {
         if (r == cutter)
             continue;
-        val = get_key(r, "rtm.test.pid");
-        CHECK(val->type == PMIX_UINT32, "rank %u's pid has type %d", r, (int)val->type);
-        pids[r] = (pid_t)val->data.uint32;
-        PMIX_VALUE_RELEASE(val);
+        pids[r] = peer_pid(r);
     }
     cut_pmix_connection();
     for (uint32_t r = 0; r < size; r++) {
@@ -252,24 +268,14 @@ static void mode_cutfirst(int code, pmix_rank_t cutter)
 
 static void mode_finalexit(int code, pmix_rank_t quitter)
 {
-    pmix_value_t value, *val;
     struct timespec pause_ts = {0, 1000000};
     pid_t pid = 0;
     pmix_status_t rc;
 
     probe_init();
-    PMIX_VALUE_LOAD(&value, &(uint32_t){(uint32_t)getpid()}, PMIX_UINT32);
-    rc = PMIx_Put(PMIX_GLOBAL, "rtm.test.pid", &value);
-    PMIX_VALUE_DESTRUCT(&value);
-    CHECK(rc == PMIX_SUCCESS && PMIx_Commit() == PMIX_SUCCESS, "PMIx_Put/Commit: %s",
-          PMIx_Error_string(rc));
-    probe_fence();
-    if (me.rank != quitter) {
-        val = get_key(quitter, "rtm.test.pid");
-        CHECK(val->type == PMIX_UINT32, "rank %u's pid has type %d", quitter, (int)val->type);
-        pid = (pid_t)val->data.uint32;
-        PMIX_VALUE_RELEASE(val);
-    }
+    publish_pid();
+    if (me.rank != quitter)
+        pid = peer_pid(quitter);
     probe_fence();
     rc = PMIx_Finalize(NULL, 0);
     CHECK(rc == PMIX_SUCCESS, "PMIx_Finalize: %s", PMIx_Error_string(rc));
