@@ -131,14 +131,19 @@ check-multihost:
 	@$(MAKE) $(AM_MAKEFLAGS) -j1 check TESTS='$(call tier_tests,$(MULTIHOST_TESTS))'
 check-sched:
 	@$(MAKE) $(AM_MAKEFLAGS) -j1 check TESTS='$(call tier_tests,$(SCHED_TESTS))'
+check-security:
+	@$(MAKE) $(AM_MAKEFLAGS) -j1 check TESTS='$(call tier_tests,$(SECURITY_TESTS))'
+check-fuzz:
+	@$(MAKE) $(AM_MAKEFLAGS) -j1 check TESTS='$(call tier_tests,$(FUZZ_TESTS))'
 # Tests some local.mk added to TESTS without a tier (scripts/run-tests runs
 # them too, and says so); nothing when every test has its tier.
 TIERED_TESTS = $(UNIT_TESTS) $(INTEGRATION_TESTS) $(FAULT_TESTS) $(MULTIHOST_TESTS) \
-	$(SCHED_TESTS)
+	$(SCHED_TESTS) $(SECURITY_TESTS) $(FUZZ_TESTS)
 check-untiered:
 	@untiered='$(filter-out $(TIERED_TESTS),$(TESTS))'; \
 	if test -n "$$untiered"; then \
 	  echo "tests in no tier (add them to a *_TESTS variable): $$untiered"; \
 	  $(MAKE) $(AM_MAKEFLAGS) -j1 check TESTS="$$untiered"; \
 	fi
-.PHONY: check-unit check-integration check-fault check-multihost check-sched check-untiered
+.PHONY: check-unit check-integration check-fault check-multihost check-sched check-security \
+	check-fuzz check-untiered

@@ -1,0 +1,4 @@
+# Attack tests (pmix): each runs an attack from an unprivileged local user
+# (tests/security/lib.sh) or from a namespace host against a running job.
+# Tier: SECURITY_TESTS (make check-security).
+EXTRA_DIST += tests/security/lib.sh
