@@ -20,7 +20,7 @@
 typedef enum cli_opt_id {
     OPT_NP, OPT_HOST, OPT_OVERSUBSCRIBE, OPT_ENV, OPT_BIND_TO, OPT_REPORT_BINDINGS,
     OPT_TAG_OUTPUT, OPT_TIMEOUT, OPT_HELP, OPT_VERSION, OPT_HOSTFILE, OPT_MAP_BY,
-    OPT_NPERNODE, OPT_LAUNCH_AGENT, OPT_FANOUT,
+    OPT_NPERNODE, OPT_LAUNCH_AGENT, OPT_FANOUT, OPT_REPORT_STATE, OPT_CHECK,
 } cli_opt_id_t;
 
 typedef struct cli_opt {
@@ -47,6 +47,8 @@ static const cli_opt_t cli_opts[] = {
     {"--report-bindings", OPT_REPORT_BINDINGS, 0},
     {"--tag-output", OPT_TAG_OUTPUT, 0},
     {"--timeout", OPT_TIMEOUT, 1},
+    {"--report-state", OPT_REPORT_STATE, 1},
+    {"--check", OPT_CHECK, 0},
     {"-h", OPT_HELP, 0},
     {"--help", OPT_HELP, 0},
     {"-V", OPT_VERSION, 0},
@@ -274,6 +276,16 @@ static rtm_status_t apply_opt(const cli_opt_t *opt, const char *typed, const cha
                                  typed, value);
         opts->timeout_sec = v;
         return RTM_OK;
+    case OPT_REPORT_STATE:
+        if (parse_long(value, 1, INT_MAX, &v) != 0)
+            return rtm_error_set(RTM_ERR_INVALID_ARG, "%s \"%s\": expected the pid of a running "
+                                 "rtrun", typed, value);
+        opts->report_pid = v;
+        opts->action = RTRUN_ACTION_REPORT_STATE;
+        return RTM_OK;
+    case OPT_CHECK:
+        opts->action = RTRUN_ACTION_CHECK;
+        return RTM_OK;
     case OPT_HELP:
         opts->action = RTRUN_ACTION_HELP;
         return RTM_OK;
@@ -413,6 +425,10 @@ rtm_status_t rtrun_cli_parse(int argc, char **argv, rtrun_opts_t *opts_p)
         }
         opts.prog_argc = argc - i;
         opts.prog_argv = &argv[i];
+    } else if (opts.action == RTRUN_ACTION_CHECK) {
+        status = resolve_hosts(&opts);   /* the hosts to check, as for a job */
+        if (status != RTM_OK)
+            goto err_free_opts;
     }
     *opts_p = opts;
     return RTM_OK;
@@ -478,6 +494,11 @@ void rtrun_cli_print_help(FILE *out)
 "  --report-bindings      print one line per rank naming the cores it is bound to\n"
 "  --tag-output           prefix every line a rank prints with \"[RANK] \"\n"
 "  --timeout SECONDS      end the job after SECONDS and name the ranks still running\n"
+"                         and what each waits for (docs/diagnostics.md)\n"
+"  --report-state PID     print what every rank of the job of the rtrun PID waits\n"
+"                         for (as SIGUSR1 to that rtrun); the job goes on\n"
+"  --check                check the hosts (given as for a job) before a job runs:\n"
+"                         RDMA ports, limits, /dev/shm, CMA, links (rtm_check)\n"
 "  -h, --help             print this help and exit\n"
 "  -V, --version          print rtrun's version and exit\n"
 "  --                     end of options: the next word is PROGRAM\n"

@@ -28,6 +28,8 @@ typedef enum rtrun_action {
     RTRUN_ACTION_RUN,
     RTRUN_ACTION_HELP,
     RTRUN_ACTION_VERSION,
+    RTRUN_ACTION_REPORT_STATE,  /* --report-state PID: ask a running rtrun (launcher/report.c) */
+    RTRUN_ACTION_CHECK,         /* --check: rtm_check's checks on the job's hosts */
 } rtrun_action_t;
 
 typedef enum rtrun_bind {
@@ -80,6 +82,7 @@ typedef struct rtrun_opts {
     int                report_bindings;
     int                tag_output;
     long               timeout_sec;    /* 0: no timeout */
+    long               report_pid;     /* --report-state PID */
     int                prog_argc;      /* the program and its arguments */
     char             **prog_argv;      /* points into the argv given to the parser */
 } rtrun_opts_t;

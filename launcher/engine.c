@@ -93,6 +93,7 @@ rtm_status_t rtrun_engine_open_signals(rtrun_engine_t *eng)
     sigaddset(&set, SIGCHLD);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGUSR1);   /* a job-state report (launcher/report.h) */
     /* Under nohup SIGHUP is ignored: leave it so, for us and the ranks. */
     if (signal(SIGHUP, SIG_IGN) != SIG_IGN) {
         signal(SIGHUP, SIG_DFL);

@@ -23,6 +23,7 @@
 #include "launcher/iof.h"
 #include "launcher/job.h"
 #include "launcher/pmix_server.h"
+#include "launcher/report.h"
 #include "launcher/spawn.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -68,6 +69,8 @@ typedef struct rtd_ctx {
     int            stdin_eof;     /* rtrun's stdin ended: close the pipe once drained */
     char          *stdin_buf;
     size_t         stdin_len, stdin_cap;
+    rtrun_report_t report;        /* a job-state report of this host's ranks (report.h) */
+    unsigned char *report_sent;   /* per rank: its answer went up */
 } rtd_ctx_t;
 
 /* What rtd polls besides the engine's own fds (tags of poll_add). */
@@ -199,6 +202,8 @@ static void eng_on_signal(void *arg, int sig)
         rtrun_engine_reap(&ctx->eng);
         return;
     }
+    if (sig == SIGUSR1)   /* reports are asked through the tree (RTD_MSG_STATE_ASK) */
+        return;
     /* Someone ends rtd itself: the ranks go too, and rtrun hears of it
      * through the ranks' exits and our connection. */
     rtrun_say("received SIG%s; killing the ranks of host %s", sigabbrev_np(sig),
@@ -264,6 +269,8 @@ static void stdin_received(rtd_ctx_t *ctx, const rtd_hdr_t *h, const char *paylo
 }
 
 /* Handle the whole messages the connection's buffer holds. */
+static void report_ask(rtd_ctx_t *ctx, unsigned seq);
+
 static void handle_buffered(rtd_ctx_t *ctx, rtd_conn_t *c)
 {
     rtd_hdr_t h;
@@ -285,6 +292,8 @@ static void handle_buffered(rtd_ctx_t *ctx, rtd_conn_t *c)
                 stdin_received(ctx, &h, payload);
             if (h.type == RTD_MSG_KILL && h.a > 0)
                 kill_ranks(ctx, h.a);
+            if (h.type == RTD_MSG_STATE_ASK)
+                report_ask(ctx, (unsigned)h.a);
             rtd_conn_consume(c, &h);
         }
     }
@@ -302,6 +311,57 @@ static void handle_conn(rtd_ctx_t *ctx, rtd_conn_t *c)
         return;
     }
     handle_buffered(ctx, c);
+}
+
+/* ---- job-state reports: ask this host's ranks, send the answers up ---- */
+
+static void report_ask(rtd_ctx_t *ctx, unsigned seq)
+{
+    int n = 0;
+
+    for (int r = 0; r < ctx->job->nprocs; r++) {
+        const rtrun_rank_t *rk = &ctx->job->ranks[r];
+
+        n += rtrun_engine_rank_is_local(&ctx->eng, rk) && rk->state == RTRUN_RANK_RUNNING &&
+             rk->connected && !rk->finalized;
+    }
+    if (n == 0 || ctx->report.active)
+        return;
+    free(ctx->report_sent);
+    ctx->report_sent = calloc((size_t)ctx->job->nprocs, 1);
+    if (ctx->report_sent == NULL ||
+        rtrun_report_ask(&ctx->report, ctx->eng.tmpdir, ctx->job->nspace, seq,
+                         ctx->job->nprocs, rtm_time_now()) != RTM_OK) {
+        if (ctx->report_sent != NULL)
+            rtrun_say("host %s: no job-state report: %s", ctx->job->hosts[ctx->self].name,
+                      rtm_last_error());
+        return;
+    }
+    for (int r = 0; r < ctx->job->nprocs; r++) {
+        const rtrun_rank_t *rk = &ctx->job->ranks[r];
+
+        ctx->report.asked[r] = rtrun_engine_rank_is_local(&ctx->eng, rk) &&
+                               rk->state == RTRUN_RANK_RUNNING && rk->connected &&
+                               !rk->finalized;
+    }
+}
+
+static void report_check(rtd_ctx_t *ctx, double now)
+{
+    if (!ctx->report.active)
+        return;
+    rtrun_report_collect(&ctx->report);
+    for (int r = 0; r < ctx->job->nprocs; r++) {
+        const char *a = ctx->report.answers[r];
+
+        if (a != NULL && !ctx->report_sent[r]) {
+            rtd_node_up(&ctx->node, RTD_MSG_STATE, r, (int)ctx->report.seq, 0, a, strlen(a));
+            ctx->report_sent[r] = 1;
+        }
+    }
+    if (rtrun_report_missing(&ctx->report) > 0 && now < ctx->report.deadline)
+        return;
+    rtrun_report_end(&ctx->report);   /* rtrun names the ranks that did not answer */
 }
 
 /* Wait for our ranks and children after the parent left (bounded). */
@@ -336,7 +396,6 @@ static int eng_prepare(void *arg, rtrun_engine_t *eng, double now)
     rtd_ctx_t *ctx = arg;
     rtd_node_t *n = &ctx->node;
 
-    (void)now;
     if (ctx->parent_gone)
         return 0;
     rtrun_engine_poll_add(eng, n->parent.fd,
@@ -356,6 +415,9 @@ static int eng_prepare(void *arg, rtrun_engine_t *eng, double now)
     eng->output_paused = n->parent.out_len - n->parent.out_off >= RTD_OUT_HIGH_WATER;
     rtrun_engine_wake_at(eng, rtd_node_next_deadline(n));
     rtrun_engine_wake_at(eng, ctx->kill_at);
+    if (ctx->report.active)   /* look for answers every 50 ms, until the deadline */
+        rtrun_engine_wake_at(eng, now + 0.05 < ctx->report.deadline ? now + 0.05
+                                                                    : ctx->report.deadline);
     return 1;
 }
 
@@ -397,6 +459,7 @@ static void eng_after_poll(void *arg, double now)
         ctx->kill_at = 0;
     }
     rtd_node_fence_recheck(n, now);
+    report_check(ctx, now);
     for (int i = 0; i < n->nchildren; i++) {
         rtd_conn_t *c = &n->children[i];
 
@@ -531,6 +594,8 @@ static int join_parent(rtd_ctx_t *ctx, const char *token)
 static void teardown(rtd_ctx_t *ctx)
 {
     rtd_node_fini(&ctx->node);
+    rtrun_report_end(&ctx->report);
+    free(ctx->report_sent);
     /* Files first: the PMIx teardown below may take seconds (bounded), and
      * the parent stops waiting for this rtd after RTRUN's AGENT_EXIT_SEC. */
     if (ctx->job != NULL && ctx->job->nspace[0] != '\0')

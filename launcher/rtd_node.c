@@ -98,6 +98,7 @@ int rtd_node_handle(rtd_node_t *n, rtd_conn_t *from, const rtd_hdr_t *h, const c
     case RTD_MSG_PMIXEV:
     case RTD_MSG_ERROR:
     case RTD_MSG_STDIN_ACK:
+    case RTD_MSG_STATE:
         if (from_parent)
             goto bad;
         if (n->pos == 0)
@@ -134,6 +135,7 @@ int rtd_node_handle(rtd_node_t *n, rtd_conn_t *from, const rtd_hdr_t *h, const c
             rtd_node_route(n, h->type, h->dst, h->a, h->b, h->c, payload, h->len);
         break;
     case RTD_MSG_KILL:
+    case RTD_MSG_STATE_ASK:
         if (!from_parent)
             goto bad;
         rtd_node_down(n, h->type, h->a, h->b, h->c, NULL, 0);

@@ -39,6 +39,8 @@ typedef enum rtd_msg_type {
     RTD_MSG_KILL,        /* down to all: a = signal */
     RTD_MSG_STDIN,       /* to dst host (rank 0's): c = 1 at EOF; payload: rtrun's stdin */
     RTD_MSG_STDIN_ACK,   /* up: a = bytes of STDIN written to rank 0 (or dropped) */
+    RTD_MSG_STATE_ASK,   /* down to all: a = report number (launcher/report.h) */
+    RTD_MSG_STATE,       /* up: a = rank, b = report number; payload: the rank's answer */
 } rtd_msg_type_t;
 
 typedef struct rtd_hdr {

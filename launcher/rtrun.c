@@ -19,6 +19,8 @@
 #include "launcher/iof.h"
 #include "launcher/job.h"
 #include "launcher/pmix_server.h"
+#include "launcher/check.h"
+#include "launcher/report.h"
 #include "launcher/spawn.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -98,6 +100,11 @@ typedef struct rtrun_ctx {
     int                 stdin_host;  /* rank 0's host; -1: rank 0 is here (ctx->in) */
     int                 stdin_fd;    /* rtrun's stdin until EOF, else -1 */
     size_t              stdin_inflight;
+    /* job-state reports (report.h): on --timeout, SIGUSR1, --report-state */
+    rtrun_report_t      report;
+    unsigned            report_seq;
+    int                 report_then_timeout; /* the report is --timeout's: end the job after */
+    int                 timeout_reported;
 } rtrun_ctx_t;
 
 /* What rtrun polls besides the engine's own fds (tags of poll_add). */
@@ -489,6 +496,10 @@ static void on_remote(rtrun_ctx_t *ctx, const rtd_hdr_t *h, const char *payload)
             rtrun_iof_stream_feed(h->b == 2 ? &ctx->err[h->a] : &ctx->out[h->a], payload, h->len,
                                   h->c, multi_out);
         break;
+    case RTD_MSG_STATE:   /* a remote rank's job-state answer */
+        if (rk != NULL && ctx->report.active && (unsigned)h->b == ctx->report.seq)
+            rtrun_report_set_answer(&ctx->report, h->a, payload, h->len);
+        break;
     case RTD_MSG_EXIT:
         if (rk != NULL && rk->state == RTRUN_RANK_RUNNING) {
             rk->connected |= h->c & 1;
@@ -560,12 +571,19 @@ static void on_child_conn(rtrun_ctx_t *ctx, rtd_conn_t *c, short revents)
     }
 }
 
+static int report_start(rtrun_ctx_t *ctx, const char *why, double now);
+
 static void eng_on_signal(void *arg, int sig)
 {
     rtrun_ctx_t *ctx = arg;
 
     if (sig == SIGCHLD) {
         rtrun_engine_reap(&ctx->eng);
+        return;
+    }
+    if (sig == SIGUSR1) {   /* a job-state report; the job goes on */
+        if (!ctx->ending && !report_start(ctx, "asked by SIGUSR1", rtm_time_now()))
+            rtrun_say("received SIGUSR1: no rank is running in the library to report");
         return;
     }
     if (!ctx->ending) {
@@ -581,17 +599,108 @@ static void eng_on_signal(void *arg, int sig)
     }
 }
 
-/* --timeout: the job ends as a failure. */
-static void check_timeout(rtrun_ctx_t *ctx, double now)
+/* ---- job-state reports (report.h) ---- */
+
+static const char *report_host_of(void *arg, int r)
+{
+    rtrun_ctx_t *ctx = arg;
+
+    return rank_host(ctx, &ctx->job->ranks[r]);
+}
+
+static int report_pid_of(void *arg, int r)
+{
+    rtrun_ctx_t *ctx = arg;
+    rtrun_rank_t *rk = &ctx->job->ranks[r];
+
+    return rank_is_local(ctx, rk) ? (int)rk->pid : 0;
+}
+
+/* Ask every rank that can answer (running, connected to PMIx, not
+ * finalized); 0 when none can (a job of programs without librtmsg). */
+static int report_start(rtrun_ctx_t *ctx, const char *why, double now)
+{
+    int n = 0;
+
+    if (ctx->report.active || ctx->eng.tmpdir[0] == '\0')
+        return ctx->report.active;
+    for (int r = 0; r < ctx->job->nprocs; r++) {
+        const rtrun_rank_t *rk = &ctx->job->ranks[r];
+
+        n += rk->state == RTRUN_RANK_RUNNING && rk->connected && !rk->finalized;
+    }
+    if (n == 0)
+        return 0;
+    if (rtrun_report_ask(&ctx->report, ctx->eng.tmpdir, ctx->job->nspace, ++ctx->report_seq,
+                         ctx->job->nprocs, now) != RTM_OK) {
+        rtrun_say("no job-state report: %s", rtm_last_error());
+        if (!ctx->report.active)
+            return 0;
+    }
+    snprintf(ctx->report.why, sizeof(ctx->report.why), "%s", why);
+    for (int r = 0; r < ctx->job->nprocs; r++) {
+        const rtrun_rank_t *rk = &ctx->job->ranks[r];
+
+        ctx->report.asked[r] = rk->state == RTRUN_RANK_RUNNING && rk->connected &&
+                               !rk->finalized;
+    }
+    if (ctx->multi && ctx->node_ready)
+        rtd_node_down(&ctx->node, RTD_MSG_STATE_ASK, (int)ctx->report_seq, 0, 0, NULL, 0);
+    return 1;
+}
+
+static void timeout_end(rtrun_ctx_t *ctx)
 {
     char list[512];
+    int n = rtrun_job_running_list(ctx->job, list, sizeof(list));
+
+    if (n > 0)
+        rtrun_say("ending the job after the timeout (rank%s %s still running)",
+                  n == 1 ? "" : "s", list);
+    end_job(ctx, RTRUN_EXIT_TIMEOUT, SIGTERM);
+}
+
+/* Answers in, or the wait is over: the summary; then what the report was
+ * for (the timeout's end of the job). */
+static void check_report(rtrun_ctx_t *ctx, double now)
+{
+    if (!ctx->report.active)
+        return;
+    rtrun_report_collect(&ctx->report);
+    for (int r = 0; r < ctx->job->nprocs; r++) {
+        if (ctx->report.asked[r] && ctx->job->ranks[r].state != RTRUN_RANK_RUNNING &&
+            ctx->report.answers[r] == NULL)
+            ctx->report.asked[r] = 0;   /* gone meanwhile: its exit says the rest */
+    }
+    if (rtrun_report_missing(&ctx->report) > 0 && now < ctx->report.deadline)
+        return;
+    rtrun_report_print(&ctx->report, ctx->job, report_host_of, report_pid_of, ctx, NULL, 0);
+    rtrun_report_end(&ctx->report);
+    if (ctx->report_then_timeout) {
+        ctx->report_then_timeout = 0;
+        if (!ctx->ending)
+            timeout_end(ctx);
+    }
+}
+
+/* --timeout: the job ends as a failure, once its ranks said what they
+ * wait for (nothing is killed before). */
+static void check_timeout(rtrun_ctx_t *ctx, double now)
+{
+    char list[512], why[96];
     int n;
 
-    if (ctx->timeout_at == 0 || now < ctx->timeout_at || ctx->ending)
+    if (ctx->timeout_at == 0 || now < ctx->timeout_at || ctx->ending || ctx->timeout_reported)
         return;
+    ctx->timeout_reported = 1;
     n = rtrun_job_running_list(ctx->job, list, sizeof(list));
     rtrun_say("timeout of %ld s expired with %d rank%s still running (rank%s %s); ending the job",
               ctx->opts.timeout_sec, n, n == 1 ? "" : "s", n == 1 ? "" : "s", list);
+    snprintf(why, sizeof(why), "timeout of %ld s expired", ctx->opts.timeout_sec);
+    if (report_start(ctx, why, now)) {
+        ctx->report_then_timeout = 1;
+        return;
+    }
     end_job(ctx, RTRUN_EXIT_TIMEOUT, SIGTERM);
 }
 
@@ -658,6 +767,7 @@ static void eng_after_poll(void *arg, double now)
 
     if (ctx->judge_at > 0 && now >= ctx->judge_at)
         judge_failures(ctx);
+    check_report(ctx, now);
     check_timeout(ctx, now);
     check_kill(ctx, now);
     check_remote_lost(ctx, now);
@@ -732,8 +842,11 @@ static int eng_prepare(void *arg, rtrun_engine_t *eng, double now)
     /* The tree before stdin: its fds are handled first. */
     poll_tree(ctx, eng);
     poll_stdin(ctx, eng);
-    if (!ctx->ending)
+    if (!ctx->ending && !ctx->timeout_reported)
         rtrun_engine_wake_at(eng, ctx->timeout_at);
+    if (ctx->report.active)   /* look for answers every 50 ms, until the deadline */
+        rtrun_engine_wake_at(eng, rtm_time_now() + 0.05 < ctx->report.deadline
+                                      ? rtm_time_now() + 0.05 : ctx->report.deadline);
     rtrun_engine_wake_at(eng, ctx->judge_at);
     rtrun_engine_wake_at(eng, ctx->kill_at);
     rtrun_engine_wake_at(eng, ctx->drain_until);
@@ -1121,6 +1234,7 @@ static void stop_tree(rtrun_ctx_t *ctx)
 
 static void teardown(rtrun_ctx_t *ctx)
 {
+    rtrun_report_end(&ctx->report);
     if (ctx->node_ready) {
         stop_tree(ctx);
         rtd_node_fini(&ctx->node);
@@ -1158,6 +1272,16 @@ static int parse_cli(rtrun_ctx_t *ctx, int argc, char **argv)
         rtrun_cli_print_help(stdout);
         rtrun_cli_free(&ctx->opts);
         return RTRUN_EXIT_OK;
+    }
+    if (ctx->opts.action == RTRUN_ACTION_REPORT_STATE) {
+        long pid = ctx->opts.report_pid;
+
+        rtrun_cli_free(&ctx->opts);
+        return rtrun_report_request(pid);
+    }
+    if (ctx->opts.action == RTRUN_ACTION_CHECK) {
+        rtrun_cli_free(&ctx->opts);
+        return rtrun_check_main(argc, argv);
     }
     if (ctx->opts.action == RTRUN_ACTION_VERSION) {
         printf("rtrun (librtmsg) %s\n", PACKAGE_VERSION);

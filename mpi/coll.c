@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "coll.h"
+#include "mpi_state.h"
 
 int coll_get_comm(const char *fn, MPI_Comm comm, cinfo_t *ci)
 {
@@ -80,6 +81,7 @@ int coll_launch(const char *fn, cinfo_t *ci, rtmpi_sched_t *s, int build_rc,
         rc = rtmpi_sched_start(s, request);
         return rc ? FAIL(ci, fn, rc, "cannot start the collective") : MPI_SUCCESS;
     }
+    rtmpi_call_enter(fn, RTMPI_CALL_NONE, RTMPI_CALL_NONE, ci->comm);
     rc = rtmpi_sched_run(s);
     return rc ? FAIL(ci, fn, rc, "the collective failed") : MPI_SUCCESS;
 }

@@ -5,6 +5,9 @@
 
 #include "coll_sched.h"
 #include "mpi_config.h"
+#include "mpi_state.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +44,7 @@ struct rtmpi_sched {
 };
 
 static rtmpi_sched_t *active;   /* nonblocking collectives in flight */
+static rtmpi_sched_t *running;  /* the blocking collective in progress (job-state reports) */
 
 /* Finished schedules kept with their step and scratch arrays, so a small
  * collective allocates nothing once the first few have run. */
@@ -420,10 +424,12 @@ int rtmpi_sched_run(rtmpi_sched_t *s)
         rtmpi_sched_free(s);
         return err;
     }
+    running = s;
     while (!rtmpi_sched_poll(s)) {
         rtmpi_progress();
         binding_idle(++polls);   /* yields only on an oversubscribed host (RTM_IDLE_WAIT) */
     }
+    running = NULL;
     err = s->error;
     rtmpi_sched_free(s);
     return err;
@@ -450,4 +456,27 @@ int rtmpi_sched_start(rtmpi_sched_t *s, MPI_Request *request)
     rtmpi_sched_poll(s);   /* post the first round now */
     *request = r;
     return MPI_SUCCESS;
+}
+
+int rtmpi_sched_describe_running(char *buf, size_t len, int *peer_p)
+{
+    const rtmpi_sched_t *s = running;
+
+    if (s == NULL || s->nsteps == 0 || s->cur >= s->nsteps)
+        return 0;
+    for (int i = s->cur; i < s->nsteps && s->steps[i].round == s->steps[s->cur].round; i++) {
+        const step_t *st = &s->steps[i];
+
+        if ((st->kind != STEP_SEND && st->kind != STEP_RECV) || st->req.complete)
+            continue;
+        snprintf(buf, len, "schedule round %d of %d: %s rank %d (tag %d)",
+                 st->round + 1, s->steps[s->nsteps - 1].round + 1,
+                 st->kind == STEP_SEND ? "send to" : "receive from", st->peer, s->tag);
+        *peer_p = st->peer;
+        return 1;
+    }
+    snprintf(buf, len, "schedule round %d of %d", s->steps[s->cur].round + 1,
+             s->steps[s->nsteps - 1].round + 1);
+    *peer_p = -1;
+    return 1;
 }

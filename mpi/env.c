@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "mpi_impl.h"
+#include "mpi_state.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -41,6 +42,7 @@ static int init_common(const char *fn, int required, int *provided)
     rc = rtmpi_comm_init();
     if (rc != MPI_SUCCESS)
         return rtmpi_error(MPI_COMM_NULL, fn, rc, "cannot create MPI_COMM_WORLD/SELF");
+    rtmpi_state_init();
     if (provided)
         *provided = rtmpi_state.thread_level;
     return MPI_SUCCESS;
@@ -87,6 +89,7 @@ int PMPI_Finalize(void)
     rtm_status_t st;
 
     RTMPI_ENTER();
+    rtmpi_call_enter(__func__, RTMPI_CALL_NONE, RTMPI_CALL_NONE, MPI_COMM_WORLD);
     /* Buffered sends must reach their destination before we leave. */
     rtmpi_bsend_detach_all();
     /* MPI_COMM_SELF's attributes are deleted first (MPI 3.1 8.7.1): tools

@@ -33,6 +33,7 @@ mpi_libmpi_la_SOURCES = \
 	mpi/comm.c \
 	mpi/datatype.c \
 	mpi/env.c \
+	mpi/mpi_state.c mpi/mpi_state.h \
 	mpi/errors.c \
 	mpi/group.c \
 	mpi/info.c \

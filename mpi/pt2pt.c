@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "mpi_impl.h"
+#include "mpi_state.h"
 
 #include <stdlib.h>
 
@@ -89,6 +90,7 @@ static int send_common(const char *fn, const void *buf, int count, MPI_Datatype 
     int rc;
 
     RTMPI_ENTER();
+    rtmpi_call_enter(fn, dest, tag, comm);   /* job-state reports (mpi_state.h) */
     if ((rc = check_send(fn, buf, count, dt, dest, tag, comm, &c, &d)))
         return rc;
     if (mode == RTMPI_SEND_BUFFERED)
@@ -225,6 +227,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     int rc;
 
     RTMPI_ENTER();
+    rtmpi_call_enter(__func__, source, tag, comm);   /* job-state reports (mpi_state.h) */
     if ((rc = check_recv(__func__, buf, count, datatype, source, tag, comm, &c, &d)))
         return rc;
     if (rtmpi_dtype_contig(d, count, &off) && !rtmpi_sched_active() &&
@@ -299,6 +302,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     int rc;
 
     RTMPI_ENTER();
+    rtmpi_call_enter(__func__, source, recvtag, comm);   /* job-state reports (mpi_state.h) */
     if ((rc = check_send(__func__, sendbuf, sendcount, sendtype, dest, sendtag, comm, &c, &d)))
         return rc;
     if ((rc = check_recv(__func__, recvbuf, recvcount, recvtype, source, recvtag, comm, &c, &d)))
@@ -345,6 +349,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     int rc;
 
     RTMPI_ENTER();
+    rtmpi_call_enter(__func__, source, recvtag, comm);   /* job-state reports (mpi_state.h) */
     if ((rc = check_send(__func__, buf, count, datatype, dest, sendtag, comm, &c, &d)))
         return rc;
     if ((rc = check_recv(__func__, buf, count, datatype, source, recvtag, comm, &c, &d)))
@@ -408,6 +413,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     int rc, flag = 0;
 
     RTMPI_ENTER();
+    rtmpi_call_enter(__func__, source, tag, comm);   /* job-state reports (mpi_state.h) */
     if ((rc = check_probe(__func__, source, tag, comm, &c)))
         return rc;
     if (source == MPI_PROC_NULL) {
@@ -488,6 +494,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
     int rc, flag = 0;
 
     RTMPI_ENTER();
+    rtmpi_call_enter(__func__, source, tag, comm);   /* job-state reports (mpi_state.h) */
     if ((rc = check_probe(__func__, source, tag, comm, &c)))
         return rc;
     if (!message)

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "mpi_impl.h"
+#include "mpi_state.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -282,6 +283,7 @@ static int error_of(const char *fn, MPI_Comm comm, int err)
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     RTMPI_ENTER();
+    rtmpi_call_enter(__func__, RTMPI_CALL_NONE, RTMPI_CALL_NONE, MPI_COMM_NULL);
     if (!request)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_REQUEST, "request is NULL");
     if (is_inactive(*request)) {
@@ -359,6 +361,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     int rc;
 
     RTMPI_ENTER();
+    rtmpi_call_enter(__func__, RTMPI_CALL_NONE, RTMPI_CALL_NONE, MPI_COMM_NULL);
     if ((rc = check_array(__func__, count, reqs)))
         return rc;
     for (int i = 0; i < count; i++) {
@@ -420,6 +423,7 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
     int rc, i;
 
     RTMPI_ENTER();
+    rtmpi_call_enter(__func__, RTMPI_CALL_NONE, RTMPI_CALL_NONE, MPI_COMM_NULL);
     if ((rc = check_array(__func__, count, reqs)))
         return rc;
     if (!index)
@@ -505,6 +509,7 @@ int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
     int rc;
 
     RTMPI_ENTER();
+    rtmpi_call_enter(__func__, RTMPI_CALL_NONE, RTMPI_CALL_NONE, MPI_COMM_NULL);
     if ((rc = check_array(__func__, incount, reqs)))
         return rc;
     if (!outcount || (incount > 0 && !indices))

@@ -14,6 +14,7 @@
 #include "runtime/progress.h"
 #include "runtime/request.h"
 #include "runtime/rt.h"
+#include "runtime/state.h"
 #include "runtime/tl.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -68,6 +69,7 @@ rtm_status_t rtm_init(void)
     if (status != RTM_OK)
         goto err_peers;
     rtm_rt.state = RT_READY;
+    state_init();
     rtm_debug("rank %d of %d ready (local rank %d of %d on node %d)", rtm_rt.world_rank,
               rtm_rt.world_size, rtm_rt.local_rank, rtm_rt.local_size, rtm_rt.node_id);
     return RTM_OK;
@@ -98,6 +100,7 @@ rtm_status_t rtm_finalize(void)
     quiesced = peers_quiesce();
     if (status == RTM_OK)
         status = quiesced;
+    state_fini();
     comm_finalize();
     peers_close();
     tls_close();

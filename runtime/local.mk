@@ -22,6 +22,7 @@ librtmsg_la_SOURCES = \
 	runtime/proto.c runtime/proto.h \
 	runtime/request.c runtime/request.h \
 	runtime/rndv.c runtime/rndv.h \
+	runtime/state.c runtime/state.h \
 	runtime/rt.h \
 	runtime/runtime.h \
 	runtime/tl.c runtime/tl.h \

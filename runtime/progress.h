@@ -8,6 +8,7 @@
 
 #include "runtime/rt_config.h"
 #include "runtime/rt.h"
+#include "runtime/state.h"
 
 #include <sched.h>
 #include <stdint.h>
@@ -29,6 +30,7 @@ static inline void progress_idle(unsigned long idle)
 {
     if (idle <= (unsigned long)rt_config.poll_spin)
         return;
+    state_check();   /* a launcher asked for the job's state (runtime/state.h) */
     if (__builtin_expect(rtm_rt.idle_yield == IDLE_UNRESOLVED, 0))
         progress_idle_resolve();
     if (rtm_rt.idle_yield == IDLE_YIELD)

@@ -134,3 +134,10 @@ rtm_status_t req_validate(rtm_request_t req, const char *func)
                              (void *)req);
     return RTM_OK;
 }
+
+rtm_request_impl_t *req_at(uint32_t i)
+{
+    if (i / REQ_CHUNK >= req_table.num_chunks)
+        return NULL;
+    return &req_table.chunks[i / REQ_CHUNK][i % REQ_CHUNK];
+}

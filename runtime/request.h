@@ -81,6 +81,9 @@ rtm_status_t req_validate(rtm_request_t req, const char *func);
 /* The request an id names, or NULL when no allocated request has that id.
  * Safe on any 64-bit value: the table is checked before a request is read. */
 rtm_request_impl_t *req_from_id(uint64_t id);
+/* Slow path (job-state report): the request at table index i, allocated or
+ * not (check magic), or NULL past the table. */
+rtm_request_impl_t *req_at(uint32_t i);
 
 /* The id a peer echoes back to name req. */
 static inline uint64_t req_id(const rtm_request_impl_t *req)

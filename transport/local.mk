@@ -15,7 +15,8 @@ SHM_SOURCES = \
 	transport/shm/shm_cma.c \
 	transport/shm/shm_fifo.h \
 	transport/shm/shm_iface.c \
-	transport/shm/shm_seg.c
+	transport/shm/shm_seg.c \
+	transport/shm/shm_state.c
 
 librtmsg_la_SOURCES += $(SELF_SOURCES) $(SHM_SOURCES)
 # which transports exist here: the built-in ones and the modules

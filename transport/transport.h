@@ -50,7 +50,7 @@ typedef struct rtm_tl_memh  rtm_tl_memh_t;    /* transport-private */
  * it passes). Bumped on any change a separately built transport module
  * would get wrong; the runtime refuses a table whose abi_version or
  * ops_size differ from its own. */
-#define RTM_TL_ABI_VERSION 1
+#define RTM_TL_ABI_VERSION 2
 
 /* The base every transport's interface begins with (its first member). */
 struct rtm_tl_iface {
@@ -192,6 +192,13 @@ struct rtm_tl_ops {
      * runtime then fences once after wireup, on every rank that lists this
      * transport, whether it opened there or not (so no fence mismatch). */
     int          wireup_fence;
+
+    /* Optional (ABI 2). A job-state report (runtime/state.c) asks for what
+     * the endpoint holds now: writes JSON members (no braces, e.g.
+     * "\"ring_used\":3,\"ring_lines\":64") into buf and returns the bytes
+     * written (< len, NUL-terminated). Reads existing state only, on the
+     * slow path of a report: may query the device, never changes anything. */
+    size_t       (*ep_state)(rtm_tl_ep_t *ep, char *buf, size_t len);
 };
 
 /* The first two fields of every table: RTM_TL_OPS_VERSION, .name = ... */

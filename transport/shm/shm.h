@@ -161,4 +161,7 @@ rtm_status_t shm_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, si
                      rtm_tl_comp_t *comp);
 const char  *shm_cma_describe(const shm_iface_t *iface, char *buf, size_t len);
 
+/* shm_state.c: ops.ep_state */
+size_t       shm_ep_state(rtm_tl_ep_t *ep, char *buf, size_t len);
+
 #endif

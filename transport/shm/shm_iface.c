@@ -406,4 +406,5 @@ const rtm_tl_ops_t rtm_tl_shm = {
     .mem_dereg  = shm_mem_dereg,
     .get        = shm_get,
     .progress   = shm_progress,
+    .ep_state   = shm_ep_state,
 };

@@ -7,7 +7,8 @@ TCP_SOURCES = \
 	transport/tcp/tcp_am.c \
 	transport/tcp/tcp_conn.c \
 	transport/tcp/tcp_iface.c \
-	transport/tcp/tcp_ifsel.c
+	transport/tcp/tcp_ifsel.c \
+	transport/tcp/tcp_state.c
 
 librtmsg_la_SOURCES += $(TCP_SOURCES)
 

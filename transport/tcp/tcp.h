@@ -275,4 +275,7 @@ rtm_status_t tcp_am_send(rtm_tl_ep_t *tl_ep, unsigned am_id, const void *hdr, si
                          const void *payload, size_t len);
 rtm_status_t tcp_send_frame_raw(tcp_ep_t *ep, unsigned type);
 
+/* tcp_state.c: ops.ep_state */
+size_t       tcp_ep_state(rtm_tl_ep_t *tl_ep, char *buf, size_t len);
+
 #endif

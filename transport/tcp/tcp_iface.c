@@ -350,4 +350,5 @@ const rtm_tl_ops_t rtm_tl_tcp = {
     .mem_dereg  = NULL,
     .get        = NULL,
     .progress   = tcp_progress,
+    .ep_state   = tcp_ep_state,
 };

@@ -519,6 +519,8 @@ uint32_t     vrb_xrc_tgt_for(vrb_ep_t *ep, uint32_t ini_qpn, uint32_t ini_psn);
 rtm_status_t vrb_mem_reg(rtm_tl_iface_t *iface, void *addr, size_t len, rtm_tl_memh_t **memh_p,
                          void *rkey, size_t *rkey_len_p);
 void         vrb_mem_dereg(rtm_tl_iface_t *iface, rtm_tl_memh_t *memh);
+/* vrb_state.c: ops.ep_state */
+size_t       vrb_ep_state(rtm_tl_ep_t *tl_ep, char *buf, size_t len);
 rtm_status_t vrb_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh, size_t len,
                      uint64_t remote_addr, const void *rkey, size_t rkey_len,
                      rtm_tl_comp_t *comp);

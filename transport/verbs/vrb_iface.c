@@ -922,4 +922,5 @@ const rtm_tl_ops_t rtm_tl_verbs = {
     .progress   = vrb_progress,
     .quiesce    = vrb_quiesce,
     .wireup_fence = 1,
+    .ep_state   = vrb_ep_state,
 };

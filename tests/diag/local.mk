@@ -1,0 +1,10 @@
+# tests/diag/: job-state reports (launcher/report.c, runtime/state.c) on
+# hangs made on purpose, and rtm_check.
+check_PROGRAMS += tests/diag/diag_hang
+tests_diag_diag_hang_LDADD = librtmsg.la
+tests_diag_diag_hang_LDFLAGS = $(AM_LDFLAGS) -no-install
+dist_noinst_SCRIPTS += tests/diag/lib.sh
+DIAG_TESTS = \
+	tests/diag/diag_probe.sh
+FAULT_TESTS += $(DIAG_TESTS)
+dist_noinst_SCRIPTS += $(DIAG_TESTS)

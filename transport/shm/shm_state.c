@@ -1,0 +1,30 @@
+/*
+ * The shm endpoint's part of a job-state report (ops.ep_state): how full
+ * the ring to the peer is. Read on the slow path of a report only.
+ */
+#include "config.h"
+
+#include "transport/shm/shm.h"
+#include "transport/shm/shm_fifo.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+
+size_t shm_ep_state(rtm_tl_ep_t *tl_ep, char *buf, size_t len)
+{
+    shm_ep_t *ep = shm_ep(tl_ep);
+    uint64_t tail, used, lines;
+    int n;
+
+    if (buf == NULL || len == 0)
+        return 0;
+    buf[0] = '\0';
+    if (ep == NULL || ep->tx == NULL || ep->tx->tail == NULL)
+        return 0;
+    tail = atomic_load_explicit(ep->tx->tail, memory_order_acquire);
+    lines = ep->tx->mask + 1;
+    used = ep->tx->head - tail;
+    n = snprintf(buf, len, "\"ring_lines_used\":%llu,\"ring_lines\":%llu,\"peer_pid\":%d",
+                 (unsigned long long)used, (unsigned long long)lines, (int)ep->pid);
+    return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
+}
