@@ -421,19 +421,20 @@ rtm_status_t rtrun_report_print(rtrun_report_t *rep, const rtrun_job_t *job,
 
         if (!ans[start].ok || done[start])
             continue;
-        /* Start where nobody waits for us if such a rank leads here. */
         chain[0] = '\0';
         while (r >= 0 && r < n && ans[r].ok && !done[r] && used + 64 < sizeof(chain)) {
-            done[r] = 1;
+            done[r] = start + 1;   /* this chain's mark */
             used += (size_t)snprintf(chain + used, sizeof(chain) - used, "%srank %d %s",
                                      steps ? "; " : "", r, ans[r].summary);
             steps++;
             r = ans[r].waits_for;
         }
         if (r >= 0 && r < n && used + 64 < sizeof(chain)) {
-            if (ans[r].ok && steps > 1 && done[r])
+            if (ans[r].ok && done[r] == start + 1)
                 snprintf(chain + used, sizeof(chain) - used,
                          " -- rank %d again: a cycle, nobody can move", r);
+            else if (ans[r].ok)
+                snprintf(chain + used, sizeof(chain) - used, " -- rank %d: above", r);
             else if (!ans[r].ok && rep->asked[r])
                 snprintf(chain + used, sizeof(chain) - used,
                          " -- rank %d did not answer", r);

@@ -5,6 +5,9 @@ tests_diag_diag_hang_LDADD = librtmsg.la
 tests_diag_diag_hang_LDFLAGS = $(AM_LDFLAGS) -no-install
 dist_noinst_SCRIPTS += tests/diag/lib.sh
 DIAG_TESTS = \
-	tests/diag/diag_probe.sh
+	tests/diag/diag_probe.sh \
+	tests/diag/diag_recv.sh \
+	tests/diag/diag_stopped.sh \
+	tests/diag/diag_ondemand.sh
 FAULT_TESTS += $(DIAG_TESTS)
 dist_noinst_SCRIPTS += $(DIAG_TESTS)
