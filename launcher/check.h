@@ -6,7 +6,10 @@
 #ifndef RTM_LAUNCHER_CHECK_H
 #define RTM_LAUNCHER_CHECK_H
 
-/* Runs the checks; returns the exit code (0: every check passed). */
-int rtrun_check_main(int argc, char **argv);
+#include "launcher/cli.h"
+
+/* rtrun --check: runs rtm_check on every host opts names; returns rtrun's
+ * exit code (0: every check passed on every host). */
+int rtrun_check_main(const rtrun_opts_t *opts);
 
 #endif

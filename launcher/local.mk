@@ -29,6 +29,13 @@ rtrun_SOURCES = launcher/rtrun.c
 rtrun_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
 rtrun_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
 
+# rtm_check: the host checklist (docs/diagnostics.md); rtrun --check runs
+# it on every host of a job.
+bin_PROGRAMS += rtm_check
+rtm_check_SOURCES = launcher/rtm_check.c
+rtm_check_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS) $(IBVERBS_CFLAGS)
+rtm_check_LDADD = $(HWLOC_LIBS) $(IBVERBS_LIBS)
+
 # rtd: the per-host daemon of multi-host jobs; rtrun starts the one next
 # to its own executable (same path on every host, as with a shared install).
 bin_PROGRAMS += rtd

@@ -1280,8 +1280,10 @@ static int parse_cli(rtrun_ctx_t *ctx, int argc, char **argv)
         return rtrun_report_request(pid);
     }
     if (ctx->opts.action == RTRUN_ACTION_CHECK) {
+        int code = rtrun_check_main(&ctx->opts);
+
         rtrun_cli_free(&ctx->opts);
-        return rtrun_check_main(argc, argv);
+        return code;
     }
     if (ctx->opts.action == RTRUN_ACTION_VERSION) {
         printf("rtrun (librtmsg) %s\n", PACKAGE_VERSION);

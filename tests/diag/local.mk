@@ -9,5 +9,7 @@ DIAG_TESTS = \
 	tests/diag/diag_recv.sh \
 	tests/diag/diag_stopped.sh \
 	tests/diag/diag_ondemand.sh
-FAULT_TESTS += $(DIAG_TESTS)
+FAULT_TESTS += $(DIAG_TESTS) tests/diag/check_host.sh
+dist_noinst_SCRIPTS += tests/diag/check_host.sh tests/diag/check_netns.sh
+MULTIHOST_TESTS += tests/diag/check_netns.sh
 dist_noinst_SCRIPTS += $(DIAG_TESTS)
