@@ -219,9 +219,12 @@ static void req_state_text(const rtm_request_impl_t *req, char *buf, size_t len)
     if (req->kind == RTM_REQ_SEND) {
         int queued = p != NULL && on_list(&p->pending_sends, &req->link);
 
-        if (queued && req->op == RTM_OP_EAGER)
+        if (queued && req->op == RTM_OP_EAGER && p->tx_credits <= 0)
             snprintf(buf, len, "eager, queued for an eager credit (%d of %ld in use)",
                      credits_in_use(p), rt_config.eager_credits);
+        else if (queued && req->op == RTM_OP_EAGER)
+            snprintf(buf, len, "eager, queued: the %s transport takes no more to this peer "
+                     "for now", p->tl->ops->name);
         else if (queued)
             snprintf(buf, len, "RTS queued behind earlier sends or transport space");
         else if (req->op == RTM_OP_DATA)
@@ -406,6 +409,59 @@ static void why_peer(int peer, char *buf, size_t len)
              fr.req->kind == RTM_REQ_SEND ? "send" : "receive", fr.req->tag, fr.req->len, st);
 }
 
+/* The value of member "key" in a transport's ep_state text, unquoted;
+ * "" when absent. */
+static void tl_member(const char *text, const char *key, char *buf, size_t len)
+{
+    char pat[64];
+    const char *at, *end;
+
+    buf[0] = '\0';
+    snprintf(pat, sizeof(pat), "\"%s\":", key);
+    if ((at = strstr(text, pat)) == NULL)
+        return;
+    at += strlen(pat);
+    if (*at == '"')
+        at++;
+    end = at + strcspn(at, "\",}");
+    snprintf(buf, len, "%.*s", (int)(end - at), at);
+}
+
+/* A few words on the transport's state towards `peer`, from ep_state:
+ * "verbs QP 0x1a2b RTS, 5 work requests outstanding, 0 send credits". */
+static void transport_hint(int peer, char *buf, size_t len)
+{
+    const rtm_peer_t *p = &rtm_rt.peers[peer];
+    char st[1024], a[64], b[64], c[64];
+
+    buf[0] = '\0';
+    if (p->tl == NULL || p->ep == NULL || p->tl->ops->ep_state == NULL)
+        return;
+    st[0] = '\0';
+    p->tl->ops->ep_state(p->ep, st, sizeof(st));
+    tl_member(st, "qp_state", a, sizeof(a));
+    if (a[0]) {
+        tl_member(st, "qp_num", b, sizeof(b));
+        tl_member(st, "sq_outstanding", c, sizeof(c));
+        snprintf(buf, len, "%s QP %s %s, %s work requests outstanding", p->tl->ops->name, b,
+                 a, c);
+        tl_member(st, "tx_credits", a, sizeof(a));
+        if (a[0])
+            snprintf(buf + strlen(buf), len - strlen(buf), ", %s send credits", a);
+        return;
+    }
+    tl_member(st, "connection", a, sizeof(a));
+    if (a[0]) {
+        tl_member(st, "tx_queued_bytes", b, sizeof(b));
+        snprintf(buf, len, "%s connection %s, %s bytes queued", p->tl->ops->name, a, b);
+        return;
+    }
+    tl_member(st, "ring_lines_used", a, sizeof(a));
+    tl_member(st, "ring_lines", b, sizeof(b));
+    if (a[0])
+        snprintf(buf, len, "%s ring %s of %s lines in use", p->tl->ops->name, a, b);
+}
+
 /* Unexpected messages from world rank `peer` on any context: what the
  * rank holds from it that the call did not want. */
 static int unexpected_from(int peer)
@@ -445,10 +501,15 @@ static void summarize(const state_call_t *call, int have_call, sbuf_t *what, sbu
         if (target >= 0 && target < rtm_rt.world_size) {
             int nu = unexpected_from(target);
 
+            char hint[256];
+
             why_peer(target, why, sizeof(why));
+            transport_hint(target, hint, sizeof(hint));
             sb_printf(summary, " for rank %d (%s)", target, peer_host(target));
             if (why[0])
                 sb_printf(summary, ": %s", why);
+            if (hint[0])
+                sb_printf(summary, " [%s]", hint);
             if (nu > 0)
                 sb_printf(summary, "; %d unexpected message%s from rank %d held here",
                           nu, nu == 1 ? "" : "s", target);

@@ -8,7 +8,8 @@ DIAG_TESTS = \
 	tests/diag/diag_probe.sh \
 	tests/diag/diag_recv.sh \
 	tests/diag/diag_stopped.sh \
-	tests/diag/diag_ondemand.sh
+	tests/diag/diag_ondemand.sh \
+	tests/diag/diag_verbs_cut.sh
 FAULT_TESTS += $(DIAG_TESTS) tests/diag/check_host.sh
 dist_noinst_SCRIPTS += tests/diag/check_host.sh tests/diag/check_netns.sh
 MULTIHOST_TESTS += tests/diag/check_netns.sh tests/diag/diag_netns.sh
