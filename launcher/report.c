@@ -384,8 +384,10 @@ rtm_status_t rtrun_report_print(rtrun_report_t *rep, const rtrun_job_t *job,
         return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for the job-state summary");
     }
     for (int r = 0; r < n; r++) {
-        nasked += rep->asked[r];
         answer_parse(rep->answers[r], &ans[r]);
+        if (ans[r].ok)   /* a rank rtrun had not seen connect yet may answer too */
+            rep->asked[r] = 1;
+        nasked += rep->asked[r];
         nans += ans[r].ok;
     }
     rtrun_report_paths((int)getpid(), rep->seq, path, sizeof(path), txt_path, sizeof(txt_path));

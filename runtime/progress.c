@@ -153,10 +153,12 @@ void progress_wait_flag(const volatile uint16_t *flags, uint16_t mask)
     unsigned long idle = 0;
 
     while (!(*flags & mask)) {
-        if (progress_once() > 0)
+        if (progress_once() > 0) {
             idle = 0;
-        else
+            state_check();   /* a wait that keeps finding work still answers (state.h) */
+        } else {
             progress_idle(++idle);
+        }
     }
 }
 
