@@ -345,7 +345,10 @@ static void check_topology(void)
 
     if (hwloc_topology_init(&t) != 0)
         return;
-    hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    /* I/O discovery (PCI) only where an HCA is in sysfs: it costs, and
+     * an emulated device (softib) has no PCI locality to show. */
+    if (access("/sys/class/infiniband", F_OK) == 0)
+        hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
     if (hwloc_topology_load(t) != 0) {
         hwloc_topology_destroy(t);
         add("topology", ST_WARN, NULL, "hwloc cannot load the topology");
