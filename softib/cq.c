@@ -159,7 +159,10 @@ SIB_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
         }
         ch->ibv.refcnt--;
     }
+    sib_async_forget(dev, ibcq->context, ibcq);
     pthread_mutex_unlock(&dev->lock);
+    sib_async_wait_acked(&ibcq->mutex, &ibcq->cond, &ibcq->async_events_completed,
+                         cq->async_reported);
     free(cq->ring);
     free(cq);
     return 0;

@@ -594,8 +594,12 @@ SIB_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
         if (qp->srq)
             qp->srq->nqp--;
         dev->inflight_total -= qp->inflight;
+        sib_async_forget(dev, ibqp->context, ibqp);
     }
     pthread_mutex_unlock(&dev->lock);
+    if (!qp->is_open_handle)
+        sib_async_wait_acked(&ibqp->mutex, &ibqp->cond, &ibqp->events_completed,
+                             qp->async_reported);
     free(qp->sq);
     free(qp->inline_area);
     free(qp->rq.ring);

@@ -231,6 +231,7 @@ struct sib_cq {
     int armed;             /* 0, 1 = any, 2 = solicited only */
     bool overflowed;
     int nqp;               /* attached QPs/SRQs, for EBUSY on destroy */
+    uint32_t async_reported; /* async events handed out (destroy waits for acks) */
 };
 
 struct sib_rwqe {
@@ -254,6 +255,7 @@ struct sib_srq {
     uint64_t xrcd_id;
     struct sib_cq *cq;     /* XRC SRQs complete here */
     int nqp;
+    uint32_t async_reported; /* async events handed out (destroy waits for acks) */
 };
 
 /* SWQE_RESEND: sent, then rewound by a NAK or a timeout; it goes out again
@@ -309,6 +311,7 @@ struct sib_qp {
     uint32_t idx;
     bool has_ex;           /* created with send_ops_flags */
     bool is_open_handle;   /* ibv_open_qp on another process's TGT QP */
+    uint32_t async_reported; /* async events handed out (destroy waits for acks) */
     struct ibv_qp_attr attr;  /* current attributes */
     struct ibv_qp_cap cap;
     bool sq_sig_all;
@@ -350,9 +353,16 @@ struct sib_xrcd {
     uint64_t id;
 };
 
+/* A context is one ibv_open_device(): it has its own async-event fd and
+ * queue, as every rdma-core context has its own uverbs file; an object's
+ * events go to the context it was created on (sib_async_push). */
 struct sib_ctx {
     struct verbs_context vctx;  /* ibv_context is its last member */
     struct sib_dev *dev;
+    struct sib_ctx *next;       /* dev->ctxs */
+    int async_fd;               /* eventfd, EFD_SEMAPHORE: one count per event */
+    struct ibv_async_event *async_q;
+    int async_n, async_cap;
 };
 
 struct sib_dev {
@@ -378,10 +388,7 @@ struct sib_dev {
     struct sib_mr *mrs[SIB_MAX_MR];
     uint32_t next_qp_idx, next_srq_idx, next_mr_idx, next_pd_id;
     uint8_t *rx_buf;
-    /* async events */
-    int async_fd;             /* eventfd, EFD_SEMAPHORE */
-    struct ibv_async_event *async_q;
-    int async_n, async_cap;
+    struct sib_ctx *ctxs;     /* open contexts (async events per context) */
     /* helper thread */
     pthread_t helper;
     bool helper_running;
@@ -408,6 +415,11 @@ extern struct sib_dev *sib_the_dev;
 extern struct ibv_device sib_ibv_device;
 bool sib_link_is_eth(void);
 void sib_async_push(struct sib_dev *dev, const struct ibv_async_event *ev);
+/* destroy of an object: drop its events not yet read, then (unlocked) wait
+ * until those read are acknowledged (ibv_destroy_qp(3)'s rule) */
+void sib_async_forget(struct sib_dev *dev, struct ibv_context *ctx, void *element);
+void sib_async_wait_acked(pthread_mutex_t *m, pthread_cond_t *c,
+                          const uint32_t *completed, uint32_t reported);
 uint64_t sib_now_ns(void);
 int sib_check_dev(struct ibv_context *ctx);
 static inline struct sib_ctx *sib_ctx(struct ibv_context *c)

@@ -230,7 +230,10 @@ SIB_EXPORT int ibv_destroy_srq(struct ibv_srq *ibsrq)
     dev->srqs[SIB_IDX_OF(srq->srqn)] = NULL;
     if (srq->cq)
         srq->cq->nqp--;
+    sib_async_forget(dev, ibsrq->context, ibsrq);
     pthread_mutex_unlock(&dev->lock);
+    sib_async_wait_acked(&ibsrq->mutex, &ibsrq->cond, &ibsrq->events_completed,
+                         srq->async_reported);
     free(srq->rq.ring);
     free(srq);
     return 0;
