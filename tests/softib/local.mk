@@ -14,7 +14,8 @@ SOFTIB_TESTS = \
 	tests/softib/t_two_proc \
 	tests/softib/t_xrc \
 	tests/softib/t_pin \
-	tests/softib/t_async
+	tests/softib/t_async \
+	tests/softib/t_psn_resend
 check_PROGRAMS += $(SOFTIB_TESTS)
 UNIT_TESTS += $(SOFTIB_TESTS)
 SOFTIB_TEST_LDADD = tests/softib/libsoftib_test.la softib/libsoftib.la
@@ -32,6 +33,8 @@ tests_softib_t_pin_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_softib_t_pin_LDADD = $(SOFTIB_TEST_LDADD)
 tests_softib_t_async_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_softib_t_async_LDADD = $(SOFTIB_TEST_LDADD) -lpthread
+tests_softib_t_psn_resend_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_softib_t_psn_resend_LDADD = $(SOFTIB_TEST_LDADD)
 
 # acceptance: unmodified Debian tools under LD_PRELOAD (acceptance.sh)
 SOFTIB_ACCEPTANCE = \
