@@ -325,6 +325,7 @@ SIB_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
     c->vctx.create_srq_ex = sib_create_srq_ex;
     c->vctx.open_xrcd = sib_open_xrcd;
     c->vctx.close_xrcd = sib_close_xrcd;
+    sib_mw_ops(ctx);
     return ctx;
 }
 
@@ -373,12 +374,14 @@ static void sib_fill_device_attr(struct ibv_device_attr *a)
     a->max_qp_wr = SIB_MAX_WR;
     a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SRQ_RESIZE |
                           IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_XRC |
-                          IBV_DEVICE_CHANGE_PHY_PORT;
+                          IBV_DEVICE_CHANGE_PHY_PORT | IBV_DEVICE_MEM_WINDOW |
+                          IBV_DEVICE_MEM_WINDOW_TYPE_2B;
     a->max_sge = SIB_MAX_SGE;
     a->max_sge_rd = SIB_MAX_SGE;
     a->max_cq = 65536;
     a->max_cqe = SIB_MAX_CQE;
     a->max_mr = SIB_MAX_MR - 1;
+    a->max_mw = SIB_MAX_MR - 1;
     a->max_pd = 65536;
     a->max_qp_rd_atom = SIB_MAX_RD_ATOMIC;
     a->max_ee_rd_atom = 0;

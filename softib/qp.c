@@ -663,6 +663,9 @@ void sib_recv_complete(struct sib_qp *qp, struct sib_cq *cq, uint64_t wr_id,
     if (h->flags & SIB_F_IMM) {
         wc.imm_data = h->imm;
         wc.wc_flags |= IBV_WC_WITH_IMM;
+    } else if ((h->flags & SIB_F_INV) && st == IBV_WC_SUCCESS) {
+        wc.invalidated_rkey = h->rkey;
+        wc.wc_flags |= IBV_WC_WITH_INV;
     }
     if (h->flags & SIB_F_GRH)
         wc.wc_flags |= IBV_WC_GRH;

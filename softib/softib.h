@@ -61,7 +61,7 @@ struct sib_shared_mr {  /* 40 bytes */
     uint64_t addr;          /* start in the owner's virtual memory */
     uint64_t length;
     uint32_t pd_id;
-    uint32_t pad;
+    uint32_t bound_qpn;     /* type 2 memory window: only this QP; 0 = any */
 };
 
 struct sib_shared_qp {  /* 48 bytes */
@@ -123,6 +123,7 @@ enum sib_pkt_flag {
     SIB_F_FETCH_ADD = 1 << 4,
     SIB_F_XRC = 1 << 5,     /* dst_qpn is an XRC TGT QP, srqn valid */
     SIB_F_ACK = 1 << 6,     /* a request carrying the ACK of the reverse way */
+    SIB_F_INV = 1 << 7,     /* send with invalidate: rkey = the key */
 };
 
 enum sib_syndrome {
@@ -214,6 +215,23 @@ struct sib_mr {
     struct sib_pd *pd;
     void *view;            /* SOFTIB_PIN: the pages it kept (pin.c), or NULL */
     uint64_t pinned;       /* SOFTIB_MEMLOCK: bytes it counts against the limit */
+    int nmw;               /* memory windows bound to it: dereg says EBUSY */
+};
+
+/* A memory window: a key of its own onto part of an MR, bound and
+ * invalidated through the send queue (mr.c). Its index is taken from the
+ * MR table's, so an rkey names an MR or a window, never both; bound, it is
+ * published in the shared page like an MR (bound_qpn for type 2). */
+struct sib_mw {
+    struct ibv_mw ibv;
+    uint32_t idx;
+    uint32_t key;          /* current rkey (index << 8 | the consumer's tag) */
+    struct sib_pd *pd;
+    bool bound;            /* type 1: a non-empty range; type 2: state VALID */
+    struct sib_mr *mr;
+    uint64_t addr, length; /* bound range, in the MR's iova space */
+    int access;
+    uint32_t qpn;          /* type 2: the QP it was bound through */
 };
 
 struct sib_channel {
@@ -282,6 +300,12 @@ struct sib_swqe {
     enum ibv_wc_status status;
     uint64_t deadline_ns;
     uint32_t read_got;     /* read response bytes placed */
+    /* BIND_MW: the window, the region and range (raddr), rkey = new key;
+     * LOCAL_INV and SEND_WITH_INV: rkey = the key to invalidate */
+    struct ibv_mw *mw;
+    struct ibv_mr *bind_mr;
+    uint64_t bind_len;
+    unsigned int bind_access;
 };
 
 struct sib_resp_msg {      /* responder: message being reassembled */
@@ -386,6 +410,7 @@ struct sib_dev {
     struct sib_qp *qps[SIB_MAX_IDX + 1];
     struct sib_srq *srqs[SIB_MAX_IDX + 1];
     struct sib_mr *mrs[SIB_MAX_MR];
+    struct sib_mw *mws[SIB_MAX_MR];  /* windows share the MR index space */
     uint32_t next_qp_idx, next_srq_idx, next_mr_idx, next_pd_id;
     uint8_t *rx_buf;
     struct sib_ctx *ctxs;     /* open contexts (async events per context) */
@@ -457,12 +482,21 @@ void sib_mr_set_view(struct sib_dev *dev, struct sib_mr *mr, void *view);
 
 void *sib_mr_local(struct sib_dev *dev, struct sib_pd *pd, uint32_t lkey,
                    uint64_t addr, uint64_t len, int need_access);
-/* same for an rkey arriving from the wire */
-void *sib_mr_remote(struct sib_dev *dev, uint32_t pd_id, uint32_t rkey,
-                    uint64_t addr, uint64_t len, int need_access);
+/* same for an rkey arriving from the wire at QP qpn (an MR's or a window's) */
+void *sib_mr_remote(struct sib_dev *dev, uint32_t pd_id, uint32_t qpn,
+                    uint32_t rkey, uint64_t addr, uint64_t len, int need_access);
 bool sib_shared_mr_check(const struct sib_shared *sh, uint32_t pd_id,
-                         uint32_t rkey, uint64_t addr, uint64_t len,
-                         int need_access, uint64_t *va_p);
+                         uint32_t qpn, uint32_t rkey, uint64_t addr,
+                         uint64_t len, int need_access, uint64_t *va_p);
+/* memory windows, run from the send queue: an ibv_wc_status */
+enum ibv_wc_status sib_mw_bind(struct sib_dev *dev, struct sib_qp *qp,
+                               const struct sib_swqe *w);
+enum ibv_wc_status sib_mw_local_inv(struct sib_dev *dev, struct sib_qp *qp,
+                                    uint32_t rkey);
+/* send with invalidate at the responder: 0, or -1 when the key names no
+ * type 2 window of pd */
+int sib_mw_remote_inv(struct sib_dev *dev, struct sib_pd *pd, uint32_t rkey);
+void sib_mw_ops(struct ibv_context *ctx);
 
 /* ---------------------------------------------------------------- cq.c */
 int sib_cq_push(struct sib_cq *cq, const struct ibv_wc *wc, bool solicited);
@@ -500,6 +534,9 @@ void sib_qp_ex_init(struct sib_qp *qp);
 /* ---------------------------------------------------------------- send.c */
 int sib_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
                   struct ibv_send_wr **bad);
+/* post_send that also takes a type 1 window's bind (ibv_bind_mw) */
+int sib_post_send_bind(struct ibv_qp *qp, struct ibv_send_wr *wr,
+                       struct ibv_send_wr **bad);
 void sib_send_progress(struct sib_qp *qp);  /* transmit, timers, retire */
 void sib_send_timers(struct sib_dev *dev);
 void sib_handle_ack(struct sib_dev *dev, const struct sib_pkt_hdr *h,
