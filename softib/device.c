@@ -54,7 +54,7 @@ bool sib_link_is_eth(void)
                  !strcmp(s, "roce"));
 }
 
-static uint64_t sib_node_guid(void)
+uint64_t sib_node_guid(void)
 {
     char host[256] = "";
     uint64_t h = 1469598103934665603ull;

@@ -439,6 +439,7 @@ struct sib_dev {
 extern struct sib_dev *sib_the_dev;
 extern struct ibv_device sib_ibv_device;
 bool sib_link_is_eth(void);
+uint64_t sib_node_guid(void);   /* host order; the same for every process of a host */
 void sib_async_push(struct sib_dev *dev, const struct ibv_async_event *ev);
 /* destroy of an object: drop its events not yet read, then (unlocked) wait
  * until those read are acknowledged (ibv_destroy_qp(3)'s rule) */

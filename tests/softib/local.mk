@@ -56,10 +56,20 @@ SOFTIB_ACCEPTANCE = \
 	tests/softib/perftest_read_lat.sh \
 	tests/softib/perftest_read_bw.sh
 INTEGRATION_TESTS += $(SOFTIB_ACCEPTANCE)
+# other verbs stacks, unmodified, through softib-run (Debian's UCX, Open MPI,
+# MPICH; skip 77 where one is missing; UCX's need root for the device node)
+SOFTIB_PEER_TESTS = \
+	tests/softib/softib_run.sh \
+	tests/softib/ucx_perftest.sh \
+	tests/softib/peer_openmpi_openib.sh \
+	tests/softib/peer_openmpi_ucx.sh \
+	tests/softib/peer_mpich.sh
+INTEGRATION_TESTS += $(SOFTIB_PEER_TESTS)
+dist_noinst_SCRIPTS += $(SOFTIB_PEER_TESTS)
 # two network namespaces over a veth pair (root)
 MULTIHOST_TESTS += tests/softib/netns_rc_pingpong.sh
 dist_noinst_SCRIPTS += $(SOFTIB_ACCEPTANCE) tests/softib/netns_rc_pingpong.sh
 
 endif HAVE_IBVERBS
 
-EXTRA_DIST += tests/softib/acceptance.sh
+EXTRA_DIST += tests/softib/acceptance.sh tests/softib/peer_mpi_lib.sh tests/softib/peer_mpi.c
