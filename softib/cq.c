@@ -207,6 +207,8 @@ int sib_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
         cq->head = (cq->head + 1) % cq->cap;
         cq->count--;
     }
+    dev->stats.poll_calls++;
+    dev->stats.cqe += (uint64_t)got;
     pthread_mutex_unlock(&dev->lock);
     return got;
 }

@@ -242,8 +242,34 @@ static void sib_dev_drain(struct sib_dev *dev)
     }
 }
 
+/* SOFTIB_STATS=<dir>: this device's counters into <dir>/<pid>.<slot>, one
+ * "name value" per line (bench/compare-verbs.sh sums them over a job) */
+static void sib_stats_write(struct sib_dev *dev)
+{
+    const char *dir = getenv("SOFTIB_STATS");
+    char path[512];
+    FILE *f;
+
+    if (!dir || !*dir || dev->forked_away)
+        return;
+    snprintf(path, sizeof(path), "%s/%d.%u", dir, (int)getpid(), dev->slot);
+    f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "send_wr %llu\nrecv_wr %llu\npoll_calls %llu\ncqe %llu\n"
+            "packets %llu\none_sided %llu\n",
+            (unsigned long long)dev->stats.send_wr,
+            (unsigned long long)dev->stats.recv_wr,
+            (unsigned long long)dev->stats.poll_calls,
+            (unsigned long long)dev->stats.cqe,
+            (unsigned long long)dev->stats.pkts,
+            (unsigned long long)dev->stats.direct);
+    fclose(f);
+}
+
 static void sib_dev_close(struct sib_dev *dev)
 {
+    sib_stats_write(dev);
     sib_dev_drain(dev);
     sib_helper_stop(dev);
     sib_wire_close(dev);
@@ -256,6 +282,7 @@ static void sib_exit_cleanup(void)
 {
     /* the program exited without ibv_close_device: remove our files */
     if (sib_the_dev && !sib_the_dev->forked_away) {
+        sib_stats_write(sib_the_dev);
         sib_helper_stop(sib_the_dev);
         sib_wire_close(sib_the_dev);
     }

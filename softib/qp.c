@@ -628,7 +628,7 @@ int sib_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
         *bad = wr;
         rc = EINVAL;
     } else {
-        rc = sib_rq_post(&qp->rq, wr, bad);
+        rc = sib_rq_post(&qp->rq, wr, bad, &dev->stats.recv_wr);
         if (ibqp->state == IBV_QPS_ERR) {
             struct sib_rwqe w;
 

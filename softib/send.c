@@ -396,6 +396,7 @@ static void sib_kick(struct sib_qp *qp)
             continue;
         }
         if (sib_direct(qp, w, iov, n)) {
+            dev->stats.direct++;
             w->state = SWQE_DONE;
             continue;
         }
@@ -637,6 +638,7 @@ static int sib_post(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
         }
         sib_fill_wqe(qp, sq_at(qp, qp->sq_count), wr);
         qp->sq_count++;
+        dev->stats.send_wr++;
     }
     if (ibqp->state == IBV_QPS_ERR)
         sib_sq_flush(qp);

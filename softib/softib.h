@@ -430,6 +430,9 @@ struct sib_dev {
     bool trace;               /* SOFTIB_TRACE=1: one stderr line per packet */
     bool memlock;             /* SOFTIB_MEMLOCK=1: MRs count against RLIMIT_MEMLOCK */
     uint64_t mr_bytes;        /* bytes registered (for SOFTIB_MEMLOCK) */
+    struct sib_stats {     /* SOFTIB_STATS: what the application asked of us */
+        uint64_t send_wr, recv_wr, poll_calls, cqe, pkts, direct;
+    } stats;
     struct sib_xrc_resp xrc_resp[64];
     uint32_t ack_qpns[64];    /* QPs with a deferred ACK */
     int n_ack;
@@ -509,7 +512,7 @@ int sib_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
                       struct ibv_recv_wr **bad);
 bool sib_rq_pop(struct sib_rq *rq, struct sib_rwqe *out);
 int sib_rq_post(struct sib_rq *rq, struct ibv_recv_wr *wr,
-                struct ibv_recv_wr **bad);
+                struct ibv_recv_wr **bad, uint64_t *posted_p);
 void sib_srq_after_pop(struct sib_dev *dev, struct sib_srq *srq);
 struct sib_srq *sib_srq_lookup(struct sib_dev *dev, uint32_t srqn);
 struct ibv_srq *sib_create_srq_ex(struct ibv_context *ctx,
