@@ -128,7 +128,7 @@ int main(void)
     struct ibv_mr *mr;
     struct t_conn c = t_conn_default();
     struct info peer, me;
-    char *mem = malloc(2 * WLEN);
+    char *mem;
     int p2c[2], c2p[2], st, s;
     pid_t pid;
     char q = 'q';
@@ -146,6 +146,7 @@ int main(void)
     }
     close(p2c[0]);
     close(c2p[1]);
+    mem = malloc(2 * WLEN); /* after fork: the child would leak its copy */
     c.retry_cnt = 1;
     c.timeout = 18;
     cq1 = t_cq(&d, 16);
