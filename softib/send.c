@@ -582,6 +582,8 @@ static void sib_fill_wqe(struct sib_qp *qp, struct sib_swqe *w,
         uint32_t off = 0;
 
         for (int i = 0; i < wr->num_sge; i++) {
+            if (!wr->sg_list[i].length)
+                continue; /* UCX posts empty inline sges with address 0 */
             memcpy(dst + off, (void *)(uintptr_t)wr->sg_list[i].addr,
                    wr->sg_list[i].length);
             off += wr->sg_list[i].length;
@@ -1030,7 +1032,8 @@ static void ex_set_sge_list(struct ibv_qp_ex *x, size_t n,
         qpx(x)->ex_err = EINVAL;
         return;
     }
-    memcpy(e->sge, sg, n * sizeof(*sg));
+    if (n)
+        memcpy(e->sge, sg, n * sizeof(*sg));
     e->wr.num_sge = (int)n;
 }
 
@@ -1067,7 +1070,8 @@ static void ex_set_inline_list(struct ibv_qp_ex *x, size_t n,
     e->inl = true;
     e->inl_off = qp->ex_inline_used;
     for (size_t i = 0; i < n; i++) {
-        memcpy(qp->ex_inline + qp->ex_inline_used, b[i].addr, b[i].length);
+        if (b[i].length) /* an empty buffer may have a NULL address */
+            memcpy(qp->ex_inline + qp->ex_inline_used, b[i].addr, b[i].length);
         qp->ex_inline_used += b[i].length;
     }
     e->sge[0].length = (uint32_t)len;
