@@ -11,8 +11,9 @@
 # every one started unmodified through BUILD_DIR/softib-run (root: UCX needs
 # the device node it makes). Measured with bench/mpi/ (built with each
 # stack's mpicc):
-#   osu_p2p        latency (8 B in the table), bandwidth 1 B..4 MiB,
-#                  bidirectional bandwidth, 8 B message rate; 2 ranks
+#   osu_p2p        latency 0-8 B (2000 round trips), 8 B message rate (500
+#                  windows of 64), bandwidth and bidirectional bandwidth
+#                  1 B..4 MiB (window of 64); 2 ranks
 #   osu_coll       MPI_Alltoall of 64 ints (256 B) per rank pair, 4 ranks
 #                  (oversubscribed on 2 cores)
 #   softib counts  verbs work requests (send, receive), completions,
@@ -31,7 +32,9 @@
 # Environment: ROUNDS (3), REPS (1, repetitions inside one program run),
 # JOB_TIMEOUT (600 s per job), STACKS (all five, e.g. "ours openib"),
 # PARTS ("p2p alltoall counts"), OUT (docs/bench/verbs-results.md; the raw
-# lines go next to it as verbs-raw.txt).
+# lines go next to it as verbs-raw.txt), TABLES_FROM=<raw file> (no
+# measurement: the tables of an earlier run's raw lines; LOADS and
+# START_DATE then say what that run saw).
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$top/scripts/deps.sh"
@@ -122,11 +125,23 @@ counts() {
 
 start_date=$(date -u '+%Y-%m-%d %H:%M UTC')
 loads=()
+if [ -n "${TABLES_FROM:-}" ]; then
+    # only the tables, from the raw lines of an earlier (maybe cut short) run
+    cp "$TABLES_FROM" "$tmp/raw.in"
+    rounds=$(sed -n 's/^round=\([0-9]*\) .*/\1/p' "$tmp/raw.in" | sort -n | tail -n 1)
+    read -r -a loads <<<"${LOADS:-unknown}"
+    start_date=${START_DATE:-$start_date}
+    parts=" "
+fi
 for r in $(seq 1 "$rounds"); do
+    [ -n "${TABLES_FROM:-}" ] && break
     loads+=("$(cut -d' ' -f1 /proc/loadavg)")
     echo "round $r/$rounds (load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
     if [[ $parts == *" p2p "* ]]; then
-        for s in "${stacks[@]}"; do job "$r" "$s" 2 osu_p2p -r "$reps" -x 4194304; done
+        for s in "${stacks[@]}"; do
+            job "$r" "$s" 2 osu_p2p -r "$reps" -t lat,mr -x 8 -i 2000 -m 500
+            job "$r" "$s" 2 osu_p2p -r "$reps" -t bw,bibw -x 4194304
+        done
     fi
     if [[ $parts == *" alltoall "* ]]; then
         for s in "${stacks[@]}"; do job "$r" "$s" 4 osu_coll -t alltoall -s 256 -r "$reps" -i 500; done
@@ -135,7 +150,7 @@ for r in $(seq 1 "$rounds"); do
         for s in "${stacks[@]}"; do counts "$r" "$s"; done
     fi
 done
-loads+=("$(cut -d' ' -f1 /proc/loadavg)")
+[ -n "${TABLES_FROM:-}" ] && cp "$tmp/raw.in" "$raw" || loads+=("$(cut -d' ' -f1 /proc/loadavg)")
 cp "$raw" "$raw_out"
 
 # the tables: medians over rounds, ours / peer

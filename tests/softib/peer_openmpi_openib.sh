@@ -8,11 +8,10 @@ sib_need mpirun.openmpi
 peer_build mpicc.openmpi peer_ompi
 root=()
 [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
-for np in 2 4; do
-    for erdma in 1 0; do
-        peer_job openib-np$np-erdma$erdma mpirun.openmpi "${root[@]}" --oversubscribe -np $np \
-            --mca pml ob1 --mca btl openib,self --mca btl_openib_allow_ib 1 \
-            --mca btl_openib_warn_no_device_params_found 0 \
-            --mca btl_openib_use_eager_rdma $erdma "$SIB_TMP/peer_ompi"
-    done
+for run in 2:1 2:0 4:1; do
+    np=${run%:*} erdma=${run#*:}
+    peer_job openib-np$np-erdma$erdma mpirun.openmpi "${root[@]}" --oversubscribe -np $np \
+        --mca pml ob1 --mca btl openib,self --mca btl_openib_allow_ib 1 \
+        --mca btl_openib_warn_no_device_params_found 0 \
+        --mca btl_openib_use_eager_rdma $erdma "$SIB_TMP/peer_ompi"
 done
