@@ -17,6 +17,12 @@ RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES $RTMDEPS_SCHED_PACKAGES"
 # with its own config and keys (tests/multihost/ssh.sh).
 RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES openssh-server openssh-client"
 
+# Other verbs stacks softib runs unmodified (tests/softib/ucx_perftest.sh,
+# peer_*.sh, bench/compare-verbs.sh): UCX's tools, Open MPI and MPICH with
+# their compiler wrappers.
+RTMDEPS_SOFTIB_PEER_PACKAGES="ucx-utils libucx0 openmpi-bin libopenmpi-dev mpich libmpich-dev"
+RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES $RTMDEPS_SOFTIB_PEER_PACKAGES"
+
 # Daemons some of those packages would start on install (and enable): the
 # tests start their own Slurm with their own config, never the system's.
 RTMDEPS_NO_START_SERVICES="slurmctld slurmd munge ssh"

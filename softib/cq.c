@@ -159,7 +159,10 @@ SIB_EXPORT int ibv_destroy_cq(struct ibv_cq *ibcq)
         }
         ch->ibv.refcnt--;
     }
+    sib_async_forget(dev, ibcq->context, ibcq);
     pthread_mutex_unlock(&dev->lock);
+    sib_async_wait_acked(&ibcq->mutex, &ibcq->cond, &ibcq->async_events_completed,
+                         cq->async_reported);
     free(cq->ring);
     free(cq);
     return 0;
@@ -204,6 +207,8 @@ int sib_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
         cq->head = (cq->head + 1) % cq->cap;
         cq->count--;
     }
+    dev->stats.poll_calls++;
+    dev->stats.cqe += (uint64_t)got;
     pthread_mutex_unlock(&dev->lock);
     return got;
 }

@@ -54,7 +54,7 @@ bool sib_link_is_eth(void)
                  !strcmp(s, "roce"));
 }
 
-static uint64_t sib_node_guid(void)
+uint64_t sib_node_guid(void)
 {
     char host[256] = "";
     uint64_t h = 1469598103934665603ull;
@@ -194,7 +194,7 @@ static struct sib_dev *sib_dev_open(void)
     if (!dev)
         return NULL;
     pthread_mutex_init(&dev->lock, NULL);
-    dev->sock = dev->unix_listen = dev->tcp_listen = dev->async_fd = dev->wake_fd = -1;
+    dev->sock = dev->unix_listen = dev->tcp_listen = dev->wake_fd = -1;
     s = getenv("SOFTIB_CMA");
     dev->cma = !(s && !strcmp(s, "0"));
     sib_fault_parse(&dev->fault, getenv("SOFTIB_FAULT"));
@@ -207,9 +207,8 @@ static struct sib_dev *sib_dev_open(void)
     dev->next_qp_idx = dev->next_srq_idx = 1;
     dev->next_mr_idx = 1;
     dev->next_pd_id = 1;
-    dev->async_fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
     dev->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (dev->async_fd < 0 || dev->wake_fd < 0)
+    if (dev->wake_fd < 0)
         goto err_free;
     if (sib_wire_open(dev))
         goto err_free;
@@ -220,8 +219,6 @@ static struct sib_dev *sib_dev_open(void)
 err_wire:
     sib_wire_close(dev);
 err_free:
-    if (dev->async_fd >= 0)
-        close(dev->async_fd);
     if (dev->wake_fd >= 0)
         close(dev->wake_fd);
     free(dev);
@@ -245,14 +242,38 @@ static void sib_dev_drain(struct sib_dev *dev)
     }
 }
 
+/* SOFTIB_STATS=<dir>: this device's counters into <dir>/<pid>.<slot>, one
+ * "name value" per line (bench/compare-verbs.sh sums them over a job) */
+static void sib_stats_write(struct sib_dev *dev)
+{
+    const char *dir = getenv("SOFTIB_STATS");
+    char path[512];
+    FILE *f;
+
+    if (!dir || !*dir || dev->forked_away)
+        return;
+    snprintf(path, sizeof(path), "%s/%d.%u", dir, (int)getpid(), dev->slot);
+    f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "send_wr %llu\nrecv_wr %llu\npoll_calls %llu\ncqe %llu\n"
+            "packets %llu\none_sided %llu\n",
+            (unsigned long long)dev->stats.send_wr,
+            (unsigned long long)dev->stats.recv_wr,
+            (unsigned long long)dev->stats.poll_calls,
+            (unsigned long long)dev->stats.cqe,
+            (unsigned long long)dev->stats.pkts,
+            (unsigned long long)dev->stats.direct);
+    fclose(f);
+}
+
 static void sib_dev_close(struct sib_dev *dev)
 {
+    sib_stats_write(dev);
     sib_dev_drain(dev);
     sib_helper_stop(dev);
     sib_wire_close(dev);
-    close(dev->async_fd);
     close(dev->wake_fd);
-    free(dev->async_q);
     free(dev);
 }
 
@@ -261,6 +282,7 @@ static void sib_exit_cleanup(void)
 {
     /* the program exited without ibv_close_device: remove our files */
     if (sib_the_dev && !sib_the_dev->forked_away) {
+        sib_stats_write(sib_the_dev);
         sib_helper_stop(sib_the_dev);
         sib_wire_close(sib_the_dev);
     }
@@ -280,6 +302,11 @@ SIB_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
         errno = ENOMEM;
         return NULL;
     }
+    c->async_fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+    if (c->async_fd < 0) {
+        free(c);
+        return NULL;
+    }
     pthread_mutex_lock(&sib_global_lock);
     if (!sib_atfork_done) {
         pthread_atfork(sib_atfork_prepare, sib_atfork_parent, sib_atfork_child);
@@ -289,6 +316,7 @@ SIB_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
         sib_the_dev = sib_dev_open();
         if (!sib_the_dev) {
             pthread_mutex_unlock(&sib_global_lock);
+            close(c->async_fd);
             free(c);
             if (!errno)
                 errno = EIO;
@@ -297,12 +325,16 @@ SIB_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
     }
     sib_the_dev->refs++;
     c->dev = sib_the_dev;
+    pthread_mutex_lock(&c->dev->lock);
+    c->next = c->dev->ctxs;
+    c->dev->ctxs = c;
+    pthread_mutex_unlock(&c->dev->lock);
     pthread_mutex_unlock(&sib_global_lock);
 
     ctx = &c->vctx.context;
     ctx->device = device;
     ctx->cmd_fd = -1;
-    ctx->async_fd = c->dev->async_fd;
+    ctx->async_fd = c->async_fd;
     ctx->num_comp_vectors = 1;
     pthread_mutex_init(&ctx->mutex, NULL);
     ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
@@ -320,6 +352,7 @@ SIB_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
     c->vctx.create_srq_ex = sib_create_srq_ex;
     c->vctx.open_xrcd = sib_open_xrcd;
     c->vctx.close_xrcd = sib_close_xrcd;
+    sib_mw_ops(ctx);
     return ctx;
 }
 
@@ -329,12 +362,24 @@ SIB_EXPORT int ibv_close_device(struct ibv_context *ctx)
     struct sib_dev *dev = c->dev;
 
     pthread_mutex_lock(&sib_global_lock);
+    if (!dev->forked_away) {
+        pthread_mutex_lock(&dev->lock);
+        for (struct sib_ctx **pp = &dev->ctxs; *pp; pp = &(*pp)->next) {
+            if (*pp == c) {
+                *pp = c->next;
+                break;
+            }
+        }
+        pthread_mutex_unlock(&dev->lock);
+    }
     if (!dev->forked_away && --dev->refs == 0) {
         if (sib_the_dev == dev)
             sib_the_dev = NULL;
         sib_dev_close(dev);
     }
     pthread_mutex_unlock(&sib_global_lock);
+    close(c->async_fd);
+    free(c->async_q);
     free(c);
     return 0;
 }
@@ -356,12 +401,14 @@ static void sib_fill_device_attr(struct ibv_device_attr *a)
     a->max_qp_wr = SIB_MAX_WR;
     a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SRQ_RESIZE |
                           IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_XRC |
-                          IBV_DEVICE_CHANGE_PHY_PORT;
+                          IBV_DEVICE_CHANGE_PHY_PORT | IBV_DEVICE_MEM_WINDOW |
+                          IBV_DEVICE_MEM_WINDOW_TYPE_2B;
     a->max_sge = SIB_MAX_SGE;
     a->max_sge_rd = SIB_MAX_SGE;
     a->max_cq = 65536;
     a->max_cqe = SIB_MAX_CQE;
     a->max_mr = SIB_MAX_MR - 1;
+    a->max_mw = SIB_MAX_MR - 1;
     a->max_pd = 65536;
     a->max_qp_rd_atom = SIB_MAX_RD_ATOMIC;
     a->max_ee_rd_atom = 0;
@@ -551,28 +598,112 @@ SIB_EXPORT int ibv_get_pkey_index(struct ibv_context *ctx, uint8_t port,
 
 /* ------------------------------------------------------------ async events */
 
-void sib_async_push(struct sib_dev *dev, const struct ibv_async_event *ev)
+/* The context an event belongs to: that of the object it names. Port and
+ * device events (no object) go to every context, as the kernel sends them
+ * to every uverbs file of the device. */
+static struct ibv_context *sib_event_ctx(const struct ibv_async_event *ev)
+{
+    switch (ev->event_type) {
+    case IBV_EVENT_CQ_ERR:
+        return ev->element.cq->context;
+    case IBV_EVENT_SRQ_ERR:
+    case IBV_EVENT_SRQ_LIMIT_REACHED:
+        return ev->element.srq->context;
+    case IBV_EVENT_QP_FATAL:
+    case IBV_EVENT_QP_REQ_ERR:
+    case IBV_EVENT_QP_ACCESS_ERR:
+    case IBV_EVENT_COMM_EST:
+    case IBV_EVENT_SQ_DRAINED:
+    case IBV_EVENT_PATH_MIG:
+    case IBV_EVENT_PATH_MIG_ERR:
+    case IBV_EVENT_QP_LAST_WQE_REACHED:
+        return ev->element.qp->context;
+    default:
+        return NULL;
+    }
+}
+
+static void sib_ctx_push(struct sib_ctx *c, const struct ibv_async_event *ev)
 {
     uint64_t one = 1;
 
-    if (dev->async_n == dev->async_cap) {
-        int cap = dev->async_cap ? dev->async_cap * 2 : 16;
-        struct ibv_async_event *q = realloc(dev->async_q, cap * sizeof(*q));
+    if (c->async_n == c->async_cap) {
+        int cap = c->async_cap ? c->async_cap * 2 : 16;
+        struct ibv_async_event *q = realloc(c->async_q, (size_t)cap * sizeof(*q));
 
         if (!q)
             return;
-        dev->async_q = q;
-        dev->async_cap = cap;
+        c->async_q = q;
+        c->async_cap = cap;
     }
-    dev->async_q[dev->async_n++] = *ev;
-    if (write(dev->async_fd, &one, sizeof(one)) < 0)
+    c->async_q[c->async_n++] = *ev;
+    if (write(c->async_fd, &one, sizeof(one)) < 0)
+        c->async_n--;
+}
+
+/* under dev->lock */
+void sib_async_push(struct sib_dev *dev, const struct ibv_async_event *ev)
+{
+    struct ibv_context *ctx = sib_event_ctx(ev);
+
+    if (ctx) {
+        sib_ctx_push(sib_ctx(ctx), ev);
         return;
+    }
+    for (struct sib_ctx *c = dev->ctxs; c; c = c->next)
+        sib_ctx_push(c, ev);
+}
+
+static void *sib_event_element(const struct ibv_async_event *ev)
+{
+    struct ibv_context *ctx = sib_event_ctx(ev);
+
+    if (!ctx)
+        return NULL;
+    if (ev->event_type == IBV_EVENT_CQ_ERR)
+        return ev->element.cq;
+    if (ev->event_type == IBV_EVENT_SRQ_ERR ||
+        ev->event_type == IBV_EVENT_SRQ_LIMIT_REACHED)
+        return ev->element.srq;
+    return ev->element.qp;
+}
+
+/* under dev->lock: the object is going away; an event of it not read yet
+ * is never handed out (the kernel drops them from the file's queue) */
+void sib_async_forget(struct sib_dev *dev, struct ibv_context *ctx, void *element)
+{
+    struct sib_ctx *c = sib_ctx(ctx);
+    int k = 0;
+
+    (void)dev;
+    for (int i = 0; i < c->async_n; i++) {
+        uint64_t v;
+
+        if (sib_event_element(&c->async_q[i]) == element) {
+            if (read(c->async_fd, &v, sizeof(v)) < 0)
+                v = 0;
+            continue;
+        }
+        c->async_q[k++] = c->async_q[i];
+    }
+    c->async_n = k;
+}
+
+/* without dev->lock: ibv_ack_async_event runs in another thread */
+void sib_async_wait_acked(pthread_mutex_t *m, pthread_cond_t *cv,
+                          const uint32_t *completed, uint32_t reported)
+{
+    pthread_mutex_lock(m);
+    while (*(volatile const uint32_t *)completed != reported)
+        pthread_cond_wait(cv, m);
+    pthread_mutex_unlock(m);
 }
 
 SIB_EXPORT int ibv_get_async_event(struct ibv_context *ctx,
                                    struct ibv_async_event *event)
 {
     struct sib_dev *dev;
+    struct sib_ctx *c;
     uint64_t v;
     int rc = sib_check_dev(ctx);
 
@@ -581,17 +712,32 @@ SIB_EXPORT int ibv_get_async_event(struct ibv_context *ctx,
         return -1;
     }
     dev = sib_dev_of(ctx);
+    c = sib_ctx(ctx);
     for (;;) {
         bool nonblock = fcntl(ctx->async_fd, F_GETFL) & O_NONBLOCK;
 
         pthread_mutex_lock(&dev->lock);
         sib_touch(dev);
         sib_progress(dev);
-        if (dev->async_n > 0) {
-            *event = dev->async_q[0];
-            memmove(dev->async_q, dev->async_q + 1,
-                    (size_t)(dev->async_n - 1) * sizeof(*event));
-            dev->async_n--;
+        if (c->async_n > 0) {
+            *event = c->async_q[0];
+            memmove(c->async_q, c->async_q + 1,
+                    (size_t)(c->async_n - 1) * sizeof(*event));
+            c->async_n--;
+            /* counted as the kernel counts events_reported: when read */
+            switch (event->event_type) {
+            case IBV_EVENT_CQ_ERR:
+                ((struct sib_cq *)event->element.cq)->async_reported++;
+                break;
+            case IBV_EVENT_SRQ_ERR:
+            case IBV_EVENT_SRQ_LIMIT_REACHED:
+                ((struct sib_srq *)event->element.srq)->async_reported++;
+                break;
+            default:
+                if (sib_event_element(event))
+                    ((struct sib_qp *)event->element.qp)->async_reported++;
+                break;
+            }
             pthread_mutex_unlock(&dev->lock);
             if (read(ctx->async_fd, &v, sizeof(v)) < 0)
                 v = 0;
@@ -606,9 +752,41 @@ SIB_EXPORT int ibv_get_async_event(struct ibv_context *ctx,
     }
 }
 
+/* as rdma-core: the object's count of acknowledged events grows, and a
+ * destroy waiting for it wakes */
 SIB_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
 {
-    (void)event;
+    switch (event->event_type) {
+    case IBV_EVENT_CQ_ERR: {
+        struct ibv_cq *cq = event->element.cq;
+
+        pthread_mutex_lock(&cq->mutex);
+        cq->async_events_completed++;
+        pthread_cond_signal(&cq->cond);
+        pthread_mutex_unlock(&cq->mutex);
+        return;
+    }
+    case IBV_EVENT_SRQ_ERR:
+    case IBV_EVENT_SRQ_LIMIT_REACHED: {
+        struct ibv_srq *srq = event->element.srq;
+
+        pthread_mutex_lock(&srq->mutex);
+        srq->events_completed++;
+        pthread_cond_signal(&srq->cond);
+        pthread_mutex_unlock(&srq->mutex);
+        return;
+    }
+    default:
+        if (sib_event_element(event)) {
+            struct ibv_qp *qp = event->element.qp;
+
+            pthread_mutex_lock(&qp->mutex);
+            qp->events_completed++;
+            pthread_cond_signal(&qp->cond);
+            pthread_mutex_unlock(&qp->mutex);
+        }
+        return;
+    }
 }
 
 /* ------------------------------------------------------------ strings */

@@ -56,7 +56,8 @@ SIB_EXPORT int ibv_dealloc_pd(struct ibv_pd *ibpd)
 
     pthread_mutex_lock(&dev->lock);
     for (int i = 0; i < SIB_MAX_MR; i++) {
-        if (dev->mrs[i] && dev->mrs[i]->pd == pd) {
+        if ((dev->mrs[i] && dev->mrs[i]->pd == pd) ||
+            (dev->mws[i] && dev->mws[i]->pd == pd)) {
             pthread_mutex_unlock(&dev->lock);
             return EBUSY;
         }
@@ -82,8 +83,11 @@ static void sib_mr_publish(struct sib_dev *dev, struct sib_mr *mr)
     s->addr = (uint64_t)(uintptr_t)(mr->view ? mr->view : mr->ibv.addr);
     s->length = mr->ibv.length;
     s->pd_id = mr->pd->id;
+    s->bound_qpn = 0;
     atomic_store_explicit(&s->key, mr->ibv.rkey, memory_order_release);
 }
+
+static void sib_mw_publish(struct sib_dev *dev, struct sib_mw *mw);
 
 /* pin.c: from now on the MR reads and writes `view` (its pinned pages) */
 void sib_mr_set_view(struct sib_dev *dev, struct sib_mr *mr, void *view)
@@ -95,6 +99,9 @@ void sib_mr_set_view(struct sib_dev *dev, struct sib_mr *mr, void *view)
     mr->view = view;
     s->addr = (uint64_t)(uintptr_t)view;
     atomic_store_explicit(&s->key, key, memory_order_release);
+    for (uint32_t i = 1; mr->nmw && i < SIB_MAX_MR; i++) /* its windows too */
+        if (dev->mws[i] && dev->mws[i]->bound && dev->mws[i]->mr == mr)
+            sib_mw_publish(dev, dev->mws[i]);
 }
 
 static int sib_check_access(int access)
@@ -167,7 +174,7 @@ static struct ibv_mr *sib_reg(struct ibv_pd *ibpd, void *addr, size_t len,
     for (uint32_t i = 0; i < SIB_MAX_MR - 1; i++) {
         uint32_t cand = (dev->next_mr_idx + i - 1) % (SIB_MAX_MR - 1) + 1;
 
-        if (!dev->mrs[cand]) {
+        if (!dev->mrs[cand] && !dev->mws[cand]) {
             idx = cand;
             break;
         }
@@ -281,6 +288,10 @@ SIB_EXPORT int ibv_dereg_mr(struct ibv_mr *ibmr)
     struct sib_dev *dev = sib_dev_of(ibmr->context);
 
     pthread_mutex_lock(&dev->lock);
+    if (mr->nmw) { /* windows still bound to it */
+        pthread_mutex_unlock(&dev->lock);
+        return EBUSY;
+    }
     atomic_store_explicit(&dev->shared->mr[mr->idx].key, 0,
                           memory_order_release);
     dev->mrs[mr->idx] = NULL;
@@ -319,11 +330,26 @@ void *sib_mr_local(struct sib_dev *dev, struct sib_pd *pd, uint32_t lkey,
     return (char *)(mr->view ? mr->view : mr->ibv.addr) + (addr - mr->iova);
 }
 
-void *sib_mr_remote(struct sib_dev *dev, uint32_t pd_id, uint32_t rkey,
-                    uint64_t addr, uint64_t len, int need_access)
+void *sib_mr_remote(struct sib_dev *dev, uint32_t pd_id, uint32_t qpn,
+                    uint32_t rkey, uint64_t addr, uint64_t len, int need_access)
 {
-    struct sib_mr *mr = sib_mr_lookup(dev, rkey);
+    uint32_t idx = rkey >> 8;
+    struct sib_mr *mr;
 
+    if (idx && idx < SIB_MAX_MR && dev->mws[idx]) {
+        struct sib_mw *mw = dev->mws[idx];
+
+        /* IBTA 10.6.7: a window's key, state, PD, QP (type 2), access and
+         * range; then the region's memory */
+        if (mw->key != rkey || !mw->bound || (pd_id && mw->pd->id != pd_id) ||
+            (mw->ibv.type == IBV_MW_TYPE_2 && mw->qpn != qpn) ||
+            (mw->access & need_access) != need_access ||
+            !sib_in_range(mw->addr, mw->length, addr, len))
+            return NULL;
+        mr = mw->mr;
+        return (char *)(mr->view ? mr->view : mr->ibv.addr) + (addr - mr->iova);
+    }
+    mr = sib_mr_lookup(dev, rkey);
     if (!mr || (pd_id && mr->pd->id != pd_id) ||
         (mr->access & need_access) != need_access ||
         !sib_in_range(mr->iova, mr->ibv.length, addr, len))
@@ -332,13 +358,13 @@ void *sib_mr_remote(struct sib_dev *dev, uint32_t pd_id, uint32_t rkey,
 }
 
 bool sib_shared_mr_check(const struct sib_shared *sh, uint32_t pd_id,
-                         uint32_t rkey, uint64_t addr, uint64_t len,
-                         int need_access, uint64_t *va_p)
+                         uint32_t qpn, uint32_t rkey, uint64_t addr,
+                         uint64_t len, int need_access, uint64_t *va_p)
 {
     const struct sib_shared_mr *s;
     uint32_t idx = rkey >> 8, k1;
     uint64_t iova, length, base;
-    uint32_t access, pd;
+    uint32_t access, pd, bound_qpn;
 
     if (idx == 0 || idx >= SIB_MAX_MR)
         return false;
@@ -351,11 +377,220 @@ bool sib_shared_mr_check(const struct sib_shared *sh, uint32_t pd_id,
     length = s->length;
     base = s->addr;
     pd = s->pd_id;
+    bound_qpn = s->bound_qpn;
     if (atomic_load_explicit(&s->key, memory_order_acquire) != k1)
         return false;
-    if (pd != pd_id || ((int)access & need_access) != need_access ||
+    if (pd != pd_id || (bound_qpn && bound_qpn != qpn) ||
+        ((int)access & need_access) != need_access ||
         !sib_in_range(iova, length, addr, len))
         return false;
     *va_p = base + (addr - iova);
     return true;
+}
+
+/* ------------------------------------------------------------ memory windows */
+
+/* a bound window in the shared page (peers check it before process_vm_*);
+ * an unbound one is not there, so its key opens nothing */
+static void sib_mw_publish(struct sib_dev *dev, struct sib_mw *mw)
+{
+    struct sib_shared_mr *s = &dev->shared->mr[mw->idx];
+    struct sib_mr *mr = mw->mr;
+
+    atomic_store_explicit(&s->key, 0, memory_order_release);
+    if (!mw->bound)
+        return;
+    s->access = (uint32_t)mw->access;
+    s->iova = mw->addr;
+    s->addr = (uint64_t)(uintptr_t)(mr->view ? mr->view : mr->ibv.addr) +
+              (mw->addr - mr->iova);
+    s->length = mw->length;
+    s->pd_id = mw->pd->id;
+    s->bound_qpn = mw->ibv.type == IBV_MW_TYPE_2 ? mw->qpn : 0;
+    atomic_store_explicit(&s->key, mw->key, memory_order_release);
+}
+
+static void sib_mw_unbind(struct sib_dev *dev, struct sib_mw *mw)
+{
+    if (mw->bound)
+        mw->mr->nmw--;
+    mw->bound = false;
+    mw->mr = NULL;
+    sib_mw_publish(dev, mw);
+}
+
+static struct ibv_mw *sib_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type)
+{
+    struct sib_dev *dev;
+    struct sib_mw *mw;
+    uint32_t idx = 0;
+    int rc = sib_check_dev(ibpd ? ibpd->context : NULL);
+
+    if (!rc && type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2)
+        rc = EINVAL;
+    if (rc) {
+        errno = rc;
+        return NULL;
+    }
+    dev = sib_dev_of(ibpd->context);
+    mw = calloc(1, sizeof(*mw));
+    if (!mw) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    pthread_mutex_lock(&dev->lock);
+    for (uint32_t i = 0; i < SIB_MAX_MR - 1; i++) {
+        uint32_t cand = (dev->next_mr_idx + i - 1) % (SIB_MAX_MR - 1) + 1;
+
+        if (!dev->mrs[cand] && !dev->mws[cand]) {
+            idx = cand;
+            break;
+        }
+    }
+    if (!idx) {
+        pthread_mutex_unlock(&dev->lock);
+        free(mw);
+        errno = ENOMEM;
+        return NULL;
+    }
+    dev->next_mr_idx = idx + 1;
+    if (++sib_key_tag == 0)
+        sib_key_tag = 1;
+    mw->idx = idx;
+    mw->key = idx << 8 | sib_key_tag;
+    mw->pd = (struct sib_pd *)ibpd;
+    mw->ibv.context = ibpd->context;
+    mw->ibv.pd = ibpd;
+    mw->ibv.rkey = mw->key;
+    mw->ibv.handle = idx;
+    mw->ibv.type = type;
+    dev->mws[idx] = mw;
+    pthread_mutex_unlock(&dev->lock);
+    return &mw->ibv;
+}
+
+static int sib_dealloc_mw(struct ibv_mw *ibmw)
+{
+    struct sib_mw *mw = (struct sib_mw *)ibmw;
+    struct sib_dev *dev = sib_dev_of(ibmw->context);
+
+    pthread_mutex_lock(&dev->lock);
+    sib_mw_unbind(dev, mw);
+    dev->mws[mw->idx] = NULL;
+    pthread_mutex_unlock(&dev->lock);
+    free(mw);
+    return 0;
+}
+
+/* ibv_bind_mw(3), type 1 only (verbs.h checked the type, an empty range
+ * without an MR and the MR's PD): a BIND_MW work request with the next key,
+ * which the window carries from the post on, as rdma-core's providers do */
+static int sib_bind_mw_verb(struct ibv_qp *qp, struct ibv_mw *mw,
+                            struct ibv_mw_bind *b)
+{
+    struct ibv_send_wr wr, *bad;
+    int rc;
+
+    if (b->bind_info.mw_access_flags & IBV_ACCESS_ZERO_BASED)
+        return EINVAL;
+    memset(&wr, 0, sizeof(wr));
+    wr.wr_id = b->wr_id;
+    wr.opcode = IBV_WR_BIND_MW;
+    wr.send_flags = b->send_flags;
+    wr.bind_mw.mw = mw;
+    wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+    wr.bind_mw.bind_info = b->bind_info;
+    rc = sib_post_send_bind(qp, &wr, &bad);
+    if (!rc)
+        mw->rkey = wr.bind_mw.rkey;
+    return rc;
+}
+
+void sib_mw_ops(struct ibv_context *ctx)
+{
+    ctx->ops.alloc_mw = sib_alloc_mw;
+    ctx->ops.dealloc_mw = sib_dealloc_mw;
+    ctx->ops.bind_mw = sib_bind_mw_verb;
+}
+
+/* IBTA 10.6.7.2 (checks C10-72..75, o10-36.2.2, o10-37.2.30/40); any
+ * failure is IBV_WC_MW_BIND_ERR, and the QP goes to the error state */
+enum ibv_wc_status sib_mw_bind(struct sib_dev *dev, struct sib_qp *qp,
+                               const struct sib_swqe *w)
+{
+    struct sib_mw *mw = (struct sib_mw *)w->mw;
+    struct sib_mr *mr = NULL;
+    int acc = (int)w->bind_access;
+
+    if (!mw || mw->idx >= SIB_MAX_MR || dev->mws[mw->idx] != mw ||
+        (w->rkey & ~0xffu) != (mw->key & ~0xffu))
+        return IBV_WC_MW_BIND_ERR;
+    if (acc & ~(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+                IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_LOCAL_WRITE))
+        return IBV_WC_MW_BIND_ERR; /* zero-based windows are not emulated */
+    if (mw->ibv.type == IBV_MW_TYPE_2 &&
+        (mw->bound || (struct sib_pd *)qp->ex.qp_base.pd != mw->pd ||
+         !w->bind_mr || !w->bind_len))
+        return IBV_WC_MW_BIND_ERR;
+    if (w->bind_mr) {
+        mr = sib_mr_lookup(dev, w->bind_mr->lkey);
+        if (!mr || &mr->ibv != w->bind_mr || mr->pd != mw->pd ||
+            !(mr->access & IBV_ACCESS_MW_BIND) ||
+            ((acc & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+             !(mr->access & IBV_ACCESS_LOCAL_WRITE)) ||
+            !sib_in_range(mr->iova, mr->ibv.length, w->raddr, w->bind_len))
+            return IBV_WC_MW_BIND_ERR;
+    }
+    sib_mw_unbind(dev, mw);
+    mw->key = w->rkey;
+    mw->ibv.rkey = w->rkey;
+    if (mr && w->bind_len) {
+        mw->bound = true;
+        mw->mr = mr;
+        mr->nmw++;
+        mw->addr = w->raddr;
+        mw->length = w->bind_len;
+        mw->access = acc;
+        mw->qpn = qp->ex.qp_base.qp_num;
+    }
+    sib_mw_publish(dev, mw);
+    return IBV_WC_SUCCESS;
+}
+
+/* a type 2 window of pd named by rkey, or NULL */
+static struct sib_mw *sib_mw_of_key(struct sib_dev *dev, struct sib_pd *pd,
+                                    uint32_t rkey)
+{
+    uint32_t idx = rkey >> 8;
+    struct sib_mw *mw;
+
+    if (!idx || idx >= SIB_MAX_MR)
+        return NULL;
+    mw = dev->mws[idx];
+    if (!mw || mw->key != rkey || mw->pd != pd || mw->ibv.type != IBV_MW_TYPE_2)
+        return NULL;
+    return mw;
+}
+
+/* LOCAL_INV: only a type 2 window of the QP's PD (softib has no
+ * fast-registration MRs); anything else is a local QP operation error */
+enum ibv_wc_status sib_mw_local_inv(struct sib_dev *dev, struct sib_qp *qp,
+                                    uint32_t rkey)
+{
+    struct sib_mw *mw = sib_mw_of_key(dev, (struct sib_pd *)qp->ex.qp_base.pd, rkey);
+
+    if (!mw)
+        return IBV_WC_LOC_QP_OP_ERR;
+    sib_mw_unbind(dev, mw);
+    return IBV_WC_SUCCESS;
+}
+
+int sib_mw_remote_inv(struct sib_dev *dev, struct sib_pd *pd, uint32_t rkey)
+{
+    struct sib_mw *mw = sib_mw_of_key(dev, pd, rkey);
+
+    if (!mw)
+        return -1;
+    sib_mw_unbind(dev, mw);
+    return 0;
 }

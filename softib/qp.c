@@ -594,8 +594,12 @@ SIB_EXPORT int ibv_destroy_qp(struct ibv_qp *ibqp)
         if (qp->srq)
             qp->srq->nqp--;
         dev->inflight_total -= qp->inflight;
+        sib_async_forget(dev, ibqp->context, ibqp);
     }
     pthread_mutex_unlock(&dev->lock);
+    if (!qp->is_open_handle)
+        sib_async_wait_acked(&ibqp->mutex, &ibqp->cond, &ibqp->events_completed,
+                             qp->async_reported);
     free(qp->sq);
     free(qp->inline_area);
     free(qp->rq.ring);
@@ -624,7 +628,7 @@ int sib_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
         *bad = wr;
         rc = EINVAL;
     } else {
-        rc = sib_rq_post(&qp->rq, wr, bad);
+        rc = sib_rq_post(&qp->rq, wr, bad, &dev->stats.recv_wr);
         if (ibqp->state == IBV_QPS_ERR) {
             struct sib_rwqe w;
 
@@ -659,6 +663,9 @@ void sib_recv_complete(struct sib_qp *qp, struct sib_cq *cq, uint64_t wr_id,
     if (h->flags & SIB_F_IMM) {
         wc.imm_data = h->imm;
         wc.wc_flags |= IBV_WC_WITH_IMM;
+    } else if ((h->flags & SIB_F_INV) && st == IBV_WC_SUCCESS) {
+        wc.invalidated_rkey = h->rkey;
+        wc.wc_flags |= IBV_WC_WITH_INV;
     }
     if (h->flags & SIB_F_GRH)
         wc.wc_flags |= IBV_WC_GRH;

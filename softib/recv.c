@@ -173,8 +173,8 @@ static void sib_read_respond(struct sib_dev *dev, struct sib_target *t,
                              const struct sib_pkt_hdr *req)
 {
     struct sib_pkt_hdr h;
-    char *va = sib_mr_remote(dev, t->pd_id, req->rkey, req->raddr, req->total,
-                             IBV_ACCESS_REMOTE_READ);
+    char *va = sib_mr_remote(dev, t->pd_id, t->qpn, req->rkey, req->raddr,
+                             req->total, IBV_ACCESS_REMOTE_READ);
     uint32_t off = 0;
 
     if (req->total && (!va || !(t->access & IBV_ACCESS_REMOTE_READ))) {
@@ -211,7 +211,7 @@ static void sib_atomic_respond(struct sib_dev *dev, struct sib_target *t,
         sib_fatal(t);
         return;
     }
-    va = sib_mr_remote(dev, t->pd_id, req->rkey, req->raddr, 8,
+    va = sib_mr_remote(dev, t->pd_id, t->qpn, req->rkey, req->raddr, 8,
                        IBV_ACCESS_REMOTE_ATOMIC);
     if (!va || !(t->access & IBV_ACCESS_REMOTE_ATOMIC)) {
         sib_reply(dev, req, SIB_OP_NAK, SIB_NAK_REM_ACCESS, 0);
@@ -271,8 +271,8 @@ static bool sib_execute(struct sib_dev *dev, struct sib_target *t,
         if (h->op == SIB_OP_WRITE) {
             if (h->total &&
                 (!(t->access & IBV_ACCESS_REMOTE_WRITE) ||
-                 !sib_mr_remote(dev, t->pd_id, h->rkey, h->raddr, h->total,
-                                IBV_ACCESS_REMOTE_WRITE))) {
+                 !sib_mr_remote(dev, t->pd_id, t->qpn, h->rkey, h->raddr,
+                                h->total, IBV_ACCESS_REMOTE_WRITE))) {
                 sib_reply(dev, h, SIB_OP_NAK, SIB_NAK_REM_ACCESS, 0);
                 sib_fatal(t);
                 *refused = true;
@@ -313,8 +313,9 @@ static bool sib_execute(struct sib_dev *dev, struct sib_target *t,
         }
         sib_scatter(iov, n, h->offset, payload, h->len);
     } else if (h->len) {
-        char *va = sib_mr_remote(dev, t->pd_id, h->rkey, h->raddr + h->offset,
-                                 h->len, IBV_ACCESS_REMOTE_WRITE);
+        char *va = sib_mr_remote(dev, t->pd_id, t->qpn, h->rkey,
+                                 h->raddr + h->offset, h->len,
+                                 IBV_ACCESS_REMOTE_WRITE);
 
         if (!va) { /* deregistered meanwhile */
             sib_reply(dev, h, SIB_OP_NAK, SIB_NAK_REM_ACCESS, 0);
@@ -328,6 +329,17 @@ static bool sib_execute(struct sib_dev *dev, struct sib_target *t,
     if (!last)
         return false;
     r->active = false;
+    /* send with invalidate: the key must name a type 2 window of the
+     * receive's PD; otherwise the receive fails with a remote invalid
+     * request (as rxe does) and the requester gets an invalid request NAK */
+    if ((h->flags & SIB_F_INV) && sib_mw_remote_inv(dev, t->pd, h->rkey)) {
+        sib_recv_complete(t->qp, t->cq, r->wqe.wr_id, IBV_WC_REM_INV_REQ_ERR,
+                          IBV_WC_RECV, 0, h, t->srq != NULL);
+        sib_reply(dev, h, SIB_OP_NAK, SIB_NAK_INV_REQ, 0);
+        sib_fatal(t);
+        *refused = true;
+        return false;
+    }
     if (r->has_wqe)
         sib_recv_complete(t->qp, t->cq, r->wqe.wr_id, IBV_WC_SUCCESS,
                           h->op == SIB_OP_SEND ? IBV_WC_RECV
@@ -372,6 +384,7 @@ static void sib_rc_request(struct sib_dev *dev, const struct sib_pkt_hdr *h,
             memset(&t, 0, sizeof(t));
             t.qp = qp;
             t.pd_id = ((struct sib_pd *)q->pd)->id;
+            t.qpn = q->qp_num;
             t.access = qp->attr.qp_access_flags;
             if (h->op == SIB_OP_READ_REQ)
                 sib_read_respond(dev, &t, h);

@@ -56,8 +56,15 @@ static enum ibv_wc_opcode sib_wc_opcode(enum ibv_wr_opcode op)
     case IBV_WR_RDMA_READ: return IBV_WC_RDMA_READ;
     case IBV_WR_ATOMIC_CMP_AND_SWP: return IBV_WC_COMP_SWAP;
     case IBV_WR_ATOMIC_FETCH_AND_ADD: return IBV_WC_FETCH_ADD;
+    case IBV_WR_BIND_MW: return IBV_WC_BIND_MW;
+    case IBV_WR_LOCAL_INV: return IBV_WC_LOCAL_INV;
     default: return IBV_WC_SEND;
     }
+}
+
+static bool sib_is_local_op(enum ibv_wr_opcode op)
+{
+    return op == IBV_WR_BIND_MW || op == IBV_WR_LOCAL_INV;
 }
 
 static bool sib_needs_response(enum ibv_wr_opcode op)
@@ -238,8 +245,8 @@ static bool sib_direct(struct sib_qp *qp, struct sib_swqe *w,
             (rq->access & (uint32_t)need) != (uint32_t)need)
             return false;
     }
-    if (!sib_shared_mr_check(p->shared, rq->pd_id, w->rkey, w->raddr, w->length,
-                             need, &rva))
+    if (!sib_shared_mr_check(p->shared, rq->pd_id, w->dst_qpn, w->rkey, w->raddr,
+                             w->length, need, &rva))
         return false;
     remote.iov_base = (void *)(uintptr_t)rva;
     remote.iov_len = w->length;
@@ -286,6 +293,10 @@ static void sib_transmit(struct sib_qp *qp, struct sib_swqe *w,
         qp->ack_pending = false;
     }
     switch (w->opcode) {
+    case IBV_WR_SEND_WITH_INV:
+        h.flags |= SIB_F_INV; /* h.rkey: the key the responder invalidates */
+        h.op = SIB_OP_SEND;
+        break;
     case IBV_WR_SEND_WITH_IMM:
         h.flags |= SIB_F_IMM;
         /* fall through */
@@ -357,6 +368,18 @@ static void sib_kick(struct sib_qp *qp)
         qp->sq_next++;
         if (w->state == SWQE_DONE)
             continue;
+        if (sib_is_local_op(w->opcode)) { /* done here, in queue order */
+            enum ibv_wc_status st = w->opcode == IBV_WR_BIND_MW
+                                        ? sib_mw_bind(dev, qp, w)
+                                        : sib_mw_local_inv(dev, qp, w->rkey);
+
+            if (st != IBV_WC_SUCCESS) {
+                sib_fail(qp, w, st);
+                break;
+            }
+            w->state = SWQE_DONE;
+            continue;
+        }
         if (!sib_resolve(qp, w, iov, &n)) {
             sib_fail(qp, w, IBV_WC_LOC_PROT_ERR);
             break;
@@ -373,6 +396,7 @@ static void sib_kick(struct sib_qp *qp)
             continue;
         }
         if (sib_direct(qp, w, iov, n)) {
+            dev->stats.direct++;
             w->state = SWQE_DONE;
             continue;
         }
@@ -426,11 +450,22 @@ static void sib_go_back(struct sib_qp *qp)
 
 /* ------------------------------------------------------------ post_send */
 
-static int sib_check_wr(struct sib_qp *qp, const struct ibv_send_wr *wr)
+static int sib_check_wr(struct sib_qp *qp, const struct ibv_send_wr *wr,
+                        bool verb_bind)
 {
     enum ibv_qp_type t = qp->ex.qp_base.qp_type;
     uint64_t len = 0;
 
+    if (wr->opcode == IBV_WR_BIND_MW || wr->opcode == IBV_WR_LOCAL_INV) {
+        if (t != IBV_QPT_RC)
+            return EINVAL;
+        /* a type 1 window is bound by ibv_bind_mw only (IBTA 10.6.7.2) */
+        if (wr->opcode == IBV_WR_BIND_MW &&
+            (!wr->bind_mw.mw || wr->bind_mw.mw->context != qp->ex.qp_base.context ||
+             (wr->bind_mw.mw->type == IBV_MW_TYPE_1) != verb_bind))
+            return EINVAL;
+        return 0;
+    }
     if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge)
         return EINVAL;
     for (int i = 0; i < wr->num_sge; i++)
@@ -442,6 +477,10 @@ static int sib_check_wr(struct sib_qp *qp, const struct ibv_send_wr *wr)
     switch (wr->opcode) {
     case IBV_WR_SEND:
     case IBV_WR_SEND_WITH_IMM:
+        break;
+    case IBV_WR_SEND_WITH_INV:
+        if (t == IBV_QPT_UD)
+            return EINVAL;
         break;
     case IBV_WR_RDMA_WRITE:
     case IBV_WR_RDMA_WRITE_WITH_IMM:
@@ -483,7 +522,26 @@ static void sib_fill_wqe(struct sib_qp *qp, struct sib_swqe *w,
         w->sge[i] = wr->sg_list[i];
         w->length += wr->sg_list[i].length;
     }
-    if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+    w->mw = NULL;
+    w->bind_mr = NULL;
+    if (wr->opcode == IBV_WR_BIND_MW || wr->opcode == IBV_WR_LOCAL_INV) {
+        w->num_sge = 0;
+        w->length = 0;
+        if (wr->opcode == IBV_WR_BIND_MW) {
+            w->mw = wr->bind_mw.mw;
+            w->rkey = wr->bind_mw.rkey;
+            w->bind_mr = wr->bind_mw.bind_info.mr;
+            w->raddr = wr->bind_mw.bind_info.addr;
+            w->bind_len = wr->bind_mw.bind_info.length;
+            w->bind_access = wr->bind_mw.bind_info.mw_access_flags;
+        } else {
+            w->rkey = wr->invalidate_rkey;
+        }
+        return;
+    }
+    if (wr->opcode == IBV_WR_SEND_WITH_INV)
+        w->rkey = wr->invalidate_rkey;
+    else if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
         wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
         w->raddr = wr->wr.atomic.remote_addr;
         w->rkey = wr->wr.atomic.rkey;
@@ -524,6 +582,8 @@ static void sib_fill_wqe(struct sib_qp *qp, struct sib_swqe *w,
         uint32_t off = 0;
 
         for (int i = 0; i < wr->num_sge; i++) {
+            if (!wr->sg_list[i].length)
+                continue; /* UCX posts empty inline sges with address 0 */
             memcpy(dst + off, (void *)(uintptr_t)wr->sg_list[i].addr,
                    wr->sg_list[i].length);
             off += wr->sg_list[i].length;
@@ -534,8 +594,23 @@ static void sib_fill_wqe(struct sib_qp *qp, struct sib_swqe *w,
     }
 }
 
+static int sib_post(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+                    struct ibv_send_wr **bad, bool verb_bind);
+
 int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
                   struct ibv_send_wr **bad)
+{
+    return sib_post(ibqp, wr, bad, false);
+}
+
+int sib_post_send_bind(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+                       struct ibv_send_wr **bad)
+{
+    return sib_post(ibqp, wr, bad, true);
+}
+
+static int sib_post(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+                    struct ibv_send_wr **bad, bool verb_bind)
 {
     struct sib_qp *qp = (struct sib_qp *)ibqp;
     struct sib_dev *dev = qp->dev;
@@ -554,7 +629,7 @@ int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
         goto out;
     }
     for (; wr; wr = wr->next) {
-        if ((rc = sib_check_wr(qp, wr))) {
+        if ((rc = sib_check_wr(qp, wr, verb_bind))) {
             *bad = wr;
             break;
         }
@@ -565,6 +640,7 @@ int sib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
         }
         sib_fill_wqe(qp, sq_at(qp, qp->sq_count), wr);
         qp->sq_count++;
+        dev->stats.send_wr++;
     }
     if (ibqp->state == IBV_QPS_ERR)
         sib_sq_flush(qp);
@@ -897,6 +973,34 @@ static void ex_fetch_add(struct ibv_qp_ex *x, uint32_t rkey, uint64_t addr,
         qpx(x)->ex_list[qpx(x)->ex_n - 1].wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+static void ex_send_inv(struct ibv_qp_ex *x, uint32_t rkey)
+{
+    struct sib_exwr *e = sib_ex_new(x, IBV_WR_SEND_WITH_INV);
+
+    if (e)
+        e->wr.invalidate_rkey = rkey;
+}
+
+static void ex_local_inv(struct ibv_qp_ex *x, uint32_t rkey)
+{
+    struct sib_exwr *e = sib_ex_new(x, IBV_WR_LOCAL_INV);
+
+    if (e)
+        e->wr.invalidate_rkey = rkey;
+}
+
+static void ex_bind_mw(struct ibv_qp_ex *x, struct ibv_mw *mw, uint32_t rkey,
+                       const struct ibv_mw_bind_info *info)
+{
+    struct sib_exwr *e = sib_ex_new(x, IBV_WR_BIND_MW);
+
+    if (e) {
+        e->wr.bind_mw.mw = mw;
+        e->wr.bind_mw.rkey = rkey;
+        e->wr.bind_mw.bind_info = *info;
+    }
+}
+
 static void ex_set_ud_addr(struct ibv_qp_ex *x, struct ibv_ah *ah,
                            uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -928,7 +1032,8 @@ static void ex_set_sge_list(struct ibv_qp_ex *x, size_t n,
         qpx(x)->ex_err = EINVAL;
         return;
     }
-    memcpy(e->sge, sg, n * sizeof(*sg));
+    if (n)
+        memcpy(e->sge, sg, n * sizeof(*sg));
     e->wr.num_sge = (int)n;
 }
 
@@ -965,7 +1070,8 @@ static void ex_set_inline_list(struct ibv_qp_ex *x, size_t n,
     e->inl = true;
     e->inl_off = qp->ex_inline_used;
     for (size_t i = 0; i < n; i++) {
-        memcpy(qp->ex_inline + qp->ex_inline_used, b[i].addr, b[i].length);
+        if (b[i].length) /* an empty buffer may have a NULL address */
+            memcpy(qp->ex_inline + qp->ex_inline_used, b[i].addr, b[i].length);
         qp->ex_inline_used += b[i].length;
     }
     e->sge[0].length = (uint32_t)len;
@@ -994,6 +1100,9 @@ void sib_qp_ex_init(struct sib_qp *qp)
     x->wr_rdma_read = ex_read;
     x->wr_atomic_cmp_swp = ex_cmp_swp;
     x->wr_atomic_fetch_add = ex_fetch_add;
+    x->wr_send_inv = ex_send_inv;
+    x->wr_local_inv = ex_local_inv;
+    x->wr_bind_mw = ex_bind_mw;
     x->wr_set_ud_addr = ex_set_ud_addr;
     x->wr_set_xrc_srqn = ex_set_xrc_srqn;
     x->wr_set_sge = ex_set_sge;

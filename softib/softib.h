@@ -61,7 +61,7 @@ struct sib_shared_mr {  /* 40 bytes */
     uint64_t addr;          /* start in the owner's virtual memory */
     uint64_t length;
     uint32_t pd_id;
-    uint32_t pad;
+    uint32_t bound_qpn;     /* type 2 memory window: only this QP; 0 = any */
 };
 
 struct sib_shared_qp {  /* 48 bytes */
@@ -123,6 +123,7 @@ enum sib_pkt_flag {
     SIB_F_FETCH_ADD = 1 << 4,
     SIB_F_XRC = 1 << 5,     /* dst_qpn is an XRC TGT QP, srqn valid */
     SIB_F_ACK = 1 << 6,     /* a request carrying the ACK of the reverse way */
+    SIB_F_INV = 1 << 7,     /* send with invalidate: rkey = the key */
 };
 
 enum sib_syndrome {
@@ -214,6 +215,23 @@ struct sib_mr {
     struct sib_pd *pd;
     void *view;            /* SOFTIB_PIN: the pages it kept (pin.c), or NULL */
     uint64_t pinned;       /* SOFTIB_MEMLOCK: bytes it counts against the limit */
+    int nmw;               /* memory windows bound to it: dereg says EBUSY */
+};
+
+/* A memory window: a key of its own onto part of an MR, bound and
+ * invalidated through the send queue (mr.c). Its index is taken from the
+ * MR table's, so an rkey names an MR or a window, never both; bound, it is
+ * published in the shared page like an MR (bound_qpn for type 2). */
+struct sib_mw {
+    struct ibv_mw ibv;
+    uint32_t idx;
+    uint32_t key;          /* current rkey (index << 8 | the consumer's tag) */
+    struct sib_pd *pd;
+    bool bound;            /* type 1: a non-empty range; type 2: state VALID */
+    struct sib_mr *mr;
+    uint64_t addr, length; /* bound range, in the MR's iova space */
+    int access;
+    uint32_t qpn;          /* type 2: the QP it was bound through */
 };
 
 struct sib_channel {
@@ -231,6 +249,7 @@ struct sib_cq {
     int armed;             /* 0, 1 = any, 2 = solicited only */
     bool overflowed;
     int nqp;               /* attached QPs/SRQs, for EBUSY on destroy */
+    uint32_t async_reported; /* async events handed out (destroy waits for acks) */
 };
 
 struct sib_rwqe {
@@ -254,6 +273,7 @@ struct sib_srq {
     uint64_t xrcd_id;
     struct sib_cq *cq;     /* XRC SRQs complete here */
     int nqp;
+    uint32_t async_reported; /* async events handed out (destroy waits for acks) */
 };
 
 /* SWQE_RESEND: sent, then rewound by a NAK or a timeout; it goes out again
@@ -280,6 +300,12 @@ struct sib_swqe {
     enum ibv_wc_status status;
     uint64_t deadline_ns;
     uint32_t read_got;     /* read response bytes placed */
+    /* BIND_MW: the window, the region and range (raddr), rkey = new key;
+     * LOCAL_INV and SEND_WITH_INV: rkey = the key to invalidate */
+    struct ibv_mw *mw;
+    struct ibv_mr *bind_mr;
+    uint64_t bind_len;
+    unsigned int bind_access;
 };
 
 struct sib_resp_msg {      /* responder: message being reassembled */
@@ -309,6 +335,7 @@ struct sib_qp {
     uint32_t idx;
     bool has_ex;           /* created with send_ops_flags */
     bool is_open_handle;   /* ibv_open_qp on another process's TGT QP */
+    uint32_t async_reported; /* async events handed out (destroy waits for acks) */
     struct ibv_qp_attr attr;  /* current attributes */
     struct ibv_qp_cap cap;
     bool sq_sig_all;
@@ -350,9 +377,16 @@ struct sib_xrcd {
     uint64_t id;
 };
 
+/* A context is one ibv_open_device(): it has its own async-event fd and
+ * queue, as every rdma-core context has its own uverbs file; an object's
+ * events go to the context it was created on (sib_async_push). */
 struct sib_ctx {
     struct verbs_context vctx;  /* ibv_context is its last member */
     struct sib_dev *dev;
+    struct sib_ctx *next;       /* dev->ctxs */
+    int async_fd;               /* eventfd, EFD_SEMAPHORE: one count per event */
+    struct ibv_async_event *async_q;
+    int async_n, async_cap;
 };
 
 struct sib_dev {
@@ -376,12 +410,10 @@ struct sib_dev {
     struct sib_qp *qps[SIB_MAX_IDX + 1];
     struct sib_srq *srqs[SIB_MAX_IDX + 1];
     struct sib_mr *mrs[SIB_MAX_MR];
+    struct sib_mw *mws[SIB_MAX_MR];  /* windows share the MR index space */
     uint32_t next_qp_idx, next_srq_idx, next_mr_idx, next_pd_id;
     uint8_t *rx_buf;
-    /* async events */
-    int async_fd;             /* eventfd, EFD_SEMAPHORE */
-    struct ibv_async_event *async_q;
-    int async_n, async_cap;
+    struct sib_ctx *ctxs;     /* open contexts (async events per context) */
     /* helper thread */
     pthread_t helper;
     bool helper_running;
@@ -398,6 +430,9 @@ struct sib_dev {
     bool trace;               /* SOFTIB_TRACE=1: one stderr line per packet */
     bool memlock;             /* SOFTIB_MEMLOCK=1: MRs count against RLIMIT_MEMLOCK */
     uint64_t mr_bytes;        /* bytes registered (for SOFTIB_MEMLOCK) */
+    struct sib_stats {     /* SOFTIB_STATS: what the application asked of us */
+        uint64_t send_wr, recv_wr, poll_calls, cqe, pkts, direct;
+    } stats;
     struct sib_xrc_resp xrc_resp[64];
     uint32_t ack_qpns[64];    /* QPs with a deferred ACK */
     int n_ack;
@@ -407,7 +442,13 @@ struct sib_dev {
 extern struct sib_dev *sib_the_dev;
 extern struct ibv_device sib_ibv_device;
 bool sib_link_is_eth(void);
+uint64_t sib_node_guid(void);   /* host order; the same for every process of a host */
 void sib_async_push(struct sib_dev *dev, const struct ibv_async_event *ev);
+/* destroy of an object: drop its events not yet read, then (unlocked) wait
+ * until those read are acknowledged (ibv_destroy_qp(3)'s rule) */
+void sib_async_forget(struct sib_dev *dev, struct ibv_context *ctx, void *element);
+void sib_async_wait_acked(pthread_mutex_t *m, pthread_cond_t *c,
+                          const uint32_t *completed, uint32_t reported);
 uint64_t sib_now_ns(void);
 int sib_check_dev(struct ibv_context *ctx);
 static inline struct sib_ctx *sib_ctx(struct ibv_context *c)
@@ -445,12 +486,21 @@ void sib_mr_set_view(struct sib_dev *dev, struct sib_mr *mr, void *view);
 
 void *sib_mr_local(struct sib_dev *dev, struct sib_pd *pd, uint32_t lkey,
                    uint64_t addr, uint64_t len, int need_access);
-/* same for an rkey arriving from the wire */
-void *sib_mr_remote(struct sib_dev *dev, uint32_t pd_id, uint32_t rkey,
-                    uint64_t addr, uint64_t len, int need_access);
+/* same for an rkey arriving from the wire at QP qpn (an MR's or a window's) */
+void *sib_mr_remote(struct sib_dev *dev, uint32_t pd_id, uint32_t qpn,
+                    uint32_t rkey, uint64_t addr, uint64_t len, int need_access);
 bool sib_shared_mr_check(const struct sib_shared *sh, uint32_t pd_id,
-                         uint32_t rkey, uint64_t addr, uint64_t len,
-                         int need_access, uint64_t *va_p);
+                         uint32_t qpn, uint32_t rkey, uint64_t addr,
+                         uint64_t len, int need_access, uint64_t *va_p);
+/* memory windows, run from the send queue: an ibv_wc_status */
+enum ibv_wc_status sib_mw_bind(struct sib_dev *dev, struct sib_qp *qp,
+                               const struct sib_swqe *w);
+enum ibv_wc_status sib_mw_local_inv(struct sib_dev *dev, struct sib_qp *qp,
+                                    uint32_t rkey);
+/* send with invalidate at the responder: 0, or -1 when the key names no
+ * type 2 window of pd */
+int sib_mw_remote_inv(struct sib_dev *dev, struct sib_pd *pd, uint32_t rkey);
+void sib_mw_ops(struct ibv_context *ctx);
 
 /* ---------------------------------------------------------------- cq.c */
 int sib_cq_push(struct sib_cq *cq, const struct ibv_wc *wc, bool solicited);
@@ -462,7 +512,7 @@ int sib_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
                       struct ibv_recv_wr **bad);
 bool sib_rq_pop(struct sib_rq *rq, struct sib_rwqe *out);
 int sib_rq_post(struct sib_rq *rq, struct ibv_recv_wr *wr,
-                struct ibv_recv_wr **bad);
+                struct ibv_recv_wr **bad, uint64_t *posted_p);
 void sib_srq_after_pop(struct sib_dev *dev, struct sib_srq *srq);
 struct sib_srq *sib_srq_lookup(struct sib_dev *dev, uint32_t srqn);
 struct ibv_srq *sib_create_srq_ex(struct ibv_context *ctx,
@@ -488,6 +538,9 @@ void sib_qp_ex_init(struct sib_qp *qp);
 /* ---------------------------------------------------------------- send.c */
 int sib_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
                   struct ibv_send_wr **bad);
+/* post_send that also takes a type 1 window's bind (ibv_bind_mw) */
+int sib_post_send_bind(struct ibv_qp *qp, struct ibv_send_wr *wr,
+                       struct ibv_send_wr **bad);
 void sib_send_progress(struct sib_qp *qp);  /* transmit, timers, retire */
 void sib_send_timers(struct sib_dev *dev);
 void sib_handle_ack(struct sib_dev *dev, const struct sib_pkt_hdr *h,

@@ -12,7 +12,7 @@
 #include "softib.h"
 
 int sib_rq_post(struct sib_rq *rq, struct ibv_recv_wr *wr,
-                struct ibv_recv_wr **bad)
+                struct ibv_recv_wr **bad, uint64_t *posted_p)
 {
     for (; wr; wr = wr->next) {
         struct sib_rwqe *w;
@@ -30,6 +30,7 @@ int sib_rq_post(struct sib_rq *rq, struct ibv_recv_wr *wr,
         w->num_sge = wr->num_sge;
         memcpy(w->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(struct ibv_sge));
         rq->count++;
+        (*posted_p)++;
     }
     return 0;
 }
@@ -230,7 +231,10 @@ SIB_EXPORT int ibv_destroy_srq(struct ibv_srq *ibsrq)
     dev->srqs[SIB_IDX_OF(srq->srqn)] = NULL;
     if (srq->cq)
         srq->cq->nqp--;
+    sib_async_forget(dev, ibsrq->context, ibsrq);
     pthread_mutex_unlock(&dev->lock);
+    sib_async_wait_acked(&ibsrq->mutex, &ibsrq->cond, &ibsrq->events_completed,
+                         srq->async_reported);
     free(srq->rq.ring);
     free(srq);
     return 0;
@@ -249,7 +253,7 @@ int sib_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
     }
     pthread_mutex_lock(&dev->lock);
     sib_touch(dev);
-    rc = sib_rq_post(&srq->rq, wr, bad);
+    rc = sib_rq_post(&srq->rq, wr, bad, &dev->stats.recv_wr);
     pthread_mutex_unlock(&dev->lock);
     return rc;
 }

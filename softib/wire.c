@@ -623,6 +623,8 @@ int sib_wire_send(struct sib_dev *dev, uint16_t slot, struct sib_pkt_hdr *hdr,
     struct iovec v[SIB_MAX_SGE + 2];
     struct sib_peer *p = sib_peer_get(dev, slot);
     size_t total = sizeof(*hdr), w = 0;
+
+    dev->stats.pkts++;
     int rc;
 
     if (!p)

@@ -109,6 +109,8 @@ struct ibv_qp *sib_open_qp(struct ibv_context *ctx, struct ibv_qp_open_attr *a)
     pthread_mutex_unlock(&dev->lock);
     qp->dev = dev;
     qp->is_open_handle = true;
+    pthread_mutex_init(&qp->ex.qp_base.mutex, NULL);
+    pthread_cond_init(&qp->ex.qp_base.cond, NULL);
     qp->xrcd_id = sib_xrcd_id(a->xrcd);
     qp->ex.qp_base.context = ctx;
     qp->ex.qp_base.qp_context = a->qp_context;

@@ -17,6 +17,8 @@ if [ "$SIB_PRELOAD" != "$SIB_LIB" ]; then
 fi
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
 
+# tests/lib.sh's t_free_port reads it (set -u here)
+T_PORTS_TAKEN=${T_PORTS_TAKEN:-}
 SIB_TMP=$(mktemp -d /tmp/softib-acc.XXXXXX) || exit 1
 export SOFTIB_DIR="$SIB_TMP"
 SIB_PIDS=""
@@ -43,9 +45,14 @@ sib_need() {
 }
 
 # run a command with libsoftib preloaded (and an optional `ip netns exec`
-# prefix in SIB_NS)
+# prefix in SIB_NS); with SIB_VIA_RUN=1 through this build's softib-run
+# instead (its sysfs tree in SOFTIB_DIR, the device node as root)
 sib_run() {
-    ${SIB_NS:-} env LD_PRELOAD="$SIB_PRELOAD" "$@"
+    if [ "${SIB_VIA_RUN:-0}" = 1 ]; then
+        ${SIB_NS:-} env SOFTIB_LIB="$SIB_PRELOAD" "$top_builddir/softib-run" "$@"
+    else
+        ${SIB_NS:-} env LD_PRELOAD="$SIB_PRELOAD" "$@"
+    fi
 }
 
 # a TCP port no socket listens on, below the ephemeral range

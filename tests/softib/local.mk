@@ -13,7 +13,11 @@ SOFTIB_TESTS = \
 	tests/softib/t_ops \
 	tests/softib/t_two_proc \
 	tests/softib/t_xrc \
-	tests/softib/t_pin
+	tests/softib/t_pin \
+	tests/softib/t_async \
+	tests/softib/t_psn_resend \
+	tests/softib/t_mw \
+	tests/softib/t_mw_two_proc
 check_PROGRAMS += $(SOFTIB_TESTS)
 UNIT_TESTS += $(SOFTIB_TESTS)
 SOFTIB_TEST_LDADD = tests/softib/libsoftib_test.la softib/libsoftib.la
@@ -29,6 +33,14 @@ tests_softib_t_xrc_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_softib_t_xrc_LDADD = $(SOFTIB_TEST_LDADD)
 tests_softib_t_pin_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_softib_t_pin_LDADD = $(SOFTIB_TEST_LDADD)
+tests_softib_t_async_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_softib_t_async_LDADD = $(SOFTIB_TEST_LDADD) -lpthread
+tests_softib_t_psn_resend_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_softib_t_psn_resend_LDADD = $(SOFTIB_TEST_LDADD)
+tests_softib_t_mw_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_softib_t_mw_LDADD = $(SOFTIB_TEST_LDADD)
+tests_softib_t_mw_two_proc_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_softib_t_mw_two_proc_LDADD = $(SOFTIB_TEST_LDADD)
 
 # acceptance: unmodified Debian tools under LD_PRELOAD (acceptance.sh)
 SOFTIB_ACCEPTANCE = \
@@ -44,10 +56,20 @@ SOFTIB_ACCEPTANCE = \
 	tests/softib/perftest_read_lat.sh \
 	tests/softib/perftest_read_bw.sh
 INTEGRATION_TESTS += $(SOFTIB_ACCEPTANCE)
+# other verbs stacks, unmodified, through softib-run (Debian's UCX, Open MPI,
+# MPICH; skip 77 where one is missing; UCX's need root for the device node)
+SOFTIB_PEER_TESTS = \
+	tests/softib/softib_run.sh \
+	tests/softib/ucx_perftest.sh \
+	tests/softib/peer_openmpi_openib.sh \
+	tests/softib/peer_openmpi_ucx.sh \
+	tests/softib/peer_mpich.sh
+INTEGRATION_TESTS += $(SOFTIB_PEER_TESTS)
+dist_noinst_SCRIPTS += $(SOFTIB_PEER_TESTS)
 # two network namespaces over a veth pair (root)
 MULTIHOST_TESTS += tests/softib/netns_rc_pingpong.sh
 dist_noinst_SCRIPTS += $(SOFTIB_ACCEPTANCE) tests/softib/netns_rc_pingpong.sh
 
 endif HAVE_IBVERBS
 
-EXTRA_DIST += tests/softib/acceptance.sh
+EXTRA_DIST += tests/softib/acceptance.sh tests/softib/peer_mpi_lib.sh tests/softib/peer_mpi.c

@@ -123,6 +123,18 @@ static void test_rc_ops(void)
     expect(bcq, IBV_WC_RECV, 12, 100, "inline receive");
     fill(src, 100, 2);
     EXPECT(!memcmp(dst, src, 100), "inline bytes differ");
+    /* an empty sge with address 0 among them, as UCX posts (UBSan saw
+     * softib memcpy from NULL) */
+    EXPECT(t_post_recv(b, dmr, dst, 128, 13) == 0, "post_recv");
+    s3[0] = (struct ibv_sge){(uintptr_t)src, 60, 0};
+    s3[1] = (struct ibv_sge){0, 0, 0};
+    s3[2] = (struct ibv_sge){(uintptr_t)src + 60, 40, 0};
+    wr.wr_id = 3;
+    wr.num_sge = 3;
+    EXPECT(ibv_post_send(a, &wr, &bad) == 0, "post inline with an empty sge");
+    expect(acq, IBV_WC_SEND, 3, (uint32_t)-1, "inline send, empty sge");
+    expect(bcq, IBV_WC_RECV, 13, 100, "inline receive, empty sge");
+    EXPECT(!memcmp(dst, src, 100), "inline bytes differ (empty sge)");
 
     th_case = "rdma write, write with imm, read";
     fill(src, 4096, 3);
