@@ -21,6 +21,7 @@
 #                      VAR=VALUE (a mark put in a job's environment finds
 #                      whatever the job left behind)
 #   t_free_port        a TCP port in 20000-31999 nothing listens on now
+#   t_free_port_to VAR the same into VAR, remembered by later calls
 #   t_softib_preload   sets T_SOFTIB (libsoftib.so of this build) and
 #                      T_SOFTIB_PRELOAD (what LD_PRELOAD takes: the ASan
 #                      runtime first when libsoftib is a sanitizer build);
@@ -99,12 +100,22 @@ t_free_port() {
     used=$(ss -Htln 2>/dev/null | awk '{ n = split($4, a, ":"); print a[n] }')
     while :; do
         p=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
-        if ! printf '%s\n' $used $T_PORTS_TAKEN | grep -qx "$p"; then
+        if ! printf '%s\n' $used ${T_PORTS_TAKEN:-} | grep -qx "$p"; then
             T_PORTS_TAKEN="${T_PORTS_TAKEN:-} $p"
             echo "$p"
             return 0
         fi
     done
+}
+
+# t_free_port_to VAR: t_free_port into VAR in this shell, so that the next
+# call remembers the port ($(t_free_port) runs in a subshell, which forgets
+# it: two such calls differ only by chance).
+t_free_port_to() {
+    local port
+    port=$(t_free_port)
+    T_PORTS_TAKEN="${T_PORTS_TAKEN:-} $port"
+    printf -v "$1" '%s' "$port"
 }
 
 t_softib_preload() {
