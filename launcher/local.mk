@@ -18,6 +18,8 @@ launcher_librtrun_la_SOURCES = \
 	launcher/iof.c launcher/iof.h \
 	launcher/job.c launcher/job.h \
 	launcher/pmix_server.c launcher/pmix_server.h \
+	launcher/pmix_gate.c launcher/pmix_gate.h \
+	launcher/pmix_gate_accept.c launcher/pmix_gate_accept.h \
 	launcher/spawn.c launcher/spawn.h
 launcher_librtrun_la_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
 launcher_librtrun_la_LIBADD = runtime/librtmcfg.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
