@@ -18,6 +18,7 @@ tests_security_libpmixfakeid_la_LDFLAGS = -module -avoid-version -shared -rpath 
 PMIX_SECURITY_SH = \
 	tests/security/pmix_fakeuid.sh \
 	tests/security/pmix_refused.sh \
-	tests/security/pmix_teardown.sh
+	tests/security/pmix_teardown.sh \
+	tests/security/pmix_rtd.sh
 SECURITY_TESTS += $(PMIX_SECURITY_SH)
 EXTRA_DIST += $(PMIX_SECURITY_SH) tests/security/pmix_lib.sh
