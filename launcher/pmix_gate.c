@@ -346,10 +346,14 @@ static int find_owner(ino_t ino)
     closedir(d);
     for (size_t i = 0; i < nents && owner == OWNER_NONE; i++) {
         pid_t p = ents[i].ppid;
-        int verdict = OWNER_NONE;
+        int verdict = rank_of_pid(ents[i].pid);
 
-        /* Up the parents, a bounded number of steps, to a rank or to us. */
-        for (int depth = 0; depth < 64 && p > 1; depth++) {
+        if (ents[i].pid == self)
+            continue; /* we hold the server's side */
+        /* A rank itself (again: its pid may have been recorded since the
+         * first look), else up the parents, a bounded number of steps, to
+         * a rank or to us. */
+        for (int depth = 0; verdict == OWNER_NONE && depth < 64 && p > 1; depth++) {
             int r = rank_of_pid(p);
             size_t j;
 
@@ -367,8 +371,6 @@ static int find_owner(ino_t ino)
                 break;
             p = ents[j].ppid;
         }
-        if (rank_of_pid(ents[i].pid) >= 0 || ents[i].pid == self)
-            continue; /* ranks were checked above; we hold the server's side */
         if (verdict != OWNER_NONE && pid_holds(ents[i].pid, ino))
             owner = verdict;
     }

@@ -19,6 +19,7 @@ PMIX_SECURITY_SH = \
 	tests/security/pmix_fakeuid.sh \
 	tests/security/pmix_refused.sh \
 	tests/security/pmix_teardown.sh \
-	tests/security/pmix_rtd.sh
+	tests/security/pmix_rtd.sh \
+	tests/security/pmix_claim.sh
 SECURITY_TESTS += $(PMIX_SECURITY_SH)
 EXTRA_DIST += $(PMIX_SECURITY_SH) tests/security/pmix_lib.sh
