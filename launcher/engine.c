@@ -6,6 +6,7 @@
 #include "launcher/engine.h"
 #include "launcher/cleanup.h"
 #include "launcher/iof.h"
+#include "launcher/pmix_gate.h"
 #include "launcher/spawn.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -217,6 +218,8 @@ rtm_status_t rtrun_engine_start_rank(rtrun_engine_t *eng, rtrun_rank_t *rk)
     rtrun_env_free(env);
     if (status != RTM_OK)
         return status;
+    /* The PMIx gate admits this process and its descendants as rank r. */
+    rtrun_pmix_gate_rank_pid(r, rk->pid);
     rk->state = RTRUN_RANK_RUNNING;
     eng->out_fd[r] = fds.stdout_r;
     eng->err_fd[r] = fds.stderr_r;
@@ -291,6 +294,8 @@ void rtrun_engine_reap(rtrun_engine_t *eng)
         rtrun_engine_drain_events(eng);
         rk->wait_status = wstatus;
         rk->state = RTRUN_RANK_EXITED;
+        /* Reaped: the kernel may give the pid to anyone now. */
+        rtrun_pmix_gate_rank_pid(rk->rank, 0);
         rtrun_engine_drain_output(eng, rk->rank);
         eng->ops->on_rank_exit(eng->ctx, rk, wstatus);
     }

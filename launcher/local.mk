@@ -20,6 +20,8 @@ launcher_librtrun_la_SOURCES = \
 	launcher/pmix_server.c launcher/pmix_server.h \
 	launcher/report.c launcher/report.h \
 	launcher/check.c launcher/check.h \
+	launcher/pmix_gate.c launcher/pmix_gate.h \
+	launcher/pmix_gate_accept.c launcher/pmix_gate_accept.h \
 	launcher/spawn.c launcher/spawn.h
 launcher_librtrun_la_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
 launcher_librtrun_la_LIBADD = runtime/librtmcfg.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)

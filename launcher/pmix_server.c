@@ -38,6 +38,7 @@
 #include "config.h"
 
 #include "launcher/pmix_server.h"
+#include "launcher/pmix_gate.h"
 #include "common/error.h"
 #include "common/log.h"
 
@@ -45,6 +46,7 @@
 #include <pmix.h>
 #include <pmix_server.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,11 +58,15 @@ static int  server_event_fd = -1;
 static char server_job_nspace[PMIX_MAX_NSLEN + 1];
 static int  server_started;
 static int  server_wedged;  /* the library stopped answering (see deregister) */
+static int  server_abandoned; /* left running at exit: the caller must _exit */
 static int  server_self_host = -1; /* multi-host: this server's host index */
 static int  server_job_size;       /* multi-host: ranks in the job */
 
 /* Longest wait for the library at teardown. */
 #define RTRUN_PMIX_TEARDOWN_SEC 3
+#define RTRUN_PMIX_TEARDOWN_STR "3"
+/* How often a teardown wait looks for a SIGTERM, SIGINT or SIGHUP. */
+#define RTRUN_PMIX_TEARDOWN_SLICE_NS 50000000L
 
 /* Completion of one asynchronous PMIx server call. */
 typedef struct pmix_wait {
@@ -96,6 +102,51 @@ static pmix_status_t op_wait(pmix_wait_t *w, pmix_status_t rc)
         pthread_cond_wait(&w->cond, &w->lock);
     pthread_mutex_unlock(&w->lock);
     return w->status;
+}
+
+/* Whether the user asked the process to end: one of the signals the
+ * engine reads through its signalfd is pending (they are blocked in every
+ * thread, so they wait there until read). No handler is involved: the
+ * teardown looks, and leaves them pending for whoever reads next. */
+static int end_requested(void)
+{
+    sigset_t pending;
+
+    if (sigpending(&pending) != 0)
+        return 0;
+    return sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1 ||
+           sigismember(&pending, SIGHUP) == 1;
+}
+
+/* Wait for w up to RTRUN_PMIX_TEARDOWN_SEC, or until the user asks the
+ * process to end: 0 done, ETIMEDOUT, or EINTR (a signal is pending). */
+static int teardown_wait(pmix_wait_t *w)
+{
+    struct timespec deadline, slice;
+    int rc = 0;
+
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += RTRUN_PMIX_TEARDOWN_SEC;
+    pthread_mutex_lock(&w->lock);
+    while (!w->done && rc == 0) {
+        clock_gettime(CLOCK_REALTIME, &slice);
+        slice.tv_nsec += RTRUN_PMIX_TEARDOWN_SLICE_NS;
+        if (slice.tv_nsec >= 1000000000L) {
+            slice.tv_sec++;
+            slice.tv_nsec -= 1000000000L;
+        }
+        if (slice.tv_sec > deadline.tv_sec ||
+            (slice.tv_sec == deadline.tv_sec && slice.tv_nsec > deadline.tv_nsec))
+            slice = deadline;
+        if (pthread_cond_timedwait(&w->cond, &w->lock, &slice) == ETIMEDOUT && !w->done) {
+            if (slice.tv_sec == deadline.tv_sec && slice.tv_nsec == deadline.tv_nsec)
+                rc = ETIMEDOUT;
+            else if (end_requested())
+                rc = EINTR;
+        }
+    }
+    pthread_mutex_unlock(&w->lock);
+    return rc;
 }
 
 static void post_event(int type, const pmix_proc_t *proc, int status, const char *msg)
@@ -144,6 +195,11 @@ static pmix_status_t cb_client_connected(const pmix_proc_t *proc, void *server_o
                                          pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
     (void)server_object;
+    /* Refusing here would break the library (pmix_gate.c): the gate
+     * refused strangers at accept(); this ties the connection to the rank
+     * it claims, and closes it when another rank's process made it. */
+    if (proc != NULL && strncmp(proc->nspace, server_job_nspace, PMIX_MAX_NSLEN) == 0)
+        rtrun_pmix_gate_bind((int)proc->rank);
     post_event(RTRUN_PMIX_EV_CONNECTED, proc, 0, NULL);
     if (cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, cbdata);
@@ -348,6 +404,7 @@ rtm_status_t rtrun_pmix_server_start(const char *tmpdir, const char *nspace, int
     char server_nspace[PMIX_MAX_NSLEN + 1];
     pmix_rank_t server_rank = 0;
     pmix_status_t rc;
+    rtm_status_t status;
 
     if (tmpdir == NULL || nspace == NULL || event_fd < 0 || strlen(nspace) > PMIX_MAX_NSLEN - 8)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_pmix_server_start: bad argument");
@@ -370,6 +427,7 @@ rtm_status_t rtrun_pmix_server_start(const char *tmpdir, const char *nspace, int
         PMIX_INFO_LOAD(&info[ninfo++], PMIX_HOSTNAME, host_name, PMIX_STRING);
     if (hwloc_topology != NULL)
         PMIX_INFO_LOAD(&info[ninfo++], PMIX_TOPOLOGY2, &topology, PMIX_TOPO);
+    rtrun_pmix_gate_before_listen();
     rc = server_init(info, ninfo);
     for (size_t i = 0; i < ninfo; i++)
         PMIX_INFO_DESTRUCT(&info[i]);
@@ -377,18 +435,34 @@ rtm_status_t rtrun_pmix_server_start(const char *tmpdir, const char *nspace, int
         return rtm_error_set(RTM_ERR_PMIX, "PMIx_server_init failed: %s (temp dir %s)",
                              PMIx_Error_string(rc), tmpdir);
     server_started = 1;
+    status = rtrun_pmix_gate_arm(nspace, host_name != NULL ? host_name : rtm_log_hostname());
+    if (status != RTM_OK)
+        return status;
     return register_lost_handler();
+}
+
+/* Static: a finalize that never returns must still find it alive. */
+static pmix_wait_t finalize_wait = PMIX_WAIT_INIT;
+
+static void *finalize_thread(void *arg)
+{
+    (void)arg;
+    op_done(PMIx_server_finalize(), &finalize_wait);
+    return NULL;
 }
 
 void rtrun_pmix_server_stop(int all_finalized)
 {
-    pmix_status_t rc;
+    pthread_attr_t attr;
+    pthread_t thread;
+    int rc;
 
     if (!server_started)
         return;
     if (server_wedged) {
         /* PMIx_server_finalize would wait for the same stuck thread. */
         server_started = 0;
+        server_abandoned = 1;
         return;
     }
     if (!all_finalized) {
@@ -403,10 +477,38 @@ void rtrun_pmix_server_stop(int all_finalized)
         server_started = 0;
         return;
     }
-    rc = PMIx_server_finalize();
-    if (rc != PMIX_SUCCESS)
-        rtm_warn("PMIx_server_finalize: %s", PMIx_Error_string(rc));
+    /* In a thread of its own, waited for a bounded time: a client the
+     * library half-handled (a process of the job that connected and went
+     * quiet, one the library refused) can leave it waiting for good on its
+     * own locks, and rtrun must still end, at once when told to. The
+     * thread inherits the blocked signals. */
     server_started = 0;
+    rc = pthread_attr_init(&attr);
+    if (rc == 0) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        rc = pthread_create(&thread, &attr, finalize_thread, NULL);
+        pthread_attr_destroy(&attr);
+    }
+    if (rc != 0) {
+        rtm_debug("PMIx server not finalized: no thread for it (%s)", strerror(rc));
+        server_abandoned = 1;
+        return;
+    }
+    rc = teardown_wait(&finalize_wait);
+    if (rc != 0) {
+        rtm_info("PMIx_server_finalize %s; leaving the PMIx server as it is",
+                 rc == EINTR ? "interrupted by a signal to end"
+                             : "did not return within " RTRUN_PMIX_TEARDOWN_STR " s");
+        server_abandoned = 1;
+        return;
+    }
+    if (finalize_wait.status != PMIX_SUCCESS)
+        rtm_warn("PMIx_server_finalize: %s", PMIx_Error_string(finalize_wait.status));
+}
+
+int rtrun_pmix_server_abandoned(void)
+{
+    return server_abandoned;
 }
 
 static char *join_argv(int argc, char **argv)
@@ -733,6 +835,12 @@ rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
     multi = job_is_multi(job);
     self = multi ? server_self_host : 0;
     server_job_size = job->nprocs;
+    status = rtrun_pmix_gate_set_ranks(job->nprocs);
+    if (status != RTM_OK)
+        return status;
+    for (int r = 0; r < job->nprocs; r++)
+        if (multi && job->ranks[r].node_id != self)
+            rtrun_pmix_gate_rank_pid(r, 0); /* another host's: never admitted here */
     memset(&js, 0, sizeof(js));
     status = job_strings_make(job, self, prog_argc, prog_argv, &js);
     if (status == RTM_OK)
@@ -863,25 +971,19 @@ static pmix_wait_t deregister_wait = PMIX_WAIT_INIT;
 
 void rtrun_pmix_deregister_job(const rtrun_job_t *job)
 {
-    struct timespec deadline;
-    int timed_out = 0;
+    int rc;
 
     if (job == NULL || !server_started)
         return;
     PMIx_server_deregister_nspace(job->nspace, op_done, &deregister_wait);
     /* Bounded: after a rank's PMIx_Abort, OpenPMIx 4.2.2 was seen (rarely,
      * under load) to wedge its progress thread so this never completes;
-     * rtrun must still exit. */
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += RTRUN_PMIX_TEARDOWN_SEC;
-    pthread_mutex_lock(&deregister_wait.lock);
-    while (!deregister_wait.done && !timed_out)
-        timed_out = pthread_cond_timedwait(&deregister_wait.cond, &deregister_wait.lock,
-                                           &deadline) == ETIMEDOUT;
-    pthread_mutex_unlock(&deregister_wait.lock);
-    if (timed_out) {
-        rtm_info("the PMIx server did not release job %s within %d s; leaving it as it is",
-                 job->nspace, RTRUN_PMIX_TEARDOWN_SEC);
+     * rtrun must still exit, and at once after a SIGTERM. */
+    rc = teardown_wait(&deregister_wait);
+    if (rc != 0) {
+        rtm_info("the PMIx server did not release job %s %s; leaving it as it is", job->nspace,
+                 rc == EINTR ? "before a signal to end came"
+                             : "within " RTRUN_PMIX_TEARDOWN_STR " s");
         server_wedged = 1;
     }
 }

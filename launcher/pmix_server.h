@@ -60,8 +60,13 @@ typedef struct rtrun_pmix_event {
 rtm_status_t rtrun_pmix_server_start(const char *tmpdir, const char *nspace, int event_fd,
                                      void *hwloc_topology, const char *host_name, int self_host);
 /* Stop the server. all_finalized: every local rank called PMIx_Finalize;
- * otherwise the server is left to die with the process (see the .c). */
+ * otherwise the server is left to die with the process (see the .c).
+ * Bounded: PMIx_server_finalize runs in a thread of its own for at most a
+ * few seconds, less when a SIGTERM, SIGINT or SIGHUP is pending. */
 void rtrun_pmix_server_stop(int all_finalized);
+/* Whether the server was left running in a wedged library: the process
+ * must then end with _exit (exit handlers could wait on the same locks). */
+int rtrun_pmix_server_abandoned(void);
 
 /* Register the job's namespace (node/proc maps, per-rank data: the whole
  * job, every host) and this host's ranks as clients. prog_argv is the

@@ -813,5 +813,10 @@ int main(int argc, char **argv)
     code = 0;
 out:
     teardown(&ctx);
+    if (rtrun_pmix_server_abandoned()) {
+        /* As rtrun: the library's threads are stuck; no exit handlers. */
+        fflush(NULL);
+        _exit(code);
+    }
     return code;
 }
