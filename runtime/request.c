@@ -15,6 +15,15 @@
 
 #define REQ_CHUNK 256u
 
+/* The binding reads the head through its own struct (runtime/binding.h). */
+_Static_assert(offsetof(rtm_request_impl_t, gen) == offsetof(binding_req_t, gen) &&
+               offsetof(rtm_request_impl_t, flags) == offsetof(binding_req_t, flags) &&
+               offsetof(rtm_request_impl_t, kind) == offsetof(binding_req_t, kind) &&
+               offsetof(rtm_request_impl_t, status) == offsetof(binding_req_t, status) &&
+               offsetof(rtm_request_impl_t, binding) == offsetof(binding_req_t, binding),
+               "a request begins with binding.h's head");
+_Static_assert(RTM_REQ_F_COMPLETE == BINDING_REQ_COMPLETE, "one completion bit");
+
 static struct {
     rtm_request_impl_t **chunks;     /* chunk i holds indexes i*REQ_CHUNK.. */
     uint32_t             num_chunks;
@@ -55,6 +64,11 @@ static __attribute__((noinline)) rtm_request_impl_t *req_table_grow(void)
     chunk = calloc(REQ_CHUNK, sizeof(*chunk));
     if (chunk == NULL)
         return NULL;
+    /* The binding's handles keep a generation above the address. */
+    if ((uintptr_t)(chunk + REQ_CHUNK) >> BINDING_REQ_ADDR_BITS != 0) {
+        free(chunk);
+        return NULL;
+    }
     for (uint32_t i = REQ_CHUNK; i-- > 0;) {
         chunk[i].index = req_table.num_chunks * REQ_CHUNK + i;
         chunk[i].gen = 1;
@@ -91,6 +105,8 @@ rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
     req->status.count = 0;
     req->status.error = RTM_OK;
     req->status.cancelled = 0;
+    req->binding[0] = 0;
+    req->binding[1] = 0;
     return req;
 }
 

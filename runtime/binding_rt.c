@@ -1,0 +1,73 @@
+/*
+ * The runtime's side of runtime/binding.h: what the MPI binding uses of the
+ * runtime beyond the public API. The binding has checked the arguments, so
+ * these go straight to the protocols. A module of its own name: binding.h
+ * is a leaf (runtime/request.h includes it for the request head), and this
+ * file uses the requests and protocols.
+ */
+#include "config.h"
+
+#include "runtime/binding.h"
+#include "runtime/progress.h"
+#include "runtime/proto.h"
+#include "runtime/request.h"
+#include "runtime/rt.h"
+#include "common/error.h"
+
+void binding_idle(unsigned long polls)
+{
+    progress_idle(polls);
+}
+
+rtm_status_t binding_isend(const void *buf, size_t len, int dest, int tag, rtm_comm_t comm,
+                           int sync, binding_req_t **req_p)
+{
+    const rtm_comm_obj_t *c = &rtm_rt.comms[comm];
+    rtm_request_impl_t *req;
+    rtm_status_t status = proto_isend(c, c->ctx_p2p, buf, len, dest, tag, sync, &req);
+
+    if (__builtin_expect(status != RTM_OK, 0))
+        return status;
+    *req_p = req_head(req);
+    return RTM_OK;
+}
+
+rtm_status_t binding_irecv(void *buf, size_t len, int src, int tag, rtm_comm_t comm,
+                           binding_req_t **req_p)
+{
+    const rtm_comm_obj_t *c = &rtm_rt.comms[comm];
+    rtm_request_impl_t *req;
+    rtm_status_t status = proto_irecv(c, c->ctx_p2p, buf, len, src, tag, &req);
+
+    if (__builtin_expect(status != RTM_OK, 0))
+        return status;
+    *req_p = req_head(req);
+    return RTM_OK;
+}
+
+binding_req_t *binding_req_new(void)
+{
+    rtm_request_impl_t *req = req_alloc(RTM_REQ_BINDING);
+
+    if (req == NULL) {
+        rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a request");
+        return NULL;
+    }
+    req->peer = -1;
+    return req_head(req);
+}
+
+void binding_req_release(binding_req_t *req)
+{
+    req_release(req_of_head(req));
+}
+
+void binding_req_free(binding_req_t *req)
+{
+    rtm_request_impl_t *r = req_of_head(req);
+
+    if (r->flags & RTM_REQ_F_COMPLETE)
+        req_release(r);
+    else
+        r->flags |= RTM_REQ_F_RELEASED;
+}
