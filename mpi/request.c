@@ -474,34 +474,62 @@ static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status 
     return MPI_SUCCESS;
 }
 
-/* Walks the requests themselves: a fast-path request's completion is its
- * runtime flag, read here, with no call per request. */
+/* Walks the requests themselves, in one pass: a fast-path request's
+ * completion is its runtime flag and its status its own, read here, and it
+ * is recycled at once (one call per request). A stale handle ends the call
+ * with MPI_ERR_REQUEST; the requests before it are then finished (their
+ * handles MPI_REQUEST_NULL), the others untouched. */
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     unsigned polls = 0;
+    int any_err = 0;
+    MPI_Comm err_comm = MPI_COMM_NULL;
 
     RTMPI_ENTER();
     if (count < 0 || (count > 0 && !reqs))
         return check_array(__func__, count, reqs);
     for (int i = 0; i < count; i++) {
+        MPI_Status *st = statuses != MPI_STATUSES_IGNORE ? &statuses[i] : MPI_STATUS_IGNORE;
         binding_req_t *rq;
         rtmpi_request_t *r;
 
-        if (reqs[i] == MPI_REQUEST_NULL)
+        if (reqs[i] == MPI_REQUEST_NULL) {
+            if (st != MPI_STATUS_IGNORE)
+                rtmpi_status_empty(st);
             continue;
+        }
         if (!(rq = rtmpi_handle_req(reqs[i])))
             return stale_error(__func__);
         if (__builtin_expect((r = rtmpi_rq_ext(rq)) == NULL, 1)) {
             while (!(rq->flags & BINDING_REQ_COMPLETE))
                 wait_idle(&polls);
+            if (st != MPI_STATUS_IGNORE)
+                rtmpi_status_set(st, &rq->status);
+            if (__builtin_expect(rq->status.error != RTM_OK, 0) && rq_error(rq)) {
+                any_err = 1;
+                err_comm = rtmpi_rq_comm(rq);
+            }
+            binding_req_release(rq);
+            reqs[i] = MPI_REQUEST_NULL;
             continue;
         }
-        if (r->persistent && !r->active)
+        if (r->persistent && !r->active) {
+            if (st != MPI_STATUS_IGNORE)
+                rtmpi_status_empty(st);
             continue;
+        }
         while (!rtmpi_req_poll(r))
             wait_idle(&polls);
+        MPI_Comm c = r->comm;
+        if (finish(&reqs[i], rq, st) != MPI_SUCCESS) {
+            any_err = 1;
+            err_comm = c;
+        }
     }
-    return finish_all(__func__, count, reqs, statuses);
+    if (any_err)
+        return rtmpi_error(err_comm, __func__, MPI_ERR_IN_STATUS,
+                           "see the MPI_ERROR field of each status");
+    return MPI_SUCCESS;
 }
 RTMPI_WEAK(Waitall)
 

@@ -57,11 +57,6 @@ binding_req_t *binding_req_new(void)
     return req_head(req);
 }
 
-void binding_req_release(binding_req_t *req)
-{
-    req_release(req_of_head(req));
-}
-
 void binding_req_free(binding_req_t *req)
 {
     rtm_request_impl_t *r = req_of_head(req);

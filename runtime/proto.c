@@ -72,6 +72,21 @@ rtm_status_t proto_isend(const rtm_comm_obj_t *comm, uint32_t ctx, const void *b
     rtm_request_impl_t *req;
     rtm_status_t status;
 
+    if (__builtin_expect(p->ep != NULL && !sync && eager_fits(p, len) && proto_eager_now(p), 1)) {
+        /* The eager fast path: the request is complete when made. */
+        req = req_alloc_done(RTM_REQ_SEND);
+        if (__builtin_expect(req != NULL, 1) &&
+            __builtin_expect(eager_send(p, ctx, comm->rank, tag, buf, len) == RTM_OK, 1)) {
+            req->peer = world;
+            req->status.source = comm->rank;
+            req->status.tag = tag;
+            req->status.count = len;
+            *req_p = req;
+            return RTM_OK;
+        }
+        if (req != NULL)
+            req_release(req);   /* no queue space now: the queued path below */
+    }
     if (p->ep == NULL) {
         status = peer_connect(world);
         if (status != RTM_OK)

@@ -110,6 +110,31 @@ rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
     return req;
 }
 
+/* Hot path: no allocation once the table has grown, no lock, no log. */
+rtm_request_impl_t *req_alloc_done(rtm_req_kind_t kind)
+{
+    rtm_request_impl_t *req = req_table.free_list;
+
+    if (__builtin_expect(req == NULL, 0)) {
+        req = req_table_grow();
+        if (req == NULL)
+            return NULL;
+    }
+    req_table.free_list = req->next_free;
+    req->magic = RTM_REQ_MAGIC;
+    req->kind = (uint8_t)kind;
+    req->op = RTM_OP_NONE;
+    req->flags = RTM_REQ_F_COMPLETE;
+    rtm_list_init(&req->link);
+    req->memh = NULL;
+    req->msg = NULL;
+    req->status.error = RTM_OK;
+    req->status.cancelled = 0;
+    req->binding[0] = 0;
+    req->binding[1] = 0;
+    return req;
+}
+
 /* Hot path: no lock, no log. A new generation: ids of the request's past
  * life no longer match (they could again only after 2^32 reuses). */
 void req_release(rtm_request_impl_t *req)
@@ -118,6 +143,12 @@ void req_release(rtm_request_impl_t *req)
     req->gen++;
     req->next_free = req_table.free_list;
     req_table.free_list = req;
+}
+
+/* runtime/binding.h's: req_release for the binding, one call. */
+void binding_req_release(binding_req_t *head)
+{
+    req_release(req_of_head(head));
 }
 
 void req_complete(rtm_request_impl_t *req)

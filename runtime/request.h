@@ -75,6 +75,10 @@ typedef struct rtm_request {
 void         req_pool_init(void);
 void         req_pool_cleanup(void);
 rtm_request_impl_t *req_alloc(rtm_req_kind_t kind);
+/* A request complete when made (an eager send): only what a completed
+ * request is read for is set (kind, flags, status, no memory exposure or
+ * message); the caller sets status.source, .tag and .count. */
+rtm_request_impl_t *req_alloc_done(rtm_req_kind_t kind);
 void         req_complete(rtm_request_impl_t *req);
 void         req_release(rtm_request_impl_t *req);
 /* A handle from the user: set the detail naming func unless it is active. */
