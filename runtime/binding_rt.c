@@ -23,9 +23,18 @@ rtm_status_t binding_isend(const void *buf, size_t len, int dest, int tag, rtm_c
                            int sync, binding_req_t **req_p)
 {
     const rtm_comm_obj_t *c = &rtm_rt.comms[comm];
+    int world = comm_world_rank_of(c, dest);
     rtm_request_impl_t *req;
-    rtm_status_t status = proto_isend(c, c->ctx_p2p, buf, len, dest, tag, sync, &req);
+    rtm_status_t status;
 
+    if (__builtin_expect(!sync, 1)) {
+        req = proto_isend_eager(&rtm_rt.peers[world], c->ctx_p2p, c->rank, buf, len, world, tag);
+        if (__builtin_expect(req != NULL, 1)) {
+            *req_p = req_head(req);
+            return RTM_OK;
+        }
+    }
+    status = proto_isend(c, c->ctx_p2p, buf, len, dest, tag, sync, &req);
     if (__builtin_expect(status != RTM_OK, 0))
         return status;
     *req_p = req_head(req);
