@@ -451,10 +451,13 @@ int rtmpi_sched_start(rtmpi_sched_t *s, MPI_Request *request)
         return MPI_ERR_NO_MEM;
     }
     r->sched = s;
+    if (rtmpi_handle_new(r, request) != MPI_SUCCESS) {
+        rtmpi_req_release(r);   /* frees s too */
+        return MPI_ERR_NO_MEM;
+    }
     s->next_active = active;
     active = s;
     rtmpi_sched_poll(s);   /* post the first round now */
-    *request = r;
     return MPI_SUCCESS;
 }
 

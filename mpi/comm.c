@@ -11,39 +11,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-static rtmpi_comm_t **comms;
-static int ncomms, comms_cap;
-
-rtmpi_comm_t *rtmpi_comm_get(MPI_Comm comm)
-{
-    if (comm <= 0 || comm >= ncomms || !comms[comm] || !comms[comm]->in_use)
-        return NULL;
-    return comms[comm];
-}
+rtmpi_comm_t **rtmpi_comms;   /* by handle; mpi_impl.h reads it inline */
+int rtmpi_ncomms;
+static int comms_cap;
 
 static int handle_new(rtmpi_comm_t *c, MPI_Comm *h)
 {
-    for (int i = MPI_COMM_SELF + 1; i < ncomms; i++) {
-        if (!comms[i]) {
-            comms[i] = c;
+    for (int i = MPI_COMM_SELF + 1; i < rtmpi_ncomms; i++) {
+        if (!rtmpi_comms[i]) {
+            rtmpi_comms[i] = c;
             *h = i;
             return MPI_SUCCESS;
         }
     }
-    if (ncomms == 0)
-        ncomms = 1;   /* handle 0 is MPI_COMM_NULL */
-    if (ncomms >= comms_cap) {
+    if (rtmpi_ncomms == 0)
+        rtmpi_ncomms = 1;   /* handle 0 is MPI_COMM_NULL */
+    if (rtmpi_ncomms >= comms_cap) {
         int cap = comms_cap ? comms_cap * 2 : 16;
-        rtmpi_comm_t **t = realloc(comms, (size_t)cap * sizeof(*t));
+        rtmpi_comm_t **t = realloc(rtmpi_comms, (size_t)cap * sizeof(*t));
 
         if (!t)
             return MPI_ERR_NO_MEM;
         memset(t + comms_cap, 0, (size_t)(cap - comms_cap) * sizeof(*t));
-        comms = t;
+        rtmpi_comms = t;
         comms_cap = cap;
     }
-    comms[ncomms] = c;
-    *h = ncomms++;
+    rtmpi_comms[rtmpi_ncomms] = c;
+    *h = rtmpi_ncomms++;
     return MPI_SUCCESS;
 }
 
@@ -97,14 +91,14 @@ int rtmpi_comm_init(void)
         return rc;
     if ((rc = rtmpi_comm_wrap(RTM_COMM_SELF, "MPI_Init", MPI_COMM_NULL, &h)))
         return rc;
-    strcpy(comms[MPI_COMM_WORLD]->name, "MPI_COMM_WORLD");
-    strcpy(comms[MPI_COMM_SELF]->name, "MPI_COMM_SELF");
+    strcpy(rtmpi_comms[MPI_COMM_WORLD]->name, "MPI_COMM_WORLD");
+    strcpy(rtmpi_comms[MPI_COMM_SELF]->name, "MPI_COMM_SELF");
     return MPI_SUCCESS;
 }
 
 static void comm_destroy(MPI_Comm h)
 {
-    rtmpi_comm_t *c = comms[h];
+    rtmpi_comm_t *c = rtmpi_comms[h];
 
     rtm_comm_free(&c->coll);
     if (h != MPI_COMM_WORLD && h != MPI_COMM_SELF)
@@ -112,22 +106,22 @@ static void comm_destroy(MPI_Comm h)
     rtmpi_topo_free(c->topo);
     free(c->world_ranks);
     free(c);
-    comms[h] = NULL;
+    rtmpi_comms[h] = NULL;
 }
 
 void rtmpi_comm_finalize(void)
 {
     /* MPI_COMM_SELF first: tools hang finalization hooks on its attributes. */
-    rtmpi_attrs_delete_all(MPI_COMM_SELF, comms[MPI_COMM_SELF]);
-    for (int i = 1; i < ncomms; i++)
-        if (comms[i] && i != MPI_COMM_SELF)
-            rtmpi_attrs_delete_all(i, comms[i]);
-    for (int i = 1; i < ncomms; i++)
-        if (comms[i])
+    rtmpi_attrs_delete_all(MPI_COMM_SELF, rtmpi_comms[MPI_COMM_SELF]);
+    for (int i = 1; i < rtmpi_ncomms; i++)
+        if (rtmpi_comms[i] && i != MPI_COMM_SELF)
+            rtmpi_attrs_delete_all(i, rtmpi_comms[i]);
+    for (int i = 1; i < rtmpi_ncomms; i++)
+        if (rtmpi_comms[i])
             comm_destroy(i);
-    free(comms);
-    comms = NULL;
-    ncomms = comms_cap = 0;
+    free(rtmpi_comms);
+    rtmpi_comms = NULL;
+    rtmpi_ncomms = comms_cap = 0;
 }
 
 #define GET_COMM(_comm, _c) \

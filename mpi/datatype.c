@@ -72,8 +72,9 @@ static const struct {
 
 static rtmpi_dtype_t predefined[RTMPI_N_PREDEFINED_TYPES];
 static rtmpi_seg_t predefined_segs[RTMPI_N_PREDEFINED_TYPES];
-static rtmpi_dtype_t **types;
-static int ntypes, types_cap;
+rtmpi_dtype_t **rtmpi_types;  /* by handle; mpi_impl.h reads it inline */
+int rtmpi_ntypes;
+static int types_cap;
 
 size_t rtmpi_basic_size(int basic)
 {
@@ -83,8 +84,8 @@ size_t rtmpi_basic_size(int basic)
 void rtmpi_dtype_init(void)
 {
     types_cap = 64;
-    types = calloc((size_t)types_cap, sizeof(*types));
-    ntypes = RTMPI_N_PREDEFINED_TYPES;
+rtmpi_types = calloc((size_t)types_cap, sizeof(*rtmpi_types));
+    rtmpi_ntypes = RTMPI_N_PREDEFINED_TYPES;
     for (int i = 1; i < RTMPI_N_PREDEFINED_TYPES; i++) {
         rtmpi_dtype_t *d = &predefined[i];
 
@@ -104,7 +105,7 @@ void rtmpi_dtype_init(void)
         d->nsegs = 1;
         d->segs = &predefined_segs[i];
         strcpy(d->name, basics[i].name);
-        types[i] = d;
+        rtmpi_types[i] = d;
     }
 }
 
@@ -116,63 +117,33 @@ static void dtype_destroy(rtmpi_dtype_t *d)
 
 void rtmpi_dtype_finalize(void)
 {
-    for (int i = RTMPI_N_PREDEFINED_TYPES; i < ntypes; i++)
-        if (types[i])
-            dtype_destroy(types[i]);
-    free(types);
-    types = NULL;
-    ntypes = types_cap = 0;
-}
-
-rtmpi_dtype_t *rtmpi_dtype_get(MPI_Datatype dt)
-{
-    if (dt <= 0 || dt >= ntypes || !types[dt] || !types[dt]->in_use)
-        return NULL;
-    return types[dt];
+    for (int i = RTMPI_N_PREDEFINED_TYPES; i < rtmpi_ntypes; i++)
+        if (rtmpi_types[i])
+            dtype_destroy(rtmpi_types[i]);
+    free(rtmpi_types);
+rtmpi_types = NULL;
+    rtmpi_ntypes = types_cap = 0;
 }
 
 rtmpi_dtype_t *rtmpi_dtype_obj(MPI_Datatype dt)
 {
-    return dt > 0 && dt < ntypes ? types[dt] : NULL;
-}
-
-int rtmpi_dtype_check(MPI_Datatype dt, rtmpi_dtype_t **dtp)
-{
-    rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
-
-    if (!d || !d->committed)
-        return MPI_ERR_TYPE;
-    *dtp = d;
-    return MPI_SUCCESS;
+    return dt > 0 && dt < rtmpi_ntypes ? rtmpi_types[dt] : NULL;
 }
 
 void rtmpi_dtype_retain(MPI_Datatype dt)
 {
-    if (dt >= RTMPI_N_PREDEFINED_TYPES && dt < ntypes && types[dt])
-        types[dt]->refcount++;
+    if (dt >= RTMPI_N_PREDEFINED_TYPES && dt < rtmpi_ntypes && rtmpi_types[dt])
+        rtmpi_types[dt]->refcount++;
 }
 
 void rtmpi_dtype_release(MPI_Datatype dt)
 {
-    if (dt < RTMPI_N_PREDEFINED_TYPES || dt >= ntypes || !types[dt])
+    if (dt < RTMPI_N_PREDEFINED_TYPES || dt >= rtmpi_ntypes || !rtmpi_types[dt])
         return;
-    if (--types[dt]->refcount == 0) {
-        dtype_destroy(types[dt]);
-        types[dt] = NULL;
+    if (--rtmpi_types[dt]->refcount == 0) {
+        dtype_destroy(rtmpi_types[dt]);
+        rtmpi_types[dt] = NULL;
     }
-}
-
-int rtmpi_dtype_contig(const rtmpi_dtype_t *d, MPI_Count count, MPI_Aint *offset_p)
-{
-    if (d->nsegs == 0 || count == 0) {
-        *offset_p = 0;
-        return 1;
-    }
-    if (d->nsegs == 1 && (count == 1 || d->segs[0].len == d->extent)) {
-        *offset_p = d->segs[0].disp;
-        return 1;
-    }
-    return 0;
 }
 
 void rtmpi_pack(const void *buf, MPI_Count count, const rtmpi_dtype_t *d, void *out)
@@ -215,19 +186,19 @@ typedef struct block {
 
 static int handle_new(rtmpi_dtype_t *d, MPI_Datatype *newtype)
 {
-    if (ntypes == types_cap) {
+    if (rtmpi_ntypes == types_cap) {
         int cap = types_cap * 2;
-        rtmpi_dtype_t **t = realloc(types, (size_t)cap * sizeof(*t));
+        rtmpi_dtype_t **t = realloc(rtmpi_types, (size_t)cap * sizeof(*t));
 
         if (!t)
             return MPI_ERR_NO_MEM;
         memset(t + types_cap, 0, (size_t)(cap - types_cap) * sizeof(*t));
-        types = t;
+rtmpi_types = t;
         types_cap = cap;
     }
     /* Handles of freed types are not reused: a stale handle stays invalid. */
-    types[ntypes] = d;
-    *newtype = ntypes++;
+    rtmpi_types[rtmpi_ntypes] = d;
+    *newtype = rtmpi_ntypes++;
     return MPI_SUCCESS;
 }
 
@@ -585,7 +556,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
     if (rc != MPI_SUCCESS)
         return finish(__func__, rc);
     /* The subarray spans the whole array: lb 0, extent of the full array. */
-    rtmpi_dtype_t *d = types[*newtype];
+    rtmpi_dtype_t *d = rtmpi_types[*newtype];
     d->lb = 0;
     d->extent = stride[order == MPI_ORDER_C ? 0 : ndims - 1] *
                 array_of_sizes[order == MPI_ORDER_C ? 0 : ndims - 1];
@@ -605,8 +576,8 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     rc = build(1, &b, MPI_COMBINER_RESIZED, false, newtype);
     if (rc != MPI_SUCCESS)
         return finish(__func__, rc);
-    types[*newtype]->lb = lb;
-    types[*newtype]->extent = extent;
+    rtmpi_types[*newtype]->lb = lb;
+    rtmpi_types[*newtype]->extent = extent;
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Type_create_resized)
@@ -624,7 +595,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     rc = build(1, &b, MPI_COMBINER_DUP, false, newtype);
     if (rc != MPI_SUCCESS)
         return finish(__func__, rc);
-    rtmpi_dtype_t *d = types[*newtype];
+    rtmpi_dtype_t *d = rtmpi_types[*newtype];
     d->lb = old->lb;
     d->extent = old->extent;
     d->committed = old->committed;

@@ -46,7 +46,7 @@ mpi_libmpi_la_SOURCES = \
 mpi_libmpi_la_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/mpi/view
 
 # The runtime's side of runtime/binding.h, compiled with the runtime.
-librtmsg_la_SOURCES += runtime/binding.c runtime/binding.h
+librtmsg_la_SOURCES += runtime/binding_rt.c runtime/binding.h
 
 mpi_view = mpi/view/config.h mpi/view/binding.h mpi/view/common
 $(mpi_libmpi_la_OBJECTS): | $(mpi_view)

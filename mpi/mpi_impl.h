@@ -88,17 +88,46 @@ typedef struct rtmpi_dtype {
 
 void rtmpi_dtype_init(void);
 void rtmpi_dtype_finalize(void);
+
+extern rtmpi_dtype_t **rtmpi_types;   /* by handle (datatype.c) */
+extern int rtmpi_ntypes;
+
 /* NULL when the handle is invalid. */
-rtmpi_dtype_t *rtmpi_dtype_get(MPI_Datatype dt);
+static inline rtmpi_dtype_t *rtmpi_dtype_get(MPI_Datatype dt)
+{
+    if (dt <= 0 || dt >= rtmpi_ntypes || !rtmpi_types[dt] || !rtmpi_types[dt]->in_use)
+        return NULL;
+    return rtmpi_types[dt];
+}
 /* The object even after its handle was freed (operations hold a reference). */
 rtmpi_dtype_t *rtmpi_dtype_obj(MPI_Datatype dt);
 /* Checks a datatype argument of a communication call (valid and committed). */
-int rtmpi_dtype_check(MPI_Datatype dt, rtmpi_dtype_t **dtp);
+static inline int rtmpi_dtype_check(MPI_Datatype dt, rtmpi_dtype_t **dtp)
+{
+    rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
+
+    if (!d || !d->committed)
+        return MPI_ERR_TYPE;
+    *dtp = d;
+    return MPI_SUCCESS;
+}
 void rtmpi_dtype_retain(MPI_Datatype dt);
 void rtmpi_dtype_release(MPI_Datatype dt);
 /* 1 when `count` elements at buf occupy one contiguous byte range, which then
  * starts at buf + *offset_p. */
-int rtmpi_dtype_contig(const rtmpi_dtype_t *d, MPI_Count count, MPI_Aint *offset_p);
+static inline int rtmpi_dtype_contig(const rtmpi_dtype_t *d, MPI_Count count,
+                                     MPI_Aint *offset_p)
+{
+    if (d->nsegs == 0 || count == 0) {
+        *offset_p = 0;
+        return 1;
+    }
+    if (d->nsegs == 1 && (count == 1 || d->segs[0].len == d->extent)) {
+        *offset_p = d->segs[0].disp;
+        return 1;
+    }
+    return 0;
+}
 /* Pack/unpack `count` elements; unpack stops after `bytes` bytes of input. */
 void rtmpi_pack(const void *buf, MPI_Count count, const rtmpi_dtype_t *d, void *out);
 void rtmpi_unpack(const void *in, size_t bytes, void *buf, MPI_Count count,
@@ -146,7 +175,16 @@ typedef struct rtmpi_comm {
     char           name[MPI_MAX_OBJECT_NAME];
 } rtmpi_comm_t;
 
-rtmpi_comm_t *rtmpi_comm_get(MPI_Comm comm);   /* NULL when invalid */
+extern rtmpi_comm_t **rtmpi_comms;   /* by handle (comm.c) */
+extern int rtmpi_ncomms;
+
+/* NULL when invalid. */
+static inline rtmpi_comm_t *rtmpi_comm_get(MPI_Comm comm)
+{
+    if (comm <= 0 || comm >= rtmpi_ncomms || !rtmpi_comms[comm] || !rtmpi_comms[comm]->in_use)
+        return NULL;
+    return rtmpi_comms[comm];
+}
 int rtmpi_comm_init(void);
 void rtmpi_comm_finalize(void);
 /* Wraps native communicator `pt2pt` (taking ownership) into a new handle. */
@@ -159,7 +197,18 @@ int rtmpi_attrs_delete_all(MPI_Comm comm, rtmpi_comm_t *c);
 int rtmpi_group_new(int n, const int *world_ranks, MPI_Group *group_p);
 void rtmpi_group_finalize(void);
 
-/* ---- Requests (request.c, pt2pt.c) ---------------------------------------- */
+/* ---- Requests (request.c, pt2pt.c) ----------------------------------------
+ *
+ * An MPI request is a runtime request (runtime/binding.h): the handle names
+ * the runtime's object and carries its generation in the top bits, so a
+ * stale copy of a handle (its request completed and was freed, the object
+ * maybe reused since) is refused with MPI_ERR_REQUEST, never acted on. The
+ * binding's words in the request: binding[0] the communicator, binding[1]
+ * NULL for a plain contiguous send or receive (the fast path: the runtime's
+ * request is all there is), else the rtmpi_request_t below that does the
+ * work (persistent, packed, buffered, PROC_NULL, matched-probe and
+ * collective requests), the runtime request then being a binding_req_new
+ * that gives it its handle. */
 
 typedef enum rtmpi_req_kind {
     RTMPI_REQ_SEND,
@@ -203,7 +252,55 @@ typedef struct rtmpi_request {
     struct rtmpi_sched *sched;
     MPI_Status     status;
     struct rtmpi_request *next_orphan;
+    binding_req_t *handle;       /* the runtime request its MPI handle names, if any */
 } rtmpi_request_t;
+
+#define RTMPI_HANDLE_ADDR_MASK ((((uintptr_t)1) << BINDING_REQ_ADDR_BITS) - 1)
+#define RTMPI_HANDLE_GEN_MASK  ((((uintptr_t)1) << (64 - BINDING_REQ_ADDR_BITS)) - 1)
+
+static inline MPI_Request rtmpi_handle(const binding_req_t *rq)
+{
+    return (MPI_Request)(void *)((uintptr_t)rq |
+                                 ((uintptr_t)rq->gen & RTMPI_HANDLE_GEN_MASK)
+                                 << BINDING_REQ_ADDR_BITS);
+}
+
+/* The request a handle (not MPI_REQUEST_NULL) names; NULL when it is stale.
+ * (A generation of 16 bits: a copy kept across 65536 reuses of its object
+ * would pass.) */
+static inline binding_req_t *rtmpi_handle_req(MPI_Request h)
+{
+    uintptr_t v = (uintptr_t)(void *)h;
+    binding_req_t *rq = (binding_req_t *)(v & RTMPI_HANDLE_ADDR_MASK);
+
+    return ((uintptr_t)rq->gen & RTMPI_HANDLE_GEN_MASK) == v >> BINDING_REQ_ADDR_BITS ? rq : NULL;
+}
+
+/* A handle already checked by rtmpi_handle_req. */
+static inline binding_req_t *rtmpi_handle_req_checked(MPI_Request h)
+{
+    return (binding_req_t *)((uintptr_t)(void *)h & RTMPI_HANDLE_ADDR_MASK);
+}
+
+static inline struct rtmpi_request *rtmpi_rq_ext(const binding_req_t *rq)
+{
+    return (struct rtmpi_request *)rq->binding[1];
+}
+
+static inline MPI_Comm rtmpi_rq_comm(const binding_req_t *rq)
+{
+    return (MPI_Comm)(intptr_t)rq->binding[0];
+}
+
+/* The fast path's request: the runtime's alone. */
+static inline MPI_Request rtmpi_handle_fast(binding_req_t *rq, MPI_Comm comm)
+{
+    rq->binding[0] = (uintptr_t)(intptr_t)comm;
+    return rtmpi_handle(rq);
+}
+
+/* Gives r (rtmpi_req_alloc'ed) a handle; MPI_ERR_NO_MEM when out of memory. */
+int rtmpi_handle_new(rtmpi_request_t *r, MPI_Request *request_p);
 
 struct rtmpi_request *rtmpi_req_alloc(rtmpi_req_kind_t kind, MPI_Comm comm);
 void rtmpi_req_release(rtmpi_request_t *r);

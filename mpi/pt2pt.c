@@ -79,6 +79,16 @@ static int check_probe(const char *fn, int source, int tag, MPI_Comm comm, rtmpi
     return MPI_SUCCESS;
 }
 
+/* Gives r its handle in *request; on failure releases it. */
+static int handle_out(const char *fn, MPI_Comm comm, rtmpi_request_t *r, MPI_Request *request)
+{
+    if (rtmpi_handle_new(r, request) != MPI_SUCCESS) {
+        rtmpi_req_release(r);
+        return rtmpi_error(comm, fn, MPI_ERR_NO_MEM, "out of memory for a request");
+    }
+    return MPI_SUCCESS;
+}
+
 /* ---- Sends --------------------------------------------------------------- */
 
 static int send_common(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
@@ -147,16 +157,16 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 }
 RTMPI_WEAK(Bsend)
 
-static int isend_common(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
-                        int tag, MPI_Comm comm, rtmpi_send_mode_t mode,
-                        MPI_Request *request)
+/* A nonblocking send other than the fast path's (buffered, packed,
+ * MPI_PROC_NULL), and every argument error. */
+static int isend_slow(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
+                      int tag, MPI_Comm comm, rtmpi_send_mode_t mode, MPI_Request *request)
 {
     rtmpi_comm_t *c;
     rtmpi_dtype_t *d;
     rtmpi_request_t *r;
     int rc;
 
-    RTMPI_ENTER();
     if ((rc = check_send(fn, buf, count, dt, dest, tag, comm, &c, &d)))
         return rc;
     if (!request)
@@ -180,8 +190,41 @@ static int isend_common(const char *fn, const void *buf, int count, MPI_Datatype
             return rtmpi_error(comm, fn, rc, "%s", rtm_last_error());
         }
     }
-    *request = r;
-    return MPI_SUCCESS;
+    return handle_out(fn, comm, r, request);
+}
+
+/* Every send and receive argument checked once, inline for the valid case;
+ * a contiguous send then goes straight to the runtime's request, which is
+ * the MPI request (no object of the binding's own). */
+static inline int isend_common(const char *fn, const void *buf, int count, MPI_Datatype dt,
+                               int dest, int tag, MPI_Comm comm, rtmpi_send_mode_t mode,
+                               MPI_Request *request)
+{
+    rtmpi_comm_t *c;
+    rtmpi_dtype_t *d;
+    binding_req_t *rq;
+    MPI_Aint off;
+
+    RTMPI_ENTER();
+    c = rtmpi_comm_get(comm);
+    d = rtmpi_dtype_get(dt);
+    if (__builtin_expect(c && d && d->committed && count >= 0 && dest >= 0 && dest < c->size &&
+                         tag >= 0 && request && mode != RTMPI_SEND_BUFFERED &&
+                         rtmpi_dtype_contig(d, count, &off), 1)) {
+        size_t bytes = (size_t)count * (size_t)d->size;
+        const char *data = (const char *)buf + off;
+
+        if (__builtin_expect(data != NULL || bytes == 0, 1)) {
+            rtm_status_t st = binding_isend(data, bytes, dest, tag, c->pt2pt,
+                                            mode == RTMPI_SEND_SYNC, &rq);
+
+            if (__builtin_expect(st != RTM_OK, 0))
+                return rtmpi_error_rtm(comm, fn, st);
+            *request = rtmpi_handle_fast(rq, comm);
+            return MPI_SUCCESS;
+        }
+    }
+    return isend_slow(fn, buf, count, dt, dest, tag, comm, mode, request);
 }
 
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -265,30 +308,59 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 }
 RTMPI_WEAK(Recv)
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-               MPI_Request *request)
+/* A nonblocking receive other than the fast path's, and every argument error. */
+static int irecv_slow(const char *fn, void *buf, int count, MPI_Datatype datatype, int source,
+                      int tag, MPI_Comm comm, MPI_Request *request)
 {
     rtmpi_comm_t *c;
     rtmpi_dtype_t *d;
     rtmpi_request_t *r;
     int rc;
 
-    RTMPI_ENTER();
-    if ((rc = check_recv(__func__, buf, count, datatype, source, tag, comm, &c, &d)))
+    if ((rc = check_recv(fn, buf, count, datatype, source, tag, comm, &c, &d)))
         return rc;
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+        return rtmpi_error(comm, fn, MPI_ERR_ARG, "request is NULL");
     r = rtmpi_req_alloc(RTMPI_REQ_RECV, comm);
     if (!r)
-        return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");
+        return rtmpi_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
     rc = rtmpi_p2p_start(r, RTMPI_REQ_RECV, buf, count, datatype, source, tag, c->pt2pt,
                          RTMPI_SEND_STANDARD);
     if (rc) {
         rtmpi_req_release(r);
-        return rtmpi_error(comm, __func__, rc, "%s", rtm_last_error());
+        return rtmpi_error(comm, fn, rc, "%s", rtm_last_error());
     }
-    *request = r;
-    return MPI_SUCCESS;
+    return handle_out(fn, comm, r, request);
+}
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    rtmpi_comm_t *c;
+    rtmpi_dtype_t *d;
+    binding_req_t *rq;
+    MPI_Aint off;
+
+    RTMPI_ENTER();
+    c = rtmpi_comm_get(comm);
+    d = rtmpi_dtype_get(datatype);
+    if (__builtin_expect(c && d && d->committed && count >= 0 &&
+                         (source >= 0 ? source < c->size : source == MPI_ANY_SOURCE) &&
+                         (tag >= 0 || tag == MPI_ANY_TAG) && request &&
+                         rtmpi_dtype_contig(d, count, &off), 1)) {
+        size_t bytes = (size_t)count * (size_t)d->size;
+        char *data = (char *)buf + off;
+
+        if (__builtin_expect(data != NULL || bytes == 0, 1)) {
+            rtm_status_t st = binding_irecv(data, bytes, source, tag, c->pt2pt, &rq);
+
+            if (__builtin_expect(st != RTM_OK, 0))
+                return rtmpi_error_rtm(comm, __func__, st);
+            *request = rtmpi_handle_fast(rq, comm);
+            return MPI_SUCCESS;
+        }
+    }
+    return irecv_slow(__func__, buf, count, datatype, source, tag, comm, request);
 }
 RTMPI_WEAK(Irecv)
 
@@ -529,6 +601,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     MPI_Aint off;
     rtm_status_t st;
     void *data;
+    int rc;
 
     RTMPI_ENTER();
     if (!message || *message == MPI_MESSAGE_NULL)
@@ -546,8 +619,9 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     if (*message == MPI_MESSAGE_NO_PROC) {
         proc_null_status(&r->status);
         r->complete = 1;
+        if ((rc = handle_out(__func__, comm, r, request)))
+            return rc;
         *message = MPI_MESSAGE_NULL;
-        *request = r;
         return MPI_SUCCESS;
     }
     size_t bytes = (size_t)count * (size_t)d->size;
@@ -574,7 +648,12 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     }
     free(*message);
     *message = MPI_MESSAGE_NULL;
-    *request = r;
+    /* The receive has started: out of memory for its handle, it completes
+     * on its own (an orphan) and the error says so. */
+    if (rtmpi_handle_new(r, request) != MPI_SUCCESS) {
+        rtmpi_orphan_add(r);
+        return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory for a request");
+    }
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Imrecv)
@@ -620,8 +699,7 @@ static int persistent_init(const char *fn, rtmpi_req_kind_t kind, const void *bu
     r->peer = peer;
     r->tag = tag;
     r->mode = mode;
-    *request = r;
-    return MPI_SUCCESS;
+    return handle_out(fn, comm, r, request);
 }
 
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -692,12 +770,33 @@ static int start_one(const char *fn, rtmpi_request_t *r)
     return MPI_SUCCESS;
 }
 
+/* The persistent request a handle names; an MPI error class otherwise. */
+static int persistent_of(const char *fn, MPI_Request h, rtmpi_request_t **r_p)
+{
+    binding_req_t *rq;
+
+    if (h == MPI_REQUEST_NULL)
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_REQUEST, "null request");
+    if (!(rq = rtmpi_handle_req(h)))
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_REQUEST,
+                           "the request handle is stale: its request was freed");
+    if (!rtmpi_rq_ext(rq))
+        return rtmpi_error(rtmpi_rq_comm(rq), fn, MPI_ERR_REQUEST, "not a persistent request");
+    *r_p = rtmpi_rq_ext(rq);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Start(MPI_Request *request)
 {
+    rtmpi_request_t *r;
+    int rc;
+
     RTMPI_ENTER();
-    if (!request || *request == MPI_REQUEST_NULL)
+    if (!request)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_REQUEST, "null request");
-    return start_one(__func__, *request);
+    if ((rc = persistent_of(__func__, *request, &r)))
+        return rc;
+    return start_one(__func__, r);
 }
 RTMPI_WEAK(Start)
 
@@ -707,10 +806,14 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
     if (count < 0 || (count > 0 && !array_of_requests))
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "invalid request array");
     for (int i = 0; i < count; i++) {
+        rtmpi_request_t *r;
+        int rc;
+
         if (array_of_requests[i] == MPI_REQUEST_NULL)
             return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_REQUEST, "request %d is null", i);
-        int rc = start_one(__func__, array_of_requests[i]);
-        if (rc)
+        if ((rc = persistent_of(__func__, array_of_requests[i], &r)))
+            return rc;
+        if ((rc = start_one(__func__, r)))
             return rc;
     }
     return MPI_SUCCESS;

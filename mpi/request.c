@@ -1,8 +1,11 @@
 /*
  * MPI requests and their completion (Wait/Test families, cancel, free).
  *
- * A request wraps one native request (point-to-point) or one collective
- * schedule. Data of non-contiguous datatypes travels through `packbuf`,
+ * An MPI handle names a runtime request (mpi_impl.h). A plain contiguous
+ * send or receive is that runtime request alone: completion is its flag,
+ * the status its own, read without a call. Other requests keep an
+ * rtmpi_request_t (below) that wraps one native request (point-to-point)
+ * or one collective schedule. Data of non-contiguous datatypes travels through `packbuf`,
  * unpacked when a receive completes. Blocking waits drive the runtime and
  * the binding's own work (collective schedules, requests the user freed
  * before they completed) together, so a nonblocking collective progresses
@@ -15,6 +18,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+static void wait_idle(unsigned *polls);
 
 static rtmpi_request_t *free_requests;   /* recycled: no malloc on the fast path */
 static rtmpi_request_t *orphans;         /* freed by the user, still in flight */
@@ -32,6 +37,19 @@ rtmpi_request_t *rtmpi_req_alloc(rtmpi_req_kind_t kind, MPI_Comm comm)
     r->comm = comm;
     r->dtype = MPI_DATATYPE_NULL;
     return r;
+}
+
+int rtmpi_handle_new(rtmpi_request_t *r, MPI_Request *request_p)
+{
+    binding_req_t *rq = binding_req_new();
+
+    if (!rq)
+        return MPI_ERR_NO_MEM;
+    rq->binding[0] = (uintptr_t)(intptr_t)r->comm;
+    rq->binding[1] = (uintptr_t)r;
+    r->handle = rq;
+    *request_p = rtmpi_handle(rq);
+    return MPI_SUCCESS;
 }
 
 void rtmpi_req_release(rtmpi_request_t *r)
@@ -222,13 +240,6 @@ int rtmpi_progress(void)
     return n;
 }
 
-/* Called between polls of a blocking wait. */
-static void wait_idle(unsigned *polls)
-{
-    rtmpi_progress();
-    binding_idle(++*polls);   /* yields only on an oversubscribed host (RTM_IDLE_WAIT) */
-}
-
 void rtmpi_req_wait_complete(rtmpi_request_t *r)
 {
     unsigned polls = 0;
@@ -249,13 +260,78 @@ void rtmpi_req_wait_complete(rtmpi_request_t *r)
         wait_idle(&polls);
 }
 
+/* ---- handles ------------------------------------------------------------- */
+
+static int stale_error(const char *fn)
+{
+    return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_REQUEST,
+                       "the request handle is stale: its request completed and was freed "
+                       "(a copy of a handle that MPI_Wait, MPI_Test or MPI_Request_free "
+                       "already set to MPI_REQUEST_NULL?)");
+}
+
+/* Counts as already complete with an empty status: an inactive persistent
+ * request. */
+static inline int rq_inactive(const binding_req_t *rq)
+{
+    rtmpi_request_t *r = rtmpi_rq_ext(rq);
+
+    return r && r->persistent && !r->active;
+}
+
+static inline int rq_done(const binding_req_t *rq)
+{
+    rtmpi_request_t *r = rtmpi_rq_ext(rq);
+
+    return r ? rtmpi_req_poll(r) : (rq->flags & BINDING_REQ_COMPLETE) != 0;
+}
+
+/* The MPI error class of a completed fast-path request. */
+static inline int rq_error(const binding_req_t *rq)
+{
+    rtm_status_t e = rq->status.error;
+
+    return e == RTM_OK || e == RTM_ERR_CANCELED ? MPI_SUCCESS : rtmpi_class_of(e);
+}
+
+/* Called between polls of a blocking wait. */
+static void wait_idle(unsigned *polls)
+{
+    if (rtmpi_progress() > 0)
+        *polls = 0;
+    else
+        binding_idle(++*polls);   /* yields only on an oversubscribed host (RTM_IDLE_WAIT) */
+}
+
+static void rq_wait(binding_req_t *rq)
+{
+    rtmpi_request_t *r = rtmpi_rq_ext(rq);
+    unsigned polls = 0;
+
+    if (r) {
+        rtmpi_req_wait_complete(r);
+        return;
+    }
+    while (!(rq->flags & BINDING_REQ_COMPLETE))
+        wait_idle(&polls);
+}
+
 /* Hands the completed request's status out and frees it (or, persistent,
  * makes it inactive). Returns the operation's error class. */
-static int finish(MPI_Request *reqp, MPI_Status *status)
+static int finish(MPI_Request *reqp, binding_req_t *rq, MPI_Status *status)
 {
-    rtmpi_request_t *r = *reqp;
-    int err = r->status.MPI_ERROR;
+    rtmpi_request_t *r = rtmpi_rq_ext(rq);
+    int err;
 
+    if (!r) {
+        err = rq_error(rq);
+        if (status != MPI_STATUS_IGNORE)
+            rtmpi_status_set(status, &rq->status);
+        binding_req_release(rq);
+        *reqp = MPI_REQUEST_NULL;
+        return err;
+    }
+    err = r->status.MPI_ERROR;
     if (status != MPI_STATUS_IGNORE)
         *status = r->status;
     if (r->persistent) {
@@ -263,16 +339,10 @@ static int finish(MPI_Request *reqp, MPI_Status *status)
         r->complete = 0;
     } else {
         rtmpi_req_release(r);
+        binding_req_release(rq);
         *reqp = MPI_REQUEST_NULL;
     }
     return err;
-}
-
-/* A handle that counts as already complete with an empty status: the null
- * request and an inactive persistent request. */
-static int is_inactive(MPI_Request r)
-{
-    return r == MPI_REQUEST_NULL || (r->persistent && !r->active);
 }
 
 static int error_of(const char *fn, MPI_Comm comm, int err)
@@ -282,70 +352,121 @@ static int error_of(const char *fn, MPI_Comm comm, int err)
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    binding_req_t *rq;
+
     RTMPI_ENTER();
     rtmpi_call_enter(__func__, RTMPI_CALL_NONE, RTMPI_CALL_NONE, MPI_COMM_NULL);
     if (!request)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_REQUEST, "request is NULL");
-    if (is_inactive(*request)) {
+    if (*request == MPI_REQUEST_NULL) {
         if (status != MPI_STATUS_IGNORE)
             rtmpi_status_empty(status);
         return MPI_SUCCESS;
     }
-    MPI_Comm comm = (*request)->comm;
-    rtmpi_req_wait_complete(*request);
-    int err = finish(request, status);
+    if (!(rq = rtmpi_handle_req(*request)))
+        return stale_error(__func__);
+    if (rq_inactive(rq)) {
+        if (status != MPI_STATUS_IGNORE)
+            rtmpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    MPI_Comm comm = rtmpi_rq_comm(rq);
+    rq_wait(rq);
+    int err = finish(request, rq, status);
     return err ? error_of(__func__, comm, err) : MPI_SUCCESS;
 }
 RTMPI_WEAK(Wait)
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    binding_req_t *rq;
+
     RTMPI_ENTER();
     if (!request || !flag)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "request or flag is NULL");
-    if (is_inactive(*request)) {
+    if (*request == MPI_REQUEST_NULL) {
         *flag = 1;
         if (status != MPI_STATUS_IGNORE)
             rtmpi_status_empty(status);
         return MPI_SUCCESS;
     }
-    rtmpi_sched_progress_all();
-    if (!rtmpi_req_poll(*request)) {
-        *flag = 0;
+    if (!(rq = rtmpi_handle_req(*request)))
+        return stale_error(__func__);
+    if (rq_inactive(rq)) {
+        *flag = 1;
+        if (status != MPI_STATUS_IGNORE)
+            rtmpi_status_empty(status);
         return MPI_SUCCESS;
     }
+    if (!rq_done(rq)) {
+        rtmpi_progress();
+        if (!rq_done(rq)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
     *flag = 1;
-    MPI_Comm comm = (*request)->comm;
-    int err = finish(request, status);
+    MPI_Comm comm = rtmpi_rq_comm(rq);
+    int err = finish(request, rq, status);
     return err ? error_of(__func__, comm, err) : MPI_SUCCESS;
 }
 RTMPI_WEAK(Test)
 
+/* The array and every handle in it (no stale one). */
 static int check_array(const char *fn, int count, MPI_Request reqs[])
 {
     if (count < 0)
         return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COUNT, "negative count %d", count);
     if (count > 0 && !reqs)
         return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_REQUEST, "request array is NULL");
+    for (int i = 0; i < count; i++)
+        if (reqs[i] != MPI_REQUEST_NULL && !rtmpi_handle_req(reqs[i]))
+            return stale_error(fn);
     return MPI_SUCCESS;
 }
 
-/* Finishes every request of the array (all complete); MPI_ERR_IN_STATUS
- * when any failed, with each status's MPI_ERROR set. */
+/* A checked handle that counts as complete with an empty status. */
+static inline int is_inactive(MPI_Request h)
+{
+    return h == MPI_REQUEST_NULL || rq_inactive(rtmpi_handle_req_checked(h));
+}
+
+/* Finishes every request of the array (all complete, handles checked);
+ * MPI_ERR_IN_STATUS when any failed, with each status's MPI_ERROR set. */
 static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     int any_err = 0;
     MPI_Comm comm = MPI_COMM_NULL;
 
     for (int i = 0; i < count; i++) {
-        MPI_Status tmp, *st = statuses != MPI_STATUSES_IGNORE ? &statuses[i] : &tmp;
+        MPI_Status *st = statuses != MPI_STATUSES_IGNORE ? &statuses[i] : MPI_STATUS_IGNORE;
+        binding_req_t *rq;
 
-        if (is_inactive(reqs[i])) {
-            rtmpi_status_empty(st);
+        if (reqs[i] == MPI_REQUEST_NULL) {
+            if (st != MPI_STATUS_IGNORE)
+                rtmpi_status_empty(st);
             continue;
         }
-        MPI_Comm c = reqs[i]->comm;
-        if (finish(&reqs[i], st) != MPI_SUCCESS) {
+        rq = rtmpi_handle_req_checked(reqs[i]);
+        if (__builtin_expect(rtmpi_rq_ext(rq) == NULL, 1)) {
+            /* the fast path, finish() inline */
+            if (st != MPI_STATUS_IGNORE)
+                rtmpi_status_set(st, &rq->status);
+            if (__builtin_expect(rq->status.error != RTM_OK, 0) && rq_error(rq)) {
+                any_err = 1;
+                comm = rtmpi_rq_comm(rq);
+            }
+            binding_req_release(rq);
+            reqs[i] = MPI_REQUEST_NULL;
+            continue;
+        }
+        if (rq_inactive(rq)) {
+            if (st != MPI_STATUS_IGNORE)
+                rtmpi_status_empty(st);
+            continue;
+        }
+        MPI_Comm c = rtmpi_rq_comm(rq);
+        if (finish(&reqs[i], rq, st) != MPI_SUCCESS) {
             any_err = 1;
             comm = c;
         }
@@ -355,41 +476,92 @@ static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status 
     return MPI_SUCCESS;
 }
 
+/* Walks the requests themselves, in one pass: a fast-path request's
+ * completion is its runtime flag and its status its own, read here, and it
+ * is recycled at once (one call per request). A stale handle ends the call
+ * with MPI_ERR_REQUEST; the requests before it are then finished (their
+ * handles MPI_REQUEST_NULL), the others untouched. */
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     unsigned polls = 0;
-    int rc;
+    int any_err = 0;
+    MPI_Comm err_comm = MPI_COMM_NULL;
 
     RTMPI_ENTER();
     rtmpi_call_enter(__func__, RTMPI_CALL_NONE, RTMPI_CALL_NONE, MPI_COMM_NULL);
-    if ((rc = check_array(__func__, count, reqs)))
-        return rc;
+    if (count < 0 || (count > 0 && !reqs))
+        return check_array(__func__, count, reqs);
     for (int i = 0; i < count; i++) {
-        if (is_inactive(reqs[i]))
+        MPI_Status *st = statuses != MPI_STATUSES_IGNORE ? &statuses[i] : MPI_STATUS_IGNORE;
+        binding_req_t *rq;
+        rtmpi_request_t *r;
+
+        if (reqs[i] == MPI_REQUEST_NULL) {
+            if (st != MPI_STATUS_IGNORE)
+                rtmpi_status_empty(st);
             continue;
-        while (!rtmpi_req_poll(reqs[i]))
+        }
+        if (!(rq = rtmpi_handle_req(reqs[i])))
+            return stale_error(__func__);
+        if (__builtin_expect((r = rtmpi_rq_ext(rq)) == NULL, 1)) {
+            while (!(rq->flags & BINDING_REQ_COMPLETE))
+                wait_idle(&polls);
+            if (st != MPI_STATUS_IGNORE)
+                rtmpi_status_set(st, &rq->status);
+            if (__builtin_expect(rq->status.error != RTM_OK, 0) && rq_error(rq)) {
+                any_err = 1;
+                err_comm = rtmpi_rq_comm(rq);
+            }
+            binding_req_release(rq);
+            reqs[i] = MPI_REQUEST_NULL;
+            continue;
+        }
+        if (r->persistent && !r->active) {
+            if (st != MPI_STATUS_IGNORE)
+                rtmpi_status_empty(st);
+            continue;
+        }
+        while (!rtmpi_req_poll(r))
             wait_idle(&polls);
+        MPI_Comm c = r->comm;
+        if (finish(&reqs[i], rq, st) != MPI_SUCCESS) {
+            any_err = 1;
+            err_comm = c;
+        }
     }
-    return finish_all(__func__, count, reqs, statuses);
+    if (any_err)
+        return rtmpi_error(err_comm, __func__, MPI_ERR_IN_STATUS,
+                           "see the MPI_ERROR field of each status");
+    return MPI_SUCCESS;
 }
 RTMPI_WEAK(Waitall)
 
+/* 1 when every request of the (checked) array is complete. */
+static int all_done(int count, MPI_Request reqs[])
+{
+    for (int i = 0; i < count; i++)
+        if (!is_inactive(reqs[i]) && !rq_done(rtmpi_handle_req_checked(reqs[i])))
+            return 0;
+    return 1;
+}
+
 int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
-    int rc, all = 1;
+    int rc;
 
     RTMPI_ENTER();
     if ((rc = check_array(__func__, count, reqs)))
         return rc;
     if (!flag)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "flag is NULL");
-    rtmpi_sched_progress_all();
-    for (int i = 0; i < count; i++)
-        if (!is_inactive(reqs[i]) && !rtmpi_req_poll(reqs[i]))
-            all = 0;
-    *flag = all;
-    if (!all)
-        return MPI_SUCCESS;
+    if (!all_done(count, reqs)) {
+        rtmpi_progress();
+        if (!all_done(count, reqs)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
     return finish_all(__func__, count, reqs, statuses);
 }
 RTMPI_WEAK(Testall)
@@ -403,7 +575,7 @@ static int any_complete(int count, MPI_Request reqs[])
         if (is_inactive(reqs[i]))
             continue;
         active = 1;
-        if (rtmpi_req_poll(reqs[i]))
+        if (rq_done(rtmpi_handle_req_checked(reqs[i])))
             return i;
     }
     return active ? -1 : MPI_UNDEFINED;
@@ -411,8 +583,9 @@ static int any_complete(int count, MPI_Request reqs[])
 
 static int finish_one(const char *fn, MPI_Request reqs[], int i, MPI_Status *status)
 {
-    MPI_Comm comm = reqs[i]->comm;
-    int err = finish(&reqs[i], status);
+    binding_req_t *rq = rtmpi_handle_req_checked(reqs[i]);
+    MPI_Comm comm = rtmpi_rq_comm(rq);
+    int err = finish(&reqs[i], rq, status);
 
     return err ? error_of(fn, comm, err) : MPI_SUCCESS;
 }
@@ -449,8 +622,11 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Statu
         return rc;
     if (!index || !flag)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "index or flag is NULL");
-    rtmpi_sched_progress_all();
     i = any_complete(count, reqs);
+    if (i == -1) {
+        rtmpi_progress();
+        i = any_complete(count, reqs);
+    }
     if (i == -1) {
         *flag = 0;
         *index = MPI_UNDEFINED;
@@ -479,12 +655,13 @@ static int some(const char *fn, int incount, MPI_Request reqs[], int *outcount,
         if (is_inactive(reqs[i]))
             continue;
         active = 1;
-        if (!rtmpi_req_poll(reqs[i]))
+        binding_req_t *rq = rtmpi_handle_req_checked(reqs[i]);
+        if (!rq_done(rq))
             continue;
-        MPI_Status tmp, *st = statuses != MPI_STATUSES_IGNORE ? &statuses[n] : &tmp;
-        MPI_Comm c = reqs[i]->comm;
+        MPI_Status *st = statuses != MPI_STATUSES_IGNORE ? &statuses[n] : MPI_STATUS_IGNORE;
+        MPI_Comm c = rtmpi_rq_comm(rq);
 
-        if (finish(&reqs[i], st) != MPI_SUCCESS) {
+        if (finish(&reqs[i], rq, st) != MPI_SUCCESS) {
             any_err = 1;
             comm = c;
         }
@@ -530,7 +707,7 @@ int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
         return rc;
     if (!outcount || (incount > 0 && !indices))
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "outcount or indices is NULL");
-    rtmpi_sched_progress_all();
+    rtmpi_progress();
     some(__func__, incount, reqs, outcount, indices, statuses, &rc);
     return rc;
 }
@@ -538,18 +715,31 @@ RTMPI_WEAK(Testsome)
 
 int PMPI_Cancel(MPI_Request *request)
 {
+    binding_req_t *rq;
+
     RTMPI_ENTER();
     if (!request || *request == MPI_REQUEST_NULL)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_REQUEST, "null request");
-    rtmpi_request_t *r = *request;
+    if (!(rq = rtmpi_handle_req(*request)))
+        return stale_error(__func__);
+    rtmpi_request_t *r = rtmpi_rq_ext(rq);
+    if (!r) {
+        /* Only a receive not yet matched can be canceled; a send always
+         * completes normally (Test_cancelled then reports false). */
+        if (rq->kind == BINDING_REQ_RECV && !(rq->flags & BINDING_REQ_COMPLETE)) {
+            rtm_status_t st = rtm_cancel(binding_req_native(rq));
+
+            if (st != RTM_OK)
+                return rtmpi_error_rtm(rtmpi_rq_comm(rq), __func__, st);
+        }
+        return MPI_SUCCESS;
+    }
     if (r->kind == RTMPI_REQ_COLL)
         return rtmpi_error(r->comm, __func__, MPI_ERR_REQUEST,
                            "a nonblocking collective cannot be canceled");
     if (r->persistent && !r->active)
         return rtmpi_error(r->comm, __func__, MPI_ERR_REQUEST,
                            "the persistent request is not active");
-    /* Only a receive not yet matched can be canceled; a send always
-     * completes normally (Test_cancelled then reports false). */
     if (r->kind == RTMPI_REQ_RECV && !r->complete && r->native != RTM_REQUEST_NULL) {
         rtm_status_t st = rtm_cancel(r->native);
 
@@ -571,15 +761,23 @@ RTMPI_WEAK(Test_cancelled)
 
 int PMPI_Request_free(MPI_Request *request)
 {
+    binding_req_t *rq;
+
     RTMPI_ENTER();
     if (!request || *request == MPI_REQUEST_NULL)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_REQUEST, "null request");
-    rtmpi_request_t *r = *request;
-    if (r->complete || (r->persistent && !r->active)) {
-        rtmpi_req_release(r);
+    if (!(rq = rtmpi_handle_req(*request)))
+        return stale_error(__func__);
+    rtmpi_request_t *r = rtmpi_rq_ext(rq);
+    if (!r) {
+        binding_req_free(rq);   /* recycled by the runtime once complete */
     } else {
-        /* Still in flight: finished (and unpacked) by the binding's progress. */
-        rtmpi_orphan_add(r);
+        r->handle = NULL;
+        binding_req_release(rq);
+        if (r->complete || (r->persistent && !r->active))
+            rtmpi_req_release(r);
+        else
+            rtmpi_orphan_add(r);   /* finished (and unpacked) by the binding's progress */
     }
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
@@ -588,19 +786,30 @@ RTMPI_WEAK(Request_free)
 
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    binding_req_t *rq = NULL;
+
     RTMPI_ENTER();
     if (!flag)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "flag is NULL");
-    if (is_inactive(request)) {
+    if (request != MPI_REQUEST_NULL && !(rq = rtmpi_handle_req(request)))
+        return stale_error(__func__);
+    if (request == MPI_REQUEST_NULL || rq_inactive(rq)) {
         *flag = 1;
         if (status != MPI_STATUS_IGNORE)
             rtmpi_status_empty(status);
         return MPI_SUCCESS;
     }
-    rtmpi_sched_progress_all();
-    *flag = rtmpi_req_poll(request);
-    if (*flag && status != MPI_STATUS_IGNORE)
-        *status = request->status;
+    if (!rq_done(rq))
+        rtmpi_progress();
+    *flag = rq_done(rq);
+    if (*flag && status != MPI_STATUS_IGNORE) {
+        rtmpi_request_t *r = rtmpi_rq_ext(rq);
+
+        if (r)
+            *status = r->status;
+        else
+            rtmpi_status_set(status, &rq->status);
+    }
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Request_get_status)

@@ -8,6 +8,11 @@
 #ifndef RTM_RUNTIME_BINDING_H
 #define RTM_RUNTIME_BINDING_H
 
+#include "rtmsg.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
 /* The runtime's idle policy, for a wait loop the binding drives itself.
  *
  * The binding's blocking waits (MPI_Wait* over its own collective schedules
@@ -47,5 +52,71 @@ typedef struct binding_call {
 /* Once, after the runtime is initialized. describe fills *call_p and
  * returns 1 when the rank is in a blocking call of the binding. */
 void binding_state_register(int (*describe)(binding_call_t *call_p));
+
+/* ---- Requests: an MPI request is a runtime request ------------------------
+ *
+ * Every runtime request (runtime/request.h) begins with the head below, so
+ * the binding keeps no request object of its own on the fast path: its
+ * handle names the runtime's object, it reads completion and status here
+ * without a call, and it keeps its own words in `binding`. A binding_req_t
+ * pointer and the rtm_request_t of the same request are the same address:
+ * the public calls (rtm_cancel, ...) take it as it is.
+ *
+ * gen changes each time the request is recycled, so a handle that carries
+ * the generation it was made with is found stale once its request is gone,
+ * whether the object is free or serves a newer request. A request's address
+ * is below 2^48 (the table refuses memory above), leaving a handle's top 16
+ * bits for the generation.
+ *
+ * Written by the runtime: gen, flags, kind, status; op and the rest of the
+ * runtime's request are private. `binding` is the binding's own: zeroed at
+ * allocation, never read by the runtime. */
+#define BINDING_REQ_HEAD \
+    uint32_t          gen;        /* + 1 at every release */ \
+    uint16_t          flags;      /* BINDING_REQ_COMPLETE: status is final */ \
+    uint8_t           kind;       /* BINDING_REQ_SEND, _RECV, _BINDING */ \
+    uint8_t           op;         /* the runtime's */ \
+    rtm_msg_status_t  status;     /* final once complete */ \
+    uintptr_t         binding[2]; /* the binding's own */
+
+typedef struct binding_req {
+    BINDING_REQ_HEAD
+} binding_req_t;
+
+#define BINDING_REQ_COMPLETE 1u          /* in flags (RTM_REQ_F_COMPLETE) */
+#define BINDING_REQ_ADDR_BITS 48         /* a request's address fits these bits */
+enum {
+    BINDING_REQ_SEND = 1,
+    BINDING_REQ_RECV = 2,
+    BINDING_REQ_BINDING = 3,   /* binding_req_new: the binding's work, not the runtime's */
+};
+
+static inline rtm_request_t binding_req_native(binding_req_t *req)
+{
+    return (rtm_request_t)(void *)req;
+}
+
+/* A send or receive whose arguments the binding has already checked, the
+ * way rtm_isend_mode / rtm_irecv would: the library is ready, comm is a
+ * valid communicator, dest (src) a rank of it (src may be RTM_ANY_SOURCE;
+ * neither is RTM_PROC_NULL), tag >= 0 (a receive's may be RTM_ANY_TAG), buf
+ * valid for len bytes. Nothing is checked again. On RTM_OK *req_p is the
+ * new request (a send may be complete already); an error is set with
+ * rtm_error_set and nothing was started.
+ * Hot path: no allocation once the request table has grown, no lock, no
+ * log. */
+rtm_status_t binding_isend(const void *buf, size_t len, int dest, int tag, rtm_comm_t comm,
+                           int sync, binding_req_t **req_p);
+rtm_status_t binding_irecv(void *buf, size_t len, int src, int tag, rtm_comm_t comm,
+                           binding_req_t **req_p);
+/* A request the runtime never starts nor completes, for work the binding
+ * does itself (a collective schedule, a persistent or packed operation):
+ * it gives that work a handle with a generation. NULL: no memory. */
+binding_req_t *binding_req_new(void);
+/* Recycles a complete request (or one from binding_req_new). */
+void           binding_req_release(binding_req_t *req);
+/* The user freed a request: recycled now if complete, else when it
+ * completes. */
+void           binding_req_free(binding_req_t *req);
 
 #endif

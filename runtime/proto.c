@@ -19,21 +19,6 @@
 #include "common/error.h"
 #include "common/log.h"
 
-/* The protocol choice, for every send: eager if the message fits and the
- * send is not synchronous, else rendezvous. Out of credits, an eager
- * message goes by rendezvous when its turn comes (proto_send_queued). */
-static inline rtm_req_op_t proto_pick(const rtm_peer_t *p, size_t len, int sync)
-{
-    return !sync && eager_fits(p, len) ? RTM_OP_EAGER : RTM_OP_RTS;
-}
-
-/* Whether an eager message may leave now: a credit is held and no matched
- * message waits ahead of it. */
-static inline int proto_eager_now(const rtm_peer_t *p)
-{
-    return p->tx_credits > 0 && rtm_list_is_empty(&p->pending_sends);
-}
-
 /* Put one queued matched message (EAGER or RTS) on the wire. */
 static rtm_status_t proto_send_queued(rtm_peer_t *p, rtm_request_impl_t *req)
 {
@@ -72,6 +57,10 @@ rtm_status_t proto_isend(const rtm_comm_obj_t *comm, uint32_t ctx, const void *b
     rtm_request_impl_t *req;
     rtm_status_t status;
 
+    if (!sync && (req = proto_isend_eager(p, ctx, comm->rank, buf, len, world, tag)) != NULL) {
+        *req_p = req;
+        return RTM_OK;
+    }
     if (p->ep == NULL) {
         status = peer_connect(world);
         if (status != RTM_OK)

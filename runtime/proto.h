@@ -8,6 +8,7 @@
 #ifndef RTM_RUNTIME_PROTO_H
 #define RTM_RUNTIME_PROTO_H
 
+#include "runtime/eager.h"
 #include "runtime/match.h"
 #include "runtime/peer.h"
 #include "runtime/request.h"
@@ -15,6 +16,49 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* The protocol choice, for every send: eager if the message fits and the
+ * send is not synchronous, else rendezvous. Out of credits, an eager
+ * message goes by rendezvous when its turn comes (proto_send_queued). */
+static inline rtm_req_op_t proto_pick(const rtm_peer_t *p, size_t len, int sync)
+{
+    return !sync && eager_fits(p, len) ? RTM_OP_EAGER : RTM_OP_RTS;
+}
+
+/* Whether an eager message may leave now: a credit is held and no matched
+ * message waits ahead of it. */
+static inline int proto_eager_now(const rtm_peer_t *p)
+{
+    return p->tx_credits > 0 && rtm_list_is_empty(&p->pending_sends);
+}
+
+/* The fast path of a standard nonblocking send to p (world rank `world`):
+ * when p is connected, the message goes eagerly and may leave now, it is
+ * sent and its request, complete, returned; NULL: nothing was done (not
+ * eager now, no queue space, no memory), the caller takes proto_isend's
+ * full path. Inline for proto_isend and the binding's send alike.
+ * Hot path: no allocation once the request table has grown, no lock, no log. */
+static inline rtm_request_impl_t *proto_isend_eager(rtm_peer_t *p, uint32_t ctx, int src_rank,
+                                                    const void *buf, size_t len, int world,
+                                                    int tag)
+{
+    rtm_request_impl_t *req;
+
+    if (__builtin_expect(p->ep == NULL || !eager_fits(p, len) || !proto_eager_now(p), 0))
+        return NULL;
+    req = req_alloc_done(RTM_REQ_SEND);
+    if (__builtin_expect(req == NULL, 0))
+        return NULL;
+    if (__builtin_expect(eager_send(p, ctx, src_rank, tag, buf, len) != RTM_OK, 0)) {
+        req_release(req);
+        return NULL;
+    }
+    req->peer = world;
+    req->status.source = src_rank;
+    req->status.tag = tag;
+    req->status.count = len;
+    return req;
+}
 
 /* A blocking standard send of `len` bytes on context ctx of comm to comm
  * rank dest, without a request: RTM_OK once the transport has copied it

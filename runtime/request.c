@@ -15,6 +15,15 @@
 
 #define REQ_CHUNK 256u
 
+/* The binding reads the head through its own struct (runtime/binding.h). */
+_Static_assert(offsetof(rtm_request_impl_t, gen) == offsetof(binding_req_t, gen) &&
+               offsetof(rtm_request_impl_t, flags) == offsetof(binding_req_t, flags) &&
+               offsetof(rtm_request_impl_t, kind) == offsetof(binding_req_t, kind) &&
+               offsetof(rtm_request_impl_t, status) == offsetof(binding_req_t, status) &&
+               offsetof(rtm_request_impl_t, binding) == offsetof(binding_req_t, binding),
+               "a request begins with binding.h's head");
+_Static_assert(RTM_REQ_F_COMPLETE == BINDING_REQ_COMPLETE, "one completion bit");
+
 static struct {
     rtm_request_impl_t **chunks;     /* chunk i holds indexes i*REQ_CHUNK.. */
     uint32_t             num_chunks;
@@ -55,6 +64,11 @@ static __attribute__((noinline)) rtm_request_impl_t *req_table_grow(void)
     chunk = calloc(REQ_CHUNK, sizeof(*chunk));
     if (chunk == NULL)
         return NULL;
+    /* The binding's handles keep a generation above the address. */
+    if ((uintptr_t)(chunk + REQ_CHUNK) >> BINDING_REQ_ADDR_BITS != 0) {
+        free(chunk);
+        return NULL;
+    }
     for (uint32_t i = REQ_CHUNK; i-- > 0;) {
         chunk[i].index = req_table.num_chunks * REQ_CHUNK + i;
         chunk[i].gen = 1;
@@ -91,6 +105,33 @@ rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
     req->status.count = 0;
     req->status.error = RTM_OK;
     req->status.cancelled = 0;
+    req->binding[0] = 0;
+    req->binding[1] = 0;
+    return req;
+}
+
+/* Hot path: no allocation once the table has grown, no lock, no log. */
+rtm_request_impl_t *req_alloc_done(rtm_req_kind_t kind)
+{
+    rtm_request_impl_t *req = req_table.free_list;
+
+    if (__builtin_expect(req == NULL, 0)) {
+        req = req_table_grow();
+        if (req == NULL)
+            return NULL;
+    }
+    req_table.free_list = req->next_free;
+    req->magic = RTM_REQ_MAGIC;
+    req->kind = (uint8_t)kind;
+    req->op = RTM_OP_NONE;
+    req->flags = RTM_REQ_F_COMPLETE;
+    rtm_list_init(&req->link);
+    req->memh = NULL;
+    req->msg = NULL;
+    req->status.error = RTM_OK;
+    req->status.cancelled = 0;
+    req->binding[0] = 0;
+    req->binding[1] = 0;
     return req;
 }
 
@@ -102,6 +143,12 @@ void req_release(rtm_request_impl_t *req)
     req->gen++;
     req->next_free = req_table.free_list;
     req_table.free_list = req;
+}
+
+/* runtime/binding.h's: req_release for the binding, one call. */
+void binding_req_release(binding_req_t *head)
+{
+    req_release(req_of_head(head));
 }
 
 void req_complete(rtm_request_impl_t *req)

@@ -13,14 +13,16 @@
 
 #include "rtmsg.h"
 #include "common/list.h"
+#include "runtime/binding.h"
 #include "transport/transport.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 typedef enum rtm_req_kind {
-    RTM_REQ_SEND = 1,
-    RTM_REQ_RECV = 2,
+    RTM_REQ_SEND = BINDING_REQ_SEND,
+    RTM_REQ_RECV = BINDING_REQ_RECV,
+    RTM_REQ_BINDING = BINDING_REQ_BINDING,  /* the MPI binding's own work (binding_req_new) */
 } rtm_req_kind_t;
 
 /* What a request still has to put on the wire (a peer's pending lists). */
@@ -47,10 +49,11 @@ enum {
 struct rtm_unexp;
 
 typedef struct rtm_request {
+    /* The head the MPI binding reads (runtime/binding.h): gen (changes at
+     * every release: stale ids and handles do not match), flags, kind, op
+     * (rtm_req_op_t still to transmit), status, and the binding's words. */
+    struct { BINDING_REQ_HEAD };
     uint32_t        magic;       /* RTM_REQ_MAGIC while allocated */
-    uint8_t         kind;
-    uint8_t         op;          /* rtm_req_op_t still to transmit */
-    uint16_t        flags;
     rtm_list_t      link;        /* posted queue, or a peer's pending list */
     int             peer;        /* world rank of the other side (-1: any) */
     uint32_t        ctx;
@@ -58,9 +61,7 @@ typedef struct rtm_request {
     int             tag;
     void           *buf;
     size_t          len;
-    rtm_msg_status_t status;
     uint32_t        index;       /* place in the request table (fixed) */
-    uint32_t        gen;         /* changes at every release: stale ids do not match */
     struct rtm_request *next_free; /* on the table's free list */
     /* rendezvous */
     rtm_tl_memh_t  *memh;        /* send: exposure of buf */
@@ -74,6 +75,10 @@ typedef struct rtm_request {
 void         req_pool_init(void);
 void         req_pool_cleanup(void);
 rtm_request_impl_t *req_alloc(rtm_req_kind_t kind);
+/* A request complete when made (an eager send): only what a completed
+ * request is read for is set (kind, flags, status, no memory exposure or
+ * message); the caller sets status.source, .tag and .count. */
+rtm_request_impl_t *req_alloc_done(rtm_req_kind_t kind);
 void         req_complete(rtm_request_impl_t *req);
 void         req_release(rtm_request_impl_t *req);
 /* A handle from the user: set the detail naming func unless it is active. */
@@ -84,6 +89,17 @@ rtm_request_impl_t *req_from_id(uint64_t id);
 /* Slow path (job-state report): the request at table index i, allocated or
  * not (check magic), or NULL past the table. */
 rtm_request_impl_t *req_at(uint32_t i);
+
+/* The same object seen as the binding's head (runtime/binding.h). */
+static inline binding_req_t *req_head(rtm_request_impl_t *req)
+{
+    return (binding_req_t *)(void *)req;
+}
+
+static inline rtm_request_impl_t *req_of_head(binding_req_t *head)
+{
+    return (rtm_request_impl_t *)(void *)head;
+}
 
 /* The id a peer echoes back to name req. */
 static inline uint64_t req_id(const rtm_request_impl_t *req)

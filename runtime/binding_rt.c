@@ -1,0 +1,124 @@
+/*
+ * The runtime's side of runtime/binding.h: what the MPI binding uses of the
+ * runtime beyond the public API. The binding has checked the arguments, so
+ * these go straight to the protocols. A module of its own name: binding.h
+ * is a leaf (runtime/request.h includes it for the request head), and this
+ * file uses the requests and protocols.
+ */
+#include "config.h"
+
+#include "runtime/binding.h"
+#include "runtime/progress.h"
+#include "runtime/proto.h"
+#include "runtime/request.h"
+#include "runtime/rt.h"
+#include "common/error.h"
+#include "runtime/state.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void binding_idle(unsigned long polls)
+{
+    progress_idle(polls);
+}
+
+rtm_status_t binding_isend(const void *buf, size_t len, int dest, int tag, rtm_comm_t comm,
+                           int sync, binding_req_t **req_p)
+{
+    const rtm_comm_obj_t *c = &rtm_rt.comms[comm];
+    int world = comm_world_rank_of(c, dest);
+    rtm_request_impl_t *req;
+    rtm_status_t status;
+
+    if (__builtin_expect(!sync, 1)) {
+        req = proto_isend_eager(&rtm_rt.peers[world], c->ctx_p2p, c->rank, buf, len, world, tag);
+        if (__builtin_expect(req != NULL, 1)) {
+            *req_p = req_head(req);
+            return RTM_OK;
+        }
+    }
+    status = proto_isend(c, c->ctx_p2p, buf, len, dest, tag, sync, &req);
+    if (__builtin_expect(status != RTM_OK, 0))
+        return status;
+    *req_p = req_head(req);
+    return RTM_OK;
+}
+
+rtm_status_t binding_irecv(void *buf, size_t len, int src, int tag, rtm_comm_t comm,
+                           binding_req_t **req_p)
+{
+    const rtm_comm_obj_t *c = &rtm_rt.comms[comm];
+    rtm_request_impl_t *req;
+    rtm_status_t status = proto_irecv(c, c->ctx_p2p, buf, len, src, tag, &req);
+
+    if (__builtin_expect(status != RTM_OK, 0))
+        return status;
+    *req_p = req_head(req);
+    return RTM_OK;
+}
+
+binding_req_t *binding_req_new(void)
+{
+    rtm_request_impl_t *req = req_alloc(RTM_REQ_BINDING);
+
+    if (req == NULL) {
+        rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a request");
+        return NULL;
+    }
+    req->peer = -1;
+    return req_head(req);
+}
+
+void binding_req_free(binding_req_t *req)
+{
+    rtm_request_impl_t *r = req_of_head(req);
+
+    if (r->flags & RTM_REQ_F_COMPLETE)
+        req_release(r);
+    else
+        r->flags |= RTM_REQ_F_RELEASED;
+}
+
+static int (*binding_describe)(binding_call_t *call_p);
+
+/* The binding's call in the runtime's words: "MPI_Probe(0, tag 99, WORLD)". */
+static int binding_state_describe(state_call_t *out)
+{
+    binding_call_t c;
+    char peer[24], tag[24];
+
+    memset(&c, 0, sizeof(c));
+    c.peer = c.tag = BINDING_NONE;
+    c.peer_world = c.step_peer_world = -1;
+    c.native_comm = -1;
+    if (binding_describe == NULL || !binding_describe(&c) || c.name == NULL)
+        return 0;
+    snprintf(out->name, sizeof(out->name), "%s", c.name);
+    snprintf(out->comm, sizeof(out->comm), "%s", c.comm_name ? c.comm_name : "");
+    if (c.peer == -1)
+        snprintf(peer, sizeof(peer), "ANY_SOURCE");
+    else
+        snprintf(peer, sizeof(peer), "%d", c.peer);
+    if (c.tag == -1)
+        snprintf(tag, sizeof(tag), "ANY_TAG");
+    else
+        snprintf(tag, sizeof(tag), "%d", c.tag);
+    if (c.peer == BINDING_NONE && c.tag == BINDING_NONE)
+        snprintf(out->what, sizeof(out->what), "%s(%s)", c.name, out->comm);
+    else if (c.tag == BINDING_NONE)
+        snprintf(out->what, sizeof(out->what), "%s(%s, %s)", c.name, peer, out->comm);
+    else
+        snprintf(out->what, sizeof(out->what), "%s(%s, tag %s, %s)", c.name, peer, tag,
+                 out->comm);
+    out->waits_for = c.peer_world;
+    snprintf(out->step, sizeof(out->step), "%s", c.step);
+    out->step_waits_for = c.step_peer_world;
+    return 1;
+}
+
+void binding_state_register(int (*describe)(binding_call_t *call_p))
+{
+    binding_describe = describe;
+    state_binding_set(describe != NULL ? binding_state_describe : NULL);
+}
