@@ -399,6 +399,13 @@ rtm_status_t rtrun_cli_parse(int argc, char **argv, rtrun_opts_t *opts_p)
             status = rtm_error_set(RTM_ERR_INVALID_ARG, "no program given to run");
             goto err_free_opts;
         }
+        /* An empty word (rtrun -n 2 "$UNSET_VAR") names no program: exec
+         * would fail in every rank, so say it once, here. */
+        if (argv[i][0] == '\0') {
+            status = rtm_error_set(RTM_ERR_INVALID_ARG,
+                                   "the program name is empty (\"\"): give the program to run after the options");
+            goto err_free_opts;
+        }
         status = resolve_hosts(&opts);
         if (status != RTM_OK)
             goto err_free_opts;

@@ -966,7 +966,7 @@ static int start_tree(rtrun_ctx_t *ctx)
 static int map_job(rtrun_ctx_t *ctx)
 {
     rtm_status_t status;
-    int code;
+    int code = RTRUN_EXIT_FAILURE;
 
     status = rtrun_topo_load(&ctx->topo);
     if (status != RTM_OK) {
