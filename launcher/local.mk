@@ -122,3 +122,6 @@ tests_launcher_test_spawn_LDADD = launcher/librtrun.la common/libcommon.la $(PMI
 UNIT_TESTS += tests/launcher/test_hostfile_scale tests/launcher/test_spawn
 INTEGRATION_TESTS += tests/launcher/degenerate.sh
 EXTRA_DIST += tests/launcher/degenerate.sh
+# A remote rank killed mid-stream over tcp: rtrun names it, not a survivor.
+MULTIHOST_TESTS += tests/multihost/kill_stream.sh
+EXTRA_DIST += tests/multihost/kill_stream.sh

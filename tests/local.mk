@@ -84,7 +84,8 @@ ITEST_DRIVERS = \
 FAULT_DRIVERS = \
 	tests/fault/kill_rank.sh \
 	tests/fault/abort.sh \
-	tests/fault/exit_code.sh
+	tests/fault/exit_code.sh \
+	tests/fault/kill_transport.sh
 
 INTEGRATION_TESTS += $(ITEST_DRIVERS)
 FAULT_TESTS += $(FAULT_DRIVERS)
