@@ -503,6 +503,16 @@ rtm_status_t job_commit_and_fence(void)
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
     rc = PMIx_Fence(NULL, 0, &info, 1);
     PMIX_INFO_DESTRUCT(&info);
+    if (rc == PMIX_ERR_PARTIAL_SUCCESS) {
+        /* A rank died before it reached the fence: its own failure is the
+         * cause the user must read (the launcher names it), this rank's is
+         * a consequence. End as a transport that lost a peer does (code
+         * 71, which rtrun holds until the cause is known), without an
+         * error line of our own. */
+        rtm_debug("rank %d (%s): the address exchange failed (%s): a rank died before it",
+                  rtm_rt.world_rank, rtm_rt.hostname, PMIx_Error_string(rc));
+        job_abort(71, "the address exchange failed: a rank died before it");
+    }
     if (rc != PMIX_SUCCESS)
         return rtm_error_set(RTM_ERR_PMIX,
                              "PMIx_Fence (address exchange) failed: %s; is the launcher "
