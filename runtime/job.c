@@ -381,6 +381,17 @@ rtm_status_t job_init(void)
                                rtm_rt.world_size);
         goto err_finalize;
     }
+    /* The host's name as the launcher gave it (a namespace host's name,
+     * a Slurm node name), not gethostname(): every message of the job,
+     * the launcher's and the ranks', then names the host the same way. */
+    {
+        const char *me = pmi_hostname_of(rtm_rt.world_rank);
+
+        if (me != NULL && me[0] != '\0') {
+            snprintf(rtm_rt.hostname, sizeof(rtm_rt.hostname), "%s", me);
+            rtm_log_set_hostname(rtm_rt.hostname);
+        }
+    }
     have_node_id = pmi_get_uint(rtm_rt.world_rank, PMIX_NODEID, &my_node) == RTM_OK;
     status = pmi_local_peers(have_node_id, my_node);
     if (status != RTM_OK)
