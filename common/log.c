@@ -21,6 +21,12 @@ const char *rtm_log_hostname(void)
     return log_host;
 }
 
+void rtm_log_set_hostname(const char *name)
+{
+    if (name != NULL && name[0] != '\0')
+        snprintf(log_host, sizeof(log_host), "%s", name);
+}
+
 void rtm_log_set_identity(const char *component, int rank)
 {
     char rank_str[16];

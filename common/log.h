@@ -21,6 +21,10 @@ extern rtm_log_level_t rtm_log_level;
 /* Who is logging: set once the rank is known; rank < 0 prints "-". */
 void rtm_log_set_identity(const char *component, int rank);
 const char *rtm_log_hostname(void);
+/* The host's name as the launcher calls it (a rank learns it from PMIx),
+ * used from now on instead of gethostname(): one name per host in every
+ * message, the launcher's and the ranks'. */
+void rtm_log_set_hostname(const char *name);
 
 void rtm_log_emit(rtm_log_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -276,9 +276,9 @@ rtm_status_t rtrun_alloc_slurm(const char *nodelist, const char *per_node, const
                                rtrun_host_spec_t **hosts_p, size_t *nhosts_p)
 {
     char **names = NULL;
-    size_t count = 0, nhosts = 0;
+    size_t count = 0;
     int *counts = NULL;
-    rtrun_host_spec_t *hosts = NULL;
+    rtrun_host_list_t list = {0};
     rtm_status_t status;
 
     if (nodelist == NULL || (per_node != NULL && var == NULL) || hosts_p == NULL ||
@@ -293,15 +293,14 @@ rtm_status_t rtrun_alloc_slurm(const char *nodelist, const char *per_node, const
             goto out_free_names;
     }
     for (size_t i = 0; i < count; i++) {
-        status = rtrun_hosts_add(&hosts, &nhosts, names[i], strlen(names[i]),
-                                 counts ? counts[i] : 0);
+        status = rtrun_host_list_add(&list, names[i], strlen(names[i]), counts ? counts[i] : 0,
+                                     NULL);
         if (status != RTM_OK) {
-            rtrun_hosts_free(hosts, nhosts);
+            rtrun_host_list_free(&list);
             goto out_free_counts;
         }
     }
-    *hosts_p = hosts;
-    *nhosts_p = nhosts;
+    rtrun_host_list_take(&list, hosts_p, nhosts_p);
 
 out_free_counts:
     free(counts);
@@ -313,8 +312,8 @@ out_free_names:
 rtm_status_t rtrun_alloc_pbs(const char *text, size_t len, const char *fname,
                              rtrun_host_spec_t **hosts_p, size_t *nhosts_p)
 {
-    rtrun_host_spec_t *hosts = NULL;
-    size_t nhosts = 0, pos = 0;
+    rtrun_host_list_t list = {0};
+    size_t pos = 0;
     rtm_status_t status;
     int lineno = 0;
 
@@ -341,20 +340,19 @@ rtm_status_t rtrun_alloc_pbs(const char *text, size_t len, const char *fname,
             goto err_free_hosts;
         }
         /* one line per slot */
-        status = rtrun_hosts_add(&hosts, &nhosts, line + b, e - b, 1);
+        status = rtrun_host_list_add(&list, line + b, e - b, 1, NULL);
         if (status != RTM_OK)
             goto err_free_hosts;
     }
-    if (nhosts == 0) {
+    if (list.nhosts == 0) {
         status = rtm_error_set(RTM_ERR_INVALID_ARG, "PBS nodefile %s lists no hosts", fname);
         goto err_free_hosts;
     }
-    *hosts_p = hosts;
-    *nhosts_p = nhosts;
+    rtrun_host_list_take(&list, hosts_p, nhosts_p);
     return RTM_OK;
 
 err_free_hosts:
-    rtrun_hosts_free(hosts, nhosts);
+    rtrun_host_list_free(&list);
     return status;
 }
 

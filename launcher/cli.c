@@ -411,6 +411,13 @@ rtm_status_t rtrun_cli_parse(int argc, char **argv, rtrun_opts_t *opts_p)
             status = rtm_error_set(RTM_ERR_INVALID_ARG, "no program given to run");
             goto err_free_opts;
         }
+        /* An empty word (rtrun -n 2 "$UNSET_VAR") names no program: exec
+         * would fail in every rank, so say it once, here. */
+        if (argv[i][0] == '\0') {
+            status = rtm_error_set(RTM_ERR_INVALID_ARG,
+                                   "the program name is empty (\"\"): give the program to run after the options");
+            goto err_free_opts;
+        }
         status = resolve_hosts(&opts);
         if (status != RTM_OK)
             goto err_free_opts;
@@ -523,6 +530,9 @@ void rtrun_cli_print_help(FILE *out)
 "  1        rtrun itself failed, or a rank exited without finalizing PMIx\n"
 "  2        bad command line, or a job refused as asked (e.g. too many ranks)\n"
 "  124      --timeout expired\n"
+"  71       a rank lost its connection to a peer that did not itself fail\n"
+"           (when the peer failed, as it usually did, the peer is named and\n"
+"           its code or signal is rtrun's)\n"
 "  126/127  PROGRAM cannot be executed / was not found\n"
 "\n"
 "Hosts: --host or --hostfile if given, else the scheduler's allocation\n"

@@ -14,6 +14,10 @@
 #define RTRUN_EXIT_OK       0
 #define RTRUN_EXIT_FAILURE  1   /* rtrun itself failed, or a rank broke the PMIx protocol */
 #define RTRUN_EXIT_USAGE    2   /* bad command line, or a job that cannot be mapped as asked */
+/* What a rank aborts with when one of its transports lost a peer for good
+ * (runtime/am.c, proto_peer_failed): rtrun takes it for the consequence
+ * of that peer's failure and names the peer when it failed too. */
+#define RTRUN_EXIT_PEER_LOST 71
 #define RTRUN_EXIT_TIMEOUT  124 /* --timeout expired (as timeout(1)) */
 #define RTRUN_EXIT_NOEXEC   126 /* the program exists but cannot be executed */
 #define RTRUN_EXIT_NOTFOUND 127 /* the program was not found */

@@ -10,10 +10,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* A hostfile larger than this is not a hostfile (a binary given by mistake,
  * /dev/zero): refuse it rather than read it all. 64 MiB holds millions of
@@ -43,37 +46,129 @@ void rtrun_hosts_free(rtrun_host_spec_t *hosts, size_t nhosts)
     free(hosts);
 }
 
-rtm_status_t rtrun_hosts_add(rtrun_host_spec_t **hosts, size_t *nhosts, const char *name,
-                             size_t len, int slots)
+/* FNV-1a of the name: host names are short and the index only needs an
+ * even spread, not resistance to chosen inputs (the user writes the file). */
+static size_t name_hash(const char *name, size_t len)
 {
-    rtrun_host_spec_t *grown;
+    uint64_t h = 14695981039346656037ull;
+
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
+    return (size_t)h;
+}
+
+/* The index slot holding name[0..len), or the empty slot where it goes. */
+static size_t index_slot(rtrun_host_list_t *list, const char *name, size_t len)
+{
+    size_t mask = list->index_cap - 1, slot = name_hash(name, len) & mask;
+
+    for (;;) {
+        size_t e = list->index[slot];
+        const char *have;
+
+        if (e == 0)
+            return slot;
+        have = list->hosts[e - 1].name;
+        list->compares++;
+        if (strncmp(have, name, len) == 0 && have[len] == '\0')
+            return slot;
+        slot = (slot + 1) & mask;
+    }
+}
+
+/* Room for one more entry and an index at most half full. */
+static rtm_status_t host_list_grow(rtrun_host_list_t *list)
+{
+    if (list->nhosts == list->cap) {
+        size_t cap = list->cap ? list->cap * 2 : 16;
+        rtrun_host_spec_t *grown = realloc(list->hosts, cap * sizeof(*grown));
+
+        if (grown == NULL)
+            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for the host list");
+        list->hosts = grown;
+        list->cap = cap;
+    }
+    if (2 * (list->nhosts + 1) >= list->index_cap) {
+        size_t cap = list->index_cap ? list->index_cap * 2 : 64;
+        size_t *index = calloc(cap, sizeof(*index)), *old = list->index;
+
+        if (index == NULL)
+            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for the host list");
+        list->index = index;
+        list->index_cap = cap;
+        for (size_t i = 0; i < list->nhosts; i++) {
+            const char *name = list->hosts[i].name;
+
+            list->index[index_slot(list, name, strlen(name))] = i + 1;
+        }
+        free(old);
+    }
+    return RTM_OK;
+}
+
+long rtrun_host_list_find(rtrun_host_list_t *list, const char *name, size_t len)
+{
+    size_t e;
+
+    if (list == NULL || name == NULL || list->index_cap == 0)
+        return -1;
+    e = list->index[index_slot(list, name, len)];
+    return e == 0 ? -1 : (long)(e - 1);
+}
+
+rtm_status_t rtrun_host_list_add(rtrun_host_list_t *list, const char *name, size_t len,
+                                 int slots, size_t *idx_p)
+{
+    rtrun_host_spec_t *h;
+    rtm_status_t status;
+    size_t slot;
     char *copy;
 
-    if (hosts == NULL || nhosts == NULL || name == NULL || len == 0 || slots < 0)
-        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_hosts_add: bad argument");
-    for (size_t i = 0; i < *nhosts; i++) {
-        if (strlen((*hosts)[i].name) == len && memcmp((*hosts)[i].name, name, len) == 0) {
-            if (slots > RTRUN_MAX_PROCS - (*hosts)[i].slots)
-                return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                     "host %s: more than %d slots in total", (*hosts)[i].name,
-                                     RTRUN_MAX_PROCS);
-            (*hosts)[i].slots += slots;
-            return RTM_OK;
-        }
+    if (list == NULL || name == NULL || len == 0 || slots < 0)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_host_list_add: bad argument");
+    status = host_list_grow(list);
+    if (status != RTM_OK)
+        return status;
+    slot = index_slot(list, name, len);
+    if (list->index[slot] != 0) {
+        h = &list->hosts[list->index[slot] - 1];
+        if (slots > RTRUN_MAX_PROCS - h->slots)
+            return rtm_error_set(RTM_ERR_INVALID_ARG, "host %s: more than %d slots in total",
+                                 h->name, RTRUN_MAX_PROCS);
+        h->slots += slots;
+        if (idx_p != NULL)
+            *idx_p = list->index[slot] - 1;
+        return RTM_OK;
     }
     copy = strndup(name, len);
     if (copy == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for the host list");
-    grown = realloc(*hosts, (*nhosts + 1) * sizeof(*grown));
-    if (grown == NULL) {
-        free(copy);
-        return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory for the host list");
-    }
-    grown[*nhosts].name = copy;
-    grown[*nhosts].slots = slots;
-    *hosts = grown;
-    (*nhosts)++;
+    h = &list->hosts[list->nhosts];
+    h->name = copy;
+    h->slots = slots;
+    list->index[slot] = ++list->nhosts;
+    if (idx_p != NULL)
+        *idx_p = list->nhosts - 1;
     return RTM_OK;
+}
+
+void rtrun_host_list_take(rtrun_host_list_t *list, rtrun_host_spec_t **hosts_p,
+                          size_t *nhosts_p)
+{
+    *hosts_p = list->hosts;
+    *nhosts_p = list->nhosts;
+    list->hosts = NULL;
+    list->nhosts = list->cap = 0;
+    rtrun_host_list_free(list);
+}
+
+void rtrun_host_list_free(rtrun_host_list_t *list)
+{
+    if (list == NULL)
+        return;
+    rtrun_hosts_free(list->hosts, list->nhosts);
+    free(list->index);
+    memset(list, 0, sizeof(*list));
 }
 
 static int is_blank(char c)
@@ -200,22 +295,16 @@ static rtm_status_t parse_keyword(const char *kw, size_t kw_len, int *have_slots
 }
 
 /* Add the line's host to the list and its count (or bare line) to the
- * host's bookkeeping. */
-static rtm_status_t record_host(const hf_line_t *l, rtrun_host_spec_t **hosts, size_t *nhosts,
-                                hf_host_t **book, size_t *book_cap)
+ * host's bookkeeping (book[i] for entry i). */
+static rtm_status_t record_host(const hf_line_t *l, rtrun_host_list_t *list, hf_host_t **book,
+                                size_t *book_cap)
 {
     rtm_status_t status;
     size_t idx;
 
-    status = rtrun_hosts_add(hosts, nhosts, l->name, l->name_len, 0);
+    status = rtrun_host_list_add(list, l->name, l->name_len, 0, &idx);
     if (status != RTM_OK)
         return status;
-    /* the entry just found or made */
-    for (idx = 0; idx < *nhosts; idx++) {
-        if (strlen((*hosts)[idx].name) == l->name_len &&
-            memcmp((*hosts)[idx].name, l->name, l->name_len) == 0)
-            break;
-    }
     if (idx >= *book_cap) {
         size_t cap = *book_cap ? *book_cap * 2 : 16;
         hf_host_t *grown = realloc(*book, cap * sizeof(*grown));
@@ -243,8 +332,7 @@ static rtm_status_t record_host(const hf_line_t *l, rtrun_host_spec_t **hosts, s
 
 /* One line (without its '\n'); adds its host, if any, to the lists. */
 static rtm_status_t parse_line(const char *line, size_t len, const char *fname, int lineno,
-                               rtrun_host_spec_t **hosts, size_t *nhosts, hf_host_t **book,
-                               size_t *book_cap)
+                               rtrun_host_list_t *list, hf_host_t **book, size_t *book_cap)
 {
     hf_line_t l = {.fname = fname, .lineno = lineno};
     const char *p = line, *end, *word;
@@ -268,14 +356,14 @@ static rtm_status_t parse_line(const char *line, size_t len, const char *fname, 
         status = parse_keyword(word, word_len, &have_slots_kw, &l);
     if (status != RTM_OK)
         return status;
-    return record_host(&l, hosts, nhosts, book, book_cap);
+    return record_host(&l, list, book, book_cap);
 }
 
 rtm_status_t rtrun_hostfile_parse(const char *text, size_t len, const char *fname,
                                   rtrun_host_spec_t **hosts_p, size_t *nhosts_p)
 {
-    rtrun_host_spec_t *hosts = NULL;
-    size_t nhosts = 0, book_cap = 0, pos = 0;
+    rtrun_host_list_t list = {0};
+    size_t book_cap = 0, pos = 0;
     hf_host_t *book = NULL;
     rtm_status_t status = RTM_OK;
     int lineno = 0;
@@ -288,28 +376,26 @@ rtm_status_t rtrun_hostfile_parse(const char *text, size_t len, const char *fnam
         size_t line_len = nl ? (size_t)(nl - (text + pos)) : len - pos;
 
         lineno++;
-        status = parse_line(text + pos, line_len, fname, lineno, &hosts, &nhosts, &book,
-                            &book_cap);
+        status = parse_line(text + pos, line_len, fname, lineno, &list, &book, &book_cap);
         if (status != RTM_OK)
             goto err_free_hosts;
         pos += line_len + (nl ? 1 : 0);
     }
-    if (nhosts == 0) {
+    if (list.nhosts == 0) {
         status = rtm_error_set(RTM_ERR_INVALID_ARG,
                                "%s: no hosts in the file (%d line%s, all blank or comments)",
                                fname, lineno, lineno == 1 ? "" : "s");
         goto err_free_hosts;
     }
-    for (size_t i = 0; i < nhosts; i++)
-        hosts[i].slots = book[i].given > 0 ? book[i].given + book[i].bare : 0;
+    for (size_t i = 0; i < list.nhosts; i++)
+        list.hosts[i].slots = book[i].given > 0 ? book[i].given + book[i].bare : 0;
     free(book);
-    *hosts_p = hosts;
-    *nhosts_p = nhosts;
+    rtrun_host_list_take(&list, hosts_p, nhosts_p);
     return RTM_OK;
 
 err_free_hosts:
     free(book);
-    rtrun_hosts_free(hosts, nhosts);
+    rtrun_host_list_free(&list);
     return status;
 }
 
@@ -321,16 +407,40 @@ rtm_status_t rtrun_hostfile_read(const char *path, rtrun_host_spec_t **hosts_p,
     size_t len = 0, cap = 0;
     rtm_status_t status;
     struct stat st;
+    int fd;
 
     if (path == NULL || hosts_p == NULL || nhosts_p == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_hostfile_read: NULL argument");
-    f = fopen(path, "r");
-    if (f == NULL)
+    /* O_NONBLOCK: opening a FIFO nobody writes to would wait forever;
+     * what is not a regular file is refused before anything is read. */
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "cannot open hostfile %s: %s", path,
                              strerror(errno));
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        return rtm_error_set(RTM_ERR_INVALID_ARG, "hostfile %s is a directory", path);
+    if (fstat(fd, &st) != 0) {
+        status = rtm_error_set(RTM_ERR_INVALID_ARG, "cannot examine hostfile %s: %s", path,
+                               strerror(errno));
+        close(fd);
+        return status;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        const char *kind = S_ISDIR(st.st_mode)    ? "a directory"
+                         : S_ISFIFO(st.st_mode)   ? "a FIFO (named pipe)"
+                         : S_ISCHR(st.st_mode)    ? "a character device"
+                         : S_ISBLK(st.st_mode)    ? "a block device"
+                         : S_ISSOCK(st.st_mode)   ? "a socket"
+                                                  : "not a regular file";
+
+        close(fd);
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "hostfile %s is %s: give a regular file listing the hosts", path,
+                             kind);
+    }
+    if (fcntl(fd, F_SETFL, 0) != 0 || (f = fdopen(fd, "r")) == NULL) {
+        status = rtm_error_set(RTM_ERR_INVALID_ARG, "cannot read hostfile %s: %s", path,
+                               strerror(errno));
+        close(fd);
+        return status;
     }
     for (;;) {
         size_t n;

@@ -43,10 +43,31 @@ rtm_status_t rtrun_hostfile_read(const char *path, rtrun_host_spec_t **hosts_p,
  * '_', at most RTRUN_HOST_NAME_MAX bytes, not starting with '-' or '.'. */
 int rtrun_host_name_ok(const char *name, size_t len);
 
-/* Append name[0..len) with `slots` (0: not given) to a host list, or add
- * `slots` to the entry of the same name already there. */
-rtm_status_t rtrun_hosts_add(rtrun_host_spec_t **hosts, size_t *nhosts, const char *name,
-                             size_t len, int slots);
+/* A host list being built, with a hash index of its names: finding the
+ * entry of a name costs the same whatever the list's length, so reading
+ * 200,000 hosts takes 10 times what 20,000 take (before, 100 times).
+ * Zero-initialised is empty. */
+typedef struct rtrun_host_list {
+    rtrun_host_spec_t *hosts;
+    size_t             nhosts;
+    size_t             cap;          /* entries hosts has room for */
+    size_t            *index;        /* open addressing: entry + 1, 0 = empty slot */
+    size_t             index_cap;    /* a power of two, > 2 * nhosts */
+    unsigned long      compares;     /* names compared so far: the tests count the work */
+} rtrun_host_list_t;
+
+/* Append name[0..len) with `slots` (0: not given), or add `slots` to the
+ * entry of the same name already there; *idx_p (may be NULL): the entry's
+ * index. */
+rtm_status_t rtrun_host_list_add(rtrun_host_list_t *list, const char *name, size_t len,
+                                 int slots, size_t *idx_p);
+/* Hand the entries over (the list is then empty). */
+void rtrun_host_list_take(rtrun_host_list_t *list, rtrun_host_spec_t **hosts_p,
+                          size_t *nhosts_p);
+void rtrun_host_list_free(rtrun_host_list_t *list);
+/* The index of name[0..len) in the list, -1 if absent (compares counted). */
+long rtrun_host_list_find(rtrun_host_list_t *list, const char *name, size_t len);
+
 void rtrun_hosts_free(rtrun_host_spec_t *hosts, size_t nhosts);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "launcher/job.h"
 #include "launcher/bind.h"
+#include "launcher/hostfile.h"
 #include "common/error.h"
 
 #include <ctype.h>
@@ -62,7 +63,10 @@ static rtm_status_t merge_hosts(const rtrun_opts_t *opts, const char *hostname, 
                                 rtrun_host_t **hosts_p, int *nhosts_p)
 {
     size_t nspecs = opts->nhosts > 0 ? opts->nhosts : 1;
+    rtrun_host_list_t seen = {0};
     rtrun_host_t *hosts;
+    rtm_status_t status;
+    const char *merged;
     int n = 0;
 
     hosts = calloc(nspecs, sizeof(*hosts));
@@ -82,6 +86,7 @@ static rtm_status_t merge_hosts(const rtrun_opts_t *opts, const char *hostname, 
 
         if (spec->name == NULL || spec->name[0] == '\0' ||
             strlen(spec->name) >= sizeof(hosts[0].name) || spec->slots < 0) {
+            rtrun_host_list_free(&seen);
             free(hosts);
             return rtm_error_set(RTM_ERR_INVALID_ARG, "host %zu of the list: bad name or slots",
                                  i);
@@ -90,22 +95,30 @@ static rtm_status_t merge_hosts(const rtrun_opts_t *opts, const char *hostname, 
         /* a host without a count: as many slots as cores, as Open MPI (this
          * host's cores: remote ones are not known before rtd runs there) */
         slots = spec->slots > 0 ? spec->slots : ncores;
-        for (j = 0; j < n; j++) {
-            if (is_local ? hosts[j].is_local : strcmp(hosts[j].name, spec->name) == 0)
-                break;
-        }
-        if (j == n) {
-            snprintf(hosts[n].name, sizeof(hosts[n].name), "%s", is_local ? hostname : spec->name);
+        /* seen's entry i is hosts[i], under its merged name (this host's
+         * entries all under `hostname`): one lookup per entry, not a scan */
+        merged = is_local ? hostname : spec->name;
+        j = (int)rtrun_host_list_find(&seen, merged, strlen(merged));
+        if (j < 0) {
+            status = rtrun_host_list_add(&seen, merged, strlen(merged), 0, NULL);
+            if (status != RTM_OK) {
+                rtrun_host_list_free(&seen);
+                free(hosts);
+                return status;
+            }
+            snprintf(hosts[n].name, sizeof(hosts[n].name), "%s", merged);
             hosts[n].is_local = is_local;
-            n++;
+            j = n++;
         }
         if (slots > RTRUN_MAX_PROCS - hosts[j].slots) {
+            rtrun_host_list_free(&seen);
             free(hosts);
             return rtm_error_set(RTM_ERR_INVALID_ARG, "host %s: more than %d slots", spec->name,
                                  RTRUN_MAX_PROCS);
         }
         hosts[j].slots += slots;
     }
+    rtrun_host_list_free(&seen);
     *hosts_p = hosts;
     *nhosts_p = n;
     return RTM_OK;

@@ -118,3 +118,21 @@ tests_launcher_test_wire_SOURCES = tests/launcher/test_wire.c
 tests_launcher_test_wire_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
 tests_launcher_test_wire_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
 UNIT_TESTS += tests/launcher/test_wire
+
+# Issue 12's hardening: linear hostfile reading and mapping (a work count
+# and a size ratio), non-regular hostfiles refused; a rank's environment
+# without a limit of our own and execve's limits said before the fork;
+# degenerate command-line values.
+check_PROGRAMS += tests/launcher/test_hostfile_scale tests/launcher/test_spawn
+tests_launcher_test_hostfile_scale_SOURCES = tests/launcher/test_hostfile_scale.c
+tests_launcher_test_hostfile_scale_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
+tests_launcher_test_hostfile_scale_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
+tests_launcher_test_spawn_SOURCES = tests/launcher/test_spawn.c
+tests_launcher_test_spawn_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS) $(HWLOC_CFLAGS)
+tests_launcher_test_spawn_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
+UNIT_TESTS += tests/launcher/test_hostfile_scale tests/launcher/test_spawn
+INTEGRATION_TESTS += tests/launcher/degenerate.sh
+EXTRA_DIST += tests/launcher/degenerate.sh
+# A remote rank killed mid-stream over tcp: rtrun names it, not a survivor.
+MULTIHOST_TESTS += tests/multihost/kill_stream.sh
+EXTRA_DIST += tests/multihost/kill_stream.sh

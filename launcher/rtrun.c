@@ -62,10 +62,13 @@
 #define DEFAULT_FANOUT 32
 
 /* A rank that failed, waiting to be judged with the others that failed
- * before the cause was known. */
+ * before the cause was known: reaped (wstatus), or an abort held because
+ * it says a peer was lost (aborted: abort_msg is its message, malloc'd). */
 typedef struct reaped_rank {
     struct rtrun_rank *rk;
     int                wstatus;
+    int                aborted;
+    char              *abort_msg;
 } reaped_rank_t;
 
 typedef struct rtrun_ctx {
@@ -193,12 +196,26 @@ static void others_killed(const rtrun_ctx_t *ctx, const rtrun_rank_t *self, int 
 }
 
 static void rank_lost(rtrun_ctx_t *ctx, rtrun_rank_t *rk);
+static void note_peer_lost_abort(rtrun_ctx_t *ctx, rtrun_rank_t *rk, const char *msg);
+
+/* A rank called abort: say so and end the job with its code. */
+static void report_abort(rtrun_ctx_t *ctx, const rtrun_rank_t *rk, int status, const char *msg,
+                         const char *others)
+{
+    /* An exit code that is 0 modulo 256 would read as success. */
+    int code = status & 0xff;
+
+    if (code == 0)
+        code = RTRUN_EXIT_FAILURE;
+    rtrun_say("rank %d (%s, pid %d) called abort with code %d: %s; ending the job (%s)", rk->rank,
+              rank_host(ctx, rk), (int)rk->pid, status, msg[0] ? msg : "(no message)", others);
+    end_job(ctx, code, SIGTERM);
+}
 
 static void on_pmix_event(rtrun_ctx_t *ctx, const rtrun_pmix_event_t *ev)
 {
     rtrun_rank_t *rk;
     char others[64];
-    int code;
 
     if (rtd_node_pmix_request(&ctx->node, ev))
         return;
@@ -221,16 +238,14 @@ static void on_pmix_event(rtrun_ctx_t *ctx, const rtrun_pmix_event_t *ev)
     case RTRUN_PMIX_EV_ABORT:
         if (ctx->ending)
             break;
-        /* An exit code that is 0 modulo 256 would read as success. */
-        code = ev->status & 0xff;
-        if (code == 0)
-            code = RTRUN_EXIT_FAILURE;
+        if (ev->status == RTRUN_EXIT_PEER_LOST) {
+            /* A consequence: the peer it lost died first (see judge_failures) */
+            note_peer_lost_abort(ctx, rk, ev->msg);
+            break;
+        }
         drain_rank_output(ctx, ev->rank);
         others_killed(ctx, rk, 0, others, sizeof(others));
-        rtrun_say("rank %d (%s, pid %d) called abort with code %d: %s; ending the job (%s)", ev->rank,
-                  rank_host(ctx, rk), (int)rk->pid, ev->status, ev->msg[0] ? ev->msg : "(no message)",
-                  others);
-        end_job(ctx, code, SIGTERM);
+        report_abort(ctx, rk, ev->status, ev->msg, others);
         break;
     }
 }
@@ -286,6 +301,15 @@ static const rtrun_rank_t *first_lost(const rtrun_ctx_t *ctx)
     return NULL;
 }
 
+/* Whether a failure is a rank's report that a transport lost a peer (an
+ * abort or exit with RTRUN_EXIT_PEER_LOST): the consequence of that
+ * peer's failure, which happened before it, never a cause while another
+ * failure is known. */
+static int peer_lost_consequence(const reaped_rank_t *f)
+{
+    return f->aborted || (WIFEXITED(f->wstatus) && WEXITSTATUS(f->wstatus) == RTRUN_EXIT_PEER_LOST);
+}
+
 /* Whether the failures noted so far can be judged: every failed rank
  * that was still connected to its PMIx server when it died has been
  * reported lost (the report comes after its exit, it is never missing
@@ -294,7 +318,16 @@ static const rtrun_rank_t *first_lost(const rtrun_ctx_t *ctx)
 static int cause_known(const rtrun_ctx_t *ctx)
 {
     const rtrun_rank_t *first = first_lost(ctx);
+    int causes = 0;
 
+    for (int i = 0; i < ctx->nfailed; i++)
+        causes += !peer_lost_consequence(&ctx->failed[i]);
+    /* Only ranks that lost a peer so far: the peer died first, and its
+     * death (reaped here, reported by its rtd, or lost by a PMIx server)
+     * is on its way; judge_at bounds the wait for a peer that is alive
+     * (a cut link: then the rank that lost it is the cause). */
+    if (causes == 0)
+        return 0;
     for (int i = 0; i < ctx->nfailed; i++) {
         const rtrun_rank_t *rk = ctx->failed[i].rk;
 
@@ -322,12 +355,16 @@ static int cause_known(const rtrun_ctx_t *ctx)
 static void judge_failures(rtrun_ctx_t *ctx)
 {
     reaped_rank_t *lost_first = NULL, *blame = NULL;
-    int blame_severity = 0;
+    int blame_severity = 0, causes = 0;
 
     ctx->judge_at = 0;
+    for (int i = 0; i < ctx->nfailed; i++)
+        causes += !peer_lost_consequence(&ctx->failed[i]);
     for (int i = 0; i < ctx->nfailed; i++) {
         reaped_rank_t *f = &ctx->failed[i];
 
+        if (causes > 0 && peer_lost_consequence(f))
+            continue;
         if (f->rk->lost_order > 0 &&
             (lost_first == NULL || f->rk->lost_order < lost_first->rk->lost_order))
             lost_first = f;
@@ -336,6 +373,14 @@ static void judge_failures(rtrun_ctx_t *ctx)
         reaped_rank_t *f = &ctx->failed[i];
         int sev = exit_severity(f->rk, f->wstatus);
 
+        if (causes > 0 && peer_lost_consequence(f))
+            continue; /* the peer's failure is the cause */
+        if (causes == 0) {
+            /* only ranks that lost a peer, and no peer failed within the
+             * bound: the first report is the cause (a link, not a rank) */
+            blame = f;
+            break;
+        }
         if (f->rk->lost_order > 0 && f != lost_first)
             continue;
         if (blame == NULL || sev > blame_severity) {
@@ -343,8 +388,27 @@ static void judge_failures(rtrun_ctx_t *ctx)
             blame_severity = sev;
         }
     }
-    if (blame != NULL && !ctx->ending)
-        report_failure(ctx, blame->rk, blame->wstatus, ctx->nfailed - 1);
+    if (blame != NULL && !ctx->ending) {
+        int also_failed = 0;
+
+        /* the other failed ranks already gone (a held abort's rank may
+         * still run: it counts with the ranks killed) */
+        for (int i = 0; i < ctx->nfailed; i++)
+            also_failed += &ctx->failed[i] != blame &&
+                           ctx->failed[i].rk->state != RTRUN_RANK_RUNNING;
+        if (blame->aborted) {
+            char others[64];
+
+            others_killed(ctx, blame->rk, also_failed, others, sizeof(others));
+            report_abort(ctx, blame->rk, RTRUN_EXIT_PEER_LOST, blame->abort_msg, others);
+        } else {
+            report_failure(ctx, blame->rk, blame->wstatus, also_failed);
+        }
+    }
+    for (int i = 0; i < ctx->nfailed; i++) {
+        free(ctx->failed[i].abort_msg);
+        ctx->failed[i].abort_msg = NULL;
+    }
     ctx->nfailed = 0;
 }
 
@@ -361,8 +425,43 @@ static void note_failure(rtrun_ctx_t *ctx, rtrun_rank_t *rk, int wstatus)
 {
     if (ctx->ending || exit_severity(rk, wstatus) == 0 || ctx->nfailed >= ctx->job->nprocs)
         return;
+    for (int i = 0; i < ctx->nfailed; i++)
+        if (ctx->failed[i].rk == rk)
+            return; /* its abort is noted: this is the exit that follows it */
     ctx->failed[ctx->nfailed].rk = rk;
     ctx->failed[ctx->nfailed].wstatus = wstatus;
+    ctx->failed[ctx->nfailed].aborted = 0;
+    ctx->failed[ctx->nfailed].abort_msg = NULL;
+    ctx->nfailed++;
+    if (ctx->judge_at == 0)
+        ctx->judge_at = rtm_time_now() + FAILURE_CAUSE_SEC;
+    maybe_judge(ctx);
+}
+
+/* A rank aborted because its transport lost a peer: held for judging
+ * with the peer's own failure, which comes (causally it came first). */
+static void note_peer_lost_abort(rtrun_ctx_t *ctx, rtrun_rank_t *rk, const char *msg)
+{
+    reaped_rank_t *f;
+
+    if (ctx->nfailed >= ctx->job->nprocs)
+        return;
+    for (int i = 0; i < ctx->nfailed; i++)
+        if (ctx->failed[i].rk == rk)
+            return;
+    f = &ctx->failed[ctx->nfailed];
+    f->rk = rk;
+    f->wstatus = 0;
+    f->aborted = 1;
+    f->abort_msg = strdup(msg);
+    if (f->abort_msg == NULL) {
+        /* no memory to hold it: judge it now, as before */
+        char others[64];
+
+        others_killed(ctx, rk, 0, others, sizeof(others));
+        report_abort(ctx, rk, RTRUN_EXIT_PEER_LOST, msg, others);
+        return;
+    }
     ctx->nfailed++;
     if (ctx->judge_at == 0)
         ctx->judge_at = rtm_time_now() + FAILURE_CAUSE_SEC;
@@ -1079,7 +1178,7 @@ static int start_tree(rtrun_ctx_t *ctx)
 static int map_job(rtrun_ctx_t *ctx)
 {
     rtm_status_t status;
-    int code;
+    int code = RTRUN_EXIT_FAILURE;
 
     status = rtrun_topo_load(&ctx->topo);
     if (status != RTM_OK) {
@@ -1247,6 +1346,8 @@ static void teardown(rtrun_ctx_t *ctx)
     rtrun_iof_stdin_close(&ctx->in);
     free(ctx->out);
     free(ctx->err);
+    for (int i = 0; ctx->failed != NULL && i < ctx->nfailed; i++)
+        free(ctx->failed[i].abort_msg);
     free(ctx->failed);
     free(ctx->prog_path);
     free(ctx->blob);

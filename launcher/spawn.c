@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pmix_common.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,35 +18,80 @@
 
 extern char **environ;
 
+/* Append `entry` (taken) to the NULL-terminated *env of *n entries. */
+static int env_append(char ***env, size_t *n, size_t *cap, char *entry)
+{
+    if (*n + 2 > *cap) {
+        size_t grown_cap = *cap ? *cap * 2 : 64;
+        char **grown = realloc(*env, grown_cap * sizeof(*grown));
+
+        if (grown == NULL)
+            return -1;
+        *env = grown;
+        *cap = grown_cap;
+    }
+    (*env)[(*n)++] = entry;
+    (*env)[*n] = NULL;
+    return 0;
+}
+
 rtm_status_t rtrun_env_build(char **user_vars, size_t nuser_vars, char ***env_p)
 {
     char **env = NULL;
-    pmix_status_t rc = PMIX_SUCCESS;
+    size_t n = 0, cap = 0;
 
     if (env_p == NULL || (nuser_vars > 0 && user_vars == NULL))
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_env_build: bad argument");
-    for (char **e = environ; e != NULL && *e != NULL && rc == PMIX_SUCCESS; e++)
-        PMIX_ARGV_APPEND(rc, env, *e);
-    for (size_t i = 0; i < nuser_vars && rc == PMIX_SUCCESS; i++) {
-        const char *eq = strchr(user_vars[i], '=');
-        char name[256];
-        const char *value;
+    /* Plain malloc'd strings in a malloc'd NULL-terminated array, as PMIx's
+     * argv helpers (PMIx_server_setup_fork grows it) expect; no length
+     * limit of our own: execve's is checked before the fork (rtrun_spawn). */
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        char *copy = strdup(*e);
 
-        snprintf(name, sizeof(name), "%.*s",
-                 (int)(eq ? (size_t)(eq - user_vars[i]) : strlen(user_vars[i])), user_vars[i]);
+        if (copy == NULL || env_append(&env, &n, &cap, copy) != 0) {
+            free(copy);
+            goto err_no_memory;
+        }
+    }
+    for (size_t i = 0; i < nuser_vars; i++) {
+        const char *var = user_vars[i], *eq = strchr(var, '=');
+        size_t name_len = eq ? (size_t)(eq - var) : strlen(var);
+        const char *value;
+        char *entry;
+        size_t k;
+
         /* -x VAR forwards rtrun's own value: the user named the variable,
          * so this is not a tunable read behind their back. */
-        value = eq ? eq + 1 : getenv(name);
-        if (value == NULL)
-            continue; /* nothing to forward; rtrun warned at startup */
-        PMIX_SETENV(rc, name, value, &env);
+        if (eq != NULL) {
+            value = eq + 1;
+        } else {
+            value = getenv(var);
+            if (value == NULL)
+                continue; /* nothing to forward; rtrun warned at startup */
+        }
+        entry = malloc(name_len + strlen(value) + 2);
+        if (entry == NULL)
+            goto err_no_memory;
+        sprintf(entry, "%.*s=%s", (int)name_len, var, value);
+        for (k = 0; k < n; k++)
+            if (strncmp(env[k], entry, name_len + 1) == 0)
+                break;
+        if (k < n) {
+            free(env[k]);
+            env[k] = entry;
+        } else if (env_append(&env, &n, &cap, entry) != 0) {
+            free(entry);
+            goto err_no_memory;
+        }
     }
-    if (rc != PMIX_SUCCESS || env == NULL) {
-        rtrun_env_free(env);
-        return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory building a rank's environment");
-    }
+    if (env == NULL && env_append(&env, &n, &cap, NULL) != 0)
+        goto err_no_memory; /* an empty environment: still an array */
     *env_p = env;
     return RTM_OK;
+
+err_no_memory:
+    rtrun_env_free(env);
+    return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory building a rank's environment");
 }
 
 void rtrun_env_free(char **env)
@@ -66,22 +110,43 @@ static int is_executable_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
+/* Why `path`, which exists, cannot be executed. */
+static const char *not_exec_reason(const char *path)
+{
+    struct stat st;
+
+    if (stat(path, &st) != 0)
+        return "cannot be examined";
+    if (S_ISDIR(st.st_mode))
+        return "is a directory";
+    if (!S_ISREG(st.st_mode))
+        return "is not a regular file";
+    return "not an executable file (no execute permission)";
+}
+
 rtm_status_t rtrun_resolve_program(const char *prog, char **path_p, int *exit_code_p)
 {
     const char *search, *p;
     char candidate[PATH_MAX];
     int found_not_exec = 0;
 
-    if (prog == NULL || path_p == NULL || exit_code_p == NULL || prog[0] == '\0')
+    if (path_p == NULL || exit_code_p == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_resolve_program: bad argument");
+    if (prog == NULL || prog[0] == '\0') {
+        *exit_code_p = RTRUN_EXIT_USAGE;
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "the program name is empty (\"\")");
+    }
     if (strchr(prog, '/') != NULL) {
         if (is_executable_file(prog)) {
             *path_p = strdup(prog);
-            return *path_p ? RTM_OK : rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory");
+            if (*path_p != NULL)
+                return RTM_OK;
+            *exit_code_p = RTRUN_EXIT_FAILURE;
+            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory");
         }
         *exit_code_p = access(prog, F_OK) == 0 ? RTRUN_EXIT_NOEXEC : RTRUN_EXIT_NOTFOUND;
         return rtm_error_set(RTM_ERR_INVALID_ARG, "cannot run \"%s\": %s", prog,
-                             *exit_code_p == RTRUN_EXIT_NOEXEC ? "not an executable file"
+                             *exit_code_p == RTRUN_EXIT_NOEXEC ? not_exec_reason(prog)
                                                                : "no such file");
     }
     /* The same search exec does; PATH is the user's, not a tunable. */
@@ -95,7 +160,10 @@ rtm_status_t rtrun_resolve_program(const char *prog, char **path_p, int *exit_co
                  prog);
         if (is_executable_file(candidate)) {
             *path_p = strdup(candidate);
-            return *path_p ? RTM_OK : rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory");
+            if (*path_p != NULL)
+                return RTM_OK;
+            *exit_code_p = RTRUN_EXIT_FAILURE;
+            return rtm_error_set(RTM_ERR_NO_MEMORY, "out of memory");
         }
         if (access(candidate, F_OK) == 0)
             found_not_exec = 1;
@@ -131,6 +199,44 @@ static void child_fail(const char *what, const char *path, int code)
     _exit(code);
 }
 
+/* Linux refuses (E2BIG) any one argument or environment string longer than
+ * this, whatever ARG_MAX says (MAX_ARG_STRLEN, 32 pages). */
+#define EXEC_STRING_MAX ((size_t)32 * 4096)
+
+/* What execve would refuse with E2BIG, said before the fork: the total of
+ * the strings and their pointers above sysconf(_SC_ARG_MAX) (a quarter of
+ * the stack limit), or one string above EXEC_STRING_MAX. */
+static rtm_status_t check_exec_size(const rtrun_spawn_req_t *req)
+{
+    long arg_max = sysconf(_SC_ARG_MAX);
+    size_t total = 0, longest = 0;
+    const char *longest_str = "";
+    char *const *lists[2] = {req->argv, req->envp};
+
+    for (int l = 0; l < 2; l++) {
+        for (char *const *p = lists[l]; *p != NULL; p++) {
+            size_t len = strlen(*p) + 1;
+
+            total += len + sizeof(char *);
+            if (len > longest) {
+                longest = len;
+                longest_str = *p;
+            }
+        }
+    }
+    if (longest > EXEC_STRING_MAX)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "cannot start rank %d: %s \"%.*s...\" is %zu bytes long, and the kernel takes at most %zu bytes for one argument or environment variable (execve: E2BIG); pass the data in a file instead",
+                             req->rank, strchr(longest_str, '=') ? "the variable" : "the argument",
+                             (int)strcspn(longest_str, "="), longest_str, longest - 1,
+                             EXEC_STRING_MAX - 1);
+    if (arg_max > 0 && total > (size_t)arg_max)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "cannot start rank %d: its arguments and environment take %zu bytes, more than the %ld bytes execve accepts (sysconf ARG_MAX, a quarter of the stack limit: raise it with ulimit -s, or pass fewer or shorter -x variables)",
+                             req->rank, total, arg_max);
+    return RTM_OK;
+}
+
 rtm_status_t rtrun_spawn(const rtrun_spawn_req_t *req, pid_t *pid_p, rtrun_spawn_fds_t *fds_p)
 {
     int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
@@ -142,6 +248,9 @@ rtm_status_t rtrun_spawn(const rtrun_spawn_req_t *req, pid_t *pid_p, rtrun_spawn
     if (req == NULL || req->path == NULL || req->argv == NULL || req->envp == NULL ||
         pid_p == NULL || fds_p == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtrun_spawn: bad argument");
+    status = check_exec_size(req);
+    if (status != RTM_OK)
+        return status;
 
     if (req->want_stdin) {
         if (make_pipe(in_pipe) != 0)
@@ -188,6 +297,9 @@ rtm_status_t rtrun_spawn(const rtrun_spawn_req_t *req, pid_t *pid_p, rtrun_spawn
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         execve(req->path, req->argv, req->envp);
+        if (errno == E2BIG)
+            child_fail("arguments and environment too large for execve of", req->path,
+                       RTRUN_EXIT_NOEXEC);
         child_fail("cannot execute", req->path,
                    errno == ENOENT ? RTRUN_EXIT_NOTFOUND : RTRUN_EXIT_NOEXEC);
     }

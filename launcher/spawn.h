@@ -32,7 +32,9 @@ typedef struct rtrun_spawn_fds {
 rtm_status_t rtrun_spawn(const rtrun_spawn_req_t *req, pid_t *pid_p, rtrun_spawn_fds_t *fds_p);
 
 /* Find `prog` as exec would (PATH when it has no '/'). On failure returns
- * an error and sets *exit_code_p to 127 (not found) or 126 (not executable). */
+ * an error and sets *exit_code_p to 127 (not found), 126 (not executable:
+ * a directory, no execute permission), 2 (an empty name) or 1 (out of
+ * memory). */
 rtm_status_t rtrun_resolve_program(const char *prog, char **path_p, int *exit_code_p);
 
 /* Build the environment of one rank: rtrun's own, plus the -x variables

@@ -381,6 +381,17 @@ rtm_status_t job_init(void)
                                rtm_rt.world_size);
         goto err_finalize;
     }
+    /* The host's name as the launcher gave it (a namespace host's name,
+     * a Slurm node name), not gethostname(): every message of the job,
+     * the launcher's and the ranks', then names the host the same way. */
+    {
+        const char *me = pmi_hostname_of(rtm_rt.world_rank);
+
+        if (me != NULL && me[0] != '\0') {
+            snprintf(rtm_rt.hostname, sizeof(rtm_rt.hostname), "%s", me);
+            rtm_log_set_hostname(rtm_rt.hostname);
+        }
+    }
     have_node_id = pmi_get_uint(rtm_rt.world_rank, PMIX_NODEID, &my_node) == RTM_OK;
     status = pmi_local_peers(have_node_id, my_node);
     if (status != RTM_OK)
@@ -503,6 +514,16 @@ rtm_status_t job_commit_and_fence(void)
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
     rc = PMIx_Fence(NULL, 0, &info, 1);
     PMIX_INFO_DESTRUCT(&info);
+    if (rc == PMIX_ERR_PARTIAL_SUCCESS) {
+        /* A rank died before it reached the fence: its own failure is the
+         * cause the user must read (the launcher names it), this rank's is
+         * a consequence. End as a transport that lost a peer does (code
+         * 71, which rtrun holds until the cause is known), without an
+         * error line of our own. */
+        rtm_debug("rank %d (%s): the address exchange failed (%s): a rank died before it",
+                  rtm_rt.world_rank, rtm_rt.hostname, PMIx_Error_string(rc));
+        job_abort(71, "the address exchange failed: a rank died before it");
+    }
     if (rc != PMIX_SUCCESS)
         return rtm_error_set(RTM_ERR_PMIX,
                              "PMIx_Fence (address exchange) failed: %s; is the launcher "

@@ -187,8 +187,18 @@ rtm_status_t peers_open_transports(void)
                     /* no device / nothing to reach here: the others carry on */
                     rtm_debug("transport %s skipped: %s", ops->name, rtm_last_error());
                 } else if (status != RTM_OK) {
-                    rtm_error("rank %d (%s): cannot open transport %s: %s",
-                              rtm_rt.world_rank, rtm_rt.hostname, ops->name,
+                    /* rtm_init returns it with this message: the caller
+                     * says it (MPI_Init's error line), once */
+                    char detail[512];
+
+                    snprintf(detail, sizeof(detail), "%s", rtm_last_error());
+                    if (strncmp(detail, "rank ", 5) == 0) /* it says where already */
+                        rtm_error_set(status, "cannot open transport %s: %s", ops->name,
+                                      detail);
+                    else
+                        rtm_error_set(status, "rank %d (%s): cannot open transport %s: %s",
+                                      rtm_rt.world_rank, rtm_rt.hostname, ops->name, detail);
+                    rtm_debug("rank %d (%s): %s", rtm_rt.world_rank, rtm_rt.hostname,
                               rtm_last_error());
                     return status;
                 }

@@ -84,7 +84,9 @@ ITEST_DRIVERS = \
 FAULT_DRIVERS = \
 	tests/fault/kill_rank.sh \
 	tests/fault/abort.sh \
-	tests/fault/exit_code.sh
+	tests/fault/exit_code.sh \
+	tests/fault/kill_transport.sh \
+	tests/fault/shm_full.sh
 
 INTEGRATION_TESTS += $(ITEST_DRIVERS)
 FAULT_TESTS += $(FAULT_DRIVERS)

@@ -7,6 +7,11 @@
  *                    with SIGKILL
  *          abort     the victim calls rtm_abort(7, "... TOKEN")
  *          exit      the victim exits with code 3 without rtm_finalize
+ *          stream    every other rank streams 64 KiB messages to the victim,
+ *                    which takes one from each (so every pair is connected
+ *                    and traffic flows) and raises SIGKILL: the others see
+ *                    their connection to it break (over tcp: they abort,
+ *                    "connection to rank V lost") while still sending
  *   VICTIM world rank that dies
  *   TOKEN  a string unique to this run; it is in every rank's command line,
  *          so the driver can find leftover processes
@@ -45,7 +50,7 @@ int main(int argc, char **argv)
     char buf[64];
 
     if (argc != 4)
-        DIE("usage: fault_rank selfkill|sibling|abort|exit VICTIM TOKEN");
+        DIE("usage: fault_rank selfkill|sibling|abort|exit|stream VICTIM TOKEN");
     mode = argv[1];
     victim = atoi(argv[2]);
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -64,6 +69,26 @@ int main(int argc, char **argv)
     if (rtm_barrier(RTM_COMM_WORLD) != RTM_OK)
         DIE("barrier failed: %s", rtm_last_error());
 
+    if (strcmp(mode, "stream") == 0) {
+        static char chunk[65536];
+
+        if (rank == victim) {
+            for (int src = 0; src < size; src++)
+                if (src != victim &&
+                    rtm_recv(chunk, sizeof(chunk), src, 3, RTM_COMM_WORLD, RTM_STATUS_IGNORE) !=
+                        RTM_OK)
+                    DIE("receive of the first chunk failed: %s", rtm_last_error());
+            printf("fault: victim dies now (%s) at %.6f\n", mode, realtime());
+            fflush(stdout);
+            raise(SIGKILL);
+            DIE("still alive after SIGKILL");
+        }
+        for (;;)
+            if (rtm_send(chunk, sizeof(chunk), victim, 3, RTM_COMM_WORLD) != RTM_OK)
+                break;
+        fprintf(stderr, "fault: a send to the dead process returned: %s\n", rtm_last_error());
+        return 98;
+    }
     if (rank == victim) {
         if (strcmp(mode, "sibling") == 0 && killer != victim) {
             pid_t me = getpid();

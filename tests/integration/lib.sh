@@ -66,6 +66,7 @@ fault_run() {
     TMPDIR=$tmp timeout -k 5 60 "$RTRUN" -n "$n" --oversubscribe \
         "$FAULT_BIN/fault_rank" "$mode" "$victim" "$token" >"$out" 2>&1
     rc=$?
+    FAULT_RUN_RC=$rc   # for the caller's own checks
     ended=$(date +%s.%N)
     sed 's/^/  | /' "$out"
     echo "  (rtrun exit $rc after $(t_elapsed "$started") s)"
@@ -103,7 +104,7 @@ fault_run() {
         failed=1
     fi
     case $mode in
-    selfkill|sibling)
+    selfkill|sibling|stream)
         if ! grep -v '^fault:' "$out" | grep -qiE 'SIGKILL|signal 9|killed'; then
             echo "FAIL: $mode: rtrun's output does not say the rank was killed by SIGKILL" >&2
             failed=1
@@ -143,6 +144,8 @@ fault_run() {
         ls -lA "$tmp" >&2
         failed=1
     fi
+    # FAULT_RUN_OUT=FILE keeps rtrun's output for the caller's own checks
+    [ -n "${FAULT_RUN_OUT:-}" ] && cp "$out" "$FAULT_RUN_OUT"
     rm -rf "$tmp" "$out"
     return $failed
 }

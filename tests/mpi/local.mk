@@ -53,3 +53,10 @@ MPITEST_DRIVERS = \
 	tests/mpi/mpi_stale.sh
 dist_noinst_SCRIPTS += $(MPITEST_DRIVERS)
 INTEGRATION_TESTS += $(MPITEST_DRIVERS)
+
+# Every error class's MPI_Error_string (issue 12).
+check_PROGRAMS += tests/mpi/mpi_errstr
+tests_mpi_mpi_errstr_LDADD = librtmsg.la
+tests_mpi_mpi_errstr_LDFLAGS = $(MPITEST_LINK_FLAGS)
+dist_noinst_SCRIPTS += tests/mpi/mpi_errstr.sh
+INTEGRATION_TESTS += tests/mpi/mpi_errstr.sh
