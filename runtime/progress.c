@@ -1,6 +1,8 @@
 /*
- * The progress engine: poll every open transport, then send what waits for
- * queue space (proto_flush_peer), and the idle policy of blocking waits.
+ * The progress engine: poll the open transports that can have work (self
+ * only while a self-send waits in it, a socket transport less often while it
+ * is quiet), then send what waits for queue space (proto_flush_peer), and
+ * the idle policy of blocking waits.
  * Driven only by calls into the library; no hidden thread.
  */
 #include "config.h"
@@ -44,6 +46,7 @@ static int progress_slow_tl(rtm_tl_t *tl)
         tl->poll_skip--;
         return 0;
     }
+    tl->polls++;
     n = tl->ops->progress(tl->iface);
     if (n > 0)
         tl->poll_hot = SLOW_POLL_HOT;
@@ -61,10 +64,21 @@ int progress_once(void)
     for (int i = 0; i < rtm_rt.num_tls; i++) {
         rtm_tl_t *tl = &rtm_rt.tls[i];
 
-        if (tl->caps.flags & RTM_TL_CAP_SLOW_POLL)
-            n += progress_slow_tl(tl);
-        else
+        if (__builtin_expect(tl->caps.flags & (RTM_TL_CAP_SLOW_POLL | RTM_TL_CAP_POLL_ON_WORK),
+                             0)) {
+            /* self: only while one of our own sends waits in it */
+            if (tl->caps.flags & RTM_TL_CAP_POLL_ON_WORK) {
+                if (!tl->iface->has_work)
+                    continue;
+                tl->polls++;
+                n += tl->ops->progress(tl->iface);
+            } else {
+                n += progress_slow_tl(tl);
+            }
+        } else {
+            tl->polls++;
             n += tl->ops->progress(tl->iface);
+        }
     }
     if (!rtm_list_is_empty(&rtm_rt.pending_peers))
         n += progress_pending();

@@ -37,6 +37,8 @@ typedef struct rtm_tl {
      * left in which it is polled every call since it last found work. */
     int                 poll_skip;
     int                 poll_hot;
+    /* progress() calls made (logged at close: tests check who is polled) */
+    unsigned long       polls;
 } rtm_tl_t;
 
 struct rtm_peer;

@@ -50,11 +50,14 @@ typedef struct rtm_tl_memh  rtm_tl_memh_t;    /* transport-private */
  * it passes). Bumped on any change a separately built transport module
  * would get wrong; the runtime refuses a table whose abi_version or
  * ops_size differ from its own. */
-#define RTM_TL_ABI_VERSION 1
+#define RTM_TL_ABI_VERSION 2
 
 /* The base every transport's interface begins with (its first member). */
 struct rtm_tl_iface {
     const rtm_tl_ops_t *ops;      /* the table that opened it */
+    /* RTM_TL_CAP_POLL_ON_WORK: nonzero while progress() has something to
+     * do; the transport sets and clears it, the runtime reads it. */
+    int                 has_work;
 };
 
 /* The base every endpoint begins with (its first member): the interface it
@@ -114,6 +117,9 @@ enum {
      * less often while it finds nothing, so a shared-memory loop is not
      * slowed by a socket poll per iteration. */
     RTM_TL_CAP_SLOW_POLL = 1u << 3,
+    /* progress() finds work only when this process made it (self: its own
+     * am_send): the runtime calls it only while iface->has_work is set. */
+    RTM_TL_CAP_POLL_ON_WORK = 1u << 4,
 };
 
 typedef struct rtm_tl_caps {
