@@ -180,6 +180,13 @@ struct rtm_tl_ops {
     rtm_status_t (*get)(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh,
                         size_t len, uint64_t remote_addr, const void *rkey,
                         size_t rkey_len, rtm_tl_comp_t *comp);
+    /* Optional (CAP_GET). Whether a get of len bytes (len >= caps.get_threshold)
+     * from ep's peer is the better path now, rather than a copy through
+     * active messages: e.g. shm weighs the host's load, as its copy needs
+     * both ranks on a core at once and a get only the reader. NULL: always.
+     * The receiver of a rendezvous asks once per message; no allocation,
+     * lock or log. */
+    int          (*get_preferred)(rtm_tl_ep_t *ep, size_t len);
 
     /* Deliver incoming messages and completions; returns events handled.
      * Hot path: must not allocate, lock or log. */

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "tests/unit/test_shm_util.h"
+#include "transport/shm/shm.h"
 #include "transport/shm/shm_config.h"
 
 #include <linux/filter.h>
@@ -356,7 +357,8 @@ static void body_cma(tjob_t *job)
     twireup(job);
     rtm_tl_shm.describe(T.iface, desc, sizeof(desc));
     CHECK(T.caps.flags & RTM_TL_CAP_GET, "no CAP_GET although CMA should work here: %s", desc);
-    CHECK(T.caps.get_threshold == shm_config.cma_threshold, "get_threshold %zu",
+    CHECK(T.caps.get_threshold == shm_config.cma_threshold_busy &&
+          shm_config.cma_threshold_busy < shm_config.cma_threshold, "get_threshold %zu",
           T.caps.get_threshold);
     CHECK(strstr(desc, "CMA single copy") != NULL, "describe: %s", desc);
     if (job->rank == 1)
@@ -393,6 +395,65 @@ static void body_cma_off(tjob_t *job)
     twireup(job);
     check_no_cma(job, "RTM_SHM_CMA=off");
     tteardown(job);
+}
+
+/* get_preferred by size and the load signal, forced by RTM_SHM_LOAD: a busy
+ * host reads from RTM_SHM_CMA_THRESHOLD_BUSY, a quiet one from
+ * RTM_SHM_CMA_THRESHOLD; auto reads /proc/loadavg and says one or the other. */
+static void body_cma_load(tjob_t *job)
+{
+    static const char *const loads[] = {"busy", "quiet", "auto"};
+
+    for (int i = 0; i < 3; i++) {
+        size_t busy, quiet;
+        int peer = 1 - job->rank, got;
+
+        setenv("RTM_SHM_LOAD", loads[i], 1);
+        setenv("RTM_SHM_CMA_THRESHOLD_BUSY", "16K", 1);
+        setenv("RTM_SHM_CMA_THRESHOLD", "1M", 1);
+        tsetup(job);
+        twireup(job);
+        busy = shm_config.cma_threshold_busy;
+        quiet = shm_config.cma_threshold;
+        CHECK(busy == 16384 && quiet == 1048576, "thresholds %zu %zu", busy, quiet);
+        CHECK(T.caps.get_threshold == busy, "get_threshold %zu", T.caps.get_threshold);
+        if (i == 0) {
+            CHECK(rtm_tl_shm.get_preferred(T.ep[peer], busy), "busy: %zu B not by CMA", busy);
+            CHECK(!rtm_tl_shm.get_preferred(T.ep[peer], busy - 1), "busy: below threshold");
+        } else if (i == 1) {
+            CHECK(!rtm_tl_shm.get_preferred(T.ep[peer], busy), "quiet: %zu B by CMA", busy);
+            CHECK(!rtm_tl_shm.get_preferred(T.ep[peer], quiet - 1), "quiet: below threshold");
+            CHECK(rtm_tl_shm.get_preferred(T.ep[peer], quiet), "quiet: %zu B not by CMA", quiet);
+        } else {
+            got = rtm_tl_shm.get_preferred(T.ep[peer], busy);
+            CHECK(rtm_tl_shm.get_preferred(T.ep[peer], quiet), "auto: %zu B not by CMA", quiet);
+            CHECK(!rtm_tl_shm.get_preferred(T.ep[peer], busy - 1), "auto: below both");
+            if (job->rank == 0)
+                printf("    auto: the host is %s now\n", got ? "busy" : "quiet");
+        }
+        tteardown(job);
+    }
+    unsetenv("RTM_SHM_LOAD");
+    unsetenv("RTM_SHM_CMA_THRESHOLD_BUSY");
+    unsetenv("RTM_SHM_CMA_THRESHOLD");
+}
+
+/* The runnable-task field of /proc/loadavg, and texts that are not it. */
+static void body_load_parse(tjob_t *job)
+{
+    static const struct { const char *text; int want; } cases[] = {
+        {"0.50 0.60 0.70 3/250 12345\n", 3}, {"12.01 9.99 7.00 17/1024 1", 17},
+        {"0.00 0.00 0.00 1/1 1", 1}, {"0.50 0.60 0.70 /250 1", -1}, {"0.50 0.60", -1},
+        {"0.50 0.60 0.70 3", -1}, {"", -1}, {"a b c 4/5", 4},
+    };
+
+    (void)job;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int got = shm_load_parse(cases[i].text, strlen(cases[i].text));
+
+        CHECK(got == cases[i].want, "\"%s\": %d, expected %d", cases[i].text, got,
+              cases[i].want);
+    }
 }
 
 /* A seccomp filter that makes process_vm_readv fail with EPERM, as in a
@@ -512,6 +573,8 @@ int main(void)
     failed |= tjob_run("all to all, 4 ranks, ordering and content", 4, body_all_to_all, 0);
     failed |= tjob_run("CMA get", 2, body_cma, 0);
     failed |= tjob_run("CMA get, probe through addr_lookup", 2, body_cma_lookup, 0);
+    failed |= tjob_run("CMA chosen by size and load (RTM_SHM_LOAD)", 2, body_cma_load, 0);
+    failed |= tjob_run("load signal: /proc/loadavg's runnable tasks", 1, body_load_parse, 0);
     failed |= tjob_run("CMA off (RTM_SHM_CMA=off)", 2, body_cma_off, 0);
     failed |= tjob_run("CMA refused by seccomp (EPERM)", 2, body_cma_refused, 0);
     failed |= tjob_run("SIGKILL after attach leaves nothing", 3, body_sigkill, 1u << 2);

@@ -91,6 +91,7 @@ static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t
         return rtm_error_set(RTM_ERR_NO_MEMORY, "shm open: no memory");
     iface->super.ops = &rtm_tl_shm;
     iface->fd = -1;
+    iface->load_fd = -1;
     iface->am_cb = params->am_cb;
     iface->am_arg = params->am_arg;
     iface->addr_lookup = params->addr_lookup;
@@ -136,6 +137,13 @@ static void shm_close(rtm_tl_iface_t *tl_iface)
 
     if (iface == NULL)
         return;
+    if (iface->cma == SHM_CMA_OK)
+        rtm_debug("shm: %llu CMA reads (%llu B), %llu rendezvous left to the rings; host busy "
+                  "in %llu of %llu load samples", (unsigned long long)iface->cma_reads,
+                  (unsigned long long)iface->cma_bytes, (unsigned long long)iface->cma_declined,
+                  (unsigned long long)iface->load_busy_samples,
+                  (unsigned long long)iface->load_samples);
+    shm_load_close(iface);
     shm_seg_unlink_if_named(iface);
     shm_seg_detach(iface);
     shm_free(iface);
@@ -204,6 +212,7 @@ static rtm_status_t shm_wireup(rtm_tl_iface_t *tl_iface)
     if (status != RTM_OK)
         return status;
     shm_cma_probe(iface);
+    shm_load_open(iface);
     shm_cma_describe(iface, desc, sizeof(desc));
     rtm_debug("shm: %s, %d local ranks, rings of %llu KiB, %s", iface->name, iface->local_size,
               (unsigned long long)(iface->fifo_lines * SHM_LINE / 1024), desc);
@@ -224,7 +233,7 @@ static void shm_query(rtm_tl_iface_t *tl_iface, rtm_tl_caps_t *caps)
         caps->eager_limit = am_max - 256;
     if (iface != NULL && iface->cma == SHM_CMA_OK) {
         caps->flags |= RTM_TL_CAP_GET;
-        caps->get_threshold = shm_config.cma_threshold;
+        caps->get_threshold = shm_cma_min_threshold();   /* then per message: get_preferred */
     }
     caps->latency_us = 0.1;
     caps->bandwidth_gbs = 10.0;
@@ -239,8 +248,9 @@ static void shm_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
     if (iface == NULL) {
         snprintf(buf, len,
                  "shm: ranks of one host, per-pair lock-free rings in /dev/shm, eager <= %zu B, "
-                 "CMA single copy from %zu B when the kernel permits (RTM_SHM_CMA=%s)",
-                 shm_config.eager_limit, shm_config.cma_threshold,
+                 "CMA single copy from %zu B (%zu B on a busy host) when the kernel permits "
+                 "(RTM_SHM_CMA=%s)",
+                 shm_config.eager_limit, shm_config.cma_threshold, shm_config.cma_threshold_busy,
                  shm_config.cma == 0 ? "auto" : "off");
         return;
     }
@@ -405,5 +415,6 @@ const rtm_tl_ops_t rtm_tl_shm = {
     .mem_reg    = shm_mem_reg,
     .mem_dereg  = shm_mem_dereg,
     .get        = shm_get,
+    .get_preferred = shm_get_preferred,
     .progress   = shm_progress,
 };
