@@ -397,6 +397,17 @@ static void body_cma_off(tjob_t *job)
     tteardown(job);
 }
 
+/* RTM_SHM_SEG_MAX bounds the segment: 4 ranks (12 rings) in 1 MiB get
+ * 64 KiB rings, not 256 KiB, and all to all still arrives in order. */
+static void body_seg_budget(tjob_t *job)
+{
+    setenv("RTM_SHM_SEG_MAX", "1M", 1);
+    body_all_to_all(job);
+    CHECK(T.caps.am_max == 64 * 1024 / 4 - 8, "am_max %zu: rings not shrunk to 64K",
+          T.caps.am_max);
+    unsetenv("RTM_SHM_SEG_MAX");
+}
+
 /* get_preferred by size and the load signal, forced by RTM_SHM_LOAD: a busy
  * host reads from RTM_SHM_CMA_THRESHOLD_BUSY, a quiet one from
  * RTM_SHM_CMA_THRESHOLD; auto reads /proc/loadavg and says one or the other. */
@@ -540,6 +551,7 @@ static void body_no_space(tjob_t *job)
     for (int i = 0; i < 64; i++)
         peers[i] = i;
     setenv("RTM_SHM_FIFO_SIZE", "1G", 1);
+    setenv("RTM_SHM_SEG_MAX", "1024G", 1);   /* above /dev/shm: the segment must not fit */
     CHECK(rtm_config_register(&shm_config_table) == RTM_OK, "%s", rtm_last_error());
     memset(&params, 0, sizeof(params));
     params.local_size = 64;
@@ -550,7 +562,7 @@ static void body_no_space(tjob_t *job)
     params.am_cb = am_cb;
     params.peer_failed = tjob_peer_failed;
     st = rtm_tl_shm.open(&params, &iface);
-    CHECK(st == RTM_ERR_TRANSPORT, "open of a 4032 GiB segment returned %d", st);
+    CHECK(st == RTM_ERR_TRANSPORT, "open of a 1 TiB segment returned %d", st);
     CHECK(strstr(rtm_last_error(), "/dev/shm/rtm-") != NULL &&
           strstr(rtm_last_error(), "RTM_SHM_FIFO_SIZE") != NULL, "message: %s",
           rtm_last_error());
@@ -571,6 +583,8 @@ int main(void)
     failed |= tjob_run("every size 0..am_max, 8K ring (many wraps)", 2,
                        body_every_size_small_fifo, 0);
     failed |= tjob_run("all to all, 4 ranks, ordering and content", 4, body_all_to_all, 0);
+    failed |= tjob_run("segment within RTM_SHM_SEG_MAX: smaller rings, all to all", 4,
+                       body_seg_budget, 0);
     failed |= tjob_run("CMA get", 2, body_cma, 0);
     failed |= tjob_run("CMA get, probe through addr_lookup", 2, body_cma_lookup, 0);
     failed |= tjob_run("CMA chosen by size and load (RTM_SHM_LOAD)", 2, body_cma_load, 0);

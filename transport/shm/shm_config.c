@@ -9,8 +9,8 @@
  * fragments) against CMA: 32K 23 vs 0.8, 256K 40 vs 1.8, 512K 47 vs 3.3 GB/s
  * while both ranks have a core. Whole stack (osu_p2p bw/bibw, window 64,
  * docs/benchmarks.md "Under load"): with two busy processes on the two
- * CPUs, CMA from 32K moved 32K-4M 2-5x (bw) and 4-9x (bibw) more than the
- * ring copy; at load 5-7 from other work, CMA was ahead from 128K (bw) and
+ * CPUs, CMA from 32K moved 32K-4M 1.3-5.6x (bw) and 3.8-12.7x (bibw) what the
+ * ring copy did; at load 5-7 from other work, CMA was ahead from 128K (bw) and
  * 64K (bibw); on a quiet host the ring copy led up to 256K and trailed the
  * peers' CMA at 512K-1M. Hence 512K quiet, 32K busy. Eager stays at 4K: the
  * receiver may buffer credits x limit per peer.
@@ -35,7 +35,9 @@ static const rtm_cfg_row_t shm_config_rows[] = {
       "Shared memory: auto uses CMA single copy when the kernel permits it (checked at init); off always copies through the shared segment"),
     RTM_CFG_ROW(SHM_FIFO_SIZE, shm_config_t, fifo_size, SIZE, "256K", NULL, SHM_CONFIG_FIFO_MIN,
                 SHM_CONFIG_FIFO_MAX,
-      "Shared memory: bytes of each per-pair queue in the job's segment"),
+      "Shared memory: bytes of each per-pair queue in the job's segment (at most: see RTM_SHM_SEG_MAX)"),
+    RTM_CFG_ROW(SHM_SEG_MAX, shm_config_t, seg_max, SIZE, "256M", NULL, RTM_CFG_MIB, RTM_CFG_TIB,
+      "Shared memory: the most the job's segment on one host takes of /dev/shm; the per-pair queues shrink from RTM_SHM_FIFO_SIZE (to 8K at the least, which fits 128 local ranks in 190 MiB) until every pair's fits"),
 };
 
 rtm_cfg_table_t shm_config_table =

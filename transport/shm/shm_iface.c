@@ -40,12 +40,18 @@ _Static_assert(SHM_CONFIG_FIFO_MIN == SHM_MIN_FIFO_LINES * SHM_LINE &&
                SHM_CONFIG_FIFO_MAX == SHM_MAX_FIFO_SIZE, "shm_config.c's fifo range");
 
 /* Rings are a power of two of lines, holding at least four of the largest
- * messages so that a stream keeps several fragments in flight. */
-static uint64_t fifo_lines_for(size_t fifo_size)
+ * messages so that a stream keeps several fragments in flight, and as many
+ * as RTM_SHM_FIFO_SIZE says while the local_size x (local_size - 1) rings
+ * fit in RTM_SHM_SEG_MAX: at 256 KiB a ring, 64 ranks took 1 GiB and 128
+ * ranks 4 GiB; within 256 MiB they get 32 KiB and 8 KiB rings (the ring is
+ * quadratic in ranks; the floor, 8 KiB, fits 128 ranks in 190 MiB). */
+static uint64_t fifo_lines_for(size_t fifo_size, int local_size)
 {
+    uint64_t rings = (uint64_t)local_size * (uint64_t)(local_size > 1 ? local_size - 1 : 0);
     uint64_t lines = SHM_MIN_FIFO_LINES;
 
-    while (lines * 2 * SHM_LINE <= fifo_size)
+    while (lines * 2 * SHM_LINE <= fifo_size &&
+           rings * (SHM_FIFO_DATA_OFS + lines * 2 * SHM_LINE) <= shm_config.seg_max)
         lines *= 2;
     return lines;
 }
@@ -102,7 +108,7 @@ static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t
     snprintf(iface->hostname, sizeof(iface->hostname), "%s",
              params->hostname ? params->hostname : rtm_log_hostname());
     shm_seg_name(params->nspace, params->node_id, iface->name, sizeof(iface->name));
-    iface->fifo_lines = fifo_lines_for(shm_config.fifo_size);
+    iface->fifo_lines = fifo_lines_for(shm_config.fifo_size, params->local_size);
     iface->am_max = am_max_for(iface->fifo_lines);
     iface->cma = SHM_CMA_UNPROBED;
     /* any value a stale or foreign mapping would not hold by chance */
