@@ -29,6 +29,12 @@
 #   BASE_BUILD        a second librtmsg build dir (e.g. of the commit before a
 #                     change): run interleaved with the others as "before",
 #                     with a column ours / before in every table
+#   NP (2)            ranks; more than the CPUs runs oversubscribed (every
+#                     launcher told so: no binding, Open MPI then yields idle)
+#   LOAD (0)          1: loaded mode: one busy process per CPU runs for the
+#                     whole measurement (each bounded by LOAD_SECONDS, 3600,
+#                     and killed at exit), so the three MPIs meet the same load
+# With NP or LOAD set, the files are named mpi-results-np4-loaded.md etc.
 # Installs openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox if missing.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -42,6 +48,14 @@ out_dir=${OUT_DIR:-$top/docs/bench}
 read -r -a p2p_extra <<<"${P2P_ARGS:-}"
 read -r -a coll_extra <<<"${COLL_ARGS:-}"
 parts=" ${PARTS:-p2p coll launch} "
+np=${NP:-2}
+load=${LOAD:-0}
+load_seconds=${LOAD_SECONDS:-3600}
+tag=""
+[ "$np" != 2 ] && tag="$tag-np$np"
+[ "$load" = 1 ] && tag="$tag-loaded"
+oversub=0
+[ "$np" -gt "$(nproc)" ] && oversub=1
 
 rtm_install_packages openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox
 make -C "$build" -s rtrun librtmsg.la tests/mpi/mpicc >/dev/null
@@ -53,7 +67,14 @@ fi
 mkdir -p "$out_dir"
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+busy_pids=()
+stop_load() {
+    local p
+    for p in "${busy_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${busy_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+    busy_pids=()
+}
+trap 'stop_load; rm -rf "$tmp"' EXIT
 
 impls=(ours openmpi mpich)
 declare -A mpicc=([ours]="$build/tests/mpi/mpicc" [openmpi]=mpicc.openmpi [mpich]=mpicc.mpich)
@@ -73,11 +94,18 @@ done
 
 root_flag=()
 [ "$(id -u)" -eq 0 ] && root_flag=(--allow-run-as-root)
-launcher_ours=("$build/rtrun" -n 2 --bind-to core)
-launcher_base=("$base/rtrun" -n 2 --bind-to core)
-# ob1 + vader: Open MPI's shared-memory path, one rank per core
-launcher_openmpi=(mpirun.openmpi "${root_flag[@]}" -n 2 --bind-to core --mca pml ob1 --mca btl self,vader)
-launcher_mpich=(mpirun.mpich -n 2 -bind-to core)
+if [ "$oversub" = 1 ]; then
+    launcher_ours=("$build/rtrun" -n "$np" --oversubscribe)
+    launcher_base=("$base/rtrun" -n "$np" --oversubscribe)
+    launcher_openmpi=(mpirun.openmpi "${root_flag[@]}" -n "$np" --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader)
+    launcher_mpich=(mpirun.mpich -n "$np")
+else
+    launcher_ours=("$build/rtrun" -n "$np" --bind-to core)
+    launcher_base=("$base/rtrun" -n "$np" --bind-to core)
+    # ob1 + vader: Open MPI's shared-memory path, one rank per core
+    launcher_openmpi=(mpirun.openmpi "${root_flag[@]}" -n "$np" --bind-to core --mca pml ob1 --mca btl self,vader)
+    launcher_mpich=(mpirun.mpich -n "$np" -bind-to core)
+fi
 launch() {   # launch IMPL PROGRAM ARGS...: one bounded job
     local impl=$1; shift
     local -n l="launcher_$impl"
@@ -103,6 +131,17 @@ run_prog() {   # run_prog ROUND IMPL PROG ARGS...
 }
 now_ns() { date +%s%N; }
 
+# loaded mode: one busy process per CPU, each bounded in time, each in a
+# session of its own (setsid) as other work on a host would be: with the
+# kernel's autogroup scheduling (sched_autogroup_enabled) a session shares
+# one CPU share, and MPICH's launcher puts every rank in a session of its own
+if [ "$load" = 1 ]; then
+    for c in $(seq 1 "$(nproc)"); do
+        setsid timeout "$load_seconds" sh -c 'while :; do :; done' &
+        busy_pids+=($!)
+    done
+    echo "loaded mode: ${#busy_pids[@]} busy processes (pids ${busy_pids[*]}), at most $load_seconds s" >&2
+fi
 start_load=$(cut -d' ' -f1-3 /proc/loadavg)
 start_date=$(date -u '+%Y-%m-%d %H:%M UTC')
 for r in $(seq 1 "$rounds"); do
@@ -140,7 +179,8 @@ for r in $(seq 1 "$rounds"); do
     done
 done
 end_load=$(cut -d' ' -f1-3 /proc/loadavg)
-cp "$raw" "$out_dir/mpi-raw.txt"
+stop_load
+cp "$raw" "$out_dir/mpi-raw$tag.txt"
 
 # ---- tables and plot data ------------------------------------------------
 # For every (bench, size, impl): median over rounds of the per-run value and
@@ -208,7 +248,8 @@ END {
     names["mr"] = "Message rate (8 B, window of 64)"
     names["barrier"] = "MPI_Barrier"; names["bcast"] = "MPI_Bcast"; names["reduce"] = "MPI_Reduce (float sum)"
     names["allreduce"] = "MPI_Allreduce (float sum)"; names["allgather"] = "MPI_Allgather (size per rank)"
-    names["alltoall"] = "MPI_Alltoall (size per rank pair)"; names["launch"] = "Launch time (2 ranks, MPI_Init + MPI_Finalize)"
+    names["alltoall"] = "MPI_Alltoall (size per rank pair)"; names["launch"] = "Launch time (MPI_Init + MPI_Finalize)"
+    names["sendrecv"] = "MPI_Sendrecv (ring: to the next rank, from the previous)"
     short["lat"] = "latency"; short["bw"] = "bandwidth"; short["bibw"] = "bidir. bandwidth"; short["mr"] = "message rate"
     short["barrier"] = "Barrier"; short["allreduce"] = "Allreduce"; short["launch"] = "launch time"
 
@@ -260,7 +301,7 @@ plot() {   # plot BENCH FILE TITLE YLABEL LOGY
     awk '$1 > 0' "$tmp/$b.dat" >"$tmp/$b.plot"
     gnuplot <<EOF
 set terminal pngcairo size 900,560 font "sans,10"
-set output "$out_dir/$png"
+set output "$out_dir/${png/mpi-/mpi$tag-}"
 set title "$title"
 set xlabel "message size (bytes)"
 set ylabel "$ylabel"
@@ -274,10 +315,10 @@ plot "$tmp/$b.plot" using 1:2:3:4 with yerrorlines lw 2 title "librtmsg", \
      "" using 1:8:9:10 with yerrorlines lw 2 title "MPICH 4.0"
 EOF
 }
-plot lat mpi-latency.png "Ping-pong latency, 2 ranks (median over $rounds rounds, bars: min-max)" "microseconds (lower is better)" yes
-plot bw mpi-bandwidth.png "Streaming bandwidth, window of 64, 2 ranks (median over $rounds rounds, bars: min-max)" "GB/s (higher is better)" yes
-plot reduce mpi-reduce.png "MPI_Reduce (float sum), 2 ranks (median over $rounds rounds, bars: min-max)" "microseconds (lower is better)" yes
-plot allreduce mpi-allreduce.png "MPI_Allreduce (float sum), 2 ranks (median over $rounds rounds, bars: min-max)" "microseconds (lower is better)" yes
+plot lat mpi-latency.png "Ping-pong latency, $np ranks (median over $rounds rounds, bars: min-max)" "microseconds (lower is better)" yes
+plot bw mpi-bandwidth.png "Streaming bandwidth, window of 64, $np ranks (median over $rounds rounds, bars: min-max)" "GB/s (higher is better)" yes
+plot reduce mpi-reduce.png "MPI_Reduce (float sum), $np ranks (median over $rounds rounds, bars: min-max)" "microseconds (lower is better)" yes
+plot allreduce mpi-allreduce.png "MPI_Allreduce (float sum), $np ranks (median over $rounds rounds, bars: min-max)" "microseconds (lower is better)" yes
 
 # ---- the write-up --------------------------------------------------------
 commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -288,25 +329,32 @@ cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
 {
     echo "## MPI benchmarks: $start_date"
     echo
-    echo "Generated by \`ROUNDS=$rounds REPS=$reps LAUNCH_REPS=$launch_reps${PARTS:+ PARTS=\"$PARTS\"}${COLL_ARGS:+ COLL_ARGS=\"$COLL_ARGS\"}${P2P_ARGS:+ P2P_ARGS=\"$P2P_ARGS\"} bench/compare-mpi.sh\`"
+    echo "Generated by \`ROUNDS=$rounds REPS=$reps LAUNCH_REPS=$launch_reps${NP:+ NP=$NP}${LOAD:+ LOAD=$LOAD}${PARTS:+ PARTS=\"$PARTS\"}${COLL_ARGS:+ COLL_ARGS=\"$COLL_ARGS\"}${P2P_ARGS:+ P2P_ARGS=\"$P2P_ARGS\"} bench/compare-mpi.sh\`"
     echo "(commit $commit) on $(nproc) CPUs ($cpu), Linux $(uname -r). Open MPI $ompi_ver"
     echo "(ob1/vader), MPICH $mpich_ver. Load average (1, 5, 15 min) at the start"
     echo "$start_load, at the end $end_load; 1-min load at the start of each round: ${loads[*]}."
-    echo "With 2 ranks on $(nproc) CPUs, any other load lands on a benchmark core:"
+    if [ "$load" = 1 ]; then
+        echo "Loaded mode: $(nproc) busy processes (one per CPU, \`while :; do :; done\`) ran through"
+        echo "every round, so each MPI met the same extra load (autogroup scheduling:"
+        echo "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo unknown); with it, MPICH's ranks, each in a session"
+        echo "of its own, get a CPU share each, ours and Open MPI's share one per job)."
+    fi
+    [ "$oversub" = 1 ] && echo "Oversubscribed: $np ranks on $(nproc) CPUs, no binding."
+    echo "With $np ranks on $(nproc) CPUs, any other load lands on a benchmark core:"
     echo "absolute figures are those of this machine at this time; compare within a row."
     echo
     echo "Each program run reports the median of $reps repetitions; a cell gives the"
     echo "median over the $rounds rounds of that figure and, in parentheses, the"
     echo "lowest and highest round. Launch time: wall time from starting the launcher"
     echo "until it exits for a program that only calls MPI_Init and MPI_Finalize,"
-    echo "median of $launch_reps launches per round. Raw lines: [mpi-raw.txt](mpi-raw.txt)."
+    echo "median of $launch_reps launches per round. Raw lines: [mpi-raw$tag.txt](mpi-raw$tag.txt)."
     echo
-    echo "Commands (2 ranks, one per core; programs in bench/mpi/ built with each MPI's mpicc ${cflags[*]}):"
+    echo "Commands (programs in bench/mpi/ built with each MPI's mpicc ${cflags[*]}):"
     echo
-    echo "- librtmsg: \`rtrun -n 2 --bind-to core PROG\` (compiled with <build>/tests/mpi/mpicc)"
+    echo "- librtmsg: \`${launcher_ours[*]/#$build\//} PROG\` (compiled with <build>/tests/mpi/mpicc)"
     [ -n "$base" ] && echo "- librtmsg before (BASE_BUILD, commit $(git -C "$base/.." rev-parse --short HEAD 2>/dev/null || echo unknown)): the same with that build's rtrun and mpicc"
-    echo "- Open MPI: \`mpirun.openmpi${root_flag:+ ${root_flag[*]}} -n 2 --bind-to core --mca pml ob1 --mca btl self,vader PROG\`"
-    echo "- MPICH: \`mpirun.mpich -n 2 -bind-to core PROG\`"
+    echo "- Open MPI: \`${launcher_openmpi[*]} PROG\`"
+    echo "- MPICH: \`${launcher_mpich[*]} PROG\`"
     echo "- PROG: \`osu_p2p -r $reps${P2P_ARGS:+ $P2P_ARGS}\`, \`osu_coll -r $reps${COLL_ARGS:+ $COLL_ARGS}\`, \`init_finalize\`"
     echo
     if [ ${#failures[@]} -gt 0 ]; then
@@ -321,12 +369,12 @@ cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
     fi
     # the plots this run drew (PARTS may leave some out)
     for b in lat:latency bw:bandwidth reduce:reduce allreduce:allreduce; do
-        if [ -s "$tmp/${b%%:*}.dat" ]; then echo "![${b#*:}](mpi-${b#*:}.png)"; fi
+        if [ -s "$tmp/${b%%:*}.dat" ]; then echo "![${b#*:}](mpi$tag-${b#*:}.png)"; fi
     done
     echo
     cat "$tmp/tables.md"
-} >"$out_dir/mpi-results.md"
-echo "wrote $out_dir/mpi-results.md, mpi-raw.txt and the plots" >&2
+} >"$out_dir/mpi-results$tag.md"
+echo "wrote $out_dir/mpi-results$tag.md, mpi-raw$tag.txt and the plots" >&2
 if [ ${#failures[@]} -gt 0 ]; then
     printf '%s\n' "${failures[@]}" >&2
     exit 1

@@ -82,6 +82,18 @@ EXTRA_DIST += tests/unit/runtime_layers.sh
 INTEGRATION_TESTS += tests/integration/idle_wait.sh tests/integration/rndv_bidir.sh
 EXTRA_DIST += tests/integration/idle_wait.sh tests/integration/rndv_bidir.sh
 
+# Only transports that can have work are polled (self only while a
+# self-send waits: runtime/progress.c), checked by poll counters.
+INTEGRATION_TESTS += tests/integration/poll_self.sh
+EXTRA_DIST += tests/integration/poll_self.sh
+
+# Long waits back off, yielding waits yield (runtime/progress.c).
+check_PROGRAMS += tests/integration/idle_backoff
+tests_integration_idle_backoff_LDADD = $(ITEST_LIBS)
+tests_integration_idle_backoff_LDFLAGS = $(ITEST_LINK_FLAGS)
+INTEGRATION_TESTS += tests/integration/idle_backoff.sh
+EXTRA_DIST += tests/integration/idle_backoff.sh
+
 # Communicator context ids are recycled (runtime/comm.c, runtime/ctxid.c).
 check_PROGRAMS += tests/integration/comm_recycle
 tests_integration_comm_recycle_LDADD = $(ITEST_LIBS)

@@ -22,19 +22,21 @@ int          progress_has_pending(void);
 /* The idle policy (RTM_IDLE_WAIT), resolved on first use: IDLE_SPIN or IDLE_YIELD. */
 int          progress_idle_resolve(void);
 
-/* Called by a blocking wait after `idle` consecutive empty polls: yields the
- * core once the wait has spun RTM_POLL_SPIN polls, if the policy says so
- * (an oversubscribed host); otherwise keeps spinning, as a rank that owns
- * its core should. Cheap: one compare until the spin is over. */
+/* The slow path of an idle poll (progress.c): yield, or back off. */
+void         progress_idle_slow(void);
+
+/* Called by a blocking wait after `idle` consecutive empty polls (a wait's
+ * polls, counted from 1). The policy (RTM_IDLE_WAIT, resolved on the first
+ * call): a rank that shares its core with other ranks of the job yields it
+ * at every empty poll past RTM_POLL_SPIN (0: at once), as the peer it waits
+ * for may need that core; a rank with a core of its own spins, and only a
+ * long wait backs off (progress_idle_slow). Cheap: two compares until then. */
 static inline void progress_idle(unsigned long idle)
 {
-    if (idle <= (unsigned long)rt_config.poll_spin)
-        return;
-    state_check();   /* a launcher asked for the job's state (runtime/state.h) */
     if (__builtin_expect(rtm_rt.idle_yield == IDLE_UNRESOLVED, 0))
         progress_idle_resolve();
-    if (rtm_rt.idle_yield == IDLE_YIELD)
-        sched_yield();
+    if (idle > rtm_rt.idle_spin && (idle & rtm_rt.idle_check_mask) == 0)
+        progress_idle_slow();
 }
 
 #endif

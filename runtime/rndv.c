@@ -272,6 +272,16 @@ static size_t rndv_get_threshold(const rtm_peer_t *p)
     return threshold;
 }
 
+/* Whether the receiver reads a message of `size` bytes by get: below the
+ * transport's threshold only for traffic both ways (above), above it when
+ * the transport prefers a get now (its load signal, get_preferred). */
+static int rndv_get_wanted(const rtm_peer_t *p, size_t size)
+{
+    if (size < p->tl->caps.get_threshold)
+        return size >= rndv_get_threshold(p);
+    return p->tl->ops->get_preferred == NULL || p->tl->ops->get_preferred(p->ep, size);
+}
+
 void rndv_start(rtm_request_impl_t *req, int peer, const rtm_rts_hdr_t *rts)
 {
     rtm_peer_t *p = &rtm_rt.peers[peer];
@@ -294,7 +304,7 @@ void rndv_start(rtm_request_impl_t *req, int peer, const rtm_rts_hdr_t *rts)
         return;
     }
     if (rts->rkey_len > 0 && n > 0 && (p->tl->caps.flags & RTM_TL_CAP_GET) &&
-        rts->size >= rndv_get_threshold(p)) {
+        rndv_get_wanted(p, rts->size)) {
         rtm_trace("rank %d: %zu B from rank %d read by get%s", rtm_rt.world_rank, n, peer,
                   rts->size < p->tl->caps.get_threshold ? " (traffic both ways)" : "");
         req->comp.cb = rndv_get_done;

@@ -37,6 +37,8 @@ typedef struct rtm_tl {
      * left in which it is polled every call since it last found work. */
     int                 poll_skip;
     int                 poll_hot;
+    /* progress() calls made (logged at close: tests check who is polled) */
+    unsigned long       polls;
 } rtm_tl_t;
 
 struct rtm_peer;
@@ -76,6 +78,13 @@ typedef struct rtm_runtime {
     rtm_comm_obj_t   *comms;         /* by handle (comm.c) */
     int               num_comms;
     int               idle_yield;    /* IDLE_* above */
+    /* the idle policy resolved (progress.c): a wait's idle polls before the
+     * slow path, and which polls past them take it (a mask) */
+    unsigned long     idle_spin;
+    unsigned long     idle_check_mask;
+    unsigned long     progress_events; /* events found by every pass so far */
+    unsigned long     idle_yields;     /* sched_yield calls of blocking waits */
+    unsigned long     idle_sleeps;     /* back-off sleeps of long waits */
 } rtm_runtime_t;
 
 extern rtm_runtime_t rtm_rt;

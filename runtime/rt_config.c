@@ -22,10 +22,10 @@ static const rtm_cfg_row_t rt_config_rows[] = {
     /* the wire hands credits back in 16 bits (runtime/proto.h) */
     RTM_CFG_ROW(EAGER_CREDITS, rt_config_t, eager_credits, INT, "64", NULL, 1, 65535,
       "Eager messages a rank may have in flight to one peer before further sends wait for the receiver (bounds unexpected-message memory)"),
-    RTM_CFG_ROW(POLL_SPIN, rt_config_t, poll_spin, INT, "2000", NULL, 0, 1000000000,
-      "Empty progress polls a blocking call spins through before it starts yielding the core"),
+    RTM_CFG_ROW(POLL_SPIN, rt_config_t, poll_spin, INT, "0", NULL, 0, 1000000000,
+      "Yielding waits (RTM_IDLE_WAIT): empty progress polls spun through before the first sched_yield; 0 yields at the first empty poll, as a peer sharing the core needs it at once"),
     RTM_CFG_ROW(IDLE_WAIT, rt_config_t, idle_wait, ENUM, "auto", "auto|spin|yield", 0, 0,
-      "Blocking waits with nothing to do: spin keeps polling (lowest latency; each rank needs a core of its own); yield calls sched_yield after RTM_POLL_SPIN empty polls (ranks sharing a core let each other run); auto yields only when this host runs more ranks of the job than the CPUs they may use"),
+      "Blocking waits with nothing to do: spin keeps polling (lowest latency; each rank needs a core of its own); yield calls sched_yield at each empty poll past RTM_POLL_SPIN (ranks sharing a core let each other run); auto yields only when this host runs more ranks of the job than the CPUs they may use. Either way a wait idle for 50 ms yields, and one idle for 0.5 s sleeps 1/256 of its age (at most 1 ms) per poll"),
     RTM_CFG_ROW(NET_POLL_INTERVAL, rt_config_t, net_poll_interval, INT, "16", NULL, 1, 1000000,
       "Progress calls between two polls of a socket transport (tcp) while it finds nothing; 1 polls it every call. After it finds work it is polled every call for the next 64 polls"),
     RTM_CFG_ROW(RNDV_GET_BIDIR, rt_config_t, rndv_get_bidir, SIZE, "0", NULL, 0, RTM_CFG_TIB,

@@ -306,7 +306,12 @@ rtm_status_t peers_quiesce(void)
 
 void tls_close(void)
 {
-    for (int i = rtm_rt.num_tls - 1; i >= 0; i--)
+    rtm_debug("idle waits: %lu yields, %lu back-off sleeps", rtm_rt.idle_yields,
+              rtm_rt.idle_sleeps);
+    for (int i = rtm_rt.num_tls - 1; i >= 0; i--) {
+        rtm_debug("transport %s: polled %lu times", rtm_rt.tls[i].ops->name,
+                  rtm_rt.tls[i].polls);
         rtm_rt.tls[i].ops->close(rtm_rt.tls[i].iface);
+    }
     rtm_rt.num_tls = 0;
 }

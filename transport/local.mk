@@ -15,6 +15,7 @@ SHM_SOURCES = \
 	transport/shm/shm_cma.c \
 	transport/shm/shm_fifo.h \
 	transport/shm/shm_iface.c \
+	transport/shm/shm_load.c \
 	transport/shm/shm_seg.c \
 	transport/shm/shm_state.c
 
@@ -42,3 +43,8 @@ tests_unit_test_shm_self_LDADD = runtime/librtmcfg.la common/libcommon.la
 noinst_PROGRAMS += transport/shm/bench_shm
 transport_shm_bench_shm_SOURCES = transport/shm/bench_shm.c $(SHM_SOURCES)
 transport_shm_bench_shm_LDADD = runtime/librtmcfg.la common/libcommon.la
+
+# Integration: the shm transport picks CMA or the ring copy by size and the
+# host's load (RTM_SHM_LOAD forced), every byte checked.
+INTEGRATION_TESTS += tests/integration/cma_load.sh
+EXTRA_DIST += tests/integration/cma_load.sh

@@ -55,6 +55,9 @@ typedef struct rtm_tl_memh  rtm_tl_memh_t;    /* transport-private */
 /* The base every transport's interface begins with (its first member). */
 struct rtm_tl_iface {
     const rtm_tl_ops_t *ops;      /* the table that opened it */
+    /* RTM_TL_CAP_POLL_ON_WORK: nonzero while progress() has something to
+     * do; the transport sets and clears it, the runtime reads it. */
+    int                 has_work;
 };
 
 /* The base every endpoint begins with (its first member): the interface it
@@ -114,6 +117,9 @@ enum {
      * less often while it finds nothing, so a shared-memory loop is not
      * slowed by a socket poll per iteration. */
     RTM_TL_CAP_SLOW_POLL = 1u << 3,
+    /* progress() finds work only when this process made it (self: its own
+     * am_send): the runtime calls it only while iface->has_work is set. */
+    RTM_TL_CAP_POLL_ON_WORK = 1u << 4,
 };
 
 typedef struct rtm_tl_caps {
@@ -174,6 +180,13 @@ struct rtm_tl_ops {
     rtm_status_t (*get)(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh,
                         size_t len, uint64_t remote_addr, const void *rkey,
                         size_t rkey_len, rtm_tl_comp_t *comp);
+    /* Optional (CAP_GET). Whether a get of len bytes (len >= caps.get_threshold)
+     * from ep's peer is the better path now, rather than a copy through
+     * active messages: e.g. shm weighs the host's load, as its copy needs
+     * both ranks on a core at once and a get only the reader. NULL: always.
+     * The receiver of a rendezvous asks once per message; no allocation,
+     * lock or log. */
+    int          (*get_preferred)(rtm_tl_ep_t *ep, size_t len);
 
     /* Deliver incoming messages and completions; returns events handled.
      * Hot path: must not allocate, lock or log. */

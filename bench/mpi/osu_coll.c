@@ -9,6 +9,8 @@
  *   allreduce  MPI_Allreduce of SIZE bytes (MPI_FLOAT, MPI_SUM)
  *   allgather  MPI_Allgather, SIZE bytes contributed by each rank
  *   alltoall   MPI_Alltoall, SIZE bytes sent to each rank
+ *   sendrecv   MPI_Sendrecv of SIZE bytes to the next rank, from the
+ *              previous one (a ring, as the Intel MPI Benchmarks' Sendrecv)
  *
  * Each repetition: a barrier, then ITERS back-to-back calls timed on every
  * rank; the sample is the mean over ranks of the per-call time, in
@@ -29,9 +31,10 @@
 
 #define MAX_SIZES 32
 
-enum op { OP_BARRIER, OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_ALLGATHER, OP_ALLTOALL, OP_COUNT };
+enum op { OP_BARRIER, OP_BCAST, OP_REDUCE, OP_ALLREDUCE, OP_ALLGATHER, OP_ALLTOALL, OP_SENDRECV,
+          OP_COUNT };
 static const char *const op_names[OP_COUNT] = {
-    "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall",
+    "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall", "sendrecv",
 };
 
 static int rank, nranks;
@@ -59,6 +62,10 @@ static void run_op(enum op op, long size)
         break;
     case OP_ALLTOALL:
         MPI_Alltoall(sbuf, (int)size, MPI_CHAR, rbuf, (int)size, MPI_CHAR, MPI_COMM_WORLD);
+        break;
+    case OP_SENDRECV:
+        MPI_Sendrecv(sbuf, (int)size, MPI_CHAR, (rank + 1) % nranks, 5, rbuf, (int)size, MPI_CHAR,
+                     (rank + nranks - 1) % nranks, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         break;
     case OP_COUNT:
         break;
@@ -108,7 +115,7 @@ static int wanted(const char *list, const char *name)
 
 int main(int argc, char **argv)
 {
-    const char *tests = "barrier,bcast,reduce,allreduce,allgather,alltoall";
+    const char *tests = "barrier,bcast,reduce,allreduce,allgather,alltoall,sendrecv";
     char *sizes_arg = NULL;
     long sizes[MAX_SIZES] = { 8, 1024, 65536, 1048576 }, max_size = 0;
     int nsizes = 4, reps = 5, opt;
@@ -126,7 +133,7 @@ int main(int argc, char **argv)
         case 'i': fixed_iters = bench_atoi_arg("osu_coll", "-i", optarg, 1, 1000000); break;
         default:
             if (rank == 0)
-                fprintf(stderr, "usage: osu_coll [-t barrier,bcast,reduce,allreduce,allgather,alltoall] "
+                fprintf(stderr, "usage: osu_coll [-t barrier,bcast,reduce,allreduce,allgather,alltoall,sendrecv] "
                         "[-s SIZE,SIZE,...] [-r REPS] [-i ITERS]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "tests/unit/test_shm_util.h"
+#include "transport/shm/shm.h"
 #include "transport/shm/shm_config.h"
 
 #include <linux/filter.h>
@@ -356,7 +357,8 @@ static void body_cma(tjob_t *job)
     twireup(job);
     rtm_tl_shm.describe(T.iface, desc, sizeof(desc));
     CHECK(T.caps.flags & RTM_TL_CAP_GET, "no CAP_GET although CMA should work here: %s", desc);
-    CHECK(T.caps.get_threshold == shm_config.cma_threshold, "get_threshold %zu",
+    CHECK(T.caps.get_threshold == shm_config.cma_threshold_busy &&
+          shm_config.cma_threshold_busy < shm_config.cma_threshold, "get_threshold %zu",
           T.caps.get_threshold);
     CHECK(strstr(desc, "CMA single copy") != NULL, "describe: %s", desc);
     if (job->rank == 1)
@@ -393,6 +395,76 @@ static void body_cma_off(tjob_t *job)
     twireup(job);
     check_no_cma(job, "RTM_SHM_CMA=off");
     tteardown(job);
+}
+
+/* RTM_SHM_SEG_MAX bounds the segment: 4 ranks (12 rings) in 1 MiB get
+ * 64 KiB rings, not 256 KiB, and all to all still arrives in order. */
+static void body_seg_budget(tjob_t *job)
+{
+    setenv("RTM_SHM_SEG_MAX", "1M", 1);
+    body_all_to_all(job);
+    CHECK(T.caps.am_max == 64 * 1024 / 4 - 8, "am_max %zu: rings not shrunk to 64K",
+          T.caps.am_max);
+    unsetenv("RTM_SHM_SEG_MAX");
+}
+
+/* get_preferred by size and the load signal, forced by RTM_SHM_LOAD: a busy
+ * host reads from RTM_SHM_CMA_THRESHOLD_BUSY, a quiet one from
+ * RTM_SHM_CMA_THRESHOLD; auto reads /proc/loadavg and says one or the other. */
+static void body_cma_load(tjob_t *job)
+{
+    static const char *const loads[] = {"busy", "quiet", "auto"};
+
+    for (int i = 0; i < 3; i++) {
+        size_t busy, quiet;
+        int peer = 1 - job->rank, got;
+
+        setenv("RTM_SHM_LOAD", loads[i], 1);
+        setenv("RTM_SHM_CMA_THRESHOLD_BUSY", "16K", 1);
+        setenv("RTM_SHM_CMA_THRESHOLD", "1M", 1);
+        tsetup(job);
+        twireup(job);
+        busy = shm_config.cma_threshold_busy;
+        quiet = shm_config.cma_threshold;
+        CHECK(busy == 16384 && quiet == 1048576, "thresholds %zu %zu", busy, quiet);
+        CHECK(T.caps.get_threshold == busy, "get_threshold %zu", T.caps.get_threshold);
+        if (i == 0) {
+            CHECK(rtm_tl_shm.get_preferred(T.ep[peer], busy), "busy: %zu B not by CMA", busy);
+            CHECK(!rtm_tl_shm.get_preferred(T.ep[peer], busy - 1), "busy: below threshold");
+        } else if (i == 1) {
+            CHECK(!rtm_tl_shm.get_preferred(T.ep[peer], busy), "quiet: %zu B by CMA", busy);
+            CHECK(!rtm_tl_shm.get_preferred(T.ep[peer], quiet - 1), "quiet: below threshold");
+            CHECK(rtm_tl_shm.get_preferred(T.ep[peer], quiet), "quiet: %zu B not by CMA", quiet);
+        } else {
+            got = rtm_tl_shm.get_preferred(T.ep[peer], busy);
+            CHECK(rtm_tl_shm.get_preferred(T.ep[peer], quiet), "auto: %zu B not by CMA", quiet);
+            CHECK(!rtm_tl_shm.get_preferred(T.ep[peer], busy - 1), "auto: below both");
+            if (job->rank == 0)
+                printf("    auto: the host is %s now\n", got ? "busy" : "quiet");
+        }
+        tteardown(job);
+    }
+    unsetenv("RTM_SHM_LOAD");
+    unsetenv("RTM_SHM_CMA_THRESHOLD_BUSY");
+    unsetenv("RTM_SHM_CMA_THRESHOLD");
+}
+
+/* The runnable-task field of /proc/loadavg, and texts that are not it. */
+static void body_load_parse(tjob_t *job)
+{
+    static const struct { const char *text; int want; } cases[] = {
+        {"0.50 0.60 0.70 3/250 12345\n", 3}, {"12.01 9.99 7.00 17/1024 1", 17},
+        {"0.00 0.00 0.00 1/1 1", 1}, {"0.50 0.60 0.70 /250 1", -1}, {"0.50 0.60", -1},
+        {"0.50 0.60 0.70 3", -1}, {"", -1}, {"a b c 4/5", 4},
+    };
+
+    (void)job;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int got = shm_load_parse(cases[i].text, strlen(cases[i].text));
+
+        CHECK(got == cases[i].want, "\"%s\": %d, expected %d", cases[i].text, got,
+              cases[i].want);
+    }
 }
 
 /* A seccomp filter that makes process_vm_readv fail with EPERM, as in a
@@ -479,6 +551,7 @@ static void body_no_space(tjob_t *job)
     for (int i = 0; i < 64; i++)
         peers[i] = i;
     setenv("RTM_SHM_FIFO_SIZE", "1G", 1);
+    setenv("RTM_SHM_SEG_MAX", "1024G", 1);   /* above /dev/shm: the segment must not fit */
     CHECK(rtm_config_register(&shm_config_table) == RTM_OK, "%s", rtm_last_error());
     memset(&params, 0, sizeof(params));
     params.local_size = 64;
@@ -489,7 +562,7 @@ static void body_no_space(tjob_t *job)
     params.am_cb = am_cb;
     params.peer_failed = tjob_peer_failed;
     st = rtm_tl_shm.open(&params, &iface);
-    CHECK(st == RTM_ERR_TRANSPORT, "open of a 4032 GiB segment returned %d", st);
+    CHECK(st == RTM_ERR_TRANSPORT, "open of a 1 TiB segment returned %d", st);
     CHECK(strstr(rtm_last_error(), "/dev/shm/rtm-") != NULL &&
           strstr(rtm_last_error(), "RTM_SHM_FIFO_SIZE") != NULL, "message: %s",
           rtm_last_error());
@@ -510,8 +583,12 @@ int main(void)
     failed |= tjob_run("every size 0..am_max, 8K ring (many wraps)", 2,
                        body_every_size_small_fifo, 0);
     failed |= tjob_run("all to all, 4 ranks, ordering and content", 4, body_all_to_all, 0);
+    failed |= tjob_run("segment within RTM_SHM_SEG_MAX: smaller rings, all to all", 4,
+                       body_seg_budget, 0);
     failed |= tjob_run("CMA get", 2, body_cma, 0);
     failed |= tjob_run("CMA get, probe through addr_lookup", 2, body_cma_lookup, 0);
+    failed |= tjob_run("CMA chosen by size and load (RTM_SHM_LOAD)", 2, body_cma_load, 0);
+    failed |= tjob_run("load signal: /proc/loadavg's runnable tasks", 1, body_load_parse, 0);
     failed |= tjob_run("CMA off (RTM_SHM_CMA=off)", 2, body_cma_off, 0);
     failed |= tjob_run("CMA refused by seccomp (EPERM)", 2, body_cma_refused, 0);
     failed |= tjob_run("SIGKILL after attach leaves nothing", 3, body_sigkill, 1u << 2);

@@ -122,6 +122,22 @@ int main(void)
     rtm_tl_self.describe(S.iface, desc, sizeof(desc));
     printf("    %s\n", desc);
 
+    /* has_work: set by am_send, cleared once progress delivered everything
+     * (the runtime polls self only while it is set) */
+    CHECK(caps.flags & RTM_TL_CAP_POLL_ON_WORK, "self does not say it polls on work");
+    CHECK(!S.iface->has_work, "work before any send");
+    CHECK(rtm_tl_self.progress(S.iface) == 0 && !S.iface->has_work, "empty progress");
+    n = 0;
+    memcpy(buf, &n, 8);
+    CHECK(send_one(AM_BURST, buf, 8, NULL, 0) == RTM_OK && S.iface->has_work,
+          "has_work not set by am_send");
+    CHECK(rtm_tl_self.progress(S.iface) == 1 && !S.iface->has_work,
+          "has_work still set after the last delivery");
+    CHECK(send_one(AM_SIZED, NULL, 0, buf, caps.am_max + 1) == RTM_ERR_INVALID_ARG &&
+          !S.iface->has_work, "a refused send set has_work");
+    S.burst = 0;
+    printf("ok   self: has_work follows what waits in the ring\n");
+
     /* every size, in order; fill until AGAIN, then drain */
     for (size_t size = 0; size <= caps.am_max; size++) {
         size_t hdr_len = size < 32 ? size / 2 : 16;
@@ -163,8 +179,11 @@ int main(void)
     /* a handler that sends to itself: one hop per progress call */
     n = 0;
     CHECK(send_one(AM_ECHO, &n, 8, NULL, 0) == RTM_OK, "%s", rtm_last_error());
-    for (int i = 0; i < 1000; i++)
+    for (int i = 0; i < 1000; i++) {
+        CHECK(S.iface->has_work, "echo %d: has_work clear while a message waits", i);
         CHECK(rtm_tl_self.progress(S.iface) == 1, "echo %d: not exactly one delivery", i);
+    }
+    CHECK(!S.iface->has_work, "has_work set after the last echo");
     CHECK(S.echoes == 1000 && rtm_tl_self.progress(S.iface) == 0, "echoes %llu",
           (unsigned long long)S.echoes);
     printf("ok   self: handler sending to itself, no re-entrant delivery\n");

@@ -124,7 +124,9 @@ static inline int tjob_run(const char *name, int nprocs, void (*body)(tjob_t *jo
         if (pids[i] == 0) {
             job.rank = i;
             th_rank = i;
-            alarm(60);
+            /* only against a hang: the every-size job needs ~10 s of CPU,
+             * and 60 s were too few at load 20 on 2 CPUs */
+            alarm(300);
             body(&job);
             exit(0);
         }

@@ -111,7 +111,7 @@ static void self_query(rtm_tl_iface_t *tl_iface, rtm_tl_caps_t *caps)
     self_iface_t *iface = self_iface(tl_iface);
 
     memset(caps, 0, sizeof(*caps));
-    caps->flags = RTM_TL_CAP_SELF | RTM_TL_CAP_GET;
+    caps->flags = RTM_TL_CAP_SELF | RTM_TL_CAP_GET | RTM_TL_CAP_POLL_ON_WORK;
     caps->am_max = iface ? iface->am_max : SELF_AM_MAX;
     caps->eager_limit = shm_config.eager_limit;
     if (caps->eager_limit > caps->am_max - 256)
@@ -183,11 +183,14 @@ static rtm_status_t self_am_send(rtm_tl_ep_t *ep, unsigned am_id, const void *hd
                              am_id, hdr_len, len, RTM_TL_AM_ID_MAX, iface->am_max);
     if (shm_fifo_push(&iface->tx, am_id, hdr, hdr_len, payload, len) != 0)
         return RTM_ERR_AGAIN;
+    iface->super.has_work = 1;
     return RTM_OK;
 }
 
 /* Hot path: no allocation, lock or log. Delivers only what was queued
- * before the call, so a handler that sends to itself cannot keep it busy. */
+ * before the call, so a handler that sends to itself cannot keep it busy.
+ * has_work (RTM_TL_CAP_POLL_ON_WORK) stays set while records remain, so the
+ * runtime polls self only while a self-send is pending. */
 static int self_progress(rtm_tl_iface_t *tl_iface)
 {
     self_iface_t *iface = self_iface(tl_iface);
@@ -205,6 +208,8 @@ static int self_progress(rtm_tl_iface_t *tl_iface)
         shm_fifo_release(&iface->rx, word);
         events++;
     }
+    /* what a handler sent to itself waits for the next call */
+    iface->super.has_work = iface->rx.pos != iface->tx.head;
     iface->in_progress = 0;
     return events;
 }

@@ -126,6 +126,19 @@ struct shm_iface {
     int                cma_errno;
     int                cma_warned;   /* a run-time CMA failure was reported */
     volatile uint64_t  cma_probe;    /* the word peers read to test CMA */
+    uint64_t           cma_reads;    /* gets served (logged at close) */
+    uint64_t           cma_bytes;
+    uint64_t           cma_declined; /* rendezvous left to the rings (get_preferred) */
+
+    /* The load signal (shm_load.c): runnable tasks on the host, sampled
+     * from /proc/loadavg at most every SHM_LOAD_SAMPLE_S, smoothed. */
+    int                load_fd;      /* -1: no signal, the host counts as quiet */
+    int                load_cpus;    /* CPUs online */
+    int                load_busy;    /* last verdict */
+    double             load_runnable;/* smoothed runnable tasks (-1: no sample yet) */
+    double             load_sampled; /* time of the last sample */
+    uint64_t           load_samples;
+    uint64_t           load_busy_samples;
     char               memh_token;   /* address handed out as every memh */
 };
 
@@ -160,6 +173,14 @@ rtm_status_t shm_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, si
                      uint64_t remote_addr, const void *rkey, size_t rkey_len,
                      rtm_tl_comp_t *comp);
 const char  *shm_cma_describe(const shm_iface_t *iface, char *buf, size_t len);
+int          shm_get_preferred(rtm_tl_ep_t *ep, size_t len);
+size_t       shm_cma_min_threshold(void);
+
+/* shm_load.c */
+void         shm_load_open(shm_iface_t *iface);
+void         shm_load_close(shm_iface_t *iface);
+int          shm_load_busy(shm_iface_t *iface);
+int          shm_load_parse(const char *text, size_t len);
 
 /* shm_state.c: ops.ep_state */
 size_t       shm_ep_state(rtm_tl_ep_t *ep, char *buf, size_t len);

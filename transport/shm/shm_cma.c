@@ -146,7 +146,9 @@ const char *shm_cma_describe(const shm_iface_t *iface, char *buf, size_t len)
 
     switch (iface->cma) {
     case SHM_CMA_OK:
-        snprintf(buf, len, "CMA single copy from %zu B", shm_config.cma_threshold);
+        snprintf(buf, len, "CMA single copy from %zu B, from %zu B on a busy host (RTM_SHM_LOAD=%s)",
+                 shm_config.cma_threshold, shm_config.cma_threshold_busy,
+                 shm_config.load == 0 ? "auto" : shm_config.load == 1 ? "quiet" : "busy");
         break;
     case SHM_CMA_OFF:
         snprintf(buf, len, "CMA off (RTM_SHM_CMA=off): copy through shared memory");
@@ -244,6 +246,31 @@ rtm_status_t shm_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh,
                              iface->world_rank, iface->hostname, len, tl_ep->peer, (int)ep->pid,
                              strerror(err));
     }
+    iface->cma_reads++;
+    iface->cma_bytes += len;
     comp->cb(comp, RTM_OK);
     return RTM_OK;
+}
+
+/* The smallest size a CMA read may be chosen for (the transport's
+ * get_threshold: senders expose their buffer from there). */
+size_t shm_cma_min_threshold(void)
+{
+    return shm_config.cma_threshold_busy < shm_config.cma_threshold ?
+           shm_config.cma_threshold_busy : shm_config.cma_threshold;
+}
+
+/* Per message, by size and the host's load (shm_load.c): CMA from
+ * RTM_SHM_CMA_THRESHOLD on a quiet host, from RTM_SHM_CMA_THRESHOLD_BUSY on
+ * a busy one. No allocation, lock or log. */
+int shm_get_preferred(rtm_tl_ep_t *tl_ep, size_t len)
+{
+    shm_iface_t *iface = shm_iface(tl_ep->iface);
+    size_t threshold = shm_load_busy(iface) ? shm_config.cma_threshold_busy :
+                                              shm_config.cma_threshold;
+
+    if (len >= threshold)
+        return 1;
+    iface->cma_declined++;
+    return 0;
 }

@@ -14,8 +14,11 @@
 typedef struct shm_config {
     size_t eager_limit;    /* RTM_SHM_EAGER_LIMIT */
     size_t cma_threshold;  /* RTM_SHM_CMA_THRESHOLD */
+    size_t cma_threshold_busy; /* RTM_SHM_CMA_THRESHOLD_BUSY */
+    int    load;           /* RTM_SHM_LOAD: 0 auto, 1 quiet, 2 busy */
     int    cma;            /* RTM_SHM_CMA: 0 auto, 1 off */
     size_t fifo_size;      /* RTM_SHM_FIFO_SIZE */
+    size_t seg_max;        /* RTM_SHM_SEG_MAX */
 } shm_config_t;
 
 extern shm_config_t    shm_config;

@@ -40,12 +40,18 @@ _Static_assert(SHM_CONFIG_FIFO_MIN == SHM_MIN_FIFO_LINES * SHM_LINE &&
                SHM_CONFIG_FIFO_MAX == SHM_MAX_FIFO_SIZE, "shm_config.c's fifo range");
 
 /* Rings are a power of two of lines, holding at least four of the largest
- * messages so that a stream keeps several fragments in flight. */
-static uint64_t fifo_lines_for(size_t fifo_size)
+ * messages so that a stream keeps several fragments in flight, and as many
+ * as RTM_SHM_FIFO_SIZE says while the local_size x (local_size - 1) rings
+ * fit in RTM_SHM_SEG_MAX: at 256 KiB a ring, 64 ranks took 1 GiB and 128
+ * ranks 4 GiB; within 256 MiB they get 32 KiB and 8 KiB rings (the ring is
+ * quadratic in ranks; the floor, 8 KiB, fits 128 ranks in 190 MiB). */
+static uint64_t fifo_lines_for(size_t fifo_size, int local_size)
 {
+    uint64_t rings = (uint64_t)local_size * (uint64_t)(local_size > 1 ? local_size - 1 : 0);
     uint64_t lines = SHM_MIN_FIFO_LINES;
 
-    while (lines * 2 * SHM_LINE <= fifo_size)
+    while (lines * 2 * SHM_LINE <= fifo_size &&
+           rings * (SHM_FIFO_DATA_OFS + lines * 2 * SHM_LINE) <= shm_config.seg_max)
         lines *= 2;
     return lines;
 }
@@ -91,6 +97,7 @@ static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t
         return rtm_error_set(RTM_ERR_NO_MEMORY, "shm open: no memory");
     iface->super.ops = &rtm_tl_shm;
     iface->fd = -1;
+    iface->load_fd = -1;
     iface->am_cb = params->am_cb;
     iface->am_arg = params->am_arg;
     iface->addr_lookup = params->addr_lookup;
@@ -101,7 +108,7 @@ static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t
     snprintf(iface->hostname, sizeof(iface->hostname), "%s",
              params->hostname ? params->hostname : rtm_log_hostname());
     shm_seg_name(params->nspace, params->node_id, iface->name, sizeof(iface->name));
-    iface->fifo_lines = fifo_lines_for(shm_config.fifo_size);
+    iface->fifo_lines = fifo_lines_for(shm_config.fifo_size, params->local_size);
     iface->am_max = am_max_for(iface->fifo_lines);
     iface->cma = SHM_CMA_UNPROBED;
     /* any value a stale or foreign mapping would not hold by chance */
@@ -136,6 +143,13 @@ static void shm_close(rtm_tl_iface_t *tl_iface)
 
     if (iface == NULL)
         return;
+    if (iface->cma == SHM_CMA_OK)
+        rtm_debug("shm: %llu CMA reads (%llu B), %llu rendezvous left to the rings; host busy "
+                  "in %llu of %llu load samples", (unsigned long long)iface->cma_reads,
+                  (unsigned long long)iface->cma_bytes, (unsigned long long)iface->cma_declined,
+                  (unsigned long long)iface->load_busy_samples,
+                  (unsigned long long)iface->load_samples);
+    shm_load_close(iface);
     shm_seg_unlink_if_named(iface);
     shm_seg_detach(iface);
     shm_free(iface);
@@ -204,6 +218,7 @@ static rtm_status_t shm_wireup(rtm_tl_iface_t *tl_iface)
     if (status != RTM_OK)
         return status;
     shm_cma_probe(iface);
+    shm_load_open(iface);
     shm_cma_describe(iface, desc, sizeof(desc));
     rtm_debug("shm: %s, %d local ranks, rings of %llu KiB, %s", iface->name, iface->local_size,
               (unsigned long long)(iface->fifo_lines * SHM_LINE / 1024), desc);
@@ -224,7 +239,7 @@ static void shm_query(rtm_tl_iface_t *tl_iface, rtm_tl_caps_t *caps)
         caps->eager_limit = am_max - 256;
     if (iface != NULL && iface->cma == SHM_CMA_OK) {
         caps->flags |= RTM_TL_CAP_GET;
-        caps->get_threshold = shm_config.cma_threshold;
+        caps->get_threshold = shm_cma_min_threshold();   /* then per message: get_preferred */
     }
     caps->latency_us = 0.1;
     caps->bandwidth_gbs = 10.0;
@@ -239,8 +254,9 @@ static void shm_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
     if (iface == NULL) {
         snprintf(buf, len,
                  "shm: ranks of one host, per-pair lock-free rings in /dev/shm, eager <= %zu B, "
-                 "CMA single copy from %zu B when the kernel permits (RTM_SHM_CMA=%s)",
-                 shm_config.eager_limit, shm_config.cma_threshold,
+                 "CMA single copy from %zu B (%zu B on a busy host) when the kernel permits "
+                 "(RTM_SHM_CMA=%s)",
+                 shm_config.eager_limit, shm_config.cma_threshold, shm_config.cma_threshold_busy,
                  shm_config.cma == 0 ? "auto" : "off");
         return;
     }
@@ -405,6 +421,7 @@ const rtm_tl_ops_t rtm_tl_shm = {
     .mem_reg    = shm_mem_reg,
     .mem_dereg  = shm_mem_dereg,
     .get        = shm_get,
+    .get_preferred = shm_get_preferred,
     .progress   = shm_progress,
     .ep_state   = shm_ep_state,
 };

@@ -8,6 +8,7 @@
 #include "transport/shm/shm.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "transport/shm/shm_config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -123,11 +124,12 @@ rtm_status_t shm_seg_create(shm_iface_t *iface, uint64_t fifo_lines)
     if (rc != 0) {
         rtm_error_set(RTM_ERR_TRANSPORT,
                       "rank %d (%s): cannot size shared memory segment /dev/shm%s to %llu bytes "
-                      "(%d local ranks, RTM_SHM_FIFO_SIZE=%llu): %s; free space in /dev/shm "
-                      "(df /dev/shm) or lower RTM_SHM_FIFO_SIZE",
+                      "(%d local ranks, rings of %llu B: RTM_SHM_FIFO_SIZE=%zu within "
+                      "RTM_SHM_SEG_MAX=%zu): %s; free space in /dev/shm (df /dev/shm) or lower "
+                      "RTM_SHM_SEG_MAX",
                       iface->world_rank, iface->hostname, iface->name, (unsigned long long)size,
                       iface->local_size, (unsigned long long)(fifo_lines * SHM_LINE),
-                      strerror(rc));
+                      shm_config.fifo_size, shm_config.seg_max, strerror(rc));
         goto err_unlink;
     }
     seg = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -153,6 +155,9 @@ rtm_status_t shm_seg_create(shm_iface_t *iface, uint64_t fifo_lines)
     iface->fd = fd;
     iface->seg = seg;
     iface->seg_size = size;
+    rtm_debug("shm: segment %s of %llu KiB: %d local ranks, %llu rings of %llu KiB",
+              iface->name, (unsigned long long)(size / 1024), iface->local_size,
+              (unsigned long long)rings, (unsigned long long)(fifo_lines * SHM_LINE / 1024));
     seg_publish_self(iface);
     seg_count_attach(iface);
     return RTM_OK;

@@ -1,0 +1,43 @@
+#!/bin/bash
+# The shm transport picks CMA or the ring copy per message, by size and the
+# host's load (RTM_SHM_LOAD, transport/shm/shm_load.c), and no byte is lost
+# either way: ping-pong of every size up to 1 MiB (pingpong.c checks each
+# byte), with the load signal forced. Busy: messages from
+# RTM_SHM_CMA_THRESHOLD_BUSY (32K) are read by CMA; quiet, with
+# RTM_SHM_CMA_THRESHOLD=16M: none is, every rendezvous goes through the
+# rings. Checked by the counters each rank logs at close, not by time.
+. "$top_srcdir/tests/integration/lib.sh"
+
+itest_require_rtrun
+failed=0
+# run LOAD ENV...: prints "reads declined" of rank 0's shm counters
+run() {
+    local load=$1 out
+    shift
+    out=$(export RTM_SHM_LOAD="$load" RTM_LOG_LEVEL=debug "$@"
+          itest_run 2 "$ITEST_BIN/pingpong" 1M 2>&1)
+    rc=$?
+    printf '%s\n' "$out" | grep -v '\] debug: ' | tail -5 >&2
+    printf '%s\n' "$out" | grep 'CMA reads' >&2
+    [ $rc -eq 0 ] || { echo "FAIL: RTM_SHM_LOAD=$load $*: the job exited $rc" >&2; return 1; }
+    printf '%s\n' "$out" |
+        sed -n 's/^\[[^]]*:0\] debug: shm: \([0-9]*\) CMA reads ([0-9]* B), \([0-9]*\) rendezvous left.*/\1 \2/p'
+}
+if grep -q 'CMA refused\|CMA off' < <(RTM_LOG_LEVEL=info itest_run 2 "$ITEST_BIN/pingpong" 1 2>&1); then
+    echo "CMA is not available here: skipped"
+    exit 77
+fi
+c=$(run busy) || failed=1
+read -r reads declined <<<"$c"
+if [ -z "${reads:-}" ] || [ "$reads" -eq 0 ] || [ "$declined" -ne 0 ]; then
+    echo "FAIL: RTM_SHM_LOAD=busy: ${reads:-?} CMA reads, ${declined:-?} left to the rings; expected every rendezvous from 32K by CMA"
+    failed=1
+fi
+c=$(run quiet RTM_SHM_CMA_THRESHOLD=16M) || failed=1
+read -r reads declined <<<"$c"
+if [ -z "${reads:-}" ] || [ "$reads" -ne 0 ] || [ "$declined" -eq 0 ]; then
+    echo "FAIL: RTM_SHM_LOAD=quiet, threshold 16M: ${reads:-?} CMA reads, ${declined:-?} left to the rings; expected none by CMA"
+    failed=1
+fi
+[ $failed -eq 0 ] && echo "PASS: CMA chosen by size and load, every byte checked"
+exit $failed
