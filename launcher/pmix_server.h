@@ -10,6 +10,7 @@
 #define RTM_LAUNCHER_PMIX_SERVER_H
 
 #include "launcher/job.h"
+#include "common/secret.h"
 #include "rtmsg.h"
 
 typedef enum rtrun_pmix_event_type {
@@ -62,6 +63,11 @@ rtm_status_t rtrun_pmix_server_start(const char *tmpdir, const char *nspace, int
 /* Stop the server. all_finalized: every local rank called PMIx_Finalize;
  * otherwise the server is left to die with the process (see the .c). */
 void rtrun_pmix_server_stop(int all_finalized);
+
+/* The job secret (common/secret.h) to register as the job-level key
+ * RTM_SECRET_PMIX_KEY; the caller keeps it alive until the job is
+ * registered. NULL: none. */
+void rtrun_pmix_set_job_secret(const rtm_secret_t *secret);
 
 /* Register the job's namespace (node/proc maps, per-rank data: the whole
  * job, every host) and this host's ranks as clients. prog_argv is the

@@ -1,11 +1,12 @@
 # Sourced by setup-and-demo and run-tests: installs the Debian packages the
 # build and the tests need, only those missing, as root or through sudo.
 
-# Build: toolchain, autotools, OpenPMIx and hwloc (required), RDMA (detected).
+# Build: toolchain, autotools, OpenPMIx, hwloc and libsodium (required; the
+# job secret's MAC), RDMA (detected).
 # Tests: procps (pgrep/ps in the fault tests); ibverbs-utils, perftest and
 # iproute2 (stock verbs tools and network namespaces the softib tests run).
 RTMDEPS_BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc libc6-dev
-  libpmix-dev libhwloc-dev libibverbs-dev librdmacm-dev
+  libpmix-dev libhwloc-dev libsodium-dev libibverbs-dev librdmacm-dev
   procps ibverbs-utils perftest iproute2"
 # Schedulers and external PMIx servers (tests/slurm, tests/extpmix): a
 # one-node Slurm cluster the tests start themselves (slurmctld, slurmd, the
