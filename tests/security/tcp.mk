@@ -19,3 +19,13 @@ dist_noinst_SCRIPTS += tests/security/tcp_forge.sh
 SECURITY_TESTS += tests/security/tcp_replay.sh
 dist_noinst_SCRIPTS += tests/security/tcp_replay.sh
 EXTRA_DIST += tests/security/tcp_strace0.sh
+# Garbage, truncated handshakes and 4 GiB lengths on every rank's tcp port
+# and on rtrun's daemon-tree port of a 2-host (namespace) job.
+SECURITY_TESTS += tests/security/tcp_garbage.sh
+dist_noinst_SCRIPTS += tests/security/tcp_garbage.sh
+# 40 idle connections held open on rtrun's daemon-tree port while the
+# other host's rtd starts (a gated launch agent): the rtd is admitted, the
+# job completes; rtrun listens on no wildcard address.
+SECURITY_TESTS += tests/security/tcp_idle.sh
+dist_noinst_SCRIPTS += tests/security/tcp_idle.sh
+EXTRA_DIST += tests/security/tcp_agent_gate.sh

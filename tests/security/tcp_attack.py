@@ -20,7 +20,8 @@ something we did not expect (a sign it took us for a peer).
         then a PROOF we cannot compute)
   idle HOST PORT N                            hold N connections that send
         nothing, reopening each the listener closes; "ready" once N are open;
-        on SIGTERM prints "idle open=K reopened=R" and exits
+        prints "pid P" first; on SIGUSR1 "idle open=K reopened=R" (K
+        connections open now); exits on SIGTERM
 """
 import os
 import re
@@ -191,7 +192,8 @@ def garbage(host, port, kind):
             recv_exact(s, 152)
             s.sendall(struct.pack("<IBBH", huge, AM_EAGER, 0, FRAME_CHECK) + b"x" * 200)
         elif kind == "huge-v1":
-            s.sendall(hello_v1(0, 4, 0) + struct.pack("<IBBH", huge, AM_EAGER, 0, FRAME_CHECK))
+            s.sendall(hello_v1(0, 4, 0) + struct.pack("<IBBH", huge, AM_EAGER, 0, FRAME_CHECK) +
+                      b"x" * 200)
         elif kind == "tree-huge":
             s.sendall(struct.pack("!IIiiii", TREE_HELLO, huge, -1, 0, 0, 0) + b"x" * 200)
         elif kind == "tree-trunc":
@@ -216,42 +218,54 @@ def idle(host, port, n):
     reopened = [0]
     stop = [False]
 
+    snapshot = [False]
+
     def on_term(signum, frame):
         stop[0] = True
+
+    def on_usr1(signum, frame):
+        snapshot[0] = True
     signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGUSR1, on_usr1)
+    print("pid %d" % os.getpid(), flush=True)
     for _ in range(n):
         socks.append(connect(host, port))
     print("ready", flush=True)
-    while not stop[0]:
-        for i, s in enumerate(socks):
-            s.setblocking(False)
-            closed = False
-            try:
-                if s.recv(4096) == b"":
-                    closed = True
-            except BlockingIOError:
-                pass
-            except OSError:
-                closed = True
-            if closed and not stop[0]:
-                s.close()
-                try:
-                    socks[i] = connect(host, port)
-                    reopened[0] += 1
-                except OSError:
-                    pass
-        time.sleep(0.05)
-    still = 0
-    for s in socks:
+    def is_open(s):
+        if s is None:
+            return False
         s.setblocking(False)
         try:
-            if s.recv(4096) != b"":
-                still += 1
+            return s.recv(4096) != b""
         except BlockingIOError:
-            still += 1
+            return True
         except OSError:
-            pass
-    print("idle open=%d reopened=%d" % (still, reopened[0]), flush=True)
+            return False
+
+    def hold():
+        """Reopen what the listener closed; how many are open (or reopened) now."""
+        held = 0
+        for i, s in enumerate(socks):
+            if is_open(s):
+                held += 1
+                continue
+            if s is not None:
+                s.close()
+            socks[i] = None
+            try:
+                socks[i] = connect(host, port)
+                reopened[0] += 1
+                held += 1
+            except OSError:
+                pass
+        return held
+
+    while not stop[0]:
+        held = hold()
+        if snapshot[0]:
+            snapshot[0] = False
+            print("idle open=%d reopened=%d" % (held, reopened[0]), flush=True)
+        time.sleep(0.05)
 
 
 def main(argv):

@@ -13,6 +13,15 @@
 TCP_ATTACK=(/usr/bin/python3 "$top_srcdir/tests/security/tcp_attack.py")
 TCP_FAILURES=0
 
+# tcp_attack_from NETNS ARGS...: tcp_attack.py ARGS as the attacker, inside
+# the namespace host NETNS (see sec_as_attacker)
+tcp_attack_from() {
+    local ns=$1
+    shift
+    ip netns exec "$ns" runuser -u "$T_ATTACKER" -- env -i PATH=/usr/bin:/bin \
+        "${TCP_ATTACK[@]}" "$@"
+}
+
 tcp_fail() {
     echo "FAIL: $*" >&2
     TCP_FAILURES=$((TCP_FAILURES + 1))

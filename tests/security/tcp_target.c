@@ -1,6 +1,6 @@
 /*
  * The job the tcp attacks (tests/security/tcp_*.sh) run against.
- *   tcp_target GO_FILE [record]
+ *   tcp_target GO_FILE [record|hold]
  * record: rank 0 sends one message to rank 1 first (so that connection's
  * handshake can be recorded; rank 1 prints "phase1 done"). Then every
  * rank prints "rank R waiting" and polls (rtm_iprobe, which drives the
@@ -8,7 +8,9 @@
  * exists: nobody has sent anything then, so ANY message seen is forged
  * and fails the job. Then a ring of byte-checked messages, received with
  * RTM_ANY_SOURCE/RTM_ANY_TAG: each must come from the left neighbour with
- * its tag and contents, and nothing else may arrive.
+ * its tag and contents, and nothing else may arrive. hold: then every
+ * rank waits (polling) for GO_FILE.end before it finishes, so the test
+ * can look at the attacker while the whole job is still up.
  */
 #include "config.h"
 
@@ -62,5 +64,17 @@ int main(int argc, char **argv)
     CHECK_RTM(rtm_iprobe(RTM_ANY_SOURCE, RTM_ANY_TAG, RTM_COMM_WORLD, &flag, &st));
     CHECK(!flag, "an extra message \"from rank %d\" (tag %d): forged", st.source, st.tag);
     printf("rank %d ring ok\n", th_rank);
+    if (argc > 2 && strcmp(argv[2], "hold") == 0) {
+        char end[4096];
+
+        snprintf(end, sizeof(end), "%s.end", argv[1]);
+        until = itest_now() + 240.0;
+        while (access(end, F_OK) != 0) {
+            CHECK_RTM(rtm_iprobe(RTM_ANY_SOURCE, RTM_ANY_TAG, RTM_COMM_WORLD, &flag, &st));
+            CHECK(!flag, "a message \"from rank %d\" after the ring: forged", st.source);
+            CHECK(itest_now() < until, "%s never appeared", end);
+            itest_sleep_ms(2);
+        }
+    }
     return itest_finish();
 }
