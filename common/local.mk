@@ -1,4 +1,5 @@
-# common/: logging, the config parser, lists, pools, timers. No dependencies.
+# common/: logging, the config parser, lists, pools, timers, and the job
+# secret (libsodium, its one dependency, hidden behind common/secret.h).
 # Built once as a convenience library shared by librtmsg and the launcher.
 noinst_LTLIBRARIES += common/libcommon.la
 common_libcommon_la_SOURCES = \
@@ -11,4 +12,8 @@ common_libcommon_la_SOURCES = \
 	common/mpool.c \
 	common/mpool.h \
 	common/rtconfig.h \
+	common/secret.c \
+	common/secret.h \
 	common/timer.h
+common_libcommon_la_CPPFLAGS = $(AM_CPPFLAGS) $(SODIUM_CFLAGS)
+common_libcommon_la_LIBADD = $(SODIUM_LIBS)

@@ -61,6 +61,7 @@ static int  server_wedged;  /* the library stopped answering (see deregister) */
 static int  server_abandoned; /* left running at exit: the caller must _exit */
 static int  server_self_host = -1; /* multi-host: this server's host index */
 static int  server_job_size;       /* multi-host: ranks in the job */
+static const rtm_secret_t *server_job_secret; /* job data for the ranks (rtrun_pmix_set_job_secret) */
 
 /* Longest wait for the library at teardown. */
 #define RTRUN_PMIX_TEARDOWN_SEC 3
@@ -693,6 +694,11 @@ static pmix_status_t add_job_level(void *list, const rtrun_job_t *job, const cha
     LIST_ADD(rc, list, PMIX_LOCAL_SIZE, &local_size, PMIX_UINT32);
     LIST_ADD(rc, list, PMIX_LOCAL_PEERS, js->peers, PMIX_STRING);
     LIST_ADD(rc, list, PMIX_LOCALLDR, &leader, PMIX_PROC_RANK);
+    if (server_job_secret != NULL && server_job_secret->set) {
+        pmix_byte_object_t bo = {(char *)(uintptr_t)server_job_secret->key, RTM_SECRET_LEN};
+
+        LIST_ADD(rc, list, RTM_SECRET_PMIX_KEY, &bo, PMIX_BYTE_OBJECT);
+    }
     return rc;
 }
 
@@ -820,6 +826,11 @@ static rtm_status_t register_clients(const rtrun_job_t *job, int multi, int self
     return RTM_OK;
 }
 
+void rtrun_pmix_set_job_secret(const rtm_secret_t *secret)
+{
+    server_job_secret = secret;
+}
+
 rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
                                      int prog_argc, char **prog_argv)
 {
@@ -852,6 +863,12 @@ rtm_status_t rtrun_pmix_register_job(const rtrun_job_t *job, const char *tmpdir,
                                      (pmix_info_t *)darray.array, darray.size, op_done,
                                      &wait_nspace);
     rc = op_wait(&wait_nspace, rc);
+    for (size_t i = 0; i < darray.size; i++) {
+        pmix_info_t *in = &((pmix_info_t *)darray.array)[i];
+
+        if (PMIX_CHECK_KEY(in, RTM_SECRET_PMIX_KEY) && in->value.type == PMIX_BYTE_OBJECT)
+            rtm_secret_wipe(in->value.data.bo.bytes, in->value.data.bo.size);
+    }
     PMIX_DATA_ARRAY_DESTRUCT(&darray);
     if (rc != PMIX_SUCCESS) {
         status = rtm_error_set(RTM_ERR_PMIX, "PMIx_server_register_nspace(%s) failed: %s",

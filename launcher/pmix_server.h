@@ -10,6 +10,7 @@
 #define RTM_LAUNCHER_PMIX_SERVER_H
 
 #include "launcher/job.h"
+#include "common/secret.h"
 #include "rtmsg.h"
 
 typedef enum rtrun_pmix_event_type {
@@ -67,6 +68,11 @@ void rtrun_pmix_server_stop(int all_finalized);
 /* Whether the server was left running in a wedged library: the process
  * must then end with _exit (exit handlers could wait on the same locks). */
 int rtrun_pmix_server_abandoned(void);
+
+/* The job secret (common/secret.h) to register as the job-level key
+ * RTM_SECRET_PMIX_KEY; the caller keeps it alive until the job is
+ * registered. NULL: none. */
+void rtrun_pmix_set_job_secret(const rtm_secret_t *secret);
 
 /* Register the job's namespace (node/proc maps, per-rank data: the whole
  * job, every host) and this host's ranks as clients. prog_argv is the

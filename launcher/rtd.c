@@ -2,7 +2,8 @@
  * rtd: the per-host daemon of a multi-host job. Started by its parent
  * (rtrun or another rtd) through the launch agent as
  *     rtd --parent ADDR:PORT[,ADDR:PORT...] --host-index H --job NSPACE
- * with the job token on stdin. It connects back, presents the token, gets
+ * with the job secret on stdin. It connects back, proves the secret (and
+ * has the parent prove it, rtd_wire.h), gets
  * the job description, starts its own children in the launch tree, hosts
  * the PMIx server of this host's ranks, spawns and binds them, and sends
  * their output, PMIx events and exit statuses up the tree. It never
@@ -55,6 +56,7 @@ typedef struct rtd_ctx {
     char          *blob;        /* the packed description, for our children */
     size_t         blob_len;
     int            self;        /* host index */
+    rtm_secret_t   secret;      /* the job's, from stdin; wiped at the end */
     rtrun_job_t   *job;         /* = desc.job */
     rtrun_topo_t  *topo;
     char          *prog_path;
@@ -460,6 +462,7 @@ static void eng_after_poll(void *arg, double now)
     }
     rtd_node_fence_recheck(n, now);
     report_check(ctx, now);
+    rtd_node_expire_pending(n, now);
     for (int i = 0; i < n->nchildren; i++) {
         rtd_conn_t *c = &n->children[i];
 
@@ -531,12 +534,16 @@ static void bind_local(rtd_ctx_t *ctx)
     job->bound = job->bind != RTRUN_BIND_NONE;
 }
 
-static int read_token(char *buf, size_t len)
+/* The job secret: one line of hex on stdin (the parent wrote it there
+ * before starting us; bounded). */
+static int read_secret(rtm_secret_t *secret)
 {
+    char buf[RTM_SECRET_HEX_LEN + 2];
     size_t got = 0;
     double until = rtm_time_now() + 30.0;
+    int rc;
 
-    while (got + 1 < len && rtm_time_now() < until) {
+    while (got + 1 < sizeof(buf) && rtm_time_now() < until) {
         struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
         ssize_t n;
 
@@ -544,24 +551,29 @@ static int read_token(char *buf, size_t len)
             continue;
         n = read(STDIN_FILENO, buf + got, 1);
         if (n <= 0)
-            return -1;
+            break;
         if (buf[got] == '\n')
             break;
         got++;
     }
-    buf[got] = '\0';
-    return got == RTD_TOKEN_LEN ? 0 : -1;
+    rc = rtm_secret_from_hex(buf, got, secret) == RTM_OK ? 0 : -1;
+    rtm_secret_wipe(buf, sizeof(buf));
+    return rc;
 }
 
-/* HELLO, then the JOB message (bounded). */
-static int join_parent(rtd_ctx_t *ctx, const char *token)
+/* The handshake, then the JOB message (bounded). */
+static int join_parent(rtd_ctx_t *ctx)
 {
     rtd_conn_t *p = &ctx->node.parent;
     double until = rtm_time_now() + 60.0;
     rtd_hdr_t h;
     const char *payload;
+    char err[256];
 
-    rtd_conn_send(p, RTD_MSG_HELLO, -1, ctx->self, 0, 0, token, RTD_TOKEN_LEN);
+    if (rtd_conn_join(p, &ctx->secret, ctx->self, until, err, sizeof(err)) != 0) {
+        rtrun_say("host %d: %s", ctx->self, err);
+        return -1;
+    }
     while (rtm_time_now() < until) {
         struct pollfd pfd = {.fd = p->fd,
                              .events = POLLIN | (p->out_len > p->out_off ? POLLOUT : 0)};
@@ -610,6 +622,7 @@ static void teardown(rtd_ctx_t *ctx)
     free(ctx->stdin_buf);
     free(ctx->prog_path);
     free(ctx->blob);
+    rtm_secret_wipe(&ctx->secret, sizeof(ctx->secret));
     rtrun_topo_free(ctx->topo);
     rtd_jobdesc_free(&ctx->desc);
 }
@@ -617,7 +630,7 @@ static void teardown(rtd_ctx_t *ctx)
 static void usage(void)
 {
     fprintf(stderr, "usage: rtd --parent ADDR:PORT[,...] --host-index N --job NSPACE\n"
-                    "(started by rtrun through the launch agent; the job token comes on stdin)\n");
+                    "(started by rtrun through the launch agent; the job secret comes on stdin)\n");
 }
 
 /* --parent, --host-index, --job; -1 when one is missing. */
@@ -662,10 +675,9 @@ static void init_process(rtd_ctx_t *ctx)
     (void)rtrun_engine_open_signals(&ctx->eng);
 }
 
-/* Present the token on the connection to the parent, receive the job
+/* Prove the secret on the connection to the parent, receive the job
  * description and check it is this job's. */
-static int join_job(rtd_ctx_t *ctx, int fd, const char *parent, const char *nspace,
-                    const char *token)
+static int join_job(rtd_ctx_t *ctx, int fd, const char *parent, const char *nspace)
 {
     rtm_status_t status;
 
@@ -673,7 +685,7 @@ static int join_job(rtd_ctx_t *ctx, int fd, const char *parent, const char *nspa
     ctx->node.parent.fd = fd;
     ctx->node.parent.host = -1;
     ctx->node.listen_fd = -1;
-    if (join_parent(ctx, token) != 0) {
+    if (join_parent(ctx) != 0) {
         rtrun_say("job %s: the parent at %s closed the connection or sent no job description",
                   nspace, parent);
         rtd_conn_close(&ctx->node.parent);
@@ -693,12 +705,13 @@ static int join_job(rtd_ctx_t *ctx, int fd, const char *parent, const char *nspa
 }
 
 /* The node proper, keeping the parent connection of the placeholder. */
-static int init_node(rtd_ctx_t *ctx, const char *token)
+static int init_node(rtd_ctx_t *ctx)
 {
     rtd_conn_t parent_conn = ctx->node.parent;
     rtm_status_t status;
 
-    status = rtd_node_init(&ctx->node, &ctx->desc, ctx->self, ctx->blob, ctx->blob_len, token);
+    status = rtd_node_init(&ctx->node, &ctx->desc, ctx->self, ctx->blob, ctx->blob_len,
+                           &ctx->secret);
     if (status != RTM_OK) {
         rtd_conn_close(&parent_conn);
         rtrun_say("%s", rtm_last_error());
@@ -774,7 +787,7 @@ int main(int argc, char **argv)
 {
     rtd_ctx_t ctx;
     const char *parent, *nspace;
-    char token[RTD_TOKEN_LEN + 2], err[512];
+    char err[512];
     int fd, code = RTRUN_EXIT_FAILURE;
 
     memset(&ctx, 0, sizeof(ctx));
@@ -785,20 +798,23 @@ int main(int argc, char **argv)
         return RTRUN_EXIT_USAGE;
     }
     init_process(&ctx);
-    if (read_token(token, sizeof(token)) != 0) {
-        rtrun_say("no job token on stdin (rtd is started by rtrun, not by hand)");
+    if (read_secret(&ctx.secret) != 0) {
+        rtrun_say("no job secret on stdin (rtd is started by rtrun, not by hand)");
         return RTRUN_EXIT_USAGE;
     }
+    /* the ranks of this host get it as PMIx job data */
+    rtrun_pmix_set_job_secret(&ctx.secret);
     fd = rtd_connect_any(parent, 10.0, err, sizeof(err));
     if (fd < 0) {
         rtrun_say("cannot connect back to rtrun (%s): %s", parent, err);
+        rtm_secret_wipe(&ctx.secret, sizeof(ctx.secret));
         return RTRUN_EXIT_FAILURE;
     }
-    if (join_job(&ctx, fd, parent, nspace, token) != 0)
+    if (join_job(&ctx, fd, parent, nspace) != 0)
         goto out;
     /* What rtrun or rtd processes SIGKILLed on this host could not remove. */
     rtrun_cleanup_stale(rtm_log_hostname());
-    if (init_node(&ctx, token) != 0)
+    if (init_node(&ctx) != 0)
         goto out;
     if (setup_host(&ctx) == 0) {
         start_ranks(&ctx);

@@ -6,6 +6,8 @@
 
 #include "launcher/rtd_conn.h"
 #include "common/log.h"
+#include "common/secret.h"
+#include "common/timer.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -222,6 +224,52 @@ int rtd_connect_any(const char *addrs, double timeout_sec, char *err, size_t err
         }
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         return fd;
+    }
+    return -1;
+}
+
+int rtd_conn_join(rtd_conn_t *p, const rtm_secret_t *secret, int host, double until, char *err,
+                  size_t errlen)
+{
+    unsigned char nonce_c[RTM_AUTH_NONCE_LEN], nonce_p[RTM_AUTH_NONCE_LEN];
+    unsigned char mac[RTM_AUTH_MAC_LEN];
+
+    snprintf(err, errlen, "the parent sent no challenge");
+    if (p == NULL || secret == NULL || !secret->set || rtm_auth_nonce(nonce_c) != 0) {
+        snprintf(err, errlen, "no job secret or no random source");
+        return -1;
+    }
+    rtd_conn_send(p, RTD_MSG_HELLO, -1, host, 0, 0, nonce_c, sizeof(nonce_c));
+    while (rtm_time_now() < until) {
+        struct pollfd pfd = {.fd = p->fd,
+                             .events = POLLIN | (rtd_conn_wants_write(p) ? POLLOUT : 0)};
+        rtd_hs_expect_t want = {secret, RTD_MSG_CHALLENGE, host, host + 1, nonce_c, NULL};
+        rtd_hs_verdict_t verdict;
+        const char *payload;
+        rtd_hdr_t h;
+        int got;
+
+        if (poll(&pfd, 1, 500) < 0 && errno != EINTR)
+            break;
+        if ((pfd.revents & POLLOUT) && rtd_conn_flush(p) < 0)
+            break;
+        if ((pfd.revents & (POLLIN | POLLHUP | POLLERR)) && rtd_conn_fill(p) < 0) {
+            snprintf(err, errlen, "the parent closed the connection in the handshake");
+            break;
+        }
+        got = rtd_conn_next(p, &h, &payload);
+        if (got == 0)
+            continue;
+        verdict = got < 0 ? RTD_HS_WRONG_LEN
+                          : rtd_hs_check(&want, p->in, RTD_HDR_SIZE + h.len, NULL, nonce_p);
+        if (verdict != RTD_HS_OK) {
+            snprintf(err, errlen, "the parent answered with %s", rtd_hs_verdict_str(verdict));
+            return -1;
+        }
+        rtd_conn_consume(p, &h);
+        rtd_hs_mac(secret, RTD_HS_ROLE_CHILD, host, nonce_c, nonce_p, mac);
+        rtd_conn_send(p, RTD_MSG_PROOF, -1, host, 0, 0, mac, sizeof(mac));
+        return 0;
     }
     return -1;
 }

@@ -22,9 +22,9 @@ typedef struct rtd_conn {
     char  *out;        /* bytes queued, not yet written */
     size_t out_off, out_len, out_cap;
     /* child side: */
-    int    hello;      /* the child presented the token */
+    int    hello;      /* the child proved the job secret */
     pid_t  agent_pid;  /* the launch agent (or rtd itself when the agent execs it); 0: reaped */
-    int    agent_stdin;   /* where the token went; closed once written */
+    int    agent_stdin;   /* where the job secret went */
     int    agent_err;  /* the agent's (and rtd's) stderr, read by the parent */
     char   errtext[2048]; /* the agent's last words, for a launch error */
     size_t errlen;
@@ -56,6 +56,11 @@ static inline int rtd_conn_wants_write(const rtd_conn_t *c)
 
 /* Non-loopback IPv4 addresses of this host ("a,b,c"; 127.0.0.1 if none). */
 void rtd_local_addrs(char *buf, size_t len);
+/* The child's side of the handshake on p, its connection to the parent
+ * (rtd_wire.h): HELLO, the parent's CHALLENGE checked, PROOF queued.
+ * 0: the parent proved the secret; -1 (why in err), also at `until`. */
+int rtd_conn_join(rtd_conn_t *p, const rtm_secret_t *secret, int host, double until, char *err,
+                  size_t errlen);
 /* Connect to one of "a:port,b:port" (in order), each attempt bounded. */
 int rtd_connect_any(const char *addrs, double timeout_sec, char *err, size_t errlen);
 

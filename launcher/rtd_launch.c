@@ -22,24 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-rtm_status_t rtd_make_token(char *buf, size_t len)
-{
-    unsigned char raw[RTD_TOKEN_LEN / 2];
-
-    if (buf == NULL || len < RTD_TOKEN_LEN + 1)
-        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtd_make_token: bad argument");
-    if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
-        return rtm_error_set(RTM_ERR_PMIX, "getrandom failed: %s", strerror(errno));
-    for (size_t i = 0; i < sizeof(raw); i++)
-        snprintf(buf + 2 * i, 3, "%02x", raw[i]);
-    return RTM_OK;
-}
 
 int rtd_is_own_netns(const char *name)
 {
@@ -133,7 +120,7 @@ static void free_argv(char **argv)
     free(argv);
 }
 
-/* Start one child: agent + rtd, token on its stdin, its stderr to us. */
+/* Start one child: agent + rtd, the job secret on its stdin, its stderr to us. */
 static rtm_status_t launch_child(rtd_node_t *n, rtd_conn_t *c)
 {
     const rtd_jobdesc_t *d = n->desc;
@@ -191,12 +178,15 @@ static rtm_status_t launch_child(rtd_node_t *n, rtd_conn_t *c)
     c->agent_pid = pid;
     c->agent_err = err_pipe[0];
     set_nonblock(c->agent_err);
-    /* The token is small: one write into an empty pipe never blocks. */
+    /* The secret is small: one write into an empty pipe never blocks. */
     {
-        char line[RTD_TOKEN_LEN + 2];
+        char line[RTM_SECRET_HEX_LEN + 2];
 
-        snprintf(line, sizeof(line), "%s\n", n->token);
-        (void)!write(in_pipe[1], line, strlen(line));
+        if (rtm_secret_to_hex(n->secret, line, sizeof(line)) == RTM_OK) {
+            line[RTM_SECRET_HEX_LEN] = '\n';
+            (void)!write(in_pipe[1], line, RTM_SECRET_HEX_LEN + 1);
+        }
+        rtm_secret_wipe(line, sizeof(line));
     }
     c->agent_stdin = in_pipe[1];
     c->deadline = rtm_time_now() + (double)(launcher_config.launch_timeout > 0 ? launcher_config.launch_timeout : 60);
@@ -204,36 +194,66 @@ static rtm_status_t launch_child(rtd_node_t *n, rtd_conn_t *c)
     return RTM_OK;
 }
 
-rtm_status_t rtd_node_launch_children(rtd_node_t *n)
+/* One listening socket on ip (port chosen by the kernel), polled through
+ * the node's epoll fd; its "ip:port" appended to n->addrs. */
+static rtm_status_t listen_on(rtd_node_t *n, const char *ip, size_t *used)
 {
     struct sockaddr_in sa;
     socklen_t slen = sizeof(sa);
+    struct epoll_event ev;
+    int one = 1, fd;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    if (inet_pton(AF_INET, ip, &sa.sin_addr) != 1)
+        return RTM_OK;
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return rtm_error_set(RTM_ERR_PMIX, "socket: %s", strerror(errno));
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    ev.events = EPOLLIN;
+    ev.data.u64 = (uint64_t)RTD_PENDING_MAX + (uint64_t)n->nlisten;
+    if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 128) != 0 ||
+        getsockname(fd, (struct sockaddr *)&sa, &slen) != 0 ||
+        epoll_ctl(n->listen_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        rtm_status_t status = rtm_error_set(RTM_ERR_PMIX, "cannot listen for rtd connections "
+                                            "on %s: %s", ip, strerror(errno));
+
+        close(fd);
+        return status;
+    }
+    n->listen_socks[n->nlisten++] = fd;
+    *used += (size_t)snprintf(n->addrs + *used, sizeof(n->addrs) - *used, "%s%s:%u",
+                              *used ? "," : "", ip, (unsigned)ntohs(sa.sin_port));
+    return RTM_OK;
+}
+
+rtm_status_t rtd_node_launch_children(rtd_node_t *n)
+{
     char ips[900];
     char *save = NULL, *ip;
     size_t used = 0;
-    int one = 1;
 
     if (n == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtd_node_launch_children: bad argument");
     if (n->nchildren == 0)
         return RTM_OK;
-    n->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    n->listen_fd = epoll_create1(EPOLL_CLOEXEC);
     if (n->listen_fd < 0)
-        return rtm_error_set(RTM_ERR_PMIX, "socket: %s", strerror(errno));
-    setsockopt(n->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_ANY);
-    if (bind(n->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-        listen(n->listen_fd, 128) != 0 ||
-        getsockname(n->listen_fd, (struct sockaddr *)&sa, &slen) != 0)
-        return rtm_error_set(RTM_ERR_PMIX, "cannot listen for rtd connections: %s",
-                             strerror(errno));
+        return rtm_error_set(RTM_ERR_PMIX, "epoll_create1: %s", strerror(errno));
+    /* This host's own addresses, each its own socket: never 0.0.0.0, so
+     * nothing listens on an address the job does not publish. */
     rtd_local_addrs(ips, sizeof(ips));
     n->addrs[0] = '\0';
-    for (ip = strtok_r(ips, ",", &save); ip != NULL; ip = strtok_r(NULL, ",", &save))
-        used += (size_t)snprintf(n->addrs + used, sizeof(n->addrs) - used, "%s%s:%u",
-                                 used ? "," : "", ip, (unsigned)ntohs(sa.sin_port));
+    for (ip = strtok_r(ips, ",", &save); ip != NULL && n->nlisten < RTD_LISTEN_MAX;
+         ip = strtok_r(NULL, ",", &save)) {
+        rtm_status_t status = listen_on(n, ip, &used);
+
+        if (status != RTM_OK)
+            return status;
+    }
+    if (n->nlisten == 0)
+        return rtm_error_set(RTM_ERR_PMIX, "no address to listen on for rtd connections");
     for (int i = 0; i < n->nchildren; i++) {
         rtm_status_t status = launch_child(n, &n->children[i]);
 
@@ -241,28 +261,6 @@ rtm_status_t rtd_node_launch_children(rtd_node_t *n)
             return status;
     }
     return RTM_OK;
-}
-
-/* Read the HELLO of a fresh connection; 1 once it came whole. The HELLO
- * is tiny and follows connect at once; a stranger that sends nothing
- * holds the loop up for 2 s at most. */
-static int read_hello(rtd_conn_t *tmp, rtd_hdr_t *h, const char **payload_p)
-{
-    double until = rtm_time_now() + 2.0;
-    int got = 0;
-
-    while (!got && rtm_time_now() < until) {
-        struct pollfd pfd = {.fd = tmp->fd, .events = POLLIN};
-
-        if (poll(&pfd, 1, 200) < 0 && errno != EINTR)
-            break;
-        if (pfd.revents && rtd_conn_fill(tmp) < 0)
-            break;
-        got = rtd_conn_next(tmp, h, payload_p);
-        if (got < 0)
-            break;
-    }
-    return got == 1;
 }
 
 /* The child of host `host` still waiting for its connection, if any. */
@@ -277,19 +275,15 @@ static rtd_conn_t *waiting_child(rtd_node_t *n, int host)
     return NULL;
 }
 
-/* The child takes the socket and input of tmp, which said hello; the
+/* The child takes the socket fd, which proved the secret; the
  * description goes first, then what was queued for it meanwhile. */
-static void adopt_child(rtd_node_t *n, rtd_conn_t *c, rtd_conn_t *tmp, const rtd_hdr_t *h)
+static void adopt_child(rtd_node_t *n, rtd_conn_t *c, int fd)
 {
     char *queued = c->out;
     size_t queued_len = c->out_len - c->out_off, queued_off = c->out_off;
     int one = 1;
 
-    rtd_conn_consume(tmp, h);
-    c->fd = tmp->fd;
-    c->in = tmp->in;
-    c->in_len = tmp->in_len;
-    c->in_cap = tmp->in_cap;
+    c->fd = fd;
     c->hello = 1;
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     c->out = NULL;
@@ -312,29 +306,211 @@ static void adopt_child(rtd_node_t *n, rtd_conn_t *c, rtd_conn_t *tmp, const rtd
     rtm_debug("rtd of host %s connected", n->desc->job->hosts[c->host].name);
 }
 
-/* New connections: each must say HELLO with the token of a child still
- * to connect, else it is refused. */
-void rtd_node_accept(rtd_node_t *n)
+/* Close a handshake under way; why != NULL: a refusal, said once with the
+ * peer's address. */
+static void pending_drop(rtd_node_t *n, rtd_pending_t *p, const char *why)
 {
-    for (;;) {
-        int fd = accept4(n->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        rtd_conn_t tmp, *c = NULL;
-        rtd_hdr_t h;
-        const char *payload;
+    char ip[INET_ADDRSTRLEN] = "?";
 
+    inet_ntop(AF_INET, &p->from.sin_addr, ip, sizeof(ip));
+    if (why != NULL)
+        rtm_warn("refused a daemon-tree connection from %s:%u: %s", ip,
+                 (unsigned)ntohs(p->from.sin_port), why);
+    epoll_ctl(n->listen_fd, EPOLL_CTL_DEL, p->fd, NULL);
+    close(p->fd);
+    p->fd = -1;
+    p->in_len = 0;
+    n->npending--;
+}
+
+/* The slot to give a new connection when all are taken: the oldest of
+ * the source address holding the most, so a flood from one address
+ * (or a few) never pushes out a daemon connecting from its own. */
+static rtd_pending_t *pending_victim(rtd_node_t *n)
+{
+    rtd_pending_t *victim = NULL;
+    int most = 0;
+
+    for (int i = 0; i < RTD_PENDING_MAX; i++) {
+        rtd_pending_t *p = &n->pending[i];
+        int same = 0;
+
+        for (int j = 0; j < RTD_PENDING_MAX; j++)
+            same += n->pending[j].from.sin_addr.s_addr == p->from.sin_addr.s_addr;
+        if (same > most || (same == most && victim != NULL && p->since < victim->since)) {
+            most = same;
+            victim = p;
+        }
+    }
+    return victim;
+}
+
+static void accept_new(rtd_node_t *n, int lfd)
+{
+    for (int round = 0; round < RTD_PENDING_MAX; round++) {
+        struct sockaddr_in from;
+        socklen_t flen = sizeof(from);
+        struct epoll_event ev;
+        rtd_pending_t *p = NULL;
+        int fd;
+
+        memset(&from, 0, sizeof(from));
+        fd = accept4(lfd, (struct sockaddr *)&from, &flen, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0)
             return;
-        rtd_conn_init(&tmp);
-        tmp.fd = fd;
-        if (read_hello(&tmp, &h, &payload) && h.type == RTD_MSG_HELLO &&
-            h.len == RTD_TOKEN_LEN && memcmp(payload, n->token, RTD_TOKEN_LEN) == 0)
-            c = waiting_child(n, h.a);
-        if (c != NULL) {
-            adopt_child(n, c, &tmp, &h);
+        if (n->npending == RTD_PENDING_MAX)
+            pending_drop(n, pending_victim(n), "too many connections in their handshake "
+                         "from its address");
+        for (int i = 0; p == NULL && i < RTD_PENDING_MAX; i++)
+            if (n->pending[i].fd < 0)
+                p = &n->pending[i];
+        ev.events = EPOLLIN;
+        ev.data.u64 = (uint64_t)(p - n->pending);
+        if (epoll_ctl(n->listen_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+            close(fd);
             continue;
         }
-        rtm_warn("refused a connection that did not present this job's token");
-        rtd_conn_close(&tmp);
+        p->fd = fd;
+        p->stage = 0;
+        p->in_len = 0;
+        p->since = rtm_time_now();
+        p->from = from;
+        n->npending++;
+    }
+}
+
+/* HELLO came: answer with our CHALLENGE. */
+static void pending_hello(rtd_node_t *n, rtd_pending_t *p)
+{
+    rtd_hs_expect_t want = {n->secret, RTD_MSG_HELLO, -1, n->desc->job->nhosts, NULL, NULL};
+    unsigned char msg[RTD_HDR_SIZE + RTD_CHALLENGE_LEN];
+    rtd_hdr_t h;
+    rtd_hs_verdict_t verdict = rtd_hs_check(&want, p->in, p->in_len, &h, p->nonce_c);
+    ssize_t sent;
+
+    if (verdict != RTD_HS_OK) {
+        pending_drop(n, p, rtd_hs_verdict_str(verdict));
+        return;
+    }
+    if (waiting_child(n, h.a) == NULL) {
+        pending_drop(n, p, "names a host that has no rtd still to connect");
+        return;
+    }
+    if (rtm_auth_nonce(p->nonce_p) != 0) {
+        pending_drop(n, p, "no random source for a challenge");
+        return;
+    }
+    h = (rtd_hdr_t){.type = RTD_MSG_CHALLENGE, .len = RTD_CHALLENGE_LEN, .dst = -1, .a = h.a};
+    rtd_hdr_pack(&h, msg);
+    memcpy(msg + RTD_HDR_SIZE, p->nonce_p, RTM_AUTH_NONCE_LEN);
+    rtd_hs_mac(n->secret, RTD_HS_ROLE_PARENT, h.a, p->nonce_c, p->nonce_p,
+               msg + RTD_HDR_SIZE + RTM_AUTH_NONCE_LEN);
+    /* the first bytes on a fresh socket: they fit its buffer */
+    sent = send(p->fd, msg, sizeof(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (sent != (ssize_t)sizeof(msg)) {
+        pending_drop(n, p, NULL);
+        return;
+    }
+    p->host = h.a;
+    p->stage = 1;
+    p->in_len = 0;
+}
+
+/* PROOF came: the child of that host takes the connection. */
+static void pending_proof(rtd_node_t *n, rtd_pending_t *p)
+{
+    rtd_hs_expect_t want = {n->secret, RTD_MSG_PROOF, p->host, n->desc->job->nhosts,
+                            p->nonce_c, p->nonce_p};
+    rtd_hs_verdict_t verdict = rtd_hs_check(&want, p->in, p->in_len, NULL, NULL);
+    rtd_conn_t *c;
+    int fd = p->fd;
+
+    if (verdict != RTD_HS_OK) {
+        pending_drop(n, p, rtd_hs_verdict_str(verdict));
+        return;
+    }
+    c = waiting_child(n, p->host);
+    if (c == NULL) {
+        pending_drop(n, p, "its host's rtd is connected already");
+        return;
+    }
+    epoll_ctl(n->listen_fd, EPOLL_CTL_DEL, fd, NULL);
+    p->fd = -1;
+    p->in_len = 0;
+    n->npending--;
+    adopt_child(n, c, fd);
+}
+
+/* Bytes of a handshake message: the header first, then exactly the
+ * payload its step allows (never more: what follows PROOF is the
+ * child's, and a stranger's length is never trusted). */
+static void pending_read(rtd_node_t *n, rtd_pending_t *p)
+{
+    size_t want = RTD_HDR_SIZE + (p->stage == 0 ? RTD_HELLO_LEN : RTD_PROOF_LEN);
+    ssize_t got;
+
+    if (p->in_len < RTD_HDR_SIZE)
+        want = RTD_HDR_SIZE;
+    got = recv(p->fd, p->in + p->in_len, want - p->in_len, MSG_DONTWAIT);
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return;
+    if (got <= 0) {
+        pending_drop(n, p, p->in_len > 0 || p->stage > 0
+                               ? "closed in the middle of its handshake" : NULL);
+        return;
+    }
+    p->in_len += (size_t)got;
+    if (p->in_len == RTD_HDR_SIZE) {
+        /* check the header alone: a bad type or length ends it here */
+        rtd_hs_expect_t hdr_only = {n->secret, p->stage == 0 ? RTD_MSG_HELLO : RTD_MSG_PROOF,
+                                    p->stage == 0 ? -1 : p->host, n->desc->job->nhosts,
+                                    NULL, NULL};
+        rtd_hs_verdict_t verdict = rtd_hs_check(&hdr_only, p->in, p->in_len, NULL, NULL);
+
+        if (verdict != RTD_HS_SHORT) {
+            pending_drop(n, p, rtd_hs_verdict_str(verdict));
+            return;
+        }
+    }
+    if (p->in_len < RTD_HDR_SIZE + (p->stage == 0 ? RTD_HELLO_LEN : RTD_PROOF_LEN))
+        return;
+    if (p->stage == 0)
+        pending_hello(n, p);
+    else
+        pending_proof(n, p);
+}
+
+/* New connections and the handshakes under way. Each handshake advances
+ * as its bytes come, none waits for another: an idle stranger holds a
+ * slot until its deadline, never the loop. */
+void rtd_node_accept(rtd_node_t *n)
+{
+    struct epoll_event evs[32];
+    int got;
+
+    if (n == NULL || n->listen_fd < 0)
+        return;
+    got = epoll_wait(n->listen_fd, evs, 32, 0);
+    for (int i = 0; i < got; i++) {
+        uint64_t idx = evs[i].data.u64;
+
+        if (idx >= RTD_PENDING_MAX) {
+            if (idx - RTD_PENDING_MAX < (uint64_t)n->nlisten)
+                accept_new(n, n->listen_socks[idx - RTD_PENDING_MAX]);
+        } else if (n->pending[idx].fd >= 0) {
+            pending_read(n, &n->pending[idx]);
+        }
+    }
+    rtd_node_expire_pending(n, rtm_time_now());
+}
+
+void rtd_node_expire_pending(rtd_node_t *n, double now)
+{
+    for (int i = 0; n != NULL && n->npending > 0 && i < RTD_PENDING_MAX; i++) {
+        rtd_pending_t *p = &n->pending[i];
+
+        if (p->fd >= 0 && now - p->since >= RTD_HS_DEADLINE_SEC)
+            pending_drop(n, p, "no complete handshake within the deadline");
     }
 }
 
@@ -455,6 +631,12 @@ double rtd_node_next_deadline(const rtd_node_t *n)
     }
     if (n->fence_held != NULL && (wake == 0 || n->fence_held_until < wake))
         wake = n->fence_held_until;
+    for (int i = 0; n->npending > 0 && i < RTD_PENDING_MAX; i++) {
+        double until = n->pending[i].since + RTD_HS_DEADLINE_SEC;
+
+        if (n->pending[i].fd >= 0 && (wake == 0 || until < wake))
+            wake = until;
+    }
     return wake;
 }
 

@@ -1,7 +1,9 @@
 /*
  * Starting a node's children: one rtd per child host through the launch
- * agent (the job token on its stdin, its stderr read by the parent), and
- * admitting their connections back, which must present the token.
+ * agent (the job secret on its stdin, its stderr read by the parent), and
+ * admitting their connections back, each of which must prove the secret
+ * (rtd_wire.h) -- concurrently, each handshake bounded by
+ * RTD_HS_DEADLINE_SEC, at most RTD_PENDING_MAX at once.
  */
 #ifndef RTM_LAUNCHER_RTD_LAUNCH_H
 #define RTM_LAUNCHER_RTD_LAUNCH_H
@@ -14,9 +16,12 @@
 
 /* Listen, and start every child through the launch agent. */
 rtm_status_t rtd_node_launch_children(rtd_node_t *n);
-/* Accept the connections waiting on the listening socket: each must say
- * HELLO with the token, and becomes the connection of its child. */
+/* Accept new connections and advance the handshakes under way (never
+ * blocks); one that proved the secret becomes the connection of its child. */
 void rtd_node_accept(rtd_node_t *n);
+/* Refuse the handshakes past their deadline (the loop calls it each round;
+ * rtd_node_next_deadline includes theirs). */
+void rtd_node_expire_pending(rtd_node_t *n, double now);
 /* A child launch agent exited (pid reaped with wstatus); returns the child
  * or NULL if pid is not one of ours. */
 rtd_conn_t *rtd_node_agent_exited(rtd_node_t *n, pid_t pid, int wstatus);
@@ -40,8 +45,6 @@ double rtd_node_next_deadline(const rtd_node_t *n);
 int rtd_node_agents_left(const rtd_node_t *n);
 void rtd_node_kill_agents(rtd_node_t *n);
 
-/* Random hex token. */
-rtm_status_t rtd_make_token(char *buf, size_t len);
 /* Whether `name` is the network namespace this process runs in
  * (/run/netns/<name> is our /proc/self/ns/net): how the tests' hosts
  * tell "this host" apart, since they all share one hostname. */

@@ -15,12 +15,13 @@
 #include <unistd.h>
 
 rtm_status_t rtd_node_init(rtd_node_t *n, rtd_jobdesc_t *desc, int self_host,
-                           const char *job_blob, size_t job_blob_len, const char *token)
+                           const char *job_blob, size_t job_blob_len,
+                           const rtm_secret_t *secret)
 {
     rtm_status_t status;
     int first;
 
-    if (n == NULL || desc == NULL || desc->job == NULL || token == NULL)
+    if (n == NULL || desc == NULL || desc->job == NULL || secret == NULL || !secret->set)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtd_node_init: bad argument");
     memset(n, 0, sizeof(*n));
     n->desc = desc;
@@ -28,7 +29,9 @@ rtm_status_t rtd_node_init(rtd_node_t *n, rtd_jobdesc_t *desc, int self_host,
     n->listen_fd = -1;
     n->job_blob = job_blob;
     n->job_blob_len = job_blob_len;
-    snprintf(n->token, sizeof(n->token), "%s", token);
+    n->secret = secret;
+    for (int i = 0; i < RTD_PENDING_MAX; i++)
+        n->pending[i].fd = -1;
     rtd_conn_init(&n->parent);
     status = rtd_tree_build(desc->job, desc->root_host, desc->fanout, &n->tree);
     if (status != RTM_OK)
@@ -171,6 +174,17 @@ void rtd_node_fini(rtd_node_t *n)
     free(n->children);
     n->children = NULL;
     rtd_conn_close(&n->parent);
+    /* (a placeholder node before rtd_node_init has none: npending 0) */
+    for (int i = 0; n->npending > 0 && i < RTD_PENDING_MAX; i++) {
+        if (n->pending[i].fd >= 0) {
+            close(n->pending[i].fd);
+            n->pending[i].fd = -1;
+            n->npending--;
+        }
+    }
+    for (int i = 0; i < n->nlisten; i++)
+        close(n->listen_socks[i]);
+    n->nlisten = 0;
     if (n->listen_fd >= 0)
         close(n->listen_fd);
     n->listen_fd = -1;

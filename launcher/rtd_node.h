@@ -15,8 +15,31 @@
 #include "launcher/rtd_wire.h"
 #include "rtmsg.h"
 
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Listening sockets: one per address of this host the children may use. */
+#define RTD_LISTEN_MAX   16
+/* Connections still in their handshake, at most; more evict one of the
+ * busiest source address's (rtd_launch.c). */
+#define RTD_PENDING_MAX  64
+/* A handshake not finished by then is refused: a legitimate rtd answers
+ * within milliseconds (it waits for nothing else). */
+#define RTD_HS_DEADLINE_SEC 10.0
+
+/* A connection to our listening sockets still in its handshake. */
+typedef struct rtd_pending {
+    int                fd;          /* -1: free */
+    int                stage;       /* 0: HELLO due; 1: CHALLENGE sent, PROOF due */
+    int                host;        /* stage 1: the host index HELLO named */
+    double             since;       /* accepted at */
+    struct sockaddr_in from;
+    unsigned char      nonce_c[RTM_AUTH_NONCE_LEN];
+    unsigned char      nonce_p[RTM_AUTH_NONCE_LEN];
+    unsigned char      in[RTD_HS_MSG_MAX];
+    size_t             in_len;
+} rtd_pending_t;
 
 typedef struct rtd_node {
     rtd_jobdesc_t     *desc;
@@ -27,9 +50,16 @@ typedef struct rtd_node {
     rtd_conn_t         parent;      /* fd -1 at the root */
     rtd_conn_t        *children;
     int                nchildren;
+    /* What the loop polls for the children's connections: an epoll fd
+     * over the listening sockets and the handshakes under way (readable
+     * when any is); rtd_node_accept does the work. -1: no children. */
     int                listen_fd;
+    int                listen_socks[RTD_LISTEN_MAX];
+    int                nlisten;
+    rtd_pending_t      pending[RTD_PENDING_MAX];
+    int                npending;
     char               addrs[1024]; /* "a.b.c.d:port,..." the children connect back to */
-    char               token[RTD_TOKEN_LEN + 1];
+    const rtm_secret_t *secret;     /* the job's (the caller's, outlives the node) */
     const char        *job_blob;    /* the packed description, sent to every child */
     size_t             job_blob_len;
     /* the fence under way (fences are job-wide and never overlap) */
@@ -50,7 +80,8 @@ typedef struct rtd_node {
 
 /* Set up the node (tree position, children slots). */
 rtm_status_t rtd_node_init(rtd_node_t *n, rtd_jobdesc_t *desc, int self_host,
-                           const char *job_blob, size_t job_blob_len, const char *token);
+                           const char *job_blob, size_t job_blob_len,
+                           const rtm_secret_t *secret);
 /* Pending fence and modex requests are answered with an error;
  * connections closed. */
 void rtd_node_fini(rtd_node_t *n);

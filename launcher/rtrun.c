@@ -96,6 +96,7 @@ typedef struct rtrun_ctx {
     char               *blob;        /* desc, packed */
     size_t              blob_len;
     rtd_node_t          node;        /* the root of the daemon tree */
+    rtm_secret_t        secret;      /* the job's (common/secret.h); wiped at the end */
     int                 node_ready;
     double              lost_at;     /* give up on remote ranks not reported gone */
     /* rank 0 on another host: rtrun's stdin goes to its rtd (RTD_MSG_STDIN),
@@ -847,6 +848,8 @@ static void check_remote_lost(rtrun_ctx_t *ctx, double now)
 /* Children of the tree that did not connect back in time. */
 static void check_late_children(rtrun_ctx_t *ctx, double now)
 {
+    if (ctx->node_ready)
+        rtd_node_expire_pending(&ctx->node, now);
     for (int i = 0; ctx->node_ready && i < ctx->node.nchildren; i++) {
         rtd_conn_t *c = &ctx->node.children[i];
 
@@ -1126,7 +1129,7 @@ static int build_remote_env(rtrun_ctx_t *ctx)
 static int start_tree(rtrun_ctx_t *ctx)
 {
     rtd_jobdesc_t *d = &ctx->desc;
-    char token[RTD_TOKEN_LEN + 1], cwd[PATH_MAX];
+    char cwd[PATH_MAX];
     rtm_status_t status;
 
     d->job = ctx->job;
@@ -1153,12 +1156,10 @@ static int start_tree(rtrun_ctx_t *ctx)
                   strerror(errno));
         return RTRUN_EXIT_FAILURE;
     }
-    status = rtd_make_token(token, sizeof(token));
-    if (status == RTM_OK)
-        status = rtd_jobdesc_pack(d, &ctx->blob, &ctx->blob_len);
+    status = rtd_jobdesc_pack(d, &ctx->blob, &ctx->blob_len);
     if (status == RTM_OK)
         status = rtd_node_init(&ctx->node, d, ctx->job->local_host, ctx->blob, ctx->blob_len,
-                               token);
+                               &ctx->secret);
     if (status != RTM_OK) {
         rtrun_say("%s", rtm_last_error());
         return RTRUN_EXIT_FAILURE;
@@ -1268,6 +1269,13 @@ static int setup(rtrun_ctx_t *ctx)
         code = init_ranks(ctx);
     if (code != RTRUN_EXIT_OK)
         return code;
+    /* The job secret: to every rtd on its stdin, to the ranks as PMIx job
+     * data; what every tcp connection and the daemon tree prove. */
+    if (rtm_secret_make(&ctx->secret) != RTM_OK) {
+        rtrun_say("%s", rtm_last_error());
+        return RTRUN_EXIT_FAILURE;
+    }
+    rtrun_pmix_set_job_secret(&ctx->secret);
     /* Signals blocked before PMIx starts its threads, so they inherit the
      * mask and these signals reach only the signalfd. */
     if (rtrun_engine_open_signals(&ctx->eng) != RTM_OK ||
@@ -1341,6 +1349,7 @@ static void teardown(rtrun_ctx_t *ctx)
     if (ctx->job != NULL && ctx->job->nspace[0] != '\0')
         rtrun_cleanup_shm(ctx->job->nspace);
     rtrun_engine_stop_pmix(&ctx->eng);
+    rtm_secret_wipe(&ctx->secret, sizeof(ctx->secret));
     rtrun_engine_remove_tmpdir(&ctx->eng);
     rtrun_engine_fini(&ctx->eng);
     rtrun_iof_stdin_close(&ctx->in);

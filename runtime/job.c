@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pmix.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,6 +341,45 @@ static rtm_status_t job_check_foreign_launch(const char *pmix_error)
     return RTM_OK;
 }
 
+/* The job secret rtrun (or rtd) registered as job data, if any. Asked
+ * with PMIX_OPTIONAL: a server that has none (srun, mpirun) answers from
+ * what the client already holds, without a round trip. The value PMIx
+ * returns is wiped before it is released. */
+static void pmi_job_secret(void)
+{
+    pmix_proc_t proc;
+    pmix_info_t info;
+    pmix_value_t *val = NULL;
+    pmix_status_t rc;
+    bool optional = true;
+
+    PMIX_LOAD_PROCID(&proc, pmi_me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &optional, PMIX_BOOL);
+    rc = PMIx_Get(&proc, RTM_SECRET_PMIX_KEY, &info, 1, &val);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS || val == NULL) {
+        rtm_debug("rank %d (%s): the PMIx server holds no job secret (%s)", rtm_rt.world_rank,
+                  rtm_rt.hostname, PMIx_Error_string(rc));
+        return;
+    }
+    if (val->type == PMIX_BYTE_OBJECT && val->data.bo.bytes != NULL) {
+        if (rtm_secret_from_bytes(val->data.bo.bytes, val->data.bo.size, &rtm_rt.job_secret) !=
+            RTM_OK)
+            rtm_warn("rank %d (%s): ignoring the PMIx server's %s: %s", rtm_rt.world_rank,
+                     rtm_rt.hostname, RTM_SECRET_PMIX_KEY, rtm_last_error());
+        rtm_secret_wipe(val->data.bo.bytes, val->data.bo.size);
+    } else {
+        rtm_warn("rank %d (%s): ignoring the PMIx server's %s of type %s", rtm_rt.world_rank,
+                 rtm_rt.hostname, RTM_SECRET_PMIX_KEY, PMIx_Data_type_string(val->type));
+    }
+    PMIX_VALUE_RELEASE(val);
+}
+
+void job_secret_wipe(void)
+{
+    rtm_secret_wipe(&rtm_rt.job_secret, sizeof(rtm_rt.job_secret));
+}
+
 rtm_status_t job_init(void)
 {
     pmix_status_t rc;
@@ -375,6 +415,7 @@ rtm_status_t job_init(void)
                                rtm_rt.world_rank, rtm_rt.hostname, rtm_rt.world_size);
         goto err_finalize;
     }
+    pmi_job_secret();
     pmi_hostnames = calloc((size_t)rtm_rt.world_size, sizeof(char *));
     if (pmi_hostnames == NULL) {
         status = rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for %d host names",

@@ -12,6 +12,8 @@
 
 rtm_status_t job_init(void);
 void         job_finalize(void);
+/* Forget the job secret (once every transport that needs it is open). */
+void         job_secret_wipe(void);
 rtm_status_t job_publish(const char *key, const void *blob, size_t len);
 rtm_status_t job_commit_and_fence(void);
 rtm_status_t job_fence_polling(void (*poll)(unsigned long n));

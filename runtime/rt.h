@@ -11,6 +11,7 @@
 #include "rtmsg.h"
 #include "common/error.h"
 #include "common/list.h"
+#include "common/secret.h"
 #include "runtime/match.h"
 #include "transport/transport.h"
 
@@ -70,6 +71,7 @@ typedef struct rtm_runtime {
     int               num_nodes;
     char              nspace[256];
     char              hostname[256];
+    rtm_secret_t      job_secret;    /* from PMIx (job.c); wiped once the transports are open */
     struct rtm_peer  *peers;         /* world_size entries (peer.c) */
     rtm_tl_t          tls[RTM_MAX_TRANSPORTS];
     int               num_tls;

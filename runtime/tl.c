@@ -74,6 +74,10 @@ static rtm_status_t tl_open(const rtm_tl_ops_t *ops)
     params.node_id = rtm_rt.node_id;
     params.nspace = rtm_rt.nspace;
     params.hostname = rtm_rt.hostname;
+    if (rtm_rt.job_secret.set) {
+        params.job_secret = rtm_rt.job_secret.key;
+        params.job_secret_len = sizeof(rtm_rt.job_secret.key);
+    }
     params.am_cb = proto_am_handler;
     params.am_arg = NULL;
     params.addr_lookup = tl_addr_lookup;
@@ -138,7 +142,18 @@ static int tl_listed(const char *name)
     return 0;
 }
 
+static rtm_status_t open_listed_transports(void);
+
+/* The transports of RTM_TRANSPORTS; the job secret is not needed after. */
 rtm_status_t peers_open_transports(void)
+{
+    rtm_status_t status = open_listed_transports();
+
+    job_secret_wipe();
+    return status;
+}
+
+static rtm_status_t open_listed_transports(void)
 {
     const char *list = rt_config.transports;
     rtm_status_t status;

@@ -1,11 +1,12 @@
 # Sourced by setup-and-demo and run-tests: installs the Debian packages the
 # build and the tests need, only those missing, as root or through sudo.
 
-# Build: toolchain, autotools, OpenPMIx and hwloc (required), RDMA (detected).
+# Build: toolchain, autotools, OpenPMIx, hwloc and libsodium (required; the
+# job secret's MAC), RDMA (detected).
 # Tests: procps (pgrep/ps in the fault tests); ibverbs-utils, perftest and
 # iproute2 (stock verbs tools and network namespaces the softib tests run).
 RTMDEPS_BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc libc6-dev
-  libpmix-dev libhwloc-dev libibverbs-dev librdmacm-dev
+  libpmix-dev libhwloc-dev libsodium-dev libibverbs-dev librdmacm-dev
   procps ibverbs-utils perftest iproute2"
 # Schedulers and external PMIx servers (tests/slurm, tests/extpmix): a
 # one-node Slurm cluster the tests start themselves (slurmctld, slurmd, the
@@ -13,6 +14,9 @@ RTMDEPS_BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc libc6-dev
 # libpmix-dev), and Open MPI's mpirun as a foreign PMIx server.
 RTMDEPS_SCHED_PACKAGES="slurmctld slurmd slurm-client slurm-wlm-basic-plugins openmpi-bin"
 RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES $RTMDEPS_SCHED_PACKAGES"
+# Attack tests (tests/security/tcp_*): the stranger is a python3 script;
+# strace records the handshake tcp_replay.sh replays.
+RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES python3 strace"
 # Multi-host tests: an sshd the ssh smoke test starts in a network namespace
 # with its own config and keys (tests/multihost/ssh.sh).
 RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES openssh-server openssh-client"

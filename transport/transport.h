@@ -92,6 +92,13 @@ typedef struct rtm_tl_params {
     int            node_id;        /* this host's index in the job */
     const char    *nspace;         /* PMIx namespace (job id), for naming shared objects */
     const char    *hostname;
+    /* The job secret (RTM_SECRET_LEN bytes, common/secret.h) from the
+     * launcher, NULL when the PMIx server gave none (a foreign server, a
+     * singleton). A transport that admits connections from the network
+     * proves it and makes its peers prove it (tcp); it copies what it
+     * keeps, and the runtime wipes its copy after open. */
+    const unsigned char *job_secret;
+    size_t         job_secret_len;
     rtm_tl_am_cb_t am_cb;
     void          *am_arg;
     /* From wireup on (after the modex fence): the blob `peer` published for

@@ -6,6 +6,7 @@ TCP_SOURCES = \
 	transport/tcp/tcp.h \
 	transport/tcp/tcp_am.c \
 	transport/tcp/tcp_conn.c \
+	transport/tcp/tcp_hs.c \
 	transport/tcp/tcp_iface.c \
 	transport/tcp/tcp_ifsel.c \
 	transport/tcp/tcp_state.c

@@ -18,6 +18,19 @@
  * was queued meanwhile stays in the sender's buffer and leaves, in order,
  * once that connection is confirmed. Nothing is lost or reordered.
  *
+ * Authentication (docs/security.md, "Rank-to-rank tcp"). Before either
+ * side reads a frame, both prove knowledge of the job secret by a keyed
+ * challenge-response: the connecting side's HELLO carries its fresh
+ * nonce; the accepting side answers CHALLENGE with its own nonce and
+ * HMAC-SHA-256(secret, "acceptor", both ranks, job size, both nonces);
+ * the connecting side checks it and sends PROOF, the same MAC with the
+ * "connector" label; only then does the accepting side apply the rule
+ * above (ACK or NACK). A replayed HELLO meets a new nonce, a replayed
+ * PROOF an old one; a stranger is refused (logged once, with its address)
+ * before it is tied to any rank, and nothing it sent is ever parsed as a
+ * frame. The parse and check of one handshake message is tcp_hs_check(),
+ * a pure function (tests/fuzz).
+ *
  * Orderly close: close() flushes what is queued, sends BYE, shuts down the
  * sending side and reads (discarding) until the peer does the same. An EOF
  * or reset on a connection whose peer sent no BYE is that peer's failure.
@@ -26,6 +39,7 @@
 #define RTM_TRANSPORT_TCP_H
 
 #include "transport/transport.h"
+#include "common/secret.h"
 
 #include <netinet/in.h>
 #include <sys/epoll.h>
@@ -38,8 +52,10 @@
 #define TCP_ADDR_MAGIC    0x70637472u     /* "rtcp" */
 #define TCP_ADDR_VERSION  1u
 #define TCP_HS_MAGIC      0x73687472u     /* "rths" */
+#define TCP_HS_VERSION    2u              /* 2: challenge-response */
 #define TCP_FRAME_CHECK   0x5452u         /* "RT": catches a desynchronized stream */
-#define TCP_ACCEPT_SLOTS  64              /* accepted sockets still waiting for HELLO */
+#define TCP_ACCEPT_SLOTS  64              /* accepted sockets still in their handshake */
+#define TCP_HS_DEADLINE_MS 60000          /* longest handshake of an accepted socket */
 #define TCP_CLOSE_WAIT_MS 10000           /* close(): longest wait for peers' BYE/EOF */
 #define TCP_WAIT_PEER_MS  30000           /* hi refused by lo: longest wait for lo's connection */
 
@@ -79,21 +95,29 @@ _Static_assert(sizeof(tcp_addr_hdr_t) == 88, "address header is 88 bytes");
 _Static_assert(sizeof(tcp_addr_entry_t) == 8, "address entry is 8 bytes");
 
 /*
- * Handshake, the first bytes each way on a connection: 88 bytes (a
- * multiple of 8, so the frames behind it stay 8-byte aligned in the
- * receive buffer). The connecting side sends HELLO; the other answers ACK
- * or NACK (see the connection rule above) before anything else.
+ * Handshake messages, the first bytes each way on a connection: 152 bytes
+ * each (a multiple of 8, so the frames behind them stay 8-byte aligned in
+ * the receive buffer). Connecting side C, accepting side A:
+ *   C -> A  HELLO      nonce = C's challenge
+ *   A -> C  CHALLENGE  nonce = A's challenge, mac = tcp_hs_mac(ACCEPTOR)
+ *   C -> A  PROOF      mac = tcp_hs_mac(CONNECTOR)
+ *   A -> C  ACK or NACK (the connection rule above)
  *   0  magic      u32  TCP_HS_MAGIC
- *   4  type       u8   TCP_HS_HELLO / ACK / NACK
- *   5  version    u8   TCP_ADDR_VERSION
+ *   4  type       u8   TCP_HS_HELLO ... TCP_HS_NACK
+ *   5  version    u8   TCP_HS_VERSION
  *   6  reserved   u16
  *   8  world_rank i32  of the sender
  *  12  world_size i32
- *  16  job_tag    u32
+ *  16  peer_rank  i32  the rank the sender means to talk to
  *  20  reserved   u32
- *  24  hostname   64 chars
+ *  24  nonce      32 B (HELLO, CHALLENGE; zero otherwise)
+ *  56  mac        32 B (CHALLENGE, PROOF; zero otherwise)
+ *  88  hostname   64 chars, for error messages (not trusted)
+ * Integers are in the sender's byte order; the MAC covers them in a fixed
+ * little-endian form (tcp_hs.c).
  */
-enum { TCP_HS_HELLO = 1, TCP_HS_ACK = 2, TCP_HS_NACK = 3 };
+enum { TCP_HS_HELLO = 1, TCP_HS_CHALLENGE = 2, TCP_HS_PROOF = 3, TCP_HS_ACK = 4,
+       TCP_HS_NACK = 5 };
 
 typedef struct tcp_hs {
     uint32_t magic;
@@ -102,12 +126,42 @@ typedef struct tcp_hs {
     uint16_t reserved;
     int32_t  world_rank;
     int32_t  world_size;
-    uint32_t job_tag;
+    int32_t  peer_rank;
     uint32_t reserved2;
+    unsigned char nonce[RTM_AUTH_NONCE_LEN];
+    unsigned char mac[RTM_AUTH_MAC_LEN];
     char     hostname[TCP_HOST_MAX];
 } tcp_hs_t;
 
-_Static_assert(sizeof(tcp_hs_t) == 88, "handshake is 88 bytes");
+_Static_assert(sizeof(tcp_hs_t) == 152, "a handshake message is 152 bytes");
+_Static_assert(sizeof(tcp_hs_t) % 8 == 0, "frames behind a handshake stay aligned");
+
+/* Which side's proof a MAC is (bound into it, so one is never the other). */
+enum { TCP_HS_ROLE_ACCEPTOR = 1, TCP_HS_ROLE_CONNECTOR = 2 };
+
+/* What tcp_hs_check found. */
+typedef enum tcp_hs_verdict {
+    TCP_HS_OK = 0,
+    TCP_HS_SHORT,        /* fewer bytes than a handshake message */
+    TCP_HS_NOT_OURS,     /* bad magic or version: not this software's handshake */
+    TCP_HS_WRONG_TYPE,   /* not the message expected at this step */
+    TCP_HS_WRONG_JOB,    /* job size differs, or meant for another rank */
+    TCP_HS_BAD_RANK,     /* claimed rank out of range, ours, or not the expected one */
+    TCP_HS_BAD_MAC,      /* does not prove the job secret */
+} tcp_hs_verdict_t;
+
+/* What the receiver of a handshake message knows. */
+typedef struct tcp_hs_expect {
+    const rtm_secret_t  *secret;
+    int                  world_rank;   /* the receiver */
+    int                  world_size;
+    unsigned             type;         /* the message expected at this step */
+    int                  peer;         /* rank it must come from; -1: any (HELLO) */
+    /* CHALLENGE: the receiver's HELLO nonce. PROOF: the sender's HELLO nonce. */
+    const unsigned char *nonce_c;
+    /* PROOF: the receiver's CHALLENGE nonce (CHALLENGE carries its own). */
+    const unsigned char *nonce_a;
+} tcp_hs_expect_t;
 
 /*
  * Frame: 8 bytes of header, then `len` bytes (the runtime's header
@@ -145,6 +199,7 @@ typedef struct tcp_ifaddr {
 typedef enum tcp_conn_state {
     TCP_CONN_IDLE = 0,      /* no connection, no attempt */
     TCP_CONN_CONNECTING,    /* our non-blocking connect() in progress */
+    TCP_CONN_WAIT_CHALLENGE,/* HELLO sent; no data before the peer proved the secret */
     TCP_CONN_WAIT_ACK,      /* hi: connected, HELLO sent, no data before ACK */
     TCP_CONN_WAIT_PEER,     /* hi: refused (NACK), lo's connection on its way */
     TCP_CONN_UP,            /* data flows both ways */
@@ -170,7 +225,9 @@ typedef struct tcp_ep {
     size_t            rx_size;
     size_t            rx_head;       /* first byte not yet parsed */
     size_t            rx_tail;       /* end of received bytes */
-    int               rx_need_hs;    /* an ACK/NACK is due before frames */
+    int               rx_need_hs;    /* handshake message due before frames: 0, CHALLENGE
+                                      * or ACK (ACK or NACK) */
+    unsigned char     hs_nonce[RTM_AUTH_NONCE_LEN];  /* our HELLO's challenge */
 
     /* connection setup */
     int               have_addr;     /* blob known (ep_create) */
@@ -185,11 +242,17 @@ typedef struct tcp_ep {
     char              err[256];      /* FAILED: what happened, for am_send */
 } tcp_ep_t;
 
-/* An accepted socket whose HELLO is not complete yet. */
+/* An accepted socket still in its handshake: HELLO due (stage 0), then
+ * our CHALLENGE sent and PROOF due (stage 1). */
 typedef struct tcp_accept_slot {
     int       fd;                    /* -1: free */
-    size_t    got;
-    tcp_hs_t  hs;
+    int       stage;
+    size_t    got;                   /* bytes of the message due, in `in` */
+    uint64_t  since_ms;              /* accepted at */
+    struct sockaddr_in from;         /* for the refusal message */
+    tcp_hs_t  hello;                 /* stage 1: the HELLO */
+    tcp_hs_t  in;
+    unsigned char nonce_a[RTM_AUTH_NONCE_LEN];  /* our challenge */
 } tcp_accept_slot_t;
 
 struct tcp_iface {
@@ -206,7 +269,8 @@ struct tcp_iface {
     int                world_rank;
     int                world_size;
     int                single_host;   /* every rank on this host: loopback allowed */
-    uint32_t           job_tag;
+    uint32_t           job_tag;       /* hash of the namespace: catches another job's blob */
+    rtm_secret_t       secret;        /* the job's (or, without one, the namespace's) */
     char               hostname[TCP_HOST_MAX];
     size_t             eager_limit;
 
@@ -218,6 +282,7 @@ struct tcp_iface {
     tcp_ep_t         **peers;         /* by world rank, NULL before first contact */
     tcp_accept_slot_t  accepts[TCP_ACCEPT_SLOTS];
     int                num_accepts;
+    uint64_t           accepts_check_ms;  /* next look for handshakes past their deadline */
     /* simultaneous connects resolved (for tests and the debug log) */
     unsigned long      stat_refused;    /* lo: a hi's connection refused (NACK) */
     unsigned long      stat_replaced;   /* hi: own attempt dropped for lo's */
@@ -253,16 +318,31 @@ rtm_status_t tcp_ifsel(const char *spec, int single_host, tcp_ifaddr_t *out, int
 int          tcp_if_entry_match(const char *entry, size_t entry_len, const char *name,
                                 struct in_addr addr);
 
+/* tcp_hs.c: handshake messages, pure (no I/O, no state, no log) */
+void             tcp_hs_fill(tcp_hs_t *hs, unsigned type, int world_rank, int world_size,
+                             int peer_rank, const char *hostname);
+/* The MAC of role over (connector rank, acceptor rank, job size, nonces). */
+void             tcp_hs_mac(const rtm_secret_t *secret, unsigned role, int rank_c, int rank_a,
+                            int world_size, const unsigned char *nonce_c,
+                            const unsigned char *nonce_a, unsigned char *mac);
+/* Parse and check len bytes as the message `want` describes; the message
+ * is copied to *hs_p (may be NULL) only when the verdict is TCP_HS_OK. */
+tcp_hs_verdict_t tcp_hs_check(const tcp_hs_expect_t *want, const void *buf, size_t len,
+                              tcp_hs_t *hs_p);
+const char      *tcp_hs_verdict_str(tcp_hs_verdict_t verdict);
+
 /* tcp_conn.c: connection setup, the rule above, failure, orderly close */
 tcp_ep_t *tcp_peer_get(tcp_iface_t *iface, int peer);
 rtm_status_t tcp_conn_start(tcp_ep_t *ep);
 void         tcp_conn_connected(tcp_ep_t *ep);
-void         tcp_conn_hs_reply(tcp_ep_t *ep, const tcp_hs_t *hs);
+/* The handshake message rx_need_hs names, whole at buf (CHALLENGE, or ACK/NACK). */
+void         tcp_conn_hs_reply(tcp_ep_t *ep, const void *buf);
 void         tcp_listen_ready(tcp_iface_t *iface);
 void         tcp_accept_ready(tcp_iface_t *iface, int slot);
 void         tcp_conn_fail(tcp_ep_t *ep, const char *what, int err);
 void         tcp_conn_eof(tcp_ep_t *ep);
 void         tcp_check_wait_peer(tcp_iface_t *iface);
+void         tcp_check_accepts(tcp_iface_t *iface, uint64_t now);
 void         tcp_close_all(tcp_iface_t *iface);
 void         tcp_set_pollout(tcp_ep_t *ep, int on);
 uint64_t     tcp_now_ms(void);

@@ -201,13 +201,12 @@ static int rx_parse(tcp_ep_t *ep)
     tcp_iface_t *iface = tcp_ep_iface(ep);
     int events = 0;
 
-    if (ep->rx_need_hs) {
+    while (__builtin_expect(ep->rx_need_hs != 0, 0)) {
+        /* CHALLENGE, then ACK or NACK: nothing is a frame before them */
         if (ep->rx_tail - ep->rx_head < sizeof(tcp_hs_t))
             return 0;
-        ep->rx_need_hs = 0;
         ep->rx_head += sizeof(tcp_hs_t);
-        tcp_conn_hs_reply(ep, (const tcp_hs_t *)(const void *)(ep->rx + ep->rx_head -
-                                                               sizeof(tcp_hs_t)));
+        tcp_conn_hs_reply(ep, ep->rx + ep->rx_head - sizeof(tcp_hs_t));
         if (ep->fd < 0)
             return 0;   /* NACK, or a bad handshake */
     }
@@ -316,6 +315,8 @@ int tcp_progress(rtm_tl_iface_t *tl_iface)
         return 0;
     if (__builtin_expect(iface->num_wait_peer > 0, 0))
         tcp_check_wait_peer(iface);
+    if (__builtin_expect(iface->num_accepts > 0, 0))
+        tcp_check_accepts(iface, tcp_now_ms());
     n = epoll_wait(iface->epfd, evs, 32, 0);
     if (n <= 0)
         return 0;

@@ -160,40 +160,32 @@ void tcp_conn_eof(tcp_ep_t *ep)
                       "was killed)", 0);
 }
 
-static void hs_fill(const tcp_iface_t *iface, tcp_hs_t *hs, uint8_t type)
+/* A handshake message of ours to peer_rank (nonce and MAC zero). */
+static void hs_make(const tcp_iface_t *iface, tcp_hs_t *hs, unsigned type, int peer_rank)
 {
-    memset(hs, 0, sizeof(*hs));
-    hs->magic = TCP_HS_MAGIC;
-    hs->type = type;
-    hs->version = TCP_ADDR_VERSION;
-    hs->world_rank = iface->world_rank;
-    hs->world_size = iface->world_size;
-    hs->job_tag = iface->job_tag;
-    snprintf(hs->hostname, sizeof(hs->hostname), "%s", iface->hostname);
+    tcp_hs_fill(hs, type, iface->world_rank, iface->world_size, peer_rank, iface->hostname);
 }
 
-/* Handshakes are the first bytes on a fresh socket: they always fit its
- * send buffer, so a short write is an error. */
-static int hs_send(const tcp_iface_t *iface, int fd, uint8_t type)
+/* Handshakes are the first bytes each way on a fresh socket, one at a
+ * time: they always fit its send buffer, so a short write is an error. */
+static int hs_send(int fd, const tcp_hs_t *hs)
 {
-    tcp_hs_t hs;
     ssize_t n;
 
-    hs_fill(iface, &hs, type);
     do {
-        n = send(fd, &hs, sizeof(hs), MSG_NOSIGNAL | MSG_DONTWAIT);
+        n = send(fd, hs, sizeof(*hs), MSG_NOSIGNAL | MSG_DONTWAIT);
     } while (n < 0 && errno == EINTR);
-    if (n == (ssize_t)sizeof(hs))
+    if (n == (ssize_t)sizeof(*hs))
         return 0;
     return n < 0 ? errno : EAGAIN;
 }
 
-static int hs_valid(const tcp_iface_t *iface, const tcp_hs_t *hs)
+static int hs_send_type(const tcp_iface_t *iface, int fd, unsigned type, int peer_rank)
 {
-    return hs->magic == TCP_HS_MAGIC && hs->version == TCP_ADDR_VERSION &&
-           hs->job_tag == iface->job_tag && hs->world_size == iface->world_size &&
-           hs->world_rank >= 0 && hs->world_rank < iface->world_size &&
-           hs->world_rank != iface->world_rank;
+    tcp_hs_t hs;
+
+    hs_make(iface, &hs, type, peer_rank);
+    return hs_send(fd, &hs);
 }
 
 static void conn_up(tcp_ep_t *ep)
@@ -267,8 +259,18 @@ void tcp_conn_connected(tcp_ep_t *ep)
         return;
     if (getsockopt(ep->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
         err = errno;
-    if (err == 0)
-        err = hs_send(tcp_ep_iface(ep), ep->fd, TCP_HS_HELLO);
+    if (err == 0) {
+        tcp_hs_t hello;
+
+        hs_make(tcp_ep_iface(ep), &hello, TCP_HS_HELLO, ep->super.peer);
+        if (rtm_auth_nonce(ep->hs_nonce) != 0) {
+            conn_fail_msg(ep, "no random source for the tcp handshake with rank %d (%s)",
+                          ep->super.peer, peer_host(ep));
+            return;
+        }
+        memcpy(hello.nonce, ep->hs_nonce, sizeof(hello.nonce));
+        err = hs_send(ep->fd, &hello);
+    }
     if (err != 0) {
         rtm_debug("tcp: connect to rank %d at %s:%u: %s", ep->super.peer,
                   inet_ntoa(ep->addrs[ep->next_addr - 1].sin_addr),
@@ -278,31 +280,68 @@ void tcp_conn_connected(tcp_ep_t *ep)
         tcp_conn_start(ep);   /* the next address, or the peer's failure */
         return;
     }
+    /* nothing but the handshake until the peer proved the secret */
     ep->rx_head = ep->rx_tail = 0;
-    ep->rx_need_hs = 1;
-    if (tcp_ep_iface(ep)->world_rank < ep->super.peer) {
-        /* ours wins: data may follow the HELLO at once */
+    ep->rx_need_hs = TCP_HS_CHALLENGE;
+    conn_set_state(ep, TCP_CONN_WAIT_CHALLENGE);
+    tcp_set_pollout(ep, 0);
+}
+
+/* The peer's CHALLENGE: check its proof, send ours. */
+static void conn_challenge(tcp_ep_t *ep, const void *buf)
+{
+    tcp_iface_t *iface = tcp_ep_iface(ep);
+    tcp_hs_expect_t want = {&iface->secret, iface->world_rank, iface->world_size,
+                            TCP_HS_CHALLENGE, ep->super.peer, ep->hs_nonce, NULL};
+    tcp_hs_t hs, proof;
+    tcp_hs_verdict_t verdict = tcp_hs_check(&want, buf, sizeof(tcp_hs_t), &hs);
+    int err;
+
+    if (verdict != TCP_HS_OK) {
+        const struct sockaddr_in *sa = &ep->addrs[ep->next_addr > 0 ? ep->next_addr - 1 : 0];
+
+        conn_fail_msg(ep, "rank %d (%s) at %s:%u answered our connection with %s (another "
+                      "job's process on that address?)", ep->super.peer, peer_host(ep),
+                      inet_ntoa(sa->sin_addr), ntohs(sa->sin_port), tcp_hs_verdict_str(verdict));
+        return;
+    }
+    if (ep->hostname[0] == '\0')
+        snprintf(ep->hostname, sizeof(ep->hostname), "%s", hs.hostname);
+    hs_make(iface, &proof, TCP_HS_PROOF, ep->super.peer);
+    tcp_hs_mac(&iface->secret, TCP_HS_ROLE_CONNECTOR, iface->world_rank, ep->super.peer,
+               iface->world_size, ep->hs_nonce, hs.nonce, proof.mac);
+    err = hs_send(ep->fd, &proof);
+    if (err != 0) {
+        tcp_conn_fail(ep, NULL, err);
+        return;
+    }
+    ep->rx_need_hs = TCP_HS_ACK;
+    if (iface->world_rank < ep->super.peer) {
+        /* ours wins: data may follow the PROOF at once */
         conn_up(ep);
         if (ep->state == TCP_CONN_UP && ep->tx_tail == ep->tx_head)
             tcp_set_pollout(ep, 0);
     } else {
         conn_set_state(ep, TCP_CONN_WAIT_ACK);
-        tcp_set_pollout(ep, 0);
     }
 }
 
-/* The ACK or NACK to our HELLO. */
-void tcp_conn_hs_reply(tcp_ep_t *ep, const tcp_hs_t *hs)
+/* The ACK or NACK to our PROOF. */
+static void conn_verdict(tcp_ep_t *ep, const void *buf)
 {
-    if (!hs_valid(tcp_ep_iface(ep), hs) || hs->world_rank != ep->super.peer ||
-        (hs->type != TCP_HS_ACK && hs->type != TCP_HS_NACK)) {
-        conn_fail_msg(ep, "rank %d (%s) answered our connection with a bad handshake (another "
-                      "job's process on that address?)", ep->super.peer, peer_host(ep));
+    tcp_iface_t *iface = tcp_ep_iface(ep);
+    tcp_hs_expect_t want = {&iface->secret, iface->world_rank, iface->world_size, TCP_HS_ACK,
+                            ep->super.peer, NULL, NULL};
+    tcp_hs_t hs;
+    tcp_hs_verdict_t verdict = tcp_hs_check(&want, buf, sizeof(tcp_hs_t), &hs);
+
+    if (verdict != TCP_HS_OK) {
+        conn_fail_msg(ep, "rank %d (%s) answered our connection with %s", ep->super.peer,
+                      peer_host(ep), tcp_hs_verdict_str(verdict));
         return;
     }
-    if (ep->hostname[0] == '\0')
-        snprintf(ep->hostname, sizeof(ep->hostname), "%.*s", TCP_HOST_MAX - 1, hs->hostname);
-    if (hs->type == TCP_HS_ACK) {
+    ep->rx_need_hs = 0;
+    if (hs.type == TCP_HS_ACK) {
         if (ep->state == TCP_CONN_WAIT_ACK)
             conn_up(ep);
         return;
@@ -313,16 +352,65 @@ void tcp_conn_hs_reply(tcp_ep_t *ep, const tcp_hs_t *hs)
     conn_set_state(ep, TCP_CONN_WAIT_PEER);
 }
 
+void tcp_conn_hs_reply(tcp_ep_t *ep, const void *buf)
+{
+    if (ep->rx_need_hs == TCP_HS_CHALLENGE)
+        conn_challenge(ep, buf);
+    else
+        conn_verdict(ep, buf);
+}
+
+/* Close an accepted socket still in its handshake. why != NULL: a
+ * refusal, said once with the peer's address (claim: the rank its HELLO
+ * claimed, -1 if none); NULL: an ordinary end (a peer that dropped its
+ * attempt for ours), in the debug log only. */
+static void accept_refuse(tcp_iface_t *iface, int slot, const char *why, int claim)
+{
+    tcp_accept_slot_t *a = &iface->accepts[slot];
+    char claimed[48] = "";
+
+    if (claim >= 0)
+        snprintf(claimed, sizeof(claimed), " (its HELLO claimed rank %d)", claim);
+    if (why != NULL)
+        rtm_warn("tcp: rank %d (%s): refused a connection from %s:%u: %s%s", iface->world_rank,
+                 iface->hostname, inet_ntoa(a->from.sin_addr), ntohs(a->from.sin_port), why,
+                 claimed);
+    else
+        rtm_debug("tcp: rank %d: a connection from %s:%u closed in its handshake",
+                  iface->world_rank, inet_ntoa(a->from.sin_addr), ntohs(a->from.sin_port));
+    epoll_ctl(iface->epfd, EPOLL_CTL_DEL, a->fd, NULL);
+    close(a->fd);
+    a->fd = -1;
+    iface->num_accepts--;
+}
+
+/* New connections. All slots taken (a flood of strangers, each costing
+ * us nothing but a slot): the oldest handshake goes, so a legitimate peer,
+ * which answers at once, always gets in. */
 void tcp_listen_ready(tcp_iface_t *iface)
 {
-    while (iface->num_accepts < TCP_ACCEPT_SLOTS) {
+    for (int round = 0; round < TCP_ACCEPT_SLOTS; round++) {
+        struct sockaddr_in from;
+        socklen_t from_len = sizeof(from);
         struct epoll_event ev;
         int one = 1;
         int slot = 0;
-        int fd = accept4(iface->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int fd;
 
+        memset(&from, 0, sizeof(from));
+        fd = accept4(iface->listen_fd, (struct sockaddr *)&from, &from_len,
+                     SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
             return;   /* EAGAIN, or an aborted connection: nothing to do */
+        if (iface->num_accepts == TCP_ACCEPT_SLOTS) {
+            int oldest = 0;
+
+            for (int i = 1; i < TCP_ACCEPT_SLOTS; i++)
+                if (iface->accepts[i].since_ms < iface->accepts[oldest].since_ms)
+                    oldest = i;
+            accept_refuse(iface, oldest, "the oldest of too many connections in their "
+                          "handshake", -1);
+        }
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         while (iface->accepts[slot].fd >= 0)
             slot++;
@@ -333,9 +421,53 @@ void tcp_listen_ready(tcp_iface_t *iface)
             continue;
         }
         iface->accepts[slot].fd = fd;
+        iface->accepts[slot].stage = 0;
         iface->accepts[slot].got = 0;
+        iface->accepts[slot].since_ms = tcp_now_ms();
+        iface->accepts[slot].from = from;
         iface->num_accepts++;
     }
+}
+
+/* Handshakes past their deadline are refused (checked about once a second
+ * while any is pending). */
+void tcp_check_accepts(tcp_iface_t *iface, uint64_t now)
+{
+    if (now < iface->accepts_check_ms)
+        return;
+    iface->accepts_check_ms = now + 1000;
+    for (int i = 0; i < TCP_ACCEPT_SLOTS; i++)
+        if (iface->accepts[i].fd >= 0 && now - iface->accepts[i].since_ms > TCP_HS_DEADLINE_MS)
+            accept_refuse(iface, i, "no complete handshake within the deadline", -1);
+}
+
+/* A whole HELLO: answer with our CHALLENGE. 0: go on. */
+static int accept_hello(tcp_iface_t *iface, int slot)
+{
+    tcp_accept_slot_t *a = &iface->accepts[slot];
+    tcp_hs_expect_t want = {&iface->secret, iface->world_rank, iface->world_size, TCP_HS_HELLO,
+                            -1, NULL, NULL};
+    tcp_hs_verdict_t verdict = tcp_hs_check(&want, &a->in, sizeof(a->in), &a->hello);
+    tcp_hs_t challenge;
+
+    if (verdict != TCP_HS_OK) {
+        accept_refuse(iface, slot, tcp_hs_verdict_str(verdict), -1);
+        return -1;
+    }
+    if (rtm_auth_nonce(a->nonce_a) != 0) {
+        accept_refuse(iface, slot, "no random source for a challenge", a->hello.world_rank);
+        return -1;
+    }
+    hs_make(iface, &challenge, TCP_HS_CHALLENGE, a->hello.world_rank);
+    memcpy(challenge.nonce, a->nonce_a, sizeof(challenge.nonce));
+    tcp_hs_mac(&iface->secret, TCP_HS_ROLE_ACCEPTOR, a->hello.world_rank, iface->world_rank,
+               iface->world_size, a->hello.nonce, a->nonce_a, challenge.mac);
+    if (hs_send(a->fd, &challenge) != 0) {
+        accept_refuse(iface, slot, NULL, -1);
+        return -1;
+    }
+    a->stage = 1;
+    return 0;
 }
 
 static void accept_slot_free(tcp_iface_t *iface, int slot, int close_fd)
@@ -348,43 +480,55 @@ static void accept_slot_free(tcp_iface_t *iface, int slot, int close_fd)
     iface->num_accepts--;
 }
 
-/* Bytes of a HELLO on an accepted socket; once whole, apply the rule. */
+/* Bytes of a handshake on an accepted socket: HELLO, then PROOF; once the
+ * peer proved the secret, apply the connection rule. */
 void tcp_accept_ready(tcp_iface_t *iface, int slot)
 {
     tcp_accept_slot_t *a = &iface->accepts[slot];
+    tcp_hs_expect_t want;
+    tcp_hs_verdict_t verdict;
     tcp_ep_t *ep;
     struct epoll_event ev;
     ssize_t n;
     int peer, err;
 
-    if (a->fd < 0)
+    if (slot < 0 || slot >= TCP_ACCEPT_SLOTS || a->fd < 0)
         return;
-    /* read the HELLO only: data the peer sent behind it stays in the
-     * socket for the connection's receive buffer */
-    n = recv(a->fd, (char *)&a->hs + a->got, sizeof(a->hs) - a->got, MSG_DONTWAIT);
+    /* one message at a time: data the peer sent behind its PROOF stays in
+     * the socket for the connection's receive buffer */
+    n = recv(a->fd, (char *)&a->in + a->got, sizeof(a->in) - a->got, MSG_DONTWAIT);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         return;
     if (n <= 0) {
-        /* a refused peer giving up, or a port scan: not a failure */
-        accept_slot_free(iface, slot, 1);
+        /* between messages: a peer that dropped its attempt for ours */
+        accept_refuse(iface, slot, a->got > 0 ? "closed in the middle of a handshake message"
+                                              : NULL,
+                      a->stage ? a->hello.world_rank : -1);
         return;
     }
     a->got += (size_t)n;
-    if (a->got < sizeof(a->hs))
+    if (a->got < sizeof(a->in))
         return;
-    if (!hs_valid(iface, &a->hs) || a->hs.type != TCP_HS_HELLO) {
-        rtm_debug("tcp: rank %d: dropped a connection with a bad handshake", iface->world_rank);
-        accept_slot_free(iface, slot, 1);
+    a->got = 0;
+    if (a->stage == 0) {
+        accept_hello(iface, slot);
         return;
     }
-    peer = a->hs.world_rank;
+    peer = a->hello.world_rank;
+    want = (tcp_hs_expect_t){&iface->secret, iface->world_rank, iface->world_size,
+                             TCP_HS_PROOF, peer, a->hello.nonce, a->nonce_a};
+    verdict = tcp_hs_check(&want, &a->in, sizeof(a->in), NULL);
+    if (verdict != TCP_HS_OK) {
+        accept_refuse(iface, slot, tcp_hs_verdict_str(verdict), peer);
+        return;
+    }
     ep = tcp_peer_get(iface, peer);
     if (ep == NULL) {
         accept_slot_free(iface, slot, 1);
         return;
     }
     if (ep->hostname[0] == '\0')
-        snprintf(ep->hostname, sizeof(ep->hostname), "%.*s", TCP_HOST_MAX - 1, a->hs.hostname);
+        snprintf(ep->hostname, sizeof(ep->hostname), "%.*s", TCP_HOST_MAX - 1, a->hello.hostname);
     if (ep->state == TCP_CONN_FAILED || ep->state == TCP_CONN_CLOSED ||
         (peer < iface->world_rank && ep->state == TCP_CONN_UP)) {
         /* impossible under the rule unless the peer restarted: keep ours */
@@ -393,7 +537,7 @@ void tcp_accept_ready(tcp_iface_t *iface, int slot)
     }
     if (peer > iface->world_rank && ep->state != TCP_CONN_IDLE) {
         /* we are the lower rank and have our own connection: it wins */
-        hs_send(iface, a->fd, TCP_HS_NACK);
+        hs_send_type(iface, a->fd, TCP_HS_NACK, peer);
         accept_slot_free(iface, slot, 1);
         iface->stat_refused++;
         return;
@@ -411,7 +555,7 @@ void tcp_accept_ready(tcp_iface_t *iface, int slot)
         tcp_conn_fail(ep, NULL, errno);
         return;
     }
-    err = hs_send(iface, ep->fd, TCP_HS_ACK);
+    err = hs_send_type(iface, ep->fd, TCP_HS_ACK, peer);
     if (err != 0) {
         tcp_conn_fail(ep, NULL, err);
         return;
@@ -441,6 +585,7 @@ static int conn_busy(const tcp_ep_t *ep)
 {
     switch (ep->state) {
     case TCP_CONN_CONNECTING:
+    case TCP_CONN_WAIT_CHALLENGE:
     case TCP_CONN_WAIT_ACK:
     case TCP_CONN_WAIT_PEER:
     case TCP_CONN_UP:

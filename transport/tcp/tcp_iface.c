@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "transport/tcp/tcp_config.h"
+#include "common/secret.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -71,6 +72,26 @@ static rtm_status_t tcp_listen(tcp_iface_t *iface)
 
 static void tcp_close(rtm_tl_iface_t *tl_iface);
 
+/* The key of the handshakes: the job secret the launcher handed over;
+ * without one (a foreign PMIx server, a singleton) a key derived from the
+ * namespace, which keeps out other jobs but not a stranger who reads it
+ * (docs/security.md, "What is not authenticated"). */
+static rtm_status_t tcp_secret_init(tcp_iface_t *iface, const rtm_tl_params_t *params)
+{
+    static const rtm_secret_t public_key;   /* all zero */
+    const char *nspace = params->nspace ? params->nspace : "";
+
+    if (params->job_secret != NULL)
+        return rtm_secret_from_bytes(params->job_secret, params->job_secret_len,
+                                     &iface->secret);
+    rtm_auth_mac(&public_key, nspace, strlen(nspace), iface->secret.key);
+    iface->secret.set = 1;
+    if (params->world_size > 1)
+        rtm_debug("tcp: rank %d: no job secret from the launcher: connections are checked "
+                  "against the namespace only", params->world_rank);
+    return RTM_OK;
+}
+
 static rtm_status_t tcp_open(const rtm_tl_params_t *params, rtm_tl_iface_t **iface_p)
 {
     tcp_iface_t *iface;
@@ -96,6 +117,11 @@ static rtm_status_t tcp_open(const rtm_tl_params_t *params, rtm_tl_iface_t **ifa
     iface->world_size = params->world_size;
     iface->single_host = params->local_size >= params->world_size;
     iface->job_tag = job_tag_of(params->nspace);
+    status = tcp_secret_init(iface, params);
+    if (status != RTM_OK) {
+        free(iface);
+        return status;
+    }
     iface->eager_limit = tcp_eager_limit();
     snprintf(iface->hostname, sizeof(iface->hostname), "%s",
              params->hostname ? params->hostname : "?");
@@ -156,6 +182,7 @@ static void tcp_close(rtm_tl_iface_t *tl_iface)
     if (iface->epfd >= 0)
         close(iface->epfd);
     free(iface->peers);
+    rtm_secret_wipe(&iface->secret, sizeof(iface->secret));
     free(iface);
 }
 
