@@ -14,6 +14,7 @@ static const char *tcp_conn_state_name(tcp_conn_state_t s)
     switch (s) {
     case TCP_CONN_IDLE:       return "idle";
     case TCP_CONN_CONNECTING: return "connecting";
+    case TCP_CONN_WAIT_CHALLENGE: return "waiting for the peer's challenge";
     case TCP_CONN_WAIT_ACK:   return "waiting for the handshake ack";
     case TCP_CONN_WAIT_PEER:  return "waiting for the peer's connection";
     case TCP_CONN_UP:         return "up";
