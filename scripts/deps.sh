@@ -13,6 +13,9 @@ RTMDEPS_BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc libc6-dev
 # libpmix-dev), and Open MPI's mpirun as a foreign PMIx server.
 RTMDEPS_SCHED_PACKAGES="slurmctld slurmd slurm-client slurm-wlm-basic-plugins openmpi-bin"
 RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES $RTMDEPS_SCHED_PACKAGES"
+# Fuzz targets (tests/fuzz): clang and its libFuzzer/sanitizer runtimes
+# (configure detects them; without them the fuzz tests skip).
+RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES clang libclang-rt-14-dev"
 # Multi-host tests: an sshd the ssh smoke test starts in a network namespace
 # with its own config and keys (tests/multihost/ssh.sh).
 RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES openssh-server openssh-client"
