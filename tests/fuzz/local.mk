@@ -17,13 +17,13 @@
 # they run in the plain build's pass only: in build-asan/ the tier targets
 # leave them out (NO_SANITIZER_TESTS, tests/local.mk).
 
-FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire
+FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire tcp_frames tcp_handshake
 
 FUZZ_BINS = $(FUZZ_NAMES:%=tests/fuzz/fuzz_%)
 FUZZ_TESTS += $(FUZZ_NAMES:%=tests/fuzz/%.sh)
 NO_SANITIZER_TESTS += $(FUZZ_NAMES:%=tests/fuzz/%.sh)
 EXTRA_DIST += $(FUZZ_NAMES:%=tests/fuzz/%.sh) $(FUZZ_NAMES:%=tests/fuzz/fuzz_%.c) \
-	tests/fuzz/run.sh tests/fuzz/fuzz.h tests/fuzz/corpus
+	tests/fuzz/run.sh tests/fuzz/fuzz.h tests/fuzz/fuzz_tcp.h tests/fuzz/corpus
 CLEANFILES += $(FUZZ_BINS)
 AM_TESTS_ENVIRONMENT += RTMTEST_FUZZ_MISSING='$(RTM_FUZZ_MISSING)'; export RTMTEST_FUZZ_MISSING;
 
@@ -82,3 +82,13 @@ FUZZ_RTD_SRCS = $(top_srcdir)/launcher/rtd_wire.c $(top_srcdir)/launcher/rtd_con
 	$(top_srcdir)/launcher/rtd_tree.c $(top_srcdir)/launcher/rtd_jobdesc.c
 tests/fuzz/fuzz_rtd_wire: $(top_srcdir)/tests/fuzz/fuzz_rtd_wire.c $(FUZZ_COMMON) $(FUZZ_RTD_SRCS)
 	$(FUZZ_COMPILE) $(PMIX_CFLAGS) $(fuzz_srcs)
+
+# The tcp transport as a peer or a stranger writes to it (tests/fuzz/fuzz_tcp.h):
+# frames on an established connection (tcp_am.c), and the handshake of
+# tcp_conn.c with the frames behind it.
+FUZZ_TCP_SRCS = $(top_srcdir)/transport/tcp/tcp_am.c $(top_srcdir)/transport/tcp/tcp_conn.c
+tests/fuzz/fuzz_tcp_frames: $(top_srcdir)/tests/fuzz/fuzz_tcp_frames.c $(FUZZ_COMMON) $(FUZZ_TCP_SRCS)
+	$(FUZZ_COMPILE) $(fuzz_srcs)
+tests/fuzz/fuzz_tcp_handshake: $(top_srcdir)/tests/fuzz/fuzz_tcp_handshake.c $(FUZZ_COMMON) \
+		$(FUZZ_TCP_SRCS)
+	$(FUZZ_COMPILE) $(fuzz_srcs)
