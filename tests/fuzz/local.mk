@@ -17,7 +17,7 @@
 # they run in the plain build's pass only: in build-asan/ the tier targets
 # leave them out (NO_SANITIZER_TESTS, tests/local.mk).
 
-FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire tcp_frames tcp_handshake
+FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire tcp_frames tcp_handshake am
 
 FUZZ_BINS = $(FUZZ_NAMES:%=tests/fuzz/fuzz_%)
 FUZZ_TESTS += $(FUZZ_NAMES:%=tests/fuzz/%.sh)
@@ -91,4 +91,15 @@ tests/fuzz/fuzz_tcp_frames: $(top_srcdir)/tests/fuzz/fuzz_tcp_frames.c $(FUZZ_CO
 	$(FUZZ_COMPILE) $(fuzz_srcs)
 tests/fuzz/fuzz_tcp_handshake: $(top_srcdir)/tests/fuzz/fuzz_tcp_handshake.c $(FUZZ_COMMON) \
 		$(FUZZ_TCP_SRCS)
+	$(FUZZ_COMPILE) $(fuzz_srcs)
+
+# The runtime's protocol messages as a transport delivers them (runtime/am.c
+# into eager.c, rndv.c, credit.c; proto.c for the application's side), over
+# a fake transport; the job (PMIx) is stubbed in the target.
+FUZZ_AM_SRCS = $(top_srcdir)/runtime/am.c $(top_srcdir)/runtime/credit.c \
+	$(top_srcdir)/runtime/eager.c $(top_srcdir)/runtime/match.c $(top_srcdir)/runtime/peer.c \
+	$(top_srcdir)/runtime/proto.c $(top_srcdir)/runtime/request.c $(top_srcdir)/runtime/rndv.c \
+	$(top_srcdir)/common/config_parse.c $(top_srcdir)/common/mpool.c \
+	$(runtime_librtmcfg_la_SOURCES:%=$(top_srcdir)/%)
+tests/fuzz/fuzz_am: $(top_srcdir)/tests/fuzz/fuzz_am.c $(FUZZ_COMMON) $(FUZZ_AM_SRCS)
 	$(FUZZ_COMPILE) $(fuzz_srcs)
