@@ -17,7 +17,7 @@
 # they run in the plain build's pass only: in build-asan/ the tier targets
 # leave them out (NO_SANITIZER_TESTS, tests/local.mk).
 
-FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire tcp_frames tcp_handshake am
+FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire tcp_frames tcp_handshake am config
 
 FUZZ_BINS = $(FUZZ_NAMES:%=tests/fuzz/fuzz_%)
 FUZZ_TESTS += $(FUZZ_NAMES:%=tests/fuzz/%.sh)
@@ -102,4 +102,11 @@ FUZZ_AM_SRCS = $(top_srcdir)/runtime/am.c $(top_srcdir)/runtime/credit.c \
 	$(top_srcdir)/common/config_parse.c $(top_srcdir)/common/mpool.c \
 	$(runtime_librtmcfg_la_SOURCES:%=$(top_srcdir)/%)
 tests/fuzz/fuzz_am: $(top_srcdir)/tests/fuzz/fuzz_am.c $(FUZZ_COMMON) $(FUZZ_AM_SRCS)
+	$(FUZZ_COMPILE) $(fuzz_srcs)
+
+# RTM_* values through common/'s parser and every component's table, and
+# RTM_TCP_IF's list through tcp_ifsel.c.
+tests/fuzz/fuzz_config: $(top_srcdir)/tests/fuzz/fuzz_config.c $(FUZZ_COMMON) \
+		$(top_srcdir)/common/config_parse.c $(top_srcdir)/transport/tcp/tcp_ifsel.c \
+		$(runtime_librtmcfg_la_SOURCES:%=$(top_srcdir)/%)
 	$(FUZZ_COMPILE) $(fuzz_srcs)
