@@ -33,7 +33,7 @@ static int fz_failed_peers;
 /* Every message the transport delivers: whole, in bounds, aligned. A
  * message whose first byte is 0xa5 is answered at once from inside the
  * callback (the runtime may send from am_cb). */
-static void fz_am_cb(void *arg, int src, unsigned am_id, const void *data, size_t len)
+static inline void fz_am_cb(void *arg, int src, unsigned am_id, const void *data, size_t len)
 {
     tcp_iface_t *iface = arg;
     const uint8_t *p = data;
@@ -49,7 +49,7 @@ static void fz_am_cb(void *arg, int src, unsigned am_id, const void *data, size_
     (void)sum;
 }
 
-static void fz_peer_failed(void *arg, int peer, rtm_status_t status, const char *msg)
+static inline void fz_peer_failed(void *arg, int peer, rtm_status_t status, const char *msg)
 {
     (void)arg;
     (void)status;
@@ -57,7 +57,7 @@ static void fz_peer_failed(void *arg, int peer, rtm_status_t status, const char 
     fz_failed_peers++;
 }
 
-static tcp_iface_t *fz_iface_new(void)
+static inline tcp_iface_t *fz_iface_new(void)
 {
     tcp_iface_t *iface = calloc(1, sizeof(*iface));
 
@@ -88,7 +88,7 @@ static tcp_iface_t *fz_iface_new(void)
 }
 
 /* What tcp_close frees, without its orderly close (which waits for BYEs). */
-static void fz_iface_free(tcp_iface_t *iface)
+static inline void fz_iface_free(tcp_iface_t *iface)
 {
     for (int i = 0; i < FZ_WORLD; i++) {
         tcp_ep_t *ep = iface->peers[i];
@@ -110,14 +110,14 @@ static void fz_iface_free(tcp_iface_t *iface)
 }
 
 /* A connected pair of non-blocking stream sockets: [0] the transport's. */
-static int fz_socketpair(int fds[2])
+static inline int fz_socketpair(int fds[2])
 {
     return socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds);
 }
 
 /* Progress until nothing happens (bounded), reading and dropping what the
  * transport wrote to the peer, so its sends never stall. */
-static void fz_progress(tcp_iface_t *iface, int peer_fd)
+static inline void fz_progress(tcp_iface_t *iface, int peer_fd)
 {
     char sink[4096];
 
@@ -130,7 +130,7 @@ static void fz_progress(tcp_iface_t *iface, int peer_fd)
 }
 
 /* The records of the input, written by the peer on peer_fd. */
-static void fz_feed(tcp_iface_t *iface, int peer_fd, fz_in_t *in)
+static inline void fz_feed(tcp_iface_t *iface, int peer_fd, fz_in_t *in)
 {
     while (in->left > 0) {
         size_t len = fz_u8(in);
@@ -161,7 +161,7 @@ static void fz_feed(tcp_iface_t *iface, int peer_fd, fz_in_t *in)
 }
 
 /* Register fd as the connection of ep (as tcp_conn.c does). */
-static int fz_ep_attach(tcp_iface_t *iface, tcp_ep_t *ep, int fd)
+static inline int fz_ep_attach(tcp_iface_t *iface, tcp_ep_t *ep, int fd)
 {
     struct epoll_event ev;
 

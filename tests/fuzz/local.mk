@@ -17,7 +17,7 @@
 # they run in the plain build's pass only: in build-asan/ the tier targets
 # leave them out (NO_SANITIZER_TESTS, tests/local.mk).
 
-FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire tcp_frames tcp_handshake am config
+FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire tcp_frames tcp_handshake am config addr
 
 FUZZ_BINS = $(FUZZ_NAMES:%=tests/fuzz/fuzz_%)
 FUZZ_TESTS += $(FUZZ_NAMES:%=tests/fuzz/%.sh)
@@ -110,3 +110,11 @@ tests/fuzz/fuzz_config: $(top_srcdir)/tests/fuzz/fuzz_config.c $(FUZZ_COMMON) \
 		$(top_srcdir)/common/config_parse.c $(top_srcdir)/transport/tcp/tcp_ifsel.c \
 		$(runtime_librtmcfg_la_SOURCES:%=$(top_srcdir)/%)
 	$(FUZZ_COMPILE) $(fuzz_srcs)
+
+# Transport address blobs read from PMIx: tcp's and shm's reachable and
+# ep_create on interfaces built by hand.
+tests/fuzz/fuzz_addr: $(top_srcdir)/tests/fuzz/fuzz_addr.c $(FUZZ_COMMON) $(FUZZ_TCP_SRCS) \
+		$(top_srcdir)/transport/tcp/tcp_iface.c $(top_srcdir)/transport/tcp/tcp_ifsel.c \
+		$(filter %.c,$(SHM_SOURCES:%=$(top_srcdir)/%)) $(top_srcdir)/common/config_parse.c \
+		$(runtime_librtmcfg_la_SOURCES:%=$(top_srcdir)/%)
+	$(FUZZ_COMPILE) $(fuzz_srcs) -lrt
