@@ -14,8 +14,8 @@
 # inputs on every machine, slow or fast (docs/testing.md).
 #
 # The targets are the same binaries in both builds (always ASan+UBSan), so
-# they run in the plain build's pass only: in build-asan/ the tier targets
-# leave them out (NO_SANITIZER_TESTS, tests/local.mk).
+# they are built and run in the plain build's pass only: in build-asan/
+# the tier targets leave them out (NO_SANITIZER_TESTS, tests/local.mk).
 
 FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire tcp_frames tcp_handshake am config addr
 
@@ -25,10 +25,15 @@ NO_SANITIZER_TESTS += $(FUZZ_NAMES:%=tests/fuzz/%.sh)
 EXTRA_DIST += $(FUZZ_NAMES:%=tests/fuzz/%.sh) $(FUZZ_NAMES:%=tests/fuzz/fuzz_%.c) \
 	tests/fuzz/run.sh tests/fuzz/fuzz.h tests/fuzz/fuzz_tcp.h tests/fuzz/corpus
 CLEANFILES += $(FUZZ_BINS)
+if RTM_SANITIZERS
+# not built here either: `make check TESTS=tests/fuzz/x.sh` says where they run
+AM_TESTS_ENVIRONMENT += RTMTEST_FUZZ_MISSING='they are built and run in the plain build (ASan+UBSan there too)'; \
+	export RTMTEST_FUZZ_MISSING;
+else
 AM_TESTS_ENVIRONMENT += RTMTEST_FUZZ_MISSING='$(RTM_FUZZ_MISSING)'; export RTMTEST_FUZZ_MISSING;
-
 if RTM_FUZZ
 check_SCRIPTS += $(FUZZ_BINS)
+endif
 endif
 
 # The warnings of the build (-Werror with --enable-werror), not its
