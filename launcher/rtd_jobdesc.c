@@ -193,8 +193,10 @@ rtm_status_t rtd_jobdesc_unpack(const char *buf, size_t len, rtd_jobdesc_t *d_p)
     nspace = unpack_str(&b);
     nprocs = unpack_int(&b);
     nhosts = unpack_int(&b);
+    /* a host and a rank take 12 bytes each at least: counts the message
+     * cannot hold are refused before anything is allocated for them */
     if (b.failed || nspace == NULL || nprocs < 1 || nprocs > RTRUN_MAX_PROCS || nhosts < 1 ||
-        nhosts > RTRUN_MAX_PROCS) {
+        nhosts > RTRUN_MAX_PROCS || ((size_t)nprocs + (size_t)nhosts) * 12 > len - b.off) {
         free(nspace);
         return rtm_error_set(RTM_ERR_PMIX, "malformed job description");
     }

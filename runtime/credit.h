@@ -59,6 +59,10 @@ static inline void credit_release(int peer)
 static inline void credit_received(rtm_peer_t *p, uint32_t credits)
 {
     if (credits != 0) {
+        /* never more than were lent: more is a corrupt header (and would
+         * overflow tx_credits) */
+        if (__builtin_expect(credits > (uint64_t)(rt_config.eager_credits - p->tx_credits), 0))
+            peer_protocol_error((int)(p - rtm_rt.peers), "more eager credits returned than lent");
         p->tx_credits += (int)credits;
         if (!rtm_list_is_empty(&p->pending_sends))
             peer_pending_add(p);

@@ -204,6 +204,11 @@ static rtm_request_impl_t *req_from_wire(int src, uint64_t id, rtm_req_kind_t ki
     if (req == NULL || req->kind != kind || req->peer != src ||
         (req->flags & RTM_REQ_F_COMPLETE))
         peer_protocol_error(src, "reference to an unknown request");
+    /* only a request waiting for src's answer: a send whose RTS is out, a
+     * receive matched and whose CTS is out; any other is in a queue (posted,
+     * pending), which its link would no longer hold */
+    if (req->op != RTM_OP_NONE || (req->flags & RTM_REQ_F_POSTED))
+        peer_protocol_error(src, "reference to a request not waiting for it");
     return req;
 }
 

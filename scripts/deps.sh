@@ -17,6 +17,9 @@ RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES $RTMDEPS_SCHED_PACKAGES"
 # Attack tests (tests/security/tcp_*): the stranger is a python3 script;
 # strace records the handshake tcp_replay.sh replays.
 RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES python3 strace"
+# Fuzz targets (tests/fuzz): clang and its libFuzzer/sanitizer runtimes
+# (configure detects them; without them the fuzz tests skip).
+RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES clang libclang-rt-14-dev"
 # Multi-host tests: an sshd the ssh smoke test starts in a network namespace
 # with its own config and keys (tests/multihost/ssh.sh).
 RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES openssh-server openssh-client"

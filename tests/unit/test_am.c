@@ -175,6 +175,17 @@ int main(void)
         expect_corrupt("truncated RTS", RTM_AM_RTS, &cts, 24, "truncated RTS");
         expect_corrupt("truncated CREDIT", RTM_AM_CREDIT, &cts, 3, "truncated CREDIT");
         expect_corrupt("unknown type 0", 0, &cts, sizeof(cts), "unknown message type");
+        {
+            /* rank 1 was lent no credit: any it returns is one too many
+             * (0x80000001 overflowed tx_credits, found by tests/fuzz/fuzz_am) */
+            rtm_credit_hdr_t credit = {0x80000001u};
+            rtm_match_hdr_t piggy = {0, 0, 0, 0, 1};
+
+            expect_corrupt("CREDIT of more than lent", RTM_AM_CREDIT, &credit, sizeof(credit),
+                           "more eager credits returned than lent");
+            expect_corrupt("EAGER returning more than lent", RTM_AM_EAGER, &piggy, sizeof(piggy),
+                           "more eager credits returned than lent");
+        }
         expect_corrupt("unknown type 200", 200, &cts, sizeof(cts), "unknown message type");
     }
     {
@@ -185,6 +196,34 @@ int main(void)
         m.ctx = 0;
         m.seq = 5;
         expect_corrupt("EAGER out of order", RTM_AM_EAGER, &m, sizeof(m), "out of order");
+    }
+    {
+        /* ids of requests that are not waiting for an answer: a send whose
+         * RTS is still queued, a receive still posted. Taking them moved
+         * them into a second queue through the same link: a CTS for a
+         * queued send made the flush loop forever (found by fuzz_am). */
+        rtm_request_impl_t *queued = req_alloc(RTM_REQ_SEND);
+        rtm_request_impl_t *posted = req_alloc(RTM_REQ_RECV);
+        rtm_cts_hdr_t cts;
+        rtm_fin_hdr_t fin;
+        rtm_data_hdr_t data;
+
+        queued->peer = 1;
+        queued->len = 100;
+        queued->op = RTM_OP_RTS;
+        posted->peer = 1;
+        posted->flags |= RTM_REQ_F_POSTED;
+        cts = (rtm_cts_hdr_t){req_id(queued), 0, 10};
+        fin = (rtm_fin_hdr_t){req_id(queued)};
+        data = (rtm_data_hdr_t){req_id(posted), 0};
+        expect_corrupt("CTS for a send whose RTS is queued", RTM_AM_CTS, &cts, sizeof(cts),
+                       "not waiting for it");
+        expect_corrupt("FIN for a send whose RTS is queued", RTM_AM_FIN, &fin, sizeof(fin),
+                       "not waiting for it");
+        expect_corrupt("DATA for a receive still posted", RTM_AM_DATA, &data, sizeof(data),
+                       "not waiting for it");
+        req_release(queued);
+        req_release(posted);
     }
     req_release(sreq);
     req_release(rreq);
