@@ -150,6 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fz_in_t in = fz_in(data, size);
     rtd_jobdesc_t *d = desc_new(&in);
+    static rtm_secret_t secret;
     rtd_node_t n;
     int self, flags;
     int dropped[64] = {0};
@@ -160,7 +161,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     flags = fz_u8(&in);
     d->root_host = self < 0 ? -1 : 0;
     serve_ok = flags & 1;
-    if (rtd_node_init(&n, d, self, "job", 3, "0123456789abcdef0123456789abcdef") != RTM_OK)
+    if (rtm_secret_from_bytes("0123456789abcdef0123456789abcdef", 32, &secret) != RTM_OK ||
+        rtd_node_init(&n, d, self, "job", 3, &secret) != RTM_OK)
         goto out_desc;
     /* every connection up (queues what it is sent) */
     n.parent.hello = n.pos != 0;

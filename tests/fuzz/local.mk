@@ -17,7 +17,8 @@
 # they are built and run in the plain build's pass only: in build-asan/
 # the tier targets leave them out (NO_SANITIZER_TESTS, tests/local.mk).
 
-FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire tcp_frames tcp_handshake am config addr
+FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire rtd_hs tcp_frames tcp_handshake tcp_hs am config \
+	addr
 
 FUZZ_BINS = $(FUZZ_NAMES:%=tests/fuzz/fuzz_%)
 FUZZ_TESTS += $(FUZZ_NAMES:%=tests/fuzz/%.sh)
@@ -49,7 +50,11 @@ fuzz_srcs = $(filter %.c,$^)
 # Every target logs through common/ (silenced by run.sh, -close_fd_mask=2).
 # A target depends on every header of the tree: a few seconds of clang
 # each, only for make check, and never a stale target.
-FUZZ_COMMON = $(wildcard $(top_srcdir)/*/*.h $(top_srcdir)/*/*/*.h) $(top_builddir)/config.h \
+# Only the source directories: a build directory inside the source tree
+# (build/, build-asan/) holds headers configure makes and removes.
+FUZZ_HDR_DIRS = common include runtime transport launcher mpi softib tests
+FUZZ_COMMON = $(wildcard $(FUZZ_HDR_DIRS:%=$(top_srcdir)/%/*.h) \
+	$(FUZZ_HDR_DIRS:%=$(top_srcdir)/%/*/*.h)) $(top_builddir)/config.h \
 	$(top_srcdir)/common/error.c $(top_srcdir)/common/log.c
 
 # Hostfiles (launcher/hostfile.c): rtrun_hostfile_parse on the input.
@@ -84,19 +89,31 @@ tests/fuzz/fuzz_jobdesc: $(top_srcdir)/tests/fuzz/fuzz_jobdesc.c $(FUZZ_COMMON) 
 # rtd_tree.c); the PMIx server's side is stubbed in the target.
 FUZZ_RTD_SRCS = $(top_srcdir)/launcher/rtd_wire.c $(top_srcdir)/launcher/rtd_conn.c \
 	$(top_srcdir)/launcher/rtd_node.c $(top_srcdir)/launcher/rtd_modex.c \
-	$(top_srcdir)/launcher/rtd_tree.c $(top_srcdir)/launcher/rtd_jobdesc.c
+	$(top_srcdir)/launcher/rtd_tree.c $(top_srcdir)/launcher/rtd_jobdesc.c \
+	$(top_srcdir)/common/secret.c
 tests/fuzz/fuzz_rtd_wire: $(top_srcdir)/tests/fuzz/fuzz_rtd_wire.c $(FUZZ_COMMON) $(FUZZ_RTD_SRCS)
-	$(FUZZ_COMPILE) $(PMIX_CFLAGS) $(fuzz_srcs)
+	$(FUZZ_COMPILE) $(PMIX_CFLAGS) $(SODIUM_CFLAGS) $(fuzz_srcs) $(SODIUM_LIBS)
 
 # The tcp transport as a peer or a stranger writes to it (tests/fuzz/fuzz_tcp.h):
 # frames on an established connection (tcp_am.c), and the handshake of
 # tcp_conn.c with the frames behind it.
-FUZZ_TCP_SRCS = $(top_srcdir)/transport/tcp/tcp_am.c $(top_srcdir)/transport/tcp/tcp_conn.c
+# The handshake proves the job secret (tcp_hs.c, common/secret.c: libsodium).
+FUZZ_TCP_SRCS = $(top_srcdir)/transport/tcp/tcp_am.c $(top_srcdir)/transport/tcp/tcp_conn.c \
+	$(top_srcdir)/transport/tcp/tcp_hs.c $(top_srcdir)/common/secret.c
 tests/fuzz/fuzz_tcp_frames: $(top_srcdir)/tests/fuzz/fuzz_tcp_frames.c $(FUZZ_COMMON) $(FUZZ_TCP_SRCS)
-	$(FUZZ_COMPILE) $(fuzz_srcs)
+	$(FUZZ_COMPILE) $(SODIUM_CFLAGS) $(fuzz_srcs) $(SODIUM_LIBS)
 tests/fuzz/fuzz_tcp_handshake: $(top_srcdir)/tests/fuzz/fuzz_tcp_handshake.c $(FUZZ_COMMON) \
 		$(FUZZ_TCP_SRCS)
-	$(FUZZ_COMPILE) $(fuzz_srcs)
+	$(FUZZ_COMPILE) $(SODIUM_CFLAGS) $(fuzz_srcs) $(SODIUM_LIBS)
+
+# The handshake messages alone, through the pure checks: tcp_hs_check
+# (transport/tcp/tcp_hs.c) and the daemon tree's rtd_hs_check (rtd_wire.c).
+tests/fuzz/fuzz_tcp_hs: $(top_srcdir)/tests/fuzz/fuzz_tcp_hs.c $(FUZZ_COMMON) \
+		$(top_srcdir)/transport/tcp/tcp_hs.c $(top_srcdir)/common/secret.c
+	$(FUZZ_COMPILE) $(SODIUM_CFLAGS) $(fuzz_srcs) $(SODIUM_LIBS)
+tests/fuzz/fuzz_rtd_hs: $(top_srcdir)/tests/fuzz/fuzz_rtd_hs.c $(FUZZ_COMMON) \
+		$(top_srcdir)/launcher/rtd_wire.c $(top_srcdir)/common/secret.c
+	$(FUZZ_COMPILE) $(SODIUM_CFLAGS) $(fuzz_srcs) $(SODIUM_LIBS)
 
 # The runtime's protocol messages as a transport delivers them (runtime/am.c
 # into eager.c, rndv.c, credit.c; proto.c for the application's side), over
@@ -120,6 +137,7 @@ tests/fuzz/fuzz_config: $(top_srcdir)/tests/fuzz/fuzz_config.c $(FUZZ_COMMON) \
 # ep_create on interfaces built by hand.
 tests/fuzz/fuzz_addr: $(top_srcdir)/tests/fuzz/fuzz_addr.c $(FUZZ_COMMON) $(FUZZ_TCP_SRCS) \
 		$(top_srcdir)/transport/tcp/tcp_iface.c $(top_srcdir)/transport/tcp/tcp_ifsel.c \
+		$(top_srcdir)/transport/tcp/tcp_state.c \
 		$(filter %.c,$(SHM_SOURCES:%=$(top_srcdir)/%)) $(top_srcdir)/common/config_parse.c \
 		$(runtime_librtmcfg_la_SOURCES:%=$(top_srcdir)/%)
-	$(FUZZ_COMPILE) $(fuzz_srcs) -lrt
+	$(FUZZ_COMPILE) $(SODIUM_CFLAGS) $(fuzz_srcs) -lrt $(SODIUM_LIBS)
