@@ -15,8 +15,10 @@
 #include "config.h"
 
 #include <endian.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "softib.h"
 
@@ -150,6 +152,44 @@ static void sib_scatter(const struct iovec *iov, int n, size_t off,
         len -= c;
         off = 0;
     }
+}
+
+/*
+ * The same into memory the process may have unmapped under a posted UD
+ * receive (seen with UCX's ud transport at finalize: its buffers went
+ * before its QP, while the helper thread delivered a last datagram). An HCA
+ * writes the pages registration pinned, which the process no longer sees;
+ * here the write goes through process_vm_writev on ourselves, which fails
+ * with EFAULT where memcpy would crash, and the datagram's bytes are lost
+ * as they are to the process on an HCA. UD payloads are at most one MTU:
+ * one system call per datagram.
+ */
+static void sib_scatter_unpinned(const struct iovec *iov, int n, size_t off,
+                                 const uint8_t *src, size_t len)
+{
+    struct iovec remote[SIB_MAX_SGE];
+    struct iovec local = {(void *)src, len};
+    size_t off0 = off;
+    int nr = 0;
+
+    for (int i = 0; i < n && len && nr < SIB_MAX_SGE; i++) {
+        size_t c;
+
+        if (off >= iov[i].iov_len) {
+            off -= iov[i].iov_len;
+            continue;
+        }
+        c = iov[i].iov_len - off < len ? iov[i].iov_len - off : len;
+        remote[nr].iov_base = (char *)iov[i].iov_base + off;
+        remote[nr].iov_len = c;
+        nr++;
+        len -= c;
+        off = 0;
+    }
+    local.iov_len -= len;
+    if (nr > 0 && process_vm_writev(getpid(), &local, 1, remote, (unsigned long)nr, 0) < 0 &&
+        errno != EFAULT)
+        sib_scatter(iov, n, off0, src, local.iov_len);   /* no process_vm_writev here */
 }
 
 static bool sib_take_wqe(struct sib_dev *dev, struct sib_target *t,
@@ -549,9 +589,9 @@ static void sib_ud_recv(struct sib_dev *dev, const struct sib_pkt_hdr *h,
         grh.hop_limit = 64;
         sib_gid_of(h->src_slot, sib_link_is_eth() ? 1 : 0, &grh.sgid);
         sib_gid_of(dev->slot, sib_link_is_eth() ? 1 : 0, &grh.dgid);
-        sib_scatter(iov, n, 0, (const uint8_t *)&grh, sizeof(grh));
+        sib_scatter_unpinned(iov, n, 0, (const uint8_t *)&grh, sizeof(grh));
     }
-    sib_scatter(iov, n, SIB_GRH_LEN, payload, h->len);
+    sib_scatter_unpinned(iov, n, SIB_GRH_LEN, payload, h->len);
     sib_recv_complete(qp, qp->recv_cq, w.wr_id, IBV_WC_SUCCESS, IBV_WC_RECV,
                       h->len + SIB_GRH_LEN, h, t.srq != NULL);
 }

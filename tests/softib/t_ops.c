@@ -12,6 +12,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "t_common.h"
 
@@ -411,6 +413,49 @@ static void test_ud(void)
     }
     EXPECT(got_send == 2 && got_recv == 1, "sends %d receives %d", got_send,
             got_recv);
+
+    /* A receive posted into memory the process then unmapped (UCX's ud
+     * transport at finalize): an HCA writes the pinned pages the process
+     * no longer sees; softib must not crash in its helper thread. */
+    {
+        long pg = sysconf(_SC_PAGESIZE);
+        uint8_t *gone = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        struct ibv_mr *gmr;
+
+        th_case = "ud into unmapped memory";
+        CHECK(gone != MAP_FAILED, "mmap");
+        gmr = ibv_reg_mr(d.pd, gone, (size_t)pg, IBV_ACCESS_LOCAL_WRITE);
+        CHECK(gmr, "reg_mr");
+        EXPECT(t_post_recv(b, gmr, gone, 40 + 100, 73) == 0, "post_recv");
+        CHECK(munmap(gone, (size_t)pg) == 0, "munmap");
+        wr.wr_id = 74;
+        EXPECT(ibv_post_send(a, &wr, &bad) == 0, "post");
+        got_send = got_recv = 0;
+        for (int i = 0; i < 2 && t_poll(cq, &wc, 1000); i++) {
+            if (wc.opcode == IBV_WC_SEND)
+                got_send++;
+            else if (wc.opcode == IBV_WC_RECV && wc.wr_id == 73)
+                got_recv++;
+        }
+        EXPECT(got_send == 1 && got_recv == 1, "sends %d receives %d", got_send, got_recv);
+        /* the QP still works */
+        EXPECT(t_post_recv(b, dmr, dst, 40 + 100, 75) == 0, "post_recv");
+        memset(dst, 0, 140);
+        wr.wr_id = 76;
+        EXPECT(ibv_post_send(a, &wr, &bad) == 0, "post");
+        got_send = got_recv = 0;
+        for (int i = 0; i < 2 && t_poll(cq, &wc, 1000); i++) {
+            if (wc.opcode == IBV_WC_SEND)
+                got_send++;
+            else if (wc.opcode == IBV_WC_RECV && wc.wr_id == 75) {
+                got_recv++;
+                EXPECT(!memcmp(dst + 40, src, 100), "UD bytes differ after the unmapped one");
+            }
+        }
+        EXPECT(got_send == 1 && got_recv == 1, "after: sends %d receives %d", got_send, got_recv);
+        ibv_dereg_mr(gmr);
+    }
     ibv_destroy_ah(ah);
     ibv_destroy_qp(a);
     ibv_destroy_qp(b);
