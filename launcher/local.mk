@@ -12,6 +12,7 @@ launcher_librtrun_la_SOURCES = \
 	launcher/rtd_jobdesc.c launcher/rtd_jobdesc.h \
 	launcher/rtd_launch.c launcher/rtd_launch.h \
 	launcher/rtd_modex.c launcher/rtd_modex.h \
+	launcher/rtd_msg.c launcher/rtd_msg.h \
 	launcher/rtd_node.c launcher/rtd_node.h \
 	launcher/rtd_tree.c launcher/rtd_tree.h \
 	launcher/rtd_wire.c launcher/rtd_wire.h \

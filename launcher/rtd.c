@@ -25,6 +25,7 @@
 #include "launcher/job.h"
 #include "launcher/pmix_server.h"
 #include "launcher/report.h"
+#include "launcher/rtd_msg.h"
 #include "launcher/spawn.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -247,25 +248,25 @@ static void stdin_flush(rtd_ctx_t *ctx)
     }
 }
 
-static void stdin_received(rtd_ctx_t *ctx, const rtd_hdr_t *h, const char *payload)
+static void stdin_received(rtd_ctx_t *ctx, const rtd_msg_t *m)
 {
-    if (h->len > 0 && ctx->stdin_len + h->len > ctx->stdin_cap) {
-        char *grown = realloc(ctx->stdin_buf, ctx->stdin_len + h->len);
+    if (m->len > 0 && ctx->stdin_len + m->len > ctx->stdin_cap) {
+        char *grown = realloc(ctx->stdin_buf, ctx->stdin_len + m->len);
 
         if (grown == NULL) {
             report_error(ctx, -1, RTRUN_EXIT_FAILURE,
                          "rtd on host %s: out of memory for rank 0's stdin (%zu bytes)",
-                         ctx->job->hosts[ctx->self].name, ctx->stdin_len + h->len);
+                         ctx->job->hosts[ctx->self].name, ctx->stdin_len + m->len);
             return;
         }
         ctx->stdin_buf = grown;
-        ctx->stdin_cap = ctx->stdin_len + h->len;
+        ctx->stdin_cap = ctx->stdin_len + m->len;
     }
-    if (h->len > 0) {
-        memcpy(ctx->stdin_buf + ctx->stdin_len, payload, h->len);
-        ctx->stdin_len += h->len;
+    if (m->len > 0) {
+        memcpy(ctx->stdin_buf + ctx->stdin_len, m->data, m->len);
+        ctx->stdin_len += m->len;
     }
-    if (h->c)
+    if (m->eof)
         ctx->stdin_eof = 1;
     stdin_flush(ctx);
 }
@@ -290,12 +291,17 @@ static void handle_buffered(rtd_ctx_t *ctx, rtd_conn_t *c)
             return;
         }
         if (mine == 1) {
-            if (h.type == RTD_MSG_STDIN)
-                stdin_received(ctx, &h, payload);
-            if (h.type == RTD_MSG_KILL && h.a > 0)
-                kill_ranks(ctx, h.a);
-            if (h.type == RTD_MSG_STATE_ASK)
-                report_ask(ctx, (unsigned)h.a);
+            rtd_msg_t m;
+
+            /* checked by rtd_msg_decode (launcher/rtd_msg.c); others are ignored */
+            if (rtd_msg_decode(&h, payload, ctx->job->nprocs, &m)) {
+                if (m.type == RTD_MSG_STDIN)
+                    stdin_received(ctx, &m);
+                if (m.type == RTD_MSG_KILL)
+                    kill_ranks(ctx, m.sig);
+                if (m.type == RTD_MSG_STATE_ASK)
+                    report_ask(ctx, m.seq);
+            }
             rtd_conn_consume(c, &h);
         }
     }

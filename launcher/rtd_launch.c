@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -228,6 +229,66 @@ static rtm_status_t listen_on(rtd_node_t *n, const char *ip, size_t *used)
     return RTM_OK;
 }
 
+/* The local address the kernel routes to host `name` from (connecting a
+ * UDP socket sends nothing): the address that host's rtd reaches us by.
+ * 0 and ip filled, or -1: the name does not resolve to IPv4 or no route. */
+static int route_source(const char *name, char *ip, size_t len)
+{
+    struct addrinfo hints, *res = NULL;
+    struct sockaddr_in sa;
+    socklen_t slen = sizeof(sa);
+    int fd, rc = -1;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_DGRAM;
+    if (getaddrinfo(name, "9", &hints, &res) != 0 || res == NULL)
+        return -1;
+    fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0 &&
+        getsockname(fd, (struct sockaddr *)&sa, &slen) == 0 && sa.sin_addr.s_addr != 0 &&
+        inet_ntop(AF_INET, &sa.sin_addr, ip, (socklen_t)len) != NULL)
+        rc = 0;
+    if (fd >= 0)
+        close(fd);
+    freeaddrinfo(res);
+    return rc;
+}
+
+/* The addresses our children reach us by, comma-separated in ips: for each
+ * child host, the local address the kernel routes to it from. When a
+ * child's name does not resolve (a name only its launch agent knows, such
+ * as a network namespace), every up non-loopback IPv4 address of this
+ * host (rtd_local_addrs), as that child may come from any of them. */
+static void listen_addrs(rtd_node_t *n, char *ips, size_t len)
+{
+    size_t used = 0;
+
+    ips[0] = '\0';
+    for (int i = 0; i < n->nchildren; i++) {
+        const char *host = n->desc->job->hosts[n->children[i].host].name;
+        char ip[INET_ADDRSTRLEN], item[INET_ADDRSTRLEN + 2];
+
+        if (route_source(host, ip, sizeof(ip)) != 0) {
+            rtm_debug("host %s does not resolve to a routed IPv4 address: listening for its rtd "
+                      "on every address of this host", host);
+            rtd_local_addrs(ips, len);
+            return;
+        }
+        snprintf(item, sizeof(item), ",%s,", ip);
+        if (used > 0) {
+            char have[1024];
+
+            snprintf(have, sizeof(have), ",%s,", ips);
+            if (strstr(have, item) != NULL)
+                continue;
+        }
+        if (used + strlen(ip) + 2 >= len)
+            break;
+        used += (size_t)snprintf(ips + used, len - used, "%s%s", used ? "," : "", ip);
+    }
+}
+
 rtm_status_t rtd_node_launch_children(rtd_node_t *n)
 {
     char ips[900];
@@ -241,9 +302,9 @@ rtm_status_t rtd_node_launch_children(rtd_node_t *n)
     n->listen_fd = epoll_create1(EPOLL_CLOEXEC);
     if (n->listen_fd < 0)
         return rtm_error_set(RTM_ERR_PMIX, "epoll_create1: %s", strerror(errno));
-    /* This host's own addresses, each its own socket: never 0.0.0.0, so
-     * nothing listens on an address the job does not publish. */
-    rtd_local_addrs(ips, sizeof(ips));
+    /* The addresses our children reach us by, each its own socket: never
+     * 0.0.0.0, nor an address of this host no child of the job uses. */
+    listen_addrs(n, ips, sizeof(ips));
     n->addrs[0] = '\0';
     for (ip = strtok_r(ips, ",", &save); ip != NULL && n->nlisten < RTD_LISTEN_MAX;
          ip = strtok_r(NULL, ",", &save)) {

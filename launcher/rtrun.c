@@ -21,6 +21,7 @@
 #include "launcher/pmix_server.h"
 #include "launcher/check.h"
 #include "launcher/report.h"
+#include "launcher/rtd_msg.h"
 #include "launcher/spawn.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -576,60 +577,61 @@ static void eng_on_rank_started(void *arg, rtrun_rank_t *rk, int stdin_fd)
     rtm_debug("rank %d started: pid %d", rk->rank, (int)rk->pid);
 }
 
-/* A message from the tree for rtrun itself. */
+/* A message from the tree for rtrun itself, checked by rtd_msg_decode
+ * (launcher/rtd_msg.c): one it refuses is ignored. */
 static void on_remote(rtrun_ctx_t *ctx, const rtd_hdr_t *h, const char *payload)
 {
-    rtrun_rank_t *rk = h->a >= 0 && h->a < ctx->job->nprocs ? &ctx->job->ranks[h->a] : NULL;
     int multi_out = ctx->job->nprocs > 1 || ctx->opts.tag_output;
+    rtrun_rank_t *rk;
+    rtd_msg_t m;
 
-    switch (h->type) {
+    if (!rtd_msg_decode(h, payload, ctx->job->nprocs, &m))
+        return;
+    rk = &ctx->job->ranks[m.rank];   /* rank 0 for the messages of no rank */
+    switch (m.type) {
     case RTD_MSG_STARTED:
-        if (rk != NULL && rk->state == RTRUN_RANK_NOT_STARTED) {
-            rk->pid = h->b;
+        if (rk->state == RTRUN_RANK_NOT_STARTED) {
+            rk->pid = m.pid;
             rk->state = RTRUN_RANK_RUNNING;
             if (ctx->ending) /* KILL went down before it started */
                 rtd_node_down(&ctx->node, RTD_MSG_KILL, SIGKILL, 0, 0, NULL, 0);
         }
         break;
     case RTD_MSG_IOF:
-        if (rk != NULL)
-            rtrun_iof_stream_feed(h->b == 2 ? &ctx->err[h->a] : &ctx->out[h->a], payload, h->len,
-                                  h->c, multi_out);
+        rtrun_iof_stream_feed(m.stream == 2 ? &ctx->err[m.rank] : &ctx->out[m.rank], m.data,
+                              m.len, m.eof, multi_out);
         break;
     case RTD_MSG_STATE:   /* a remote rank's job-state answer */
-        if (rk != NULL && ctx->report.active && (unsigned)h->b == ctx->report.seq)
-            rtrun_report_set_answer(&ctx->report, h->a, payload, h->len);
+        if (ctx->report.active && m.seq == ctx->report.seq)
+            rtrun_report_set_answer(&ctx->report, m.rank, m.data, m.len);
         break;
     case RTD_MSG_EXIT:
-        if (rk != NULL && rk->state == RTRUN_RANK_RUNNING) {
-            rk->connected |= h->c & 1;
-            rk->finalized |= (h->c >> 1) & 1;
-            remote_rank_exited(ctx, rk, h->b);
+        if (rk->state == RTRUN_RANK_RUNNING) {
+            rk->connected |= m.connected;
+            rk->finalized |= m.finalized;
+            remote_rank_exited(ctx, rk, m.wstatus);
         }
         break;
-    case RTD_MSG_PMIXEV:
-        if (rk != NULL) {
-            rtrun_pmix_event_t ev;
+    case RTD_MSG_PMIXEV: {
+        rtrun_pmix_event_t ev;
 
-            memset(&ev, 0, sizeof(ev));
-            ev.type = h->b;
-            ev.rank = h->a;
-            ev.status = h->c;
-            snprintf(ev.msg, sizeof(ev.msg), "%.*s", (int)h->len, payload);
-            if (ev.type >= RTRUN_PMIX_EV_CONNECTED && ev.type <= RTRUN_PMIX_EV_LOST)
-                on_pmix_event(ctx, &ev);
-        }
+        memset(&ev, 0, sizeof(ev));
+        ev.type = m.ev_type;
+        ev.rank = m.rank;
+        ev.status = m.ev_status;
+        snprintf(ev.msg, sizeof(ev.msg), "%.*s", (int)m.len, m.data);
+        on_pmix_event(ctx, &ev);
         break;
+    }
     case RTD_MSG_ERROR: {
         char text[3072];
 
-        snprintf(text, sizeof(text), "%.*s", (int)h->len, payload);
-        on_daemon_error(ctx, h->a, h->b, text);
+        snprintf(text, sizeof(text), "%.*s", (int)m.len, m.data);
+        on_daemon_error(ctx, m.lost_host, m.code, text);
         break;
     }
     case RTD_MSG_STDIN_ACK:
-        ctx->stdin_inflight -= h->a > 0 && (size_t)h->a <= ctx->stdin_inflight ? (size_t)h->a
-                                                                               : ctx->stdin_inflight;
+        ctx->stdin_inflight -= m.acked <= ctx->stdin_inflight ? m.acked : ctx->stdin_inflight;
         break;
     default:
         break;

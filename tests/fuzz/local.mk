@@ -18,7 +18,7 @@
 # the tier targets leave them out (NO_SANITIZER_TESTS, tests/local.mk).
 
 FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire rtd_hs tcp_frames tcp_handshake tcp_hs am config \
-	addr
+	addr vrb_addr rtd_msg
 
 FUZZ_BINS = $(FUZZ_NAMES:%=tests/fuzz/fuzz_%)
 FUZZ_TESTS += $(FUZZ_NAMES:%=tests/fuzz/%.sh)
@@ -141,3 +141,16 @@ tests/fuzz/fuzz_addr: $(top_srcdir)/tests/fuzz/fuzz_addr.c $(FUZZ_COMMON) $(FUZZ
 		$(filter %.c,$(SHM_SOURCES:%=$(top_srcdir)/%)) $(top_srcdir)/common/config_parse.c \
 		$(runtime_librtmcfg_la_SOURCES:%=$(top_srcdir)/%)
 	$(FUZZ_COMPILE) $(SODIUM_CFLAGS) $(fuzz_srcs) -lrt $(SODIUM_LIBS)
+
+# The verbs transport's address blob (PMIx) and on-demand connection
+# datagram (UD), through their pure checks (transport/verbs/vrb_addr.c):
+# no device, no libibverbs.
+tests/fuzz/fuzz_vrb_addr: $(top_srcdir)/tests/fuzz/fuzz_vrb_addr.c $(FUZZ_COMMON) \
+		$(top_srcdir)/transport/verbs/vrb_addr.c
+	$(FUZZ_COMPILE) $(fuzz_srcs)
+
+# The daemon-tree messages rtrun and rtd take for themselves, through the
+# check both call first (launcher/rtd_msg.c).
+tests/fuzz/fuzz_rtd_msg: $(top_srcdir)/tests/fuzz/fuzz_rtd_msg.c $(FUZZ_COMMON) \
+		$(top_srcdir)/launcher/rtd_msg.c
+	$(FUZZ_COMPILE) $(fuzz_srcs)

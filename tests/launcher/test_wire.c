@@ -1,15 +1,19 @@
 /* Unit test of the daemon tree's wire format: the message header round
  * trip, refusal of a length above RTD_MAX_PAYLOAD, whole messages cut out
  * of a connection's input buffer, and the job description round trip and
- * refusal of a truncated one. */
+ * refusal of a truncated one; the checks of the messages rtrun and rtd
+ * take for themselves (rtd_msg_decode). */
 #include "config.h"
 
 #include "launcher/rtd_conn.h"
 #include "launcher/rtd_jobdesc.h"
+#include "launcher/rtd_msg.h"
+#include "launcher/pmix_server.h"
 #include "launcher/rtd_wire.h"
 #include "tests/harness.h"
 
 #include <arpa/inet.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +175,53 @@ static void test_jobdesc(void)
     rtd_job_free(job);
 }
 
+/* What rtrun's on_remote and rtd's handler act on: a message of the job,
+ * every field in range; anything else is ignored. */
+static void test_msg_decode(void)
+{
+    static const char text[] = "rank 2 said so";
+    rtd_hdr_t h;
+    rtd_msg_t m;
+
+#define MSG(t, len_, a_, b_, c_) \
+    (h = (rtd_hdr_t){.type = (t), .len = (len_), .dst = -1, .a = (a_), .b = (b_), .c = (c_)})
+    MSG(RTD_MSG_IOF, sizeof(text) - 1, 3, 2, 1);
+    EXPECT(rtd_msg_decode(&h, text, 4, &m) == 1 && m.rank == 3 && m.stream == 2 && m.eof == 1 &&
+           m.data == text && m.len == sizeof(text) - 1, "a valid IOF was not decoded");
+    MSG(RTD_MSG_IOF, 0, 4, 1, 0);
+    EXPECT(rtd_msg_decode(&h, NULL, 4, &m) == 0, "IOF of rank 4 in a job of 4 accepted");
+    MSG(RTD_MSG_IOF, 0, -1, 1, 0);
+    EXPECT(rtd_msg_decode(&h, NULL, 4, &m) == 0, "IOF of rank -1 accepted");
+    MSG(RTD_MSG_IOF, 0, 0, 3, 0);
+    EXPECT(rtd_msg_decode(&h, NULL, 4, &m) == 0, "IOF of stream 3 accepted");
+    MSG(RTD_MSG_STARTED, 0, 1, 4242, 0);
+    EXPECT(rtd_msg_decode(&h, NULL, 4, &m) == 1 && m.rank == 1 && m.pid == 4242,
+           "a valid STARTED was not decoded");
+    MSG(RTD_MSG_STARTED, 0, 1, 0, 0);
+    EXPECT(rtd_msg_decode(&h, NULL, 4, &m) == 0, "STARTED with pid 0 accepted");
+    MSG(RTD_MSG_EXIT, 0, 2, 9, 3);
+    EXPECT(rtd_msg_decode(&h, NULL, 4, &m) == 1 && m.wstatus == 9 && m.connected == 1 &&
+           m.finalized == 1, "a valid EXIT was not decoded");
+    MSG(RTD_MSG_PMIXEV, 0, 2, RTRUN_PMIX_EV_FENCE, 0);
+    EXPECT(rtd_msg_decode(&h, NULL, 4, &m) == 0, "a PMIx event rtrun never takes from the tree "
+           "accepted");
+    MSG(RTD_MSG_STDIN_ACK, 0, 0, 0, 0);
+    EXPECT(rtd_msg_decode(&h, NULL, 4, &m) == 0, "a stdin ack of 0 bytes accepted");
+    MSG(RTD_MSG_STDIN_ACK, 0, -5, 0, 0);
+    EXPECT(rtd_msg_decode(&h, NULL, 4, &m) == 0, "a stdin ack of -5 bytes accepted");
+    MSG(RTD_MSG_STDIN_ACK, 0, 100, 0, 0);
+    EXPECT(rtd_msg_decode(&h, NULL, 4, &m) == 1 && m.acked == 100, "a stdin ack refused");
+    MSG(RTD_MSG_KILL, 0, SIGTERM, 0, 0);
+    EXPECT(rtd_msg_decode(&h, NULL, 4, &m) == 1 && m.sig == SIGTERM, "KILL SIGTERM refused");
+    MSG(RTD_MSG_KILL, 0, NSIG, 0, 0);
+    EXPECT(rtd_msg_decode(&h, NULL, 4, &m) == 0, "KILL with signal NSIG accepted");
+    MSG(RTD_MSG_STDIN, RTD_STDIN_WINDOW + 1, 0, 0, 0);
+    EXPECT(rtd_msg_decode(&h, text, 4, &m) == 0, "STDIN beyond rtrun's window accepted");
+    MSG(RTD_MSG_FENCE_UP, 0, 0, 0, 0);
+    EXPECT(rtd_msg_decode(&h, NULL, 4, &m) == 0, "a fence message taken as rtrun's own");
+#undef MSG
+}
+
 int main(void)
 {
     th_name = "test_wire";
@@ -178,6 +229,7 @@ int main(void)
     test_hdr_too_long();
     test_conn_messages();
     test_jobdesc();
+    test_msg_decode();
     if (th_failures > 0)
         TH_RETURN();
     printf("test_wire: ok\n");

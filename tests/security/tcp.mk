@@ -29,3 +29,8 @@ dist_noinst_SCRIPTS += tests/security/tcp_garbage.sh
 SECURITY_TESTS += tests/security/tcp_idle.sh
 dist_noinst_SCRIPTS += tests/security/tcp_idle.sh
 EXTRA_DIST += tests/security/tcp_agent_gate.sh
+# The daemon-tree port listens only on the addresses the job's rtds reach
+# it by (the kernel's route to each child host), not on an extra address
+# of rtrun's host that no host of the job uses.
+SECURITY_TESTS += tests/security/tree_listen.sh
+dist_noinst_SCRIPTS += tests/security/tree_listen.sh

@@ -16,6 +16,8 @@ if HAVE_IBVERBS
 
 VERBS_SOURCES = \
 	transport/verbs/vrb.h \
+	transport/verbs/vrb_addr.c \
+	transport/verbs/vrb_addr.h \
 	transport/verbs/vrb_am.c \
 	transport/verbs/vrb_async.c \
 	transport/verbs/vrb_conn.c \

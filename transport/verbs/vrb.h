@@ -6,6 +6,8 @@
  *
  * Files: vrb_dev.c   device, port, LID/GID and MTU selection
  *        vrb_iface.c open/close, the address blob, QP state machine, ops
+ *        vrb_addr.c  checks of a peer's address blob and connection datagram
+ *                    (pure; vrb_addr.h: their layouts)
  *        vrb_am.c    eager send/receive, transport credits, progress,
  *                    work-completion errors
  *        vrb_rndv.c  mem_reg/mem_dereg (rkeys) and get (RDMA Read)
@@ -16,75 +18,16 @@
 
 #include "transport/transport.h"
 #include "common/list.h"
+#include "transport/verbs/vrb_addr.h"
 
 #include <infiniband/verbs.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- wire formats ------------------------------------------------------ */
 
-/*
- * Address blob published through PMIx (key rtm.tl.verbs), host byte order
- * (see runtime/proto.h: the job is one architecture):
- *
- *   offset size
- *     0     4   magic VRB_ADDR_MAGIC (also versions the layout)
- *     4     2   lid            IB: port LID; RoCE: 0
- *     6     1   port           port number used
- *     7     1   link           VRB_LINK_IB or VRB_LINK_ETH
- *     8    16   gid            RoCE: the chosen GID; IB: the port GID (unused
- *                              unless the peer needs a GRH)
- *    24     1   mtu            enum ibv_mtu of the port (active MTU)
- *    25     1   flags          VRB_ADDR_F_GRH: peers must address us with a GRH;
- *                              VRB_ADDR_F_ONDEMAND: we connect on demand
- *    26     2   credits        full mesh: receive buffers each peer may fill
- *    28     4   nqpn           number of entries in qpn[] (full mesh: world
- *                              size; on demand: 0)
- *    32    32   host           hostname, NUL-padded (truncated), for messages
- *    64     4   ud_qpn         on demand: our UD QP taking connection requests
- *    68  4*n    qpn[n]         full mesh: qpn[r] is our RC QP dedicated to
- *                              world rank r (0 for ourselves)
- *
- * With VRB_ADDR_F_XRC (RTM_VERBS_XRC=1) nqpn is 0 and vrb_addr_xrc_t
- * (12 bytes) follows at offset 68: 80 bytes whatever the job size.
- *
- * RTM_TL_ADDR_MAX (512) therefore bounds full mesh at VRB_FULLMESH_MAX ranks;
- * the on-demand blob is 68 bytes whatever the job size.
- */
-#define VRB_ADDR_MAGIC  0x32425256u    /* "VRB2" */
-#define VRB_LINK_IB     0
-#define VRB_LINK_ETH    1
-#define VRB_ADDR_F_GRH  0x01
-#define VRB_ADDR_F_ONDEMAND 0x02
-#define VRB_ADDR_F_XRC  0x04            /* XRC: vrb_addr_xrc_t follows */
-#define VRB_HOST_LEN    32
-
-typedef struct vrb_addr {
-    uint32_t magic;
-    uint16_t lid;
-    uint8_t  port;
-    uint8_t  link;
-    uint8_t  gid[16];
-    uint8_t  mtu;
-    uint8_t  flags;
-    uint16_t credits;
-    uint32_t nqpn;
-    char     host[VRB_HOST_LEN];
-    uint32_t ud_qpn;
-    uint32_t qpn[];
-} vrb_addr_t;
-
-#define VRB_FULLMESH_MAX ((RTM_TL_ADDR_MAX - (int)sizeof(vrb_addr_t)) / 4)
-
-/* XRC part of the address blob (after vrb_addr_t, offset 68):
- *   +0  4  srqn        our XRC SRQ: senders name it in every Send and Read
- *   +4  4  node        our host's node id in the job (one INI QP per node)
- *   +8  4  local_size  ranks on our host (sizes the INI QP's send queue) */
-typedef struct vrb_addr_xrc {
-    uint32_t srqn;
-    int32_t  node;
-    uint32_t local_size;
-} vrb_addr_xrc_t;
+/* The address blob and the connection datagram: vrb_addr.h. */
 
 /*
  * Every Send carries this 8-byte header before the runtime's header and
@@ -160,65 +103,6 @@ typedef struct vrb_ring_hdr {
 
 #define VRB_RING_OVERHEAD (sizeof(vrb_ring_hdr_t) + 4)
 
-/*
- * On-demand connection handshake, one UD datagram each way (vrb_conn.c):
- *
- *   offset size
- *     0     4   magic     VRB_CONN_MAGIC
- *     4     1   type      VRB_CONN_REQ or VRB_CONN_REP
- *     5     1   mtu       sender's port MTU (enum ibv_mtu); the path takes the smaller
- *     6     1   flags     VRB_ADDR_F_GRH: address the sender with a GRH
- *     7     1   link      VRB_LINK_*
- *     8     4   src       sender's world rank
- *    12     4   dst       receiver's world rank (a misdelivered datagram is dropped)
- *    16     4   qpn       sender's RC QP for this pair
- *    20     4   psn       first PSN the sender sends with
- *    24     4   peer_qpn  REP: the requester's QP this answers (a reply to an
- *                         older request is dropped); REQ: 0
- *    28     4   ud_qpn    sender's UD QP (where replies go)
- *    32     2   lid       sender's LID (IB)
- *    34     2   credits   receive buffers of the sender's SRQ granted to the receiver
- *    36    16   gid       sender's GID (RoCE, or IB with a GRH)
- *    52    32   host      sender's hostname, NUL-padded, for messages
- *    84     4   srqn      XRC: sender's XRC SRQ number
- *    88     4   node      XRC: sender's node id
- *    92     4   local_size XRC: ranks on the sender's host
- *   = 96 bytes
- *
- * XRC (vrb_xrc.c) reuses REQ/REP per pair of ranks, with qpn = the XRC TGT
- * QP that the sender's INI QP to the receiver's host reaches (the receiver
- * accepts that peer's messages from it) and psn 0; two more types connect a
- * rank's INI QP to one host:
- *   VRB_CONN_XREQ  qpn, psn: the sender's INI QP and its first PSN; "create
- *                  an XRC TGT QP in your host's domain for it"
- *   VRB_CONN_XREP  qpn: that TGT QP; peer_qpn: the INI QP it answers
- */
-#define VRB_CONN_MAGIC 0x43425256u      /* "VRBC" */
-#define VRB_CONN_REQ   1
-#define VRB_CONN_REP   2
-#define VRB_CONN_XREQ  3
-#define VRB_CONN_XREP  4
-
-typedef struct vrb_conn_msg {
-    uint32_t magic;
-    uint8_t  type;
-    uint8_t  mtu;
-    uint8_t  flags;
-    uint8_t  link;
-    int32_t  src;
-    int32_t  dst;
-    uint32_t qpn;
-    uint32_t psn;
-    uint32_t peer_qpn;
-    uint32_t ud_qpn;
-    uint16_t lid;
-    uint16_t credits;
-    uint8_t  gid[16];
-    char     host[VRB_HOST_LEN];
-    uint32_t srqn;
-    int32_t  node;
-    uint32_t local_size;
-} vrb_conn_msg_t;
 
 /* Packed remote key (in the runtime's RTS): 4 bytes, the MR's rkey. */
 #define VRB_RKEY_LEN 4
@@ -604,6 +488,30 @@ _Static_assert(offsetof(struct vrb_iface, super) == 0, "the base comes first");
 static inline vrb_iface_t *vrb_iface_of(rtm_tl_iface_t *tl)
 {
     return (vrb_iface_t *)(void *)tl;
+}
+
+/* What vrb_addr.c's checks need to know of us. */
+static inline vrb_addr_self_t vrb_addr_self(const vrb_iface_t *iface)
+{
+    vrb_addr_self_t self = {iface->world_rank, iface->world_size, iface->ondemand, iface->xrc,
+                            iface->dev.link, iface->host};
+
+    return self;
+}
+
+/* A peer's parsed address into its endpoint. */
+static inline void vrb_ep_set_peer_addr(vrb_ep_t *ep, const vrb_peer_addr_t *a)
+{
+    memcpy(ep->host, a->host, sizeof(ep->host));
+    ep->r_lid = a->lid;
+    ep->r_flags = a->flags;
+    ep->r_mtu = a->mtu;
+    memcpy(ep->r_gid, a->gid, 16);
+    ep->r_ud_qpn = a->ud_qpn;
+    ep->r_srqn = a->srqn;
+    ep->r_node = a->node;
+    ep->r_local_size = (int)a->local_size;
+    ep->have_addr = 1;
 }
 
 static inline vrb_ep_t *vrb_ep_of(rtm_tl_ep_t *tl_ep)

@@ -308,19 +308,12 @@ void vrb_conn_established(vrb_ep_t *ep)
 /* The peer's address from its datagram, for a peer we never looked up. */
 static void addr_from_msg(vrb_ep_t *ep, const vrb_conn_msg_t *m)
 {
+    vrb_peer_addr_t a;
+
     if (ep->have_addr)
         return;
-    memcpy(ep->host, m->host, VRB_HOST_LEN);
-    ep->host[VRB_HOST_LEN] = '\0';
-    ep->r_lid = m->lid;
-    ep->r_flags = m->flags;
-    ep->r_mtu = m->mtu;
-    memcpy(ep->r_gid, m->gid, 16);
-    ep->r_ud_qpn = m->ud_qpn;
-    ep->r_srqn = m->srqn;
-    ep->r_node = m->node;
-    ep->r_local_size = (int)m->local_size;
-    ep->have_addr = 1;
+    vrb_conn_msg_addr(m, &a);
+    vrb_ep_set_peer_addr(ep, &a);
 }
 
 static void on_request(vrb_iface_t *iface, vrb_ep_t *ep, const vrb_conn_msg_t *m)
@@ -581,17 +574,14 @@ static int xrc_timers(vrb_iface_t *iface, double now)
 
 static void on_datagram(vrb_iface_t *iface, const char *data, size_t len)
 {
-    const vrb_conn_msg_t *m = (const vrb_conn_msg_t *)(const void *)data;
+    vrb_addr_self_t self = vrb_addr_self(iface);
+    vrb_conn_msg_t msg;
+    const vrb_conn_msg_t *m = &msg;
     vrb_ep_t *ep;
 
-    if (len < sizeof(*m) || m->magic != VRB_CONN_MAGIC || m->dst != iface->world_rank ||
-        m->src < 0 || m->src >= iface->world_size || m->src == iface->world_rank ||
-        m->link != iface->dev.link || m->type < VRB_CONN_REQ || m->type > VRB_CONN_XREP ||
-        (iface->xrc && (m->node < 0 || m->node >= iface->world_size)) ||
-        (!iface->xrc && m->type > VRB_CONN_REP)) {
-        rtm_debug("verbs: dropped a malformed connection datagram (%zu bytes)", len);
+    /* checked by vrb_conn_msg_parse (vrb_addr.c), which logs a dropped one */
+    if (vrb_conn_msg_parse(&self, data, len, &msg) != 0)
         return;
-    }
     ep = &iface->eps[m->src];
     addr_from_msg(ep, m);
     if (iface->xrc) {

@@ -669,97 +669,51 @@ static rtm_status_t vrb_addr_pack(rtm_tl_iface_t *tl_iface, void *buf, size_t *l
 {
     vrb_iface_t *iface = vrb_iface_of(tl_iface);
     size_t nqpn = iface->ondemand || iface->xrc ? 0 : (size_t)iface->world_size;
-    size_t need = sizeof(vrb_addr_t) + 4 * nqpn + (iface->xrc ? sizeof(vrb_addr_xrc_t) : 0);
-    vrb_addr_t *a = buf;
+    size_t need = vrb_addr_size(nqpn, iface->xrc);
+    vrb_addr_t a;
+    vrb_addr_xrc_t x;
 
     if (buf == NULL || len_p == NULL || *len_p < need)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs addr_pack: needs %zu bytes", need);
-    memset(a, 0, need);
-    a->magic = VRB_ADDR_MAGIC;
-    a->lid = iface->dev.lid;
-    a->port = iface->dev.port;
-    a->link = iface->dev.link;
-    memcpy(a->gid, iface->dev.gid.raw, 16);
-    a->mtu = (uint8_t)iface->dev.mtu;
-    a->flags = (iface->dev.gid_index >= 0 ? VRB_ADDR_F_GRH : 0) |
-               (iface->ondemand ? VRB_ADDR_F_ONDEMAND : 0) | (iface->xrc ? VRB_ADDR_F_XRC : 0);
-    a->credits = (uint16_t)iface->credits;
-    a->nqpn = (uint32_t)nqpn;
-    memcpy(a->host, iface->host, strnlen(iface->host, VRB_HOST_LEN));   /* NUL-padded */
-    a->ud_qpn = iface->ud_qp != NULL ? iface->ud_qp->qp_num : 0;
+    memset(&a, 0, sizeof(a));
+    a.magic = VRB_ADDR_MAGIC;
+    a.lid = iface->dev.lid;
+    a.port = iface->dev.port;
+    a.link = iface->dev.link;
+    memcpy(a.gid, iface->dev.gid.raw, 16);
+    a.mtu = (uint8_t)iface->dev.mtu;
+    a.flags = (iface->dev.gid_index >= 0 ? VRB_ADDR_F_GRH : 0) |
+              (iface->ondemand ? VRB_ADDR_F_ONDEMAND : 0) | (iface->xrc ? VRB_ADDR_F_XRC : 0);
+    a.credits = (uint16_t)iface->credits;
+    a.nqpn = (uint32_t)nqpn;
+    memcpy(a.host, iface->host, strnlen(iface->host, VRB_HOST_LEN));   /* NUL-padded */
+    a.ud_qpn = iface->ud_qp != NULL ? iface->ud_qp->qp_num : 0;
+    x.srqn = iface->srqn;
+    x.node = iface->node;
+    x.local_size = (uint32_t)iface->local_size;
+    vrb_addr_write(buf, &a, iface->xrc ? &x : NULL);
     for (size_t i = 0; i < nqpn; i++)
-        a->qpn[i] = iface->eps[i].qp != NULL ? iface->eps[i].qp->qp_num : 0;
-    if (iface->xrc) {
-        vrb_addr_xrc_t x;
-
-        x.srqn = iface->srqn;
-        x.node = iface->node;
-        x.local_size = (uint32_t)iface->local_size;
-        memcpy((char *)buf + sizeof(vrb_addr_t), &x, sizeof(x));
-    }
+        vrb_addr_write_qpn(buf, i, iface->eps[i].qp != NULL ? iface->eps[i].qp->qp_num : 0);
     *len_p = need;
     return RTM_OK;
 }
 
 /* Check a peer's blob and remember its address in ep. 0: usable; 1: the
- * peer is not reachable over verbs (other link layer); else an error. */
+ * peer is not reachable over verbs (other link layer); else an error.
+ * The checks are vrb_addr_parse's (vrb_addr.c). */
 static int ep_set_addr(vrb_iface_t *iface, vrb_ep_t *ep, const void *blob, size_t len)
 {
-    const vrb_addr_t *ra = blob;
-    int ondemand, xrc;
+    vrb_addr_self_t self = vrb_addr_self(iface);
+    vrb_peer_addr_t a;
+    int rc = vrb_addr_parse(&self, ep->super.peer, blob, len, &a);
 
-    if (blob == NULL || len < sizeof(*ra) || ra->magic != VRB_ADDR_MAGIC ||
-        len < sizeof(*ra) + 4 * (size_t)ra->nqpn) {
-        rtm_error_set(RTM_ERR_TRANSPORT, "verbs: rank %d published a malformed verbs address "
-                      "(%zu bytes; a different librtmsg version?)", ep->super.peer, len);
-        return -1;
+    if (rc != 0)
+        return rc;
+    vrb_ep_set_peer_addr(ep, &a);
+    if (!iface->ondemand && !iface->xrc) {
+        ep->remote_qpn = a.remote_qpn;
+        ep->peer_grant = a.credits;
     }
-    ondemand = (ra->flags & VRB_ADDR_F_ONDEMAND) != 0;
-    xrc = (ra->flags & VRB_ADDR_F_XRC) != 0;
-    if (ondemand != iface->ondemand || xrc != iface->xrc ||
-        (!ondemand && !xrc && (ra->nqpn != (uint32_t)iface->world_size ||
-                               ra->qpn[iface->world_rank] == 0)) ||
-        ((ondemand || xrc) && ra->ud_qpn == 0) ||
-        (xrc && len < sizeof(*ra) + sizeof(vrb_addr_xrc_t))) {
-        rtm_error_set(RTM_ERR_TRANSPORT, "verbs: rank %d (%.*s) connects %s%s, rank %d (%s) "
-                      "%s%s: every rank must use the same RTM_VERBS_CONN, RTM_VERBS_XRC and "
-                      "RTM_VERBS_FULLMESH_MAX", ep->super.peer, VRB_HOST_LEN, ra->host,
-                      ondemand ? "on demand" : "in a full mesh", xrc ? " with XRC" : "",
-                      iface->world_rank, iface->host,
-                      iface->ondemand ? "on demand" : "in a full mesh",
-                      iface->xrc ? " with XRC" : "");
-        return -1;
-    }
-    if (ra->link != iface->dev.link) {
-        rtm_debug("verbs: rank %d is on %s, we are on %s: not reachable over verbs", ep->super.peer,
-                  ra->link == VRB_LINK_IB ? "InfiniBand" : "Ethernet",
-                  iface->dev.link == VRB_LINK_IB ? "InfiniBand" : "Ethernet");
-        return 1;
-    }
-    memcpy(ep->host, ra->host, VRB_HOST_LEN);
-    ep->host[VRB_HOST_LEN] = '\0';
-    ep->r_lid = ra->lid;
-    ep->r_flags = ra->flags;
-    ep->r_mtu = ra->mtu;
-    memcpy(ep->r_gid, ra->gid, 16);
-    ep->r_ud_qpn = ra->ud_qpn;
-    if (xrc) {
-        vrb_addr_xrc_t x;
-
-        memcpy(&x, (const char *)blob + sizeof(*ra), sizeof(x));
-        ep->r_srqn = x.srqn;
-        ep->r_node = x.node;
-        ep->r_local_size = (int)x.local_size;
-        if (x.node < 0 || x.node >= iface->world_size) {
-            rtm_error_set(RTM_ERR_TRANSPORT, "verbs: rank %d published node id %d out of range",
-                          ep->super.peer, (int)x.node);
-            return -1;
-        }
-    } else if (!ondemand) {
-        ep->remote_qpn = ra->qpn[iface->world_rank];
-        ep->peer_grant = ra->credits;
-    }
-    ep->have_addr = 1;
     return 0;
 }
 
