@@ -21,7 +21,23 @@ FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire rtd_hs tcp_frames tcp_handshake
 	addr vrb_addr rtd_msg
 
 FUZZ_BINS = $(FUZZ_NAMES:%=tests/fuzz/fuzz_%)
-FUZZ_TESTS += $(FUZZ_NAMES:%=tests/fuzz/%.sh)
+# Spelled out: automake rewrites a substitution reference inside TESTS
+# (its $(EXEEXT) pass made it $(FUZZ_NAMES), bare names no rule makes).
+FUZZ_TESTS += \
+	tests/fuzz/hostfile.sh \
+	tests/fuzz/alloc.sh \
+	tests/fuzz/cli.sh \
+	tests/fuzz/jobdesc.sh \
+	tests/fuzz/rtd_wire.sh \
+	tests/fuzz/rtd_hs.sh \
+	tests/fuzz/tcp_frames.sh \
+	tests/fuzz/tcp_handshake.sh \
+	tests/fuzz/tcp_hs.sh \
+	tests/fuzz/am.sh \
+	tests/fuzz/config.sh \
+	tests/fuzz/addr.sh \
+	tests/fuzz/vrb_addr.sh \
+	tests/fuzz/rtd_msg.sh
 NO_SANITIZER_TESTS += $(FUZZ_NAMES:%=tests/fuzz/%.sh)
 EXTRA_DIST += $(FUZZ_NAMES:%=tests/fuzz/%.sh) $(FUZZ_NAMES:%=tests/fuzz/fuzz_%.c) \
 	tests/fuzz/run.sh tests/fuzz/fuzz.h tests/fuzz/fuzz_tcp.h tests/fuzz/corpus
