@@ -79,8 +79,9 @@ static __attribute__((noinline)) rtm_request_impl_t *req_table_grow(void)
     return req_table.free_list;
 }
 
-/* Hot path: no allocation once the table has grown, no lock, no log. */
-rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
+/* Hot path: no allocation once the table has grown, no lock, no log. A
+ * request off the free list with the fields every kind starts from. */
+static inline rtm_request_impl_t *req_take(rtm_req_kind_t kind, uint16_t flags)
 {
     rtm_request_impl_t *req = req_table.free_list;
 
@@ -93,16 +94,10 @@ rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
     req->magic = RTM_REQ_MAGIC;
     req->kind = (uint8_t)kind;
     req->op = RTM_OP_NONE;
-    req->flags = 0;
+    req->flags = flags;
     rtm_list_init(&req->link);
     req->memh = NULL;
-    req->remote_req = 0;
-    req->xfer_len = 0;
-    req->xfer_done = 0;
     req->msg = NULL;
-    req->status.source = RTM_ANY_SOURCE;
-    req->status.tag = RTM_ANY_TAG;
-    req->status.count = 0;
     req->status.error = RTM_OK;
     req->status.cancelled = 0;
     req->binding[0] = 0;
@@ -110,29 +105,24 @@ rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
     return req;
 }
 
-/* Hot path: no allocation once the table has grown, no lock, no log. */
+rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
+{
+    rtm_request_impl_t *req = req_take(kind, 0);
+
+    if (req == NULL)
+        return NULL;
+    req->remote_req = 0;
+    req->xfer_len = 0;
+    req->xfer_done = 0;
+    req->status.source = RTM_ANY_SOURCE;
+    req->status.tag = RTM_ANY_TAG;
+    req->status.count = 0;
+    return req;
+}
+
 rtm_request_impl_t *req_alloc_done(rtm_req_kind_t kind)
 {
-    rtm_request_impl_t *req = req_table.free_list;
-
-    if (__builtin_expect(req == NULL, 0)) {
-        req = req_table_grow();
-        if (req == NULL)
-            return NULL;
-    }
-    req_table.free_list = req->next_free;
-    req->magic = RTM_REQ_MAGIC;
-    req->kind = (uint8_t)kind;
-    req->op = RTM_OP_NONE;
-    req->flags = RTM_REQ_F_COMPLETE;
-    rtm_list_init(&req->link);
-    req->memh = NULL;
-    req->msg = NULL;
-    req->status.error = RTM_OK;
-    req->status.cancelled = 0;
-    req->binding[0] = 0;
-    req->binding[1] = 0;
-    return req;
+    return req_take(kind, RTM_REQ_F_COMPLETE);
 }
 
 /* Hot path: no lock, no log. A new generation: ids of the request's past
