@@ -740,6 +740,27 @@ RTMPI_API(Rget_accumulate, (const void *origin_addr, int origin_count,
 RTMPI_API(Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
 RTMPI_API(Free_mem, (void *base))
 
+/* ---- Intercommunicators; communicator creation and info (MPI 3.1 chapter 6) ---- */
+/* (end of this section) */
+
+/* ---- Process topologies and neighbourhood collectives (chapter 7) ---- */
+/* (end of this section) */
+
+/* ---- Datatypes: envelope and contents, darray, large counts (chapter 4) ---- */
+/* (end of this section) */
+
+/* ---- Datatypes: more predefined types, size matching, external32 (chapters 3, 4, 17) ---- */
+/* (end of this section) */
+
+/* ---- Handles: Fortran conversions, error classes and codes, generalized requests ---- */
+/* (end of this section) */
+
+/* ---- The tool information interface, MPI_T (chapter 14) ---- */
+/* (end of this section) */
+
+/* ---- MPI-1 names removed in MPI 3.0 that old codes still call (deprecated) ---- */
+/* (end of this section) */
+
 #undef RTMPI_API
 
 #ifdef __cplusplus

@@ -146,6 +146,22 @@ void rtmpi_dtype_release(MPI_Datatype dt)
     }
 }
 
+int rtmpi_dtype_walk(const rtmpi_dtype_t *d, MPI_Count count, rtmpi_dtype_walk_fn *fn,
+                     void *arg)
+{
+    MPI_Aint base = 0;
+
+    for (MPI_Count i = 0; i < count; i++, base += d->extent) {
+        for (int s = 0; s < d->nsegs; s++) {
+            int rc = fn(base + d->segs[s].disp, d->segs[s].len, d->segs[s].basic, arg);
+
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
 void rtmpi_pack(const void *buf, MPI_Count count, const rtmpi_dtype_t *d, void *out)
 {
     char *o = out;

@@ -129,6 +129,15 @@ static inline int rtmpi_dtype_contig(const rtmpi_dtype_t *d, MPI_Count count,
     return 0;
 }
 /* Pack/unpack `count` elements; unpack stops after `bytes` bytes of input. */
+/* Visits the contiguous runs of `count` elements of d in typemap order (the
+ * order pack writes them): fn(disp, len, basic, arg) with disp in bytes from
+ * the buffer's address and len in bytes, all of one basic type. Stops at the
+ * first nonzero return of fn and returns it; 0 when every run was visited.
+ * Whatever represents a type, this stays the one way to read its typemap
+ * outside datatype.c. */
+typedef int rtmpi_dtype_walk_fn(MPI_Aint disp, MPI_Aint len, int basic, void *arg);
+int rtmpi_dtype_walk(const rtmpi_dtype_t *d, MPI_Count count, rtmpi_dtype_walk_fn *fn,
+                     void *arg);
 void rtmpi_pack(const void *buf, MPI_Count count, const rtmpi_dtype_t *d, void *out);
 void rtmpi_unpack(const void *in, size_t bytes, void *buf, MPI_Count count,
                   const rtmpi_dtype_t *d);

@@ -1,0 +1,1 @@
+# tests/mpi/intercomm.mk: (issue 14) tests of this part of the MPI binding; included by Makefile.am.
