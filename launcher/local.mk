@@ -38,6 +38,11 @@ bin_PROGRAMS += rtm_check
 rtm_check_SOURCES = launcher/rtm_check.c
 rtm_check_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS) $(IBVERBS_CFLAGS)
 rtm_check_LDADD = $(HWLOC_LIBS) $(IBVERBS_LIBS)
+# rtm_linkcheck: rtrun --check's link check across hosts (one rank per host,
+# over librtmsg itself, so on the job's transport).
+bin_PROGRAMS += rtm_linkcheck
+rtm_linkcheck_SOURCES = launcher/rtm_linkcheck.c
+rtm_linkcheck_LDADD = librtmsg.la
 
 # rtd: the per-host daemon of multi-host jobs; rtrun starts the one next
 # to its own executable (same path on every host, as with a shared install).

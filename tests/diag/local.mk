@@ -11,7 +11,7 @@ DIAG_TESTS = \
 	tests/diag/diag_ondemand.sh \
 	tests/diag/diag_verbs_cut.sh
 FAULT_TESTS += $(DIAG_TESTS) tests/diag/check_host.sh
-dist_noinst_SCRIPTS += tests/diag/check_host.sh tests/diag/check_netns.sh
-MULTIHOST_TESTS += tests/diag/check_netns.sh tests/diag/diag_netns.sh
+dist_noinst_SCRIPTS += tests/diag/check_host.sh tests/diag/check_netns.sh tests/diag/check_links.sh
+MULTIHOST_TESTS += tests/diag/check_netns.sh tests/diag/diag_netns.sh tests/diag/check_links.sh
 dist_noinst_SCRIPTS += tests/diag/diag_netns.sh
 dist_noinst_SCRIPTS += $(DIAG_TESTS)
