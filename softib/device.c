@@ -54,6 +54,32 @@ bool sib_link_is_eth(void)
                  !strcmp(s, "roce"));
 }
 
+/* SOFTIB_PORT_STATE=down|init|armed|active (default active): the state
+ * port 1 reports (ibv_query_port, the sysfs tree), to test what a client
+ * does with a port that is not ACTIVE. Traffic is not affected: a client
+ * that uses a port it was told is DOWN is on its own, as on an HCA. */
+enum ibv_port_state sib_port_state(void)
+{
+    const char *s = getenv("SOFTIB_PORT_STATE");
+
+    if (s == NULL || *s == '\0' || !strcmp(s, "active"))
+        return IBV_PORT_ACTIVE;
+    if (!strcmp(s, "down"))
+        return IBV_PORT_DOWN;
+    if (!strcmp(s, "init"))
+        return IBV_PORT_INIT;
+    if (!strcmp(s, "armed"))
+        return IBV_PORT_ARMED;
+    return IBV_PORT_ACTIVE;
+}
+
+/* The IB physical state that goes with a port state: 3 Disabled for DOWN,
+ * 5 LinkUp otherwise. */
+int sib_port_phys_state(enum ibv_port_state st)
+{
+    return st == IBV_PORT_DOWN ? 3 : 5;
+}
+
 uint64_t sib_node_guid(void)
 {
     char host[256] = "";
@@ -466,21 +492,22 @@ static int sib_query_port_op(struct ibv_context *ctx, uint8_t port,
         return EINVAL;
     dev = sib_dev_of(ctx);
     memset(&a, 0, sizeof(a));
-    a.state = IBV_PORT_ACTIVE;
+    a.state = sib_port_state();
     a.max_mtu = IBV_MTU_4096;
     a.active_mtu = sib_link_is_eth() ? IBV_MTU_1024 : IBV_MTU_4096;
     a.gid_tbl_len = sib_link_is_eth() ? 2 : 1;
     a.port_cap_flags = sib_link_is_eth() ? 0 : IBV_PORT_SM;
     a.max_msg_sz = 1u << 31;
     a.pkey_tbl_len = 1;
-    a.lid = sib_link_is_eth() ? 0 : dev->slot;
+    /* a subnet manager gives the LID when it arms the port */
+    a.lid = sib_link_is_eth() || a.state < IBV_PORT_ARMED ? 0 : dev->slot;
     a.sm_lid = sib_link_is_eth() ? 0 : dev->slot;
     a.lmc = 0;
     a.max_vl_num = 1;
     a.subnet_timeout = 18;
     a.active_width = 2;  /* 4x */
     a.active_speed = 32; /* EDR */
-    a.phys_state = 5;    /* LinkUp */
+    a.phys_state = (uint8_t)sib_port_phys_state(a.state);
     a.link_layer = sib_link_is_eth() ? IBV_LINK_LAYER_ETHERNET
                                      : IBV_LINK_LAYER_INFINIBAND;
     memcpy(attr, &a, len < sizeof(a) ? len : sizeof(a));

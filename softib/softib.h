@@ -442,6 +442,8 @@ struct sib_dev {
 extern struct sib_dev *sib_the_dev;
 extern struct ibv_device sib_ibv_device;
 bool sib_link_is_eth(void);
+enum ibv_port_state sib_port_state(void);
+int sib_port_phys_state(enum ibv_port_state st);
 uint64_t sib_node_guid(void);   /* host order; the same for every process of a host */
 void sib_async_push(struct sib_dev *dev, const struct ibv_async_event *ev);
 /* destroy of an object: drop its events not yet read, then (unlocked) wait

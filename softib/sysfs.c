@@ -103,9 +103,15 @@ static int sib_sysfs_build(const char *root)
     snprintf(rel, sizeof(rel), "%s/device/numa_node", dev);
     PUT(rel, "-1\n");
     snprintf(rel, sizeof(rel), "%s/ports/1/state", dev);
-    PUT(rel, "4: ACTIVE\n");
-    snprintf(rel, sizeof(rel), "%s/ports/1/phys_state", dev);
-    PUT(rel, "5: LinkUp\n");
+    {
+        static const char *const names[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE"};
+        enum ibv_port_state st = sib_port_state();
+        int phys = sib_port_phys_state(st);
+
+        PUT(rel, "%d: %s\n", (int)st, names[st <= IBV_PORT_ACTIVE ? st : 0]);
+        snprintf(rel, sizeof(rel), "%s/ports/1/phys_state", dev);
+        PUT(rel, "%d: %s\n", phys, phys == 3 ? "Disabled" : "LinkUp");
+    }
     snprintf(rel, sizeof(rel), "%s/ports/1/lid", dev);
     PUT(rel, "0x0\n");
     snprintf(rel, sizeof(rel), "%s/ports/1/lid_mask_count", dev);

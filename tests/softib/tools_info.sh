@@ -1,6 +1,7 @@
 #!/bin/bash
 # ibv_devices and ibv_devinfo -v see softib's device and port, in
-# InfiniBand and in Ethernet (RoCE-style) mode.
+# InfiniBand and in Ethernet (RoCE-style) mode, and a port held DOWN by
+# SOFTIB_PORT_STATE (no LID, physical state Disabled).
 . "$top_srcdir/tests/softib/acceptance.sh"
 sib_need ibv_devices ibv_devinfo
 
@@ -21,4 +22,8 @@ lid=$(echo "$out" | sed -n 's/.*port_lid:[[:space:]]*//p')
 out=$(SOFTIB_LINK=eth sib_run ibv_devinfo -v) || sib_fail "ibv_devinfo -v (eth) exited $?"
 echo "$out" | grep -Eq 'link_layer:[[:space:]]+Ethernet' || sib_fail "eth mode: link layer"
 echo "$out" | grep -Eq 'GID\[  1\]:[[:space:]]+::ffff:127\.83\.' || sib_fail "eth mode: no IPv4-mapped GID"
+out=$(SOFTIB_PORT_STATE=down sib_run ibv_devinfo -v) || sib_fail "ibv_devinfo -v (port down) exited $?"
+for want in 'state:[[:space:]]+PORT_DOWN' 'phys_state:[[:space:]]+DISABLED' 'port_lid:[[:space:]]+0$'; do
+    echo "$out" | grep -Eq "$want" || sib_fail "port down: ibv_devinfo -v: no '$want'"
+done
 echo "ok: tools_info"
