@@ -3,8 +3,9 @@
 # links all pass; one host's veth limited to 8 Mbit/s (tbf) makes its two
 # links SLOW in bandwidth and the third link stays ok; one host's MTU
 # lowered to 1400 FAILs its two links as an MTU mismatch naming the host and
-# the fix. Latency outliers need netem, which this kernel may not have: that
-# part runs only where `tc qdisc ... netem` works. The thresholds are set
+# the fix; one host whose link adds 40 ms (netem, or softib's delay fault
+# over verbs where the kernel has no netem) makes its two links SLOW in
+# latency. The thresholds are set
 # for a busy 2-core machine shared by three "hosts" and other tests (its
 # round trips reach milliseconds under load: on a cluster the defaults
 # are right): latency outliers from 20 ms on, bandwidth under 1/10 of the
@@ -48,14 +49,30 @@ grep -q "^  $B <-> $C  FAIL .*MTU 1400/1500: the two ends disagree" "$out" || mh
 grep -q "fix: set one MTU on both ends .*mtu 1500 on $B" "$out" || mh_fail "MTU: no fix naming $B"
 ip -n "$B" link set eth0 mtu 1500
 
-if tc -n "$C" qdisc add dev eth0 root netem delay 50ms 2>/dev/null; then
+# A host whose link adds 40 ms to everything it sends: netem where the
+# kernel has it; else, over verbs, softib's delay fault on that host alone
+# (a launch agent that sets SOFTIB_FAULT for it).
+if tc -n "$C" qdisc add dev eth0 root netem delay 40ms 2>/dev/null; then
     mh_rtrun --check --host "$A,$B,$C" > "$out" 2>&1
     rc=$?
-    links
-    [ "$rc" = 1 ] || mh_fail "delay: exit $rc, expected 1"
-    grep -q "^  $A <-> $C  SLOW .*(the fastest link: " "$out" || mh_fail "delay: $A <-> $C not SLOW"
-    grep -q "^  $A <-> $B  ok " "$out" || mh_fail "delay: $A <-> $B not ok"
+    tc -n "$C" qdisc del dev eth0 root
+elif t_softib_preload; then
+    cat > "$MH_TMP/agent" <<EOA
+#!/bin/bash
+h=\$1; shift
+[ "\$h" = "$C" ] && export SOFTIB_FAULT=delay=40000
+exec ip netns exec "\$h" "\$@"
+EOA
+    chmod +x "$MH_TMP/agent"
+    ( export SOFTIB_DIR="$MH_TMP" LD_PRELOAD="$T_SOFTIB_PRELOAD" RTM_CHECK_LAT_FLOOR_US=10000 &&
+      MH_AGENT="$MH_TMP/agent {host}" && mh_rtrun --check --host "$A,$B,$C" ) > "$out" 2>&1
+    rc=$?
 else
-    echo "netem is not available in this kernel: the latency outlier is not tested here"
+    t_die "neither netem nor softib: cannot add delay to a link"
 fi
+links
+[ "$rc" = 1 ] || mh_fail "delay: exit $rc, expected 1"
+grep -q "^  $A <-> $C  SLOW .*(the fastest link: " "$out" || mh_fail "delay: $A <-> $C not SLOW"
+grep -q "^  $B <-> $C  SLOW .*(the fastest link: " "$out" || mh_fail "delay: $B <-> $C not SLOW"
+grep -q "^  $A <-> $B  ok " "$out" || mh_fail "delay: $A <-> $B not ok"
 mh_finish
