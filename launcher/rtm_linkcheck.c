@@ -17,7 +17,10 @@
  *     IP_MTU to each of the peer's IPv4 addresses, the first that routes),
  *     so a link whose two ends disagree is found.
  * Each host also counts TCP segments sent and retransmitted during the test
- * (/proc/net/snmp of its network namespace): loss shows as retransmissions.
+ * (/proc/net/snmp of its network namespace), and reads its RDMA ports'
+ * error counters before and after (sysfs, under SYSFS_PATH as libibverbs
+ * does: RNR NAKs, ack timeouts, sequence errors, symbol and receive
+ * errors): loss shows as retransmissions or retries.
  * Rank 0 gathers everything and prints the table (or JSON with --json).
  *
  * With three hosts or more, a link is flagged SLOW when its latency exceeds
@@ -33,6 +36,7 @@
 #include "rtmsg.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -43,10 +47,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define LAT_ITERS     21
+#define LAT_ITERS     11
 #define LAT_WARMUP    3
 #define BW_BYTES      (1 << 20)
-#define BW_MSGS       8
+#define BW_MSGS       4
 #define REPS          3
 /* Defaults of RTM_CHECK_RATIO and RTM_CHECK_LAT_FLOOR_US. */
 #define SLOW_RATIO    4.0
@@ -73,9 +77,31 @@ typedef struct link_row {
     double bw_mbs;       /* received here: MB/s (10^6) */
 } link_row_t;
 
+#define MAX_CTRS 24
+
+/* One RDMA port error counter: "dev:port name" and its value. */
+typedef struct port_ctr {
+    char               what[96];
+    unsigned long long v;
+} port_ctr_t;
+
 typedef struct host_tail {
-    long long out_segs, retrans; /* TCP, during the test; -1 unknown */
+    long long  out_segs, retrans; /* TCP, during the test; -1 unknown */
+    int        nctrs;             /* port counters that moved during it */
+    port_ctr_t ctrs[MAX_CTRS];    /* .v: by how much */
 } host_tail_t;
+
+/* hw_counters/ and counters/ files of an RDMA port that count trouble. */
+static const char *const hw_ctr_names[] = {
+    "rnr_nak_retry_err", "local_ack_timeout_err", "packet_seq_err", "out_of_sequence",
+    "implied_nak_seq_err",
+};
+static const char *const port_ctr_names[] = {
+    "symbol_error", "port_rcv_errors", "port_xmit_discards", "link_downed",
+    "port_rcv_remote_physical_errors",
+};
+#define NHW   (sizeof(hw_ctr_names) / sizeof(hw_ctr_names[0]))
+#define NPORT (sizeof(port_ctr_names) / sizeof(port_ctr_names[0]))
 
 static int me, np;
 static double slow_ratio = SLOW_RATIO, slow_floor_us = SLOW_FLOOR_US;
@@ -171,6 +197,61 @@ static void tcp_counters(long long *out, long long *retrans)
         break;
     }
     fclose(f);
+}
+
+static int read_ull(const char *path, unsigned long long *v)
+{
+    FILE *f = fopen(path, "r");
+    int ok;
+
+    if (f == NULL)
+        return -1;
+    ok = fscanf(f, "%llu", v) == 1;
+    fclose(f);
+    return ok ? 0 : -1;
+}
+
+/* This host's RDMA port error counters (those that exist); how many. */
+static int port_counters(port_ctr_t *c, int max)
+{
+    const char *sys = getenv("SYSFS_PATH");
+    char dir[512], path[1200];
+    struct dirent *d, *p;
+    DIR *devs, *ports;
+    int n = 0;
+
+    snprintf(dir, sizeof(dir), "%s/class/infiniband", sys && *sys ? sys : "/sys");
+    devs = opendir(dir);
+    if (devs == NULL)
+        return 0;
+    while ((d = readdir(devs)) != NULL && n < max) {
+        char pdir[800];  /* dir/<name>/ports */
+
+        if (d->d_name[0] == '.')
+            continue;
+        snprintf(pdir, sizeof(pdir), "%.500s/%.255s/ports", dir, d->d_name);
+        ports = opendir(pdir);
+        if (ports == NULL)
+            continue;
+        while ((p = readdir(ports)) != NULL && n < max) {
+            if (p->d_name[0] == '.')
+                continue;
+            for (size_t i = 0; i < NHW + NPORT && n < max; i++) {
+                const char *name = i < NHW ? hw_ctr_names[i] : port_ctr_names[i - NHW];
+
+                snprintf(path, sizeof(path), "%.800s/%.255s/%s/%s", pdir, p->d_name,
+                         i < NHW ? "hw_counters" : "counters", name);
+                if (read_ull(path, &c[n].v) == 0) {
+                    snprintf(c[n].what, sizeof(c[n].what), "%.40s:%.8s %s", d->d_name,
+                             p->d_name, name);
+                    n++;
+                }
+            }
+        }
+        closedir(ports);
+    }
+    closedir(devs);
+    return n;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -356,11 +437,25 @@ static int report(const host_info_t *hosts, const link_row_t *rows, const host_t
         if (json) {
             printf("%s{\"host\": ", a ? ", " : "");
             json_str(hosts[a].name);
-            printf(", \"tcp_out_segs\": %lld, \"tcp_retrans\": %lld}", t->out_segs, t->retrans);
+            printf(", \"tcp_out_segs\": %lld, \"tcp_retrans\": %lld", t->out_segs, t->retrans);
         } else if (t->retrans > 0) {
             printf("  %s  info  retransmitted %lld of %lld TCP segments it sent during the "
                    "test (loss on its links, or full queues on a busy host)\n",
                    hosts[a].name, t->retrans, t->out_segs);
+        }
+        if (json) {
+            printf(", \"port_counters\": {");
+            for (int i = 0; i < t->nctrs; i++) {
+                printf("%s", i ? ", " : "");
+                json_str(t->ctrs[i].what);
+                printf(": %llu", t->ctrs[i].v);
+            }
+            printf("}}");
+        } else {
+            for (int i = 0; i < t->nctrs; i++)
+                printf("  %s  info  %s +%llu during the test (RDMA retries or errors on "
+                       "its port: cable, switch, or receivers without posted buffers)\n",
+                       hosts[a].name, t->ctrs[i].what, t->ctrs[i].v);
         }
     }
     if (json)
@@ -377,6 +472,8 @@ int main(int argc, char **argv)
     link_row_t *rows, *mine;
     host_tail_t *tails, tail;
     long long out0, re0;
+    port_ctr_t ctr0[MAX_CTRS], ctr1[MAX_CTRS];
+    int nctr0, nctr1;
     char *buf;
     rtm_status_t st;
     const char *bad = NULL;
@@ -412,6 +509,7 @@ int main(int argc, char **argv)
     snprintf(hosts[me].name, sizeof(hosts[me].name), "%s", rtm_hostname());
     local_addrs(&hosts[me]);
     tcp_counters(&out0, &re0);
+    nctr0 = port_counters(ctr0, MAX_CTRS);
 
     /* Everyone learns everyone's name and addresses (through rank 0: this
      * is also each host's first contact with rank 0). */
@@ -453,7 +551,15 @@ int main(int argc, char **argv)
                 measure(peer, hosts, buf, &mine[peer], rep);
         }
     }
+    memset(&tail, 0, sizeof(tail));
     tcp_counters(&tail.out_segs, &tail.retrans);
+    nctr1 = port_counters(ctr1, MAX_CTRS);
+    for (int i = 0; i < nctr1; i++)
+        for (int j = 0; j < nctr0; j++)
+            if (strcmp(ctr1[i].what, ctr0[j].what) == 0 && ctr1[i].v > ctr0[j].v) {
+                tail.ctrs[tail.nctrs] = ctr1[i];
+                tail.ctrs[tail.nctrs++].v = ctr1[i].v - ctr0[j].v;
+            }
     if (out0 >= 0 && tail.out_segs >= 0) {
         tail.out_segs -= out0;
         tail.retrans -= re0;

@@ -770,6 +770,7 @@ void sib_handle_ack(struct sib_dev *dev, const struct sib_pkt_hdr *h,
                 sib_fail(qp, w, IBV_WC_RNR_RETRY_EXC_ERR);
                 break;
             }
+            sib_hw_count(SIB_HW_RNR_NAK_RETRY);
             qp->rnr_wait_until = sib_now_ns() + sib_rnr_ns(h->rnr_timer);
             if (dev->next_timer_ns > qp->rnr_wait_until || !dev->next_timer_ns)
                 dev->next_timer_ns = qp->rnr_wait_until;
@@ -814,6 +815,7 @@ void sib_send_timers(struct sib_dev *dev)
                 if (qp->retry_left-- <= 0) {
                     sib_fail(qp, w, IBV_WC_RETRY_EXC_ERR);
                 } else {
+                    sib_hw_count(SIB_HW_LOCAL_ACK_TIMEOUT);
                     sib_go_back(qp);
                 }
                 sib_send_progress(qp);

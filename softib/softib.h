@@ -442,6 +442,10 @@ struct sib_dev {
 extern struct sib_dev *sib_the_dev;
 extern struct ibv_device sib_ibv_device;
 bool sib_link_is_eth(void);
+/* ---------------------------------------------------------------- sysfs.c */
+enum sib_hw_counter { SIB_HW_RNR_NAK_RETRY, SIB_HW_LOCAL_ACK_TIMEOUT, SIB_HW_NCOUNTERS };
+extern const char *const sib_hw_counter_names[SIB_HW_NCOUNTERS];
+void sib_hw_count(enum sib_hw_counter c);
 enum ibv_port_state sib_port_state(void);
 int sib_port_phys_state(enum ibv_port_state st);
 uint64_t sib_node_guid(void);   /* host order; the same for every process of a host */

@@ -9,6 +9,9 @@
  *     ports/1/                     state phys_state lid lid_mask_count sm_lid
  *                                  sm_sl rate link_layer cap_mask
  *       gids/N pkeys/0 gid_attrs/types/N gid_attrs/ndevs/N
+ *       hw_counters/               rnr_nak_retry_err local_ack_timeout_err:
+ *                                  live, the sum over the processes that
+ *                                  share the tree (sib_hw_count)
  *   class/infiniband_verbs/uverbs_softib0/   ibdev abi_version dev
  *
  * Open MPI's openib BTL wants $(ibv_get_sysfs_path())/class/infiniband to be
@@ -23,7 +26,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <sys/file.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +143,10 @@ static int sib_sysfs_build(const char *root)
         snprintf(rel, sizeof(rel), "%s/ports/1/gid_attrs/ndevs/%d", dev, i);
         PUT(rel, "%s\n", eth ? "lo" : "");
     }
+    for (int i = 0; i < SIB_HW_NCOUNTERS; i++) {
+        snprintf(rel, sizeof(rel), "%s/ports/1/hw_counters/%s", dev, sib_hw_counter_names[i]);
+        PUT(rel, "0\n");
+    }
     PUT("class/infiniband_verbs/uverbs_softib0/ibdev", "softib0\n");
     PUT("class/infiniband_verbs/uverbs_softib0/abi_version", "1\n");
     PUT("class/infiniband_verbs/uverbs_softib0/dev", "1:3\n");
@@ -189,4 +198,41 @@ static void sib_sysfs_init(void)
                     strerror(errno));
     }
     sib_rm_tree(build);
+}
+
+const char *const sib_hw_counter_names[SIB_HW_NCOUNTERS] = {
+    [SIB_HW_RNR_NAK_RETRY] = "rnr_nak_retry_err",
+    [SIB_HW_LOCAL_ACK_TIMEOUT] = "local_ack_timeout_err",
+};
+
+/* Adds one to a port counter of the tree, as an HCA's port counts for every
+ * process on the host: read, add, write under an exclusive flock. For rare
+ * events only (a NAK, a timeout), never per packet; nothing without a tree. */
+void sib_hw_count(enum sib_hw_counter c)
+{
+    const char *root = getenv("SOFTIB_SYSFS");
+    char path[700], buf[32];
+    unsigned long long v = 0;
+    ssize_t n;
+    int fd;
+
+    if (!root || root[0] != '/' || strlen(root) > 200 || c < 0 || c >= SIB_HW_NCOUNTERS)
+        return;
+    snprintf(path, sizeof(path), "%s/class/infiniband/softib0/ports/1/hw_counters/%s", root,
+             sib_hw_counter_names[c]);
+    fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (flock(fd, LOCK_EX) == 0) {
+        n = pread(fd, buf, sizeof(buf) - 1, 0);
+        if (n > 0) {
+            buf[n] = '\0';
+            v = strtoull(buf, NULL, 10);
+        }
+        n = snprintf(buf, sizeof(buf), "%llu\n", v + 1);
+        if (pwrite(fd, buf, (size_t)n, 0) == n)
+            (void)ftruncate(fd, n);
+        flock(fd, LOCK_UN);
+    }
+    close(fd);
 }
