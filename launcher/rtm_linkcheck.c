@@ -199,6 +199,24 @@ static void tcp_counters(long long *out, long long *retrans)
     fclose(f);
 }
 
+/* What came from another host is bounded before use: counts clamped,
+ * strings terminated (the peers are the job's own, but a bad value must
+ * not read past an array). */
+static void host_info_clean(host_info_t *h)
+{
+    h->name[sizeof(h->name) - 1] = '\0';
+    if (h->naddrs < 0 || h->naddrs > MAX_ADDRS)
+        h->naddrs = 0;
+}
+
+static void host_tail_clean(host_tail_t *t)
+{
+    if (t->nctrs < 0 || t->nctrs > MAX_CTRS)
+        t->nctrs = 0;
+    for (int i = 0; i < t->nctrs; i++)
+        t->ctrs[i].what[sizeof(t->ctrs[i].what) - 1] = '\0';
+}
+
 static int read_ull(const char *path, unsigned long long *v)
 {
     FILE *f = fopen(path, "r");
@@ -528,6 +546,8 @@ int main(int argc, char **argv)
                            RTM_STATUS_IGNORE)) != RTM_OK)
             die("cannot connect", st, 0, hosts);
     }
+    for (int r = 0; r < np; r++)
+        host_info_clean(&hosts[r]);
 
     /* Circle method over n (even) slots; slot n-1 fixed, the rest rotate.
      * With an odd number of hosts the extra slot is a bye. */
@@ -576,6 +596,8 @@ int main(int argc, char **argv)
                 (st = rtm_recv(&tails[r], sizeof(tails[r]), r, TAG_ROW, RTM_COMM_WORLD,
                                RTM_STATUS_IGNORE)) != RTM_OK)
                 die("cannot gather the results", st, r, hosts);
+        for (int r = 1; r < np; r++)
+            host_tail_clean(&tails[r]);
         rc = report(hosts, rows, tails, json);
         fflush(stdout);
     } else if ((st = rtm_send(mine, sizeof(*mine) * (size_t)np, 0, TAG_ROW, RTM_COMM_WORLD)) !=
