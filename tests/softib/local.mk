@@ -67,8 +67,10 @@ SOFTIB_PEER_TESTS = \
 INTEGRATION_TESTS += $(SOFTIB_PEER_TESTS)
 dist_noinst_SCRIPTS += $(SOFTIB_PEER_TESTS)
 # two network namespaces over a veth pair (root)
-MULTIHOST_TESTS += tests/softib/netns_rc_pingpong.sh tests/softib/netns_ucx_perftest.sh
-dist_noinst_SCRIPTS += $(SOFTIB_ACCEPTANCE) tests/softib/netns_rc_pingpong.sh tests/softib/netns_ucx_perftest.sh
+MULTIHOST_TESTS += tests/softib/netns_rc_pingpong.sh tests/softib/netns_ucx_perftest.sh \
+	tests/softib/netns_peers.sh
+dist_noinst_SCRIPTS += $(SOFTIB_ACCEPTANCE) tests/softib/netns_rc_pingpong.sh tests/softib/netns_ucx_perftest.sh \
+	tests/softib/netns_peers.sh
 
 endif HAVE_IBVERBS
 

@@ -1,0 +1,79 @@
+#!/bin/bash
+# The other MPI stacks, unmodified through softib-run, across two network
+# namespace hosts joined by a veth pair (issue 17): MPICH over UCX (hydra's
+# ssh launcher replaced by `ip netns exec`), Open MPI ob1/openib and Open
+# MPI pml ucx (plm_rsh_agent the same), each running tests/softib/peer_mpi.c
+# (a byte-checked ping-pong and alltoall; one-sided through pml ucx) with
+# one rank per host (host names with hyphens: Open MPI refuses `_`). The hosts share the machine's hostname, so MPICH is
+# told not to use shared memory (MPIR_CVAR_NOLOCAL) and Open MPI's openib
+# is the only byte transport besides self; the veth counters show each
+# job's traffic crossed the link.
+. "$top_srcdir/tests/softib/peer_mpi_lib.sh"
+sib_need ip mpirun.openmpi mpiexec.mpich mpicc.openmpi mpicc.mpich
+peer_need_ucx_node
+
+ns_a=sibp-a-$$
+ns_b=sibp-b-$$
+net_cleanup() {
+    ip netns del $ns_a 2>/dev/null
+    ip netns del $ns_b 2>/dev/null
+}
+if ! ip netns add $ns_a 2>/dev/null; then
+    echo "SKIP: 'ip netns add' is not permitted here (needs root / CAP_SYS_ADMIN)"
+    exit 77
+fi
+SIB_CLEANUP_HOOK=net_cleanup
+ip netns add $ns_b || sib_fail "ip netns add $ns_b"
+ip link add vethpa$$ netns $ns_a type veth peer name vethpb$$ netns $ns_b || sib_fail "veth pair"
+ip -n $ns_a addr add 10.213.9.1/30 dev vethpa$$
+ip -n $ns_b addr add 10.213.9.2/30 dev vethpb$$
+for n in $ns_a $ns_b; do
+    ip -n $n link set lo up
+done
+ip -n $ns_a link set vethpa$$ up
+ip -n $ns_b link set vethpb$$ up
+
+# ssh as the launchers call it ([options] HOST COMMAND...), into a
+# namespace, with a TMPDIR of the host's own (the hosts share the hostname,
+# so Open MPI's session directories, named after it, would collide)
+cat > "$SIB_TMP/agent" <<EOA
+#!/bin/bash
+while [[ \$1 == -* ]]; do case \$1 in -[opliFbcJLRDWmSEw]) shift 2 ;; *) shift ;; esac; done
+h=\$1; shift
+mkdir -p "$SIB_TMP/tmp-\$h"
+export TMPDIR="$SIB_TMP/tmp-\$h"
+exec ip netns exec "\$h" sh -c "\$*"
+EOA
+chmod +x "$SIB_TMP/agent"
+rx_packets() {
+    ip netns exec $ns_a cat /sys/class/net/vethpa$$/statistics/rx_packets
+}
+# netns_job NAME MPIRUN_ARGS...: from host A, bounded; rank 0 said ok, and
+# host A received at least 1000 packets on its veth meanwhile
+netns_job() {
+    local name=$1 rc before after
+    shift
+    before=$(rx_packets)
+    t_job "$PEER_LIMIT" ip netns exec $ns_a env SOFTIB_LIB="$SIB_PRELOAD" \
+        "$top_builddir/softib-run" "$@" >"$SIB_TMP/$name.log" 2>&1
+    rc=$?
+    after=$(rx_packets)
+    if [ $rc != 0 ] || ! grep -q '^peer_mpi: ok' "$SIB_TMP/$name.log"; then
+        cat "$SIB_TMP/$name.log" >&2
+        sib_fail "$name: exit $rc"
+    fi
+    echo "$name: $(grep '^peer_mpi: ok' "$SIB_TMP/$name.log"); $((after - before)) packets into host A"
+    [ $((after - before)) -ge 1000 ] || sib_fail "$name: the traffic did not cross the veth link"
+}
+
+peer_build mpicc.mpich peer_mpich
+peer_build mpicc.openmpi peer_ompi
+export UCX_NET_DEVICES=softib0:1 UCX_TLS=rc_verbs,ud_verbs,self UCX_WARN_UNUSED_ENV_VARS=n
+MPIR_CVAR_NOLOCAL=1 netns_job mpich-ucx mpiexec.mpich -launcher ssh -launcher-exec "$SIB_TMP/agent" \
+    -iface vethpa$$ -hosts $ns_a,$ns_b -n 2 "$SIB_TMP/peer_mpich"
+ompi=(mpirun.openmpi --allow-run-as-root --host $ns_a,$ns_b -n 2
+      --mca plm_rsh_agent "$SIB_TMP/agent" --mca oob_tcp_if_include 10.213.9.0/30)
+netns_job ompi-openib "${ompi[@]}" --mca pml ob1 --mca btl openib,self --mca btl_openib_allow_ib 1 \
+    --mca btl_openib_warn_no_device_params_found 0 "$SIB_TMP/peer_ompi"
+netns_job ompi-ucx "${ompi[@]}" --mca pml ucx --mca osc ucx --mca btl self "$SIB_TMP/peer_ompi" rma
+echo "ok: netns peers"
