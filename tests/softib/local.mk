@@ -69,6 +69,9 @@ dist_noinst_SCRIPTS += $(SOFTIB_PEER_TESTS)
 # two network namespaces over a veth pair (root)
 MULTIHOST_TESTS += tests/softib/netns_rc_pingpong.sh tests/softib/netns_ucx_perftest.sh \
 	tests/softib/netns_peers.sh
+# foreign stacks over softib's TCP path, which netns_rc_pingpong.sh runs under
+# the sanitizers (docs/testing.md)
+NO_SANITIZER_TESTS += tests/softib/netns_peers.sh tests/softib/netns_ucx_perftest.sh
 dist_noinst_SCRIPTS += $(SOFTIB_ACCEPTANCE) tests/softib/netns_rc_pingpong.sh tests/softib/netns_ucx_perftest.sh \
 	tests/softib/netns_peers.sh
 
