@@ -165,20 +165,15 @@ static int build_neighbor(rtmpi_sched_t *s, cinfo_t *ci, const nbr_args_t *a, in
                           int nout)
 {
     const rtmpi_topo_t *t = ci->c->topo;
-    int *in = rtmpi_sched_tmp(s, (size_t)(nin + nout) * sizeof(int)), *out;
     int cart = t->kind == MPI_CART;
 
-    if (!in)
-        return rtmpi_sched_failed(s);
-    out = in + nin;
-    rtmpi_topo_neighbors(t, ci->rank, in, out);
     rtmpi_sched_round(s);
     for (int k = 0; k < nin; k++)
-        add_step(s, a, 0, k, in[k]);
+        add_step(s, a, 0, k, rtmpi_topo_source(t, ci->rank, k));
     for (int i = 0; i < nout; i++) {
         int k = cart ? i ^ 1 : i;   /* Cartesian: +1 before -1 in each dimension */
 
-        add_step(s, a, 1, k, out[k]);
+        add_step(s, a, 1, k, rtmpi_topo_dest(t, ci->rank, k));
     }
     rtmpi_sched_round(s);
     return rtmpi_sched_failed(s);

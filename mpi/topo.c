@@ -943,25 +943,23 @@ void rtmpi_topo_degrees(const rtmpi_topo_t *t, int rank, int *nin_p, int *nout_p
     }
 }
 
-void rtmpi_topo_neighbors(const rtmpi_topo_t *t, int rank, int *in, int *out)
+/* Cartesian and graph neighbours are the same both ways. */
+static int topo_neighbor(const rtmpi_topo_t *t, int rank, int k)
 {
     int first, n;
 
-    switch (t->kind) {
-    case MPI_CART:
-        for (int d = 0; d < t->ndims; d++) {
-            in[2 * d] = out[2 * d] = cart_step(t, d, -1);
-            in[2 * d + 1] = out[2 * d + 1] = cart_step(t, d, 1);
-        }
-        break;
-    case MPI_GRAPH:
-        graph_node(t, rank, &first, &n);
-        memcpy(in, t->edges + first, (size_t)n * sizeof(int));
-        memcpy(out, t->edges + first, (size_t)n * sizeof(int));
-        break;
-    default:
-        memcpy(in, t->sources, (size_t)t->indegree * sizeof(int));
-        memcpy(out, t->dests, (size_t)t->outdegree * sizeof(int));
-        break;
-    }
+    if (t->kind == MPI_CART)
+        return cart_step(t, k / 2, k % 2 ? 1 : -1);
+    graph_node(t, rank, &first, &n);
+    return t->edges[first + k];
+}
+
+int rtmpi_topo_source(const rtmpi_topo_t *t, int rank, int k)
+{
+    return t->kind == MPI_DIST_GRAPH ? t->sources[k] : topo_neighbor(t, rank, k);
+}
+
+int rtmpi_topo_dest(const rtmpi_topo_t *t, int rank, int k)
+{
+    return t->kind == MPI_DIST_GRAPH ? t->dests[k] : topo_neighbor(t, rank, k);
 }

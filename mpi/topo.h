@@ -12,14 +12,16 @@
  * topology t) receives from and sends to. */
 void rtmpi_topo_degrees(const rtmpi_topo_t *t, int rank, int *nin_p, int *nout_p);
 
-/* Fills in[] and out[] (room for the degrees above) with the ranks of
- * those neighbours, block order:
+/* The rank of in-neighbour k (rtmpi_topo_source) and of out-neighbour k
+ * (rtmpi_topo_dest), 0 <= k < the degree above, in block order:
  *   Cartesian: for each dimension, the neighbour in the negative direction,
- *     then the one in the positive direction (displacement 1); both lists
- *     are the same, MPI_PROC_NULL where a non-periodic grid ends;
- *   graph: MPI_Graph_neighbors of this rank, for both lists;
+ *     then the one in the positive direction (displacement 1); sources and
+ *     destinations are the same, MPI_PROC_NULL where a non-periodic grid
+ *     ends;
+ *   graph: MPI_Graph_neighbors of this rank, for both;
  *   distributed graph: the sources, the destinations of
  *     MPI_Dist_graph_neighbors. */
-void rtmpi_topo_neighbors(const rtmpi_topo_t *t, int rank, int *in, int *out);
+int rtmpi_topo_source(const rtmpi_topo_t *t, int rank, int k);
+int rtmpi_topo_dest(const rtmpi_topo_t *t, int rank, int k);
 
 #endif

@@ -442,6 +442,15 @@ static void test_cart(const char *name, int nd, const int *dims, const int *peri
                "Cart_sub row: size %d rank %d ndims %d", rs, rr, sub_nd);
         MPI_Comm_free(&row);
     }
+    /* a duplicate keeps the grid */
+    MPI_Comm dup;
+    CHECK_RC(MPI_Comm_dup(cart, &dup));
+    CHECK_RC(MPI_Topo_test(dup, &st));
+    CHECK_RC(MPI_Cart_get(dup, nd, gd, gp, got));
+    EXPECT(st == MPI_CART && (nd == 0 || (gd[0] == dims[0] && got[0] == coords[0])),
+           "Comm_dup keeps the grid");
+    MPI_Comm_free(&dup);
+
     /* nothing kept: a zero-dimensional grid of one */
     int none[8] = { 0 }, zs, znd;
     MPI_Comm zero;
@@ -529,6 +538,17 @@ static void test_graph(void)
     memcpy(m.out, m.in, sizeof(m.in));
     pair_blocks(&m, outs, nouts);
     run_all(&m);
+    /* a duplicate keeps the graph */
+    MPI_Comm dup;
+    CHECK_RC(MPI_Comm_dup(g, &dup));
+    CHECK_RC(MPI_Topo_test(dup, &st));
+    CHECK_RC(MPI_Graph_get(dup, p, ne, gi, ge));
+    EXPECT(st == MPI_GRAPH && !memcmp(gi, index, (size_t)p * sizeof(int)) &&
+           !memcmp(ge, edges, (size_t)ne * sizeof(int)), "Comm_dup keeps the graph");
+    m.comm = dup;
+    m.name = "graph_dup";
+    run_collectives(&m, 3);
+    MPI_Comm_free(&dup);
     MPI_Comm_free(&g);
 
     /* fewer nodes than ranks: the last rank is left out */
@@ -887,6 +907,21 @@ int main(int argc, char **argv)
     test_cart("cart_with_1", 2, (int[]){ p, 1 }, (int[]){ 0, 1 });
     if (p > 2)   /* a grid smaller than the communicator */
         test_cart("cart_part", 1, (int[]){ p - 1 }, per1);
+
+    /* zero dimensions: one point, rank 0's, with no neighbours */
+    MPI_Comm z;
+    int zst, zn, zbuf[1] = { 5 };
+    CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 0, NULL, NULL, 0, &z));
+    if (rank == 0) {
+        CHECK(z != MPI_COMM_NULL, "zero-dimensional grid: no communicator at rank 0");
+        CHECK_RC(MPI_Comm_size(z, &zn));
+        CHECK_RC(MPI_Topo_test(z, &zst));
+        CHECK_RC(MPI_Neighbor_alltoall(zbuf, 1, MPI_INT, zbuf, 1, MPI_INT, z));
+        EXPECT(zn == 1 && zst == MPI_CART && zbuf[0] == 5, "zero-dimensional grid");
+        MPI_Comm_free(&z);
+    } else {
+        EXPECT(z == MPI_COMM_NULL, "zero-dimensional grid: rank %d is outside", rank);
+    }
 
     test_graph();
     test_dist_adjacent();
