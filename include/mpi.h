@@ -744,6 +744,53 @@ RTMPI_API(Free_mem, (void *base))
 /* (end of this section) */
 
 /* ---- Process topologies and neighbourhood collectives (chapter 7) ---- */
+RTMPI_API(Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[],
+                     int *newrank))
+RTMPI_API(Graph_create, (MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                         int reorder, MPI_Comm *comm_graph))
+RTMPI_API(Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                      int *newrank))
+RTMPI_API(Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
+RTMPI_API(Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]))
+RTMPI_API(Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors))
+RTMPI_API(Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))
+RTMPI_API(Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                              const int destinations[], const int weights[], MPI_Info info,
+                              int reorder, MPI_Comm *comm_dist_graph))
+RTMPI_API(Neighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm))
+RTMPI_API(Neighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, const int recvcounts[], const int displs[],
+                                MPI_Datatype recvtype, MPI_Comm comm))
+RTMPI_API(Neighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm))
+RTMPI_API(Neighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+RTMPI_API(Neighbor_alltoallw, (const void *sendbuf, const int sendcounts[],
+                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                               void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                               const MPI_Datatype recvtypes[], MPI_Comm comm))
+RTMPI_API(Ineighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Ineighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Ineighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Ineighbor_alltoallv, (const void *sendbuf, const int sendcounts[],
+                                const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                const int recvcounts[], const int rdispls[],
+                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+RTMPI_API(Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[],
+                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                MPI_Request *request))
 /* (end of this section) */
 
 /* ---- Datatypes: envelope and contents, darray, large counts (chapter 4) ---- */

@@ -26,6 +26,7 @@ mpi_libmpi_la_SOURCES = \
 	mpi/coll_barrier.c \
 	mpi/coll_bcast.c \
 	mpi/coll_gather.c \
+	mpi/coll_neighbor.c \
 	mpi/coll_reduce.c \
 	mpi/coll_scan.c \
 	mpi/coll_sched.c \
@@ -42,6 +43,7 @@ mpi_libmpi_la_SOURCES = \
 	mpi/pt2pt.c \
 	mpi/request.c \
 	mpi/topo.c \
+	mpi/topo.h \
 	mpi/win.c
 mpi_libmpi_la_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/mpi/view
 

@@ -164,11 +164,13 @@ typedef struct rtmpi_attr {
 } rtmpi_attr_t;
 
 typedef struct rtmpi_topo {
-    int  kind;            /* MPI_CART, MPI_DIST_GRAPH */
+    int  kind;            /* MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH */
     int  ndims;
     int *dims, *periods, *coords;
     int  indegree, outdegree, weighted;
     int *sources, *sourceweights, *dests, *destweights;
+    int  nnodes, nedges;  /* MPI_GRAPH: the whole graph, as MPI_Graph_create had it */
+    int *index, *edges;
 } rtmpi_topo_t;
 
 typedef struct rtmpi_comm {
