@@ -687,7 +687,8 @@ static void test_deprecated(void)
         CHECK_RC(MPI_Errhandler_get(dup, &got));
         EXPECT(got == eh, "Errhandler_get %d, want %d", got, eh);
         int rc = MPI_Send(x, -1, MPI_INT, 0, 0, dup);
-        EXPECT(handler_calls == 1 && handler_comm == dup && err_class(handler_code) == MPI_ERR_COUNT,
+        EXPECT(handler_calls == 1 && handler_comm == dup &&
+               err_class(handler_code) == MPI_ERR_COUNT,
                "old-style handler: %d calls, comm %d, class %d", handler_calls, handler_comm,
                err_class(handler_code));
         EXPECT(err_class(rc) == MPI_ERR_COUNT, "MPI_Send returned class %d", err_class(rc));

@@ -37,7 +37,8 @@ SRC
         fail "gfortran is installed but the size probe did not build or run"
     fi
 else
-    echo "gfortran not installed: the sizes are checked against the x86_64 ABI facts in mpi_dtmisc.c only"
+    echo "gfortran not installed: the sizes are checked against the x86_64 ABI" \
+         "facts in mpi_dtmisc.c only"
 fi
 for np in 1 2 3 8; do
     run_np $np mpi_dtmisc $sizes
@@ -46,7 +47,8 @@ done
 # Every declared function is in the library.
 lib="$top_builddir/.libs/librtmsg.so"
 [ -f "$lib" ] || fail "$lib not built"
-${CC:-cc} -E -P -DRTMPI_NO_DEPRECATION_WARNINGS -I"$top_srcdir/include" "$top_srcdir/include/mpi.h" |
+${CC:-cc} -E -P -DRTMPI_NO_DEPRECATION_WARNINGS -I"$top_srcdir/include" \
+        "$top_srcdir/include/mpi.h" |
     grep -oE '\bP?MPI_[A-Za-z0-9_]+[[:space:]]*\(' | tr -d ' (' | sort -u > "$tmp/declared"
 # ... minus the typedef'd function types (MPI_User_function, ...)
 ${CC:-cc} -E -P -I"$top_srcdir/include" "$top_srcdir/include/mpi.h" |
@@ -113,4 +115,8 @@ if "$mpicc" -std=c11 -Wall -Werror -o "$tmp/old2" "$tmp/old.c" 2>/dev/null; then
 fi
 "$mpicc" -std=c11 -Wall -Wextra -Werror -DRTMPI_NO_DEPRECATION_WARNINGS -o "$tmp/old3" \
     "$tmp/old.c" || fail "-DRTMPI_NO_DEPRECATION_WARNINGS does not silence them"
+cp "$tmp/old.c" "$tmp/old.cc"
+"$top_builddir/tests/mpi/mpicxx" -Wall -o "$tmp/oldxx" "$tmp/old.cc" 2> "$tmp/oldxx.err" ||
+    { cat "$tmp/oldxx.err" >&2; fail "the old code does not build as C++ with mpicxx"; }
+grep -q "MPI_Attr_put is an MPI-1 name" "$tmp/oldxx.err" || fail "no deprecation warning in C++"
 echo "mpi_dtmisc: PASS"
