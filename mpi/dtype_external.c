@@ -20,7 +20,8 @@
 #include <string.h>
 
 enum ext_kind {
-    EXT_BYTES,     /* copied as is (MPI_BYTE, MPI_PACKED, chars, bools) */
+    EXT_BYTES,     /* copied as is (MPI_BYTE, MPI_PACKED, chars, 1-byte integers) */
+    EXT_BOOL,      /* one byte, 0 or 1 (input other than 0 unpacks as 1) */
     EXT_SINT,      /* two's complement integer */
     EXT_UINT,      /* unsigned integer */
     EXT_FLOAT,     /* IEEE float of the same size: only the byte order changes */
@@ -78,7 +79,7 @@ static const ext_basic_t ext_basics[RTMPI_N_PREDEFINED_TYPES] = {
     [MPI_DOUBLE] = ONE(EXT_FLOAT, double, 8),
     [MPI_LONG_DOUBLE] = ONE(EXT_LDOUBLE, long double, 16),
     [MPI_WCHAR] = ONE(EXT_UINT, wchar_t, 2),
-    [MPI_C_BOOL] = ONE(EXT_BYTES, _Bool, 1),
+    [MPI_C_BOOL] = ONE(EXT_BOOL, _Bool, 1),
     [MPI_INT8_T] = ONE(EXT_BYTES, int8_t, 1),
     [MPI_INT16_T] = ONE(EXT_SINT, int16_t, 2),
     [MPI_INT32_T] = ONE(EXT_SINT, int32_t, 4),
@@ -123,7 +124,7 @@ static const ext_basic_t ext_basics[RTMPI_N_PREDEFINED_TYPES] = {
     [MPI_2INTEGER] = PAIR(struct ext_2integer, EXT_SINT, int32_t, 4, EXT_SINT, int32_t, 4),
     [MPI_2REAL] = PAIR(struct ext_2real, EXT_FLOAT, float, 4, EXT_FLOAT, float, 4),
     [MPI_2DOUBLE_PRECISION] = PAIR(struct ext_2double, EXT_FLOAT, double, 8, EXT_FLOAT, double, 8),
-    [MPI_CXX_BOOL] = ONE(EXT_BYTES, _Bool, 1),
+    [MPI_CXX_BOOL] = ONE(EXT_BOOL, _Bool, 1),
     [MPI_CXX_FLOAT_COMPLEX] = TWO(EXT_FLOAT, float, 4),
     [MPI_CXX_DOUBLE_COMPLEX] = TWO(EXT_FLOAT, double, 8),
     [MPI_CXX_LONG_DOUBLE_COMPLEX] = TWO(EXT_LDOUBLE, long double, 16),
@@ -198,6 +199,9 @@ static int member_pack(const ext_member_t *m, const unsigned char *src, unsigned
     case EXT_BYTES:
         memcpy(dst, src, m->ext);
         return MPI_SUCCESS;
+    case EXT_BOOL:
+        *dst = *src != 0;
+        return MPI_SUCCESS;
     case EXT_FLOAT:
         copy_swapped(dst, src, m->ext);
         return MPI_SUCCESS;
@@ -239,6 +243,9 @@ static int member_unpack(const ext_member_t *m, const unsigned char *src, unsign
     switch (m->kind) {
     case EXT_BYTES:
         memcpy(dst, src, m->ext);
+        return MPI_SUCCESS;
+    case EXT_BOOL:
+        *dst = *src != 0;   /* a _Bool holds 0 or 1, nothing else */
         return MPI_SUCCESS;
     case EXT_FLOAT:
         copy_swapped(dst, src, m->ext);

@@ -187,6 +187,8 @@ static int k_minloc(const void *in, void *inout, size_t n, int basic)
 
 static int k_replace(const void *in, void *inout, size_t n, int basic)
 {
+    if (n == 0)   /* the check of rtmpi_op_valid_for: no buffers (NULL) */
+        return 0;
     memcpy(inout, in, n * rtmpi_basic_size(basic));
     return 0;
 }

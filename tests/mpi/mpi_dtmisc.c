@@ -498,6 +498,11 @@ static void test_external32(void)
         pos = 0;
         CHECK_RC(MPI_Unpack_external("external32", e_long, 4, &pos, &lb, 1, MPI_LONG));
         EXPECT(lb == -2, "long back %ld (sign extended)", lb);
+        static const unsigned char e_two[2] = { 2, 0 };
+        _Bool bb[2] = { 0, 1 };
+        pos = 0;
+        CHECK_RC(MPI_Unpack_external("external32", e_two, 2, &pos, bb, 2, MPI_CXX_BOOL));
+        EXPECT(bb[0] == 1 && bb[1] == 0, "bool from external byte 2: %d %d", bb[0], bb[1]);
         unsigned long ulb = 0;
         pos = 0;
         CHECK_RC(MPI_Unpack_external("external32", e_ulong, 4, &pos, &ulb, 1, MPI_UNSIGNED_LONG));
