@@ -835,13 +835,13 @@ RTMPI_API_OLD(Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *fl
 RTMPI_API_OLD(Attr_delete, (MPI_Comm comm, int keyval), Comm_delete_attr)
 /* The MPI-1 callbacks are functions here (as in Open MPI), so that naming
  * one warns like calling a removed function does. */
-int rtm_mpi_null_copy_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
-                       void *attribute_val_out, int *flag)
+int rtm_mpi_null_copy_fn(MPI_Comm oldcomm, int keyval, void *extra_state,
+                         void *attribute_val_in, void *attribute_val_out, int *flag)
     RTMPI_DEPRECATED("MPI_NULL_COPY_FN is an MPI-1 name; use MPI_COMM_NULL_COPY_FN");
 int rtm_mpi_null_delete_fn(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state)
     RTMPI_DEPRECATED("MPI_NULL_DELETE_FN is an MPI-1 name; use MPI_COMM_NULL_DELETE_FN");
 int rtm_mpi_dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
-                 void *attribute_val_out, int *flag)
+                   void *attribute_val_out, int *flag)
     RTMPI_DEPRECATED("MPI_DUP_FN is an MPI-1 name; use MPI_COMM_DUP_FN");
 #define MPI_NULL_COPY_FN   rtm_mpi_null_copy_fn
 #define MPI_NULL_DELETE_FN rtm_mpi_null_delete_fn

@@ -93,8 +93,8 @@ int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 RTMPI_WEAK(Errhandler_get)
 
 /* MPI_NULL_COPY_FN: the attribute is not copied. */
-int rtm_mpi_null_copy_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
-                       void *attribute_val_out, int *flag)
+int rtm_mpi_null_copy_fn(MPI_Comm oldcomm, int keyval, void *extra_state,
+                         void *attribute_val_in, void *attribute_val_out, int *flag)
 {
     (void)oldcomm; (void)keyval; (void)extra_state; (void)attribute_val_in;
     (void)attribute_val_out;
@@ -111,7 +111,7 @@ int rtm_mpi_null_delete_fn(MPI_Comm comm, int keyval, void *attribute_val, void 
 
 /* MPI_DUP_FN: the copy gets the same value (MPI_COMM_DUP_FN). */
 int rtm_mpi_dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
-                 void *attribute_val_out, int *flag)
+                   void *attribute_val_out, int *flag)
 {
     return MPI_COMM_DUP_FN(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out,
                            flag);
