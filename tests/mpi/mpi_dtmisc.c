@@ -7,9 +7,10 @@
  * ranks), the MPI-1 names removed in MPI 3.0, and the declared functions no
  * other test calls. Any number of ranks.
  *
- * Optional argument: "gfortran=I,R,D,C,Z,L,CH,I1,I2,I8,I16,R16,C32", the
+ * Optional argument: "gfortran=I,R,D,C,Z,L,CH,I1,I2,I8,I16,R16,C32,T", the
  * storage sizes a gfortran program printed (mpi_dtmisc.sh), checked against
- * the MPI types' sizes.
+ * the MPI types' sizes, and the integer value of its .TRUE., which the
+ * logical ops on MPI_LOGICAL must give.
  */
 #define RTMPI_NO_DEPRECATION_WARNINGS 1  /* the MPI-1 names are called on purpose */
 #include "mpitest.h"
@@ -103,6 +104,14 @@ static void test_types(const char *gfortran)
             EXPECT(sz == want, "gfortran entry %zu: gfortran's size %ld, MPI's %d", i, want, sz);
             p = *end == ',' ? end + 1 : end;
         }
+        char *end;
+        long t = strtol(p, &end, 10);
+        int32_t a[2] = { 1, 1 }, b[2] = { 1, 0 };
+
+        CHECK(end != p, "gfortran '%s': no value of .TRUE.", gfortran);
+        CHECK_RC(MPI_Reduce_local(a, b, 2, MPI_LOGICAL, MPI_LOR));
+        EXPECT(b[0] == t && b[1] == t,
+               "MPI_LOR on MPI_LOGICAL gives %d %d, gfortran's .TRUE. is %ld", b[0], b[1], t);
     }
 }
 

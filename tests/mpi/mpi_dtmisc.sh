@@ -17,7 +17,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # gfortran's storage sizes (bytes) of INTEGER, REAL, DOUBLE PRECISION,
 # COMPLEX, DOUBLE COMPLEX, LOGICAL, CHARACTER, INTEGER(1), (2), (8), (16),
-# REAL(16), COMPLEX(16): the order mpi_dtmisc.c checks them in.
+# REAL(16), COMPLEX(16), then the integer value of .TRUE.: the order
+# mpi_dtmisc.c checks them in.
 sizes=
 if command -v gfortran >/dev/null 2>&1; then
     cat > "$tmp/sizes.f90" <<'SRC'
@@ -25,10 +26,11 @@ program sizes
   integer :: i; real :: r; double precision :: d; complex :: c; double complex :: z
   logical :: l; character :: ch; integer(1) :: i1; integer(2) :: i2; integer(8) :: i8
   integer(16) :: i16; real(16) :: r16; complex(16) :: c32
-  write (*, '(A,12(I0,","),I0)') 'gfortran=', storage_size(i) / 8, storage_size(r) / 8, &
+  l = .true.
+  write (*, '(A,13(I0,","),I0)') 'gfortran=', storage_size(i) / 8, storage_size(r) / 8, &
       storage_size(d) / 8, storage_size(c) / 8, storage_size(z) / 8, storage_size(l) / 8, &
       storage_size(ch) / 8, storage_size(i1) / 8, storage_size(i2) / 8, storage_size(i8) / 8, &
-      storage_size(i16) / 8, storage_size(r16) / 8, storage_size(c32) / 8
+      storage_size(i16) / 8, storage_size(r16) / 8, storage_size(c32) / 8, transfer(l, 0)
 end program
 SRC
     if gfortran -o "$tmp/sizes" "$tmp/sizes.f90" && sizes=$("$tmp/sizes"); then
