@@ -256,7 +256,36 @@ extern int rtm_mpi_weights_empty[1];
 #define MPI_2INT                   36
 #define MPI_SHORT_INT              37
 #define MPI_LONG_DOUBLE_INT        38
-#define RTMPI_N_PREDEFINED_TYPES   39
+/* Fortran types, with gfortran's sizes on this ABI (x86_64: INTEGER,
+ * REAL and LOGICAL 4 bytes, DOUBLE PRECISION 8, REAL(16) IEEE quad); there
+ * is no REAL(2) in gfortran, so neither MPI_REAL2 nor MPI_COMPLEX4. */
+#define MPI_INTEGER                39
+#define MPI_REAL                   40
+#define MPI_DOUBLE_PRECISION       41
+#define MPI_COMPLEX                42
+#define MPI_DOUBLE_COMPLEX         43
+#define MPI_LOGICAL                44
+#define MPI_CHARACTER              45
+#define MPI_INTEGER1               46
+#define MPI_INTEGER2               47
+#define MPI_INTEGER4               48
+#define MPI_INTEGER8               49
+#define MPI_INTEGER16              50
+#define MPI_REAL4                  51
+#define MPI_REAL8                  52
+#define MPI_REAL16                 53
+#define MPI_COMPLEX8               54
+#define MPI_COMPLEX16              55
+#define MPI_COMPLEX32              56
+#define MPI_2INTEGER               57
+#define MPI_2REAL                  58
+#define MPI_2DOUBLE_PRECISION      59
+/* C++ types (bool and std::complex<T> have C's layout on this ABI) */
+#define MPI_CXX_BOOL               60
+#define MPI_CXX_FLOAT_COMPLEX      61
+#define MPI_CXX_DOUBLE_COMPLEX     62
+#define MPI_CXX_LONG_DOUBLE_COMPLEX 63
+#define RTMPI_N_PREDEFINED_TYPES   64
 
 /* Reduction operations */
 #define MPI_OP_NULL 0
@@ -317,9 +346,6 @@ int MPI_WIN_DUP_FN(MPI_Win oldwin, int win_keyval, void *extra_state,
                    void *attribute_val_in, void *attribute_val_out, int *flag);
 #define MPI_COMM_NULL_COPY_FN   ((MPI_Comm_copy_attr_function *)0)
 #define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
-#define MPI_NULL_COPY_FN        ((MPI_Copy_function *)0)
-#define MPI_NULL_DELETE_FN      ((MPI_Delete_function *)0)
-#define MPI_DUP_FN              MPI_COMM_DUP_FN
 #define MPI_WIN_NULL_COPY_FN    ((MPI_Win_copy_attr_function *)0)
 #define MPI_WIN_NULL_DELETE_FN  ((MPI_Win_delete_attr_function *)0)
 
@@ -506,12 +532,6 @@ RTMPI_API(Comm_free_keyval, (int *comm_keyval))
 RTMPI_API(Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
 RTMPI_API(Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))
 RTMPI_API(Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
-RTMPI_API(Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn,
-                          int *keyval, void *extra_state))
-RTMPI_API(Keyval_free, (int *keyval))
-RTMPI_API(Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
-RTMPI_API(Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
-RTMPI_API(Attr_delete, (MPI_Comm comm, int keyval))
 
 /* ---- Groups ---- */
 RTMPI_API(Group_size, (MPI_Group group, int *size))
@@ -797,6 +817,20 @@ RTMPI_API(Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[],
 /* (end of this section) */
 
 /* ---- Datatypes: more predefined types, size matching, external32 (chapters 3, 4, 17) ---- */
+/* Type classes of MPI_Type_match_size */
+#define MPI_TYPECLASS_REAL    1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
+RTMPI_API(Type_match_size, (int typeclass, int size, MPI_Datatype *datatype))
+/* Representation "external32" only (big-endian, the standard's sizes) */
+RTMPI_API(Pack_external, (const char datarep[], const void *inbuf, int incount,
+                          MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
+                          MPI_Aint *position))
+RTMPI_API(Unpack_external, (const char datarep[], const void *inbuf, MPI_Aint insize,
+                            MPI_Aint *position, void *outbuf, int outcount,
+                            MPI_Datatype datatype))
+RTMPI_API(Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype,
+                               MPI_Aint *size))
 /* (end of this section) */
 
 /* ---- Handles: Fortran conversions, error classes and codes, generalized requests ---- */
@@ -806,6 +840,60 @@ RTMPI_API(Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[],
 /* (end of this section) */
 
 /* ---- MPI-1 names removed in MPI 3.0 that old codes still call (deprecated) ---- */
+/* As Open MPI built with --enable-mpi1-compatibility does: every use warns
+ * (gcc/clang -Wdeprecated-declarations, on by default) and names the
+ * replacement, so an old code builds, and fails only where it asks for
+ * -Werror. -DRTMPI_NO_DEPRECATION_WARNINGS silences them. MPI_Attr_*,
+ * MPI_Keyval_* and the three callbacks are still in MPI 3.1, deprecated
+ * since MPI 2.0; the others were removed in MPI 3.0. */
+#if defined(RTMPI_NO_DEPRECATION_WARNINGS)
+#define RTMPI_DEPRECATED(_msg)
+#elif defined(__GNUC__) || defined(__clang__)
+#define RTMPI_DEPRECATED(_msg) __attribute__((__deprecated__(_msg)))
+#else
+#define RTMPI_DEPRECATED(_msg)
+#endif
+#define RTMPI_API_OLD(_name, _args, _use) \
+    int MPI_##_name _args RTMPI_DEPRECATED("MPI_" #_name " is an MPI-1 name; use MPI_" #_use); \
+    int PMPI_##_name _args RTMPI_DEPRECATED("PMPI_" #_name " is an MPI-1 name; use PMPI_" #_use);
+typedef void MPI_Handler_function(MPI_Comm *comm, int *error_code, ...);
+RTMPI_API_OLD(Address, (void *location, MPI_Aint *address), Get_address)
+RTMPI_API_OLD(Type_extent, (MPI_Datatype datatype, MPI_Aint *extent), Type_get_extent)
+RTMPI_API_OLD(Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement), Type_get_extent)
+RTMPI_API_OLD(Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement), Type_get_extent)
+RTMPI_API_OLD(Type_struct, (int count, int array_of_blocklengths[],
+                            MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[],
+                            MPI_Datatype *newtype), Type_create_struct)
+RTMPI_API_OLD(Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype), Type_create_hvector)
+RTMPI_API_OLD(Type_hindexed, (int count, int array_of_blocklengths[],
+                              MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                              MPI_Datatype *newtype), Type_create_hindexed)
+RTMPI_API_OLD(Errhandler_create, (MPI_Handler_function *function, MPI_Errhandler *errhandler),
+              Comm_create_errhandler)
+RTMPI_API_OLD(Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler), Comm_set_errhandler)
+RTMPI_API_OLD(Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler), Comm_get_errhandler)
+RTMPI_API_OLD(Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn,
+                              int *keyval, void *extra_state), Comm_create_keyval)
+RTMPI_API_OLD(Keyval_free, (int *keyval), Comm_free_keyval)
+RTMPI_API_OLD(Attr_put, (MPI_Comm comm, int keyval, void *attribute_val), Comm_set_attr)
+RTMPI_API_OLD(Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag),
+              Comm_get_attr)
+RTMPI_API_OLD(Attr_delete, (MPI_Comm comm, int keyval), Comm_delete_attr)
+/* The MPI-1 callbacks are functions here (as in Open MPI), so that naming
+ * one warns like calling a removed function does. */
+int rtm_mpi_null_copy_fn(MPI_Comm oldcomm, int keyval, void *extra_state,
+                         void *attribute_val_in, void *attribute_val_out, int *flag)
+    RTMPI_DEPRECATED("MPI_NULL_COPY_FN is an MPI-1 name; use MPI_COMM_NULL_COPY_FN");
+int rtm_mpi_null_delete_fn(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state)
+    RTMPI_DEPRECATED("MPI_NULL_DELETE_FN is an MPI-1 name; use MPI_COMM_NULL_DELETE_FN");
+int rtm_mpi_dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                   void *attribute_val_out, int *flag)
+    RTMPI_DEPRECATED("MPI_DUP_FN is an MPI-1 name; use MPI_COMM_DUP_FN");
+#define MPI_NULL_COPY_FN   rtm_mpi_null_copy_fn
+#define MPI_NULL_DELETE_FN rtm_mpi_null_delete_fn
+#define MPI_DUP_FN         rtm_mpi_dup_fn
+#undef RTMPI_API_OLD
 /* (end of this section) */
 
 #undef RTMPI_API

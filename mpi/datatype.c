@@ -24,6 +24,24 @@ struct rtmpi_long_int        { long f; int i; };
 struct rtmpi_2int            { int f; int i; };
 struct rtmpi_short_int       { short f; int i; };
 struct rtmpi_long_double_int { long double f; int i; };
+/* The Fortran pairs of MAXLOC/MINLOC, in gfortran's types. */
+struct rtmpi_2integer          { int32_t f, i; };
+struct rtmpi_2real             { float f, i; };
+struct rtmpi_2double_precision { double f, i; };
+/* INTEGER(16) and REAL(16) of gfortran (IEEE quad) where the C compiler
+ * has them; elsewhere the handles exist, as 16-byte types no op applies to. */
+#ifdef __SIZEOF_INT128__
+typedef __int128 rtmpi_integer16_t;
+#else
+typedef struct { _Alignas(16) unsigned char b[16]; } rtmpi_integer16_t;
+#endif
+#ifdef __FLT128_MANT_DIG__
+typedef _Float128 rtmpi_real16_t;
+typedef _Float128 _Complex rtmpi_complex32_t;
+#else
+typedef struct { _Alignas(16) unsigned char b[16]; } rtmpi_real16_t;
+typedef struct { _Alignas(16) unsigned char b[32]; } rtmpi_complex32_t;
+#endif
 
 #define BASIC(_id, _ctype) [_id] = { sizeof(_ctype), _Alignof(_ctype), #_id }
 static const struct {
@@ -68,6 +86,31 @@ static const struct {
     BASIC(MPI_2INT, struct rtmpi_2int),
     BASIC(MPI_SHORT_INT, struct rtmpi_short_int),
     BASIC(MPI_LONG_DOUBLE_INT, struct rtmpi_long_double_int),
+    BASIC(MPI_INTEGER, int32_t),
+    BASIC(MPI_REAL, float),
+    BASIC(MPI_DOUBLE_PRECISION, double),
+    BASIC(MPI_COMPLEX, float _Complex),
+    BASIC(MPI_DOUBLE_COMPLEX, double _Complex),
+    BASIC(MPI_LOGICAL, int32_t),
+    BASIC(MPI_CHARACTER, char),
+    BASIC(MPI_INTEGER1, int8_t),
+    BASIC(MPI_INTEGER2, int16_t),
+    BASIC(MPI_INTEGER4, int32_t),
+    BASIC(MPI_INTEGER8, int64_t),
+    BASIC(MPI_INTEGER16, rtmpi_integer16_t),
+    BASIC(MPI_REAL4, float),
+    BASIC(MPI_REAL8, double),
+    BASIC(MPI_REAL16, rtmpi_real16_t),
+    BASIC(MPI_COMPLEX8, float _Complex),
+    BASIC(MPI_COMPLEX16, double _Complex),
+    BASIC(MPI_COMPLEX32, rtmpi_complex32_t),
+    BASIC(MPI_2INTEGER, struct rtmpi_2integer),
+    BASIC(MPI_2REAL, struct rtmpi_2real),
+    BASIC(MPI_2DOUBLE_PRECISION, struct rtmpi_2double_precision),
+    BASIC(MPI_CXX_BOOL, _Bool),
+    BASIC(MPI_CXX_FLOAT_COMPLEX, float _Complex),
+    BASIC(MPI_CXX_DOUBLE_COMPLEX, double _Complex),
+    BASIC(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex),
 };
 
 static rtmpi_dtype_t predefined[RTMPI_N_PREDEFINED_TYPES];
@@ -83,7 +126,7 @@ size_t rtmpi_basic_size(int basic)
 
 void rtmpi_dtype_init(void)
 {
-    types_cap = 64;
+    types_cap = 2 * RTMPI_N_PREDEFINED_TYPES;
 rtmpi_types = calloc((size_t)types_cap, sizeof(*rtmpi_types));
     rtmpi_ntypes = RTMPI_N_PREDEFINED_TYPES;
     for (int i = 1; i < RTMPI_N_PREDEFINED_TYPES; i++) {

@@ -33,6 +33,9 @@ mpi_libmpi_la_SOURCES = \
 	mpi/coll_sched.h \
 	mpi/comm.c \
 	mpi/datatype.c \
+	mpi/deprecated.c \
+	mpi/dtype_external.c \
+	mpi/dtype_match.c \
 	mpi/env.c \
 	mpi/mpi_state.c mpi/mpi_state.h \
 	mpi/errors.c \

@@ -28,6 +28,40 @@
     X(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex)
 #define BOOL_TYPES(X) X(MPI_C_BOOL, _Bool)
 #define BYTE_TYPES(X) X(MPI_BYTE, unsigned char)
+/* The Fortran and C++ types of MPI 3.1 5.9.2's classes (gfortran's sizes,
+ * as datatype.c's table): Fortran integer takes MAX/MIN/SUM/PROD and the
+ * bitwise ops, not the logical ones; Logical only LAND/LOR/LXOR (a
+ * LOGICAL's result is 1 or 0, gfortran's .TRUE. and .FALSE.). */
+#ifdef __SIZEOF_INT128__
+#define FORTRAN_INT16_TYPES(X) X(MPI_INTEGER16, __int128)
+#else
+#define FORTRAN_INT16_TYPES(X)
+#endif
+#define FORTRAN_INT_TYPES(X) \
+    X(MPI_INTEGER, int32_t) X(MPI_INTEGER1, int8_t) X(MPI_INTEGER2, int16_t) \
+    X(MPI_INTEGER4, int32_t) X(MPI_INTEGER8, int64_t) FORTRAN_INT16_TYPES(X)
+#ifdef __FLT128_MANT_DIG__
+#define QUAD_FLOAT_TYPES(X) X(MPI_REAL16, _Float128)
+#define QUAD_COMPLEX_TYPES(X) X(MPI_COMPLEX32, _Float128 _Complex)
+#else
+#define QUAD_FLOAT_TYPES(X)
+#define QUAD_COMPLEX_TYPES(X)
+#endif
+#define FORTRAN_FLOAT_TYPES(X) \
+    X(MPI_REAL, float) X(MPI_DOUBLE_PRECISION, double) X(MPI_REAL4, float) \
+    X(MPI_REAL8, double) QUAD_FLOAT_TYPES(X)
+#define MORE_COMPLEX_TYPES(X) \
+    X(MPI_COMPLEX, float _Complex) X(MPI_DOUBLE_COMPLEX, double _Complex) \
+    X(MPI_COMPLEX8, float _Complex) X(MPI_COMPLEX16, double _Complex) QUAD_COMPLEX_TYPES(X) \
+    X(MPI_CXX_FLOAT_COMPLEX, float _Complex) X(MPI_CXX_DOUBLE_COMPLEX, double _Complex) \
+    X(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex)
+#define MORE_BOOL_TYPES(X) X(MPI_LOGICAL, int32_t) X(MPI_CXX_BOOL, _Bool)
+struct pair_2integer { int32_t f, i; };
+struct pair_2real { float f, i; };
+struct pair_2double_precision { double f, i; };
+#define FORTRAN_PAIR_TYPES(X) \
+    X(MPI_2INTEGER, struct pair_2integer) X(MPI_2REAL, struct pair_2real) \
+    X(MPI_2DOUBLE_PRECISION, struct pair_2double_precision)
 struct pair_float_int { float f; int i; };
 struct pair_double_int { double f; int i; };
 struct pair_long_int { long f; int i; };
@@ -54,61 +88,84 @@ typedef int kernel_fn(const void *in, void *inout, size_t n, int basic);
 #define STMT if (a[i] > b[i]) b[i] = a[i];
 static int k_max(const void *in, void *inout, size_t n, int basic)
 {
-    switch (basic) { INT_TYPES(CASE) FLOAT_TYPES(CASE) default: return -1; }
+    switch (basic) {
+    INT_TYPES(CASE) FLOAT_TYPES(CASE) FORTRAN_INT_TYPES(CASE) FORTRAN_FLOAT_TYPES(CASE)
+    default: return -1;
+    }
 }
 #undef STMT
 #define STMT if (a[i] < b[i]) b[i] = a[i];
 static int k_min(const void *in, void *inout, size_t n, int basic)
 {
-    switch (basic) { INT_TYPES(CASE) FLOAT_TYPES(CASE) default: return -1; }
+    switch (basic) {
+    INT_TYPES(CASE) FLOAT_TYPES(CASE) FORTRAN_INT_TYPES(CASE) FORTRAN_FLOAT_TYPES(CASE)
+    default: return -1;
+    }
 }
 #undef STMT
 #define STMT b[i] += a[i];
 static int k_sum(const void *in, void *inout, size_t n, int basic)
 {
-    switch (basic) { INT_TYPES(CASE) FLOAT_TYPES(CASE) COMPLEX_TYPES(CASE) default: return -1; }
+    switch (basic) {
+    INT_TYPES(CASE) FLOAT_TYPES(CASE) COMPLEX_TYPES(CASE)
+    FORTRAN_INT_TYPES(CASE) FORTRAN_FLOAT_TYPES(CASE) MORE_COMPLEX_TYPES(CASE)
+    default: return -1;
+    }
 }
 #undef STMT
 #define STMT b[i] *= a[i];
 static int k_prod(const void *in, void *inout, size_t n, int basic)
 {
-    switch (basic) { INT_TYPES(CASE) FLOAT_TYPES(CASE) COMPLEX_TYPES(CASE) default: return -1; }
+    switch (basic) {
+    INT_TYPES(CASE) FLOAT_TYPES(CASE) COMPLEX_TYPES(CASE)
+    FORTRAN_INT_TYPES(CASE) FORTRAN_FLOAT_TYPES(CASE) MORE_COMPLEX_TYPES(CASE)
+    default: return -1;
+    }
 }
 #undef STMT
 #define STMT b[i] = a[i] && b[i];
 static int k_land(const void *in, void *inout, size_t n, int basic)
 {
-    switch (basic) { INT_TYPES(CASE) BOOL_TYPES(CASE) default: return -1; }
+    switch (basic) { INT_TYPES(CASE) BOOL_TYPES(CASE) MORE_BOOL_TYPES(CASE) default: return -1; }
 }
 #undef STMT
 #define STMT b[i] = a[i] || b[i];
 static int k_lor(const void *in, void *inout, size_t n, int basic)
 {
-    switch (basic) { INT_TYPES(CASE) BOOL_TYPES(CASE) default: return -1; }
+    switch (basic) { INT_TYPES(CASE) BOOL_TYPES(CASE) MORE_BOOL_TYPES(CASE) default: return -1; }
 }
 #undef STMT
 #define STMT b[i] = (!a[i]) != (!b[i]);
 static int k_lxor(const void *in, void *inout, size_t n, int basic)
 {
-    switch (basic) { INT_TYPES(CASE) BOOL_TYPES(CASE) default: return -1; }
+    switch (basic) { INT_TYPES(CASE) BOOL_TYPES(CASE) MORE_BOOL_TYPES(CASE) default: return -1; }
 }
 #undef STMT
 #define STMT b[i] &= a[i];
 static int k_band(const void *in, void *inout, size_t n, int basic)
 {
-    switch (basic) { INT_TYPES(CASE) BYTE_TYPES(CASE) default: return -1; }
+    switch (basic) {
+    INT_TYPES(CASE) BYTE_TYPES(CASE) FORTRAN_INT_TYPES(CASE)
+    default: return -1;
+    }
 }
 #undef STMT
 #define STMT b[i] |= a[i];
 static int k_bor(const void *in, void *inout, size_t n, int basic)
 {
-    switch (basic) { INT_TYPES(CASE) BYTE_TYPES(CASE) default: return -1; }
+    switch (basic) {
+    INT_TYPES(CASE) BYTE_TYPES(CASE) FORTRAN_INT_TYPES(CASE)
+    default: return -1;
+    }
 }
 #undef STMT
 #define STMT b[i] ^= a[i];
 static int k_bxor(const void *in, void *inout, size_t n, int basic)
 {
-    switch (basic) { INT_TYPES(CASE) BYTE_TYPES(CASE) default: return -1; }
+    switch (basic) {
+    INT_TYPES(CASE) BYTE_TYPES(CASE) FORTRAN_INT_TYPES(CASE)
+    default: return -1;
+    }
 }
 #undef STMT
 /* MAXLOC/MINLOC: the larger (smaller) value; on a tie, the smaller index. */
@@ -116,20 +173,22 @@ static int k_bxor(const void *in, void *inout, size_t n, int basic)
     if (a[i].f > b[i].f || (a[i].f == b[i].f && a[i].i < b[i].i)) b[i] = a[i];
 static int k_maxloc(const void *in, void *inout, size_t n, int basic)
 {
-    switch (basic) { PAIR_TYPES(CASE) default: return -1; }
+    switch (basic) { PAIR_TYPES(CASE) FORTRAN_PAIR_TYPES(CASE) default: return -1; }
 }
 #undef STMT
 #define STMT \
     if (a[i].f < b[i].f || (a[i].f == b[i].f && a[i].i < b[i].i)) b[i] = a[i];
 static int k_minloc(const void *in, void *inout, size_t n, int basic)
 {
-    switch (basic) { PAIR_TYPES(CASE) default: return -1; }
+    switch (basic) { PAIR_TYPES(CASE) FORTRAN_PAIR_TYPES(CASE) default: return -1; }
 }
 #undef STMT
 #undef CASE
 
 static int k_replace(const void *in, void *inout, size_t n, int basic)
 {
+    if (n == 0)   /* the check of rtmpi_op_valid_for: no buffers (NULL) */
+        return 0;
     memcpy(inout, in, n * rtmpi_basic_size(basic));
     return 0;
 }
