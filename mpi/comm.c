@@ -52,6 +52,7 @@ int rtmpi_comm_wrap(rtm_comm_t pt2pt, const char *fn, MPI_Comm parent, MPI_Comm 
     c->in_use = 1;
     c->pt2pt = pt2pt;
     c->errhandler = p ? p->errhandler : MPI_ERRORS_ARE_FATAL;
+    rtmpi_errhandler_retain(c->errhandler);   /* errors.c counts its users */
     rtm_comm_rank(pt2pt, &c->rank);
     rtm_comm_size(pt2pt, &c->size);
     c->world_ranks = malloc((size_t)c->size * sizeof(int));
@@ -74,6 +75,7 @@ err_free_coll:
 err_free_ranks:
     free(c->world_ranks);
 err_free_comm:
+    rtmpi_errhandler_release(c->errhandler);
     free(c);
 err_free_native:
     if (pt2pt != RTM_COMM_WORLD && pt2pt != RTM_COMM_SELF)
@@ -103,6 +105,7 @@ static void comm_destroy(MPI_Comm h)
     rtm_comm_free(&c->coll);
     if (h != MPI_COMM_WORLD && h != MPI_COMM_SELF)
         rtm_comm_free(&c->pt2pt);
+    rtmpi_errhandler_release(c->errhandler);
     rtmpi_topo_free(c->topo);
     free(c->world_ranks);
     free(c);

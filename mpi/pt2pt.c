@@ -646,6 +646,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
         rtmpi_req_release(r);
         return rtmpi_error_rtm(comm, __func__, st);
     }
+    rtmpi_message_forget(*message);   /* its Fortran integer (handles.c) */
     free(*message);
     *message = MPI_MESSAGE_NULL;
     /* The receive has started: out of memory for its handle, it completes
