@@ -405,12 +405,14 @@ static void test_attrs(void)
         memset(deleted, 0, sizeof(deleted));
         for (int k = 0; k < 5; k++)
             MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del_cb, &keys[k], (void *)(intptr_t)k);
-        /* order 0: key 0 set first and deleted by Comm_delete_attr, its
-         * callback deleting the two attributes after it in the list;
-         * order 1: key 0 set last, so deleted first by Comm_free, its
-         * callback deleting two attributes the free has still to visit. */
+        /* order 0: keys set 1, 2, 0, 3, 4 and key 0 deleted by
+         * Comm_delete_attr, its callback deleting the two attributes before
+         * it in the list (the link to it among them); order 1: key 0 set
+         * last, so deleted first by Comm_free, its callback deleting two
+         * attributes the free has still to visit. */
+        static const int set_order[2][5] = { { 1, 2, 0, 3, 4 }, { 4, 3, 2, 1, 0 } };
         for (int k = 0; k < 5; k++)
-            MPI_Comm_set_attr(d, keys[order ? 4 - k : k], (void *)(intptr_t)(k + 1));
+            MPI_Comm_set_attr(d, keys[set_order[order][k]], (void *)(intptr_t)(k + 1));
         if (order == 0)
             CHECK_RC(MPI_Comm_delete_attr(d, keys[0]));
         CHECK_RC(MPI_Comm_free(&d));
