@@ -112,6 +112,22 @@ static void comm_destroy(MPI_Comm h)
     rtmpi_comms[h] = NULL;
 }
 
+void rtmpi_comm_retain(MPI_Comm h)
+{
+    rtmpi_comm_t *c = rtmpi_comm_obj(h);
+
+    if (c && h > MPI_COMM_SELF)
+        c->refs++;
+}
+
+void rtmpi_comm_release(MPI_Comm h)
+{
+    rtmpi_comm_t *c = rtmpi_comm_obj(h);
+
+    if (c && h > MPI_COMM_SELF && --c->refs == 0 && !c->in_use)
+        comm_destroy(h);
+}
+
 void rtmpi_comm_finalize(void)
 {
     /* MPI_COMM_SELF first: tools hang finalization hooks on its attributes. */
@@ -261,7 +277,9 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return rtmpi_error(*comm, __func__, MPI_ERR_COMM, "%s cannot be freed", c->name);
     if ((rc = rtmpi_attrs_delete_all(*comm, c)))
         return rtmpi_error(*comm, __func__, rc, "an attribute delete callback failed");
-    comm_destroy(*comm);
+    c->in_use = 0;
+    if (c->refs == 0)   /* else the last request holding it destroys it */
+        comm_destroy(*comm);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

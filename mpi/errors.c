@@ -190,8 +190,9 @@ static const char *error_text(int code)
 
 static int invoke(MPI_Comm comm, const char *fn, int errclass, const char *detail)
 {
+    /* A communicator freed while requests hold it keeps its handler. */
     rtmpi_comm_t *c = rtmpi_state.initialized && !rtmpi_state.finalized
-                    ? rtmpi_comm_get(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm)
+                    ? rtmpi_comm_obj(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm)
                     : NULL;
     MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
 

@@ -186,7 +186,8 @@ typedef struct rtmpi_topo {
 } rtmpi_topo_t;
 
 typedef struct rtmpi_comm {
-    int            in_use;
+    int            in_use;      /* 0 once MPI_Comm_free'd (the object may live on) */
+    int            refs;        /* requests holding it: destroyed at free once 0 */
     rtm_comm_t     pt2pt;       /* user messages */
     rtm_comm_t     coll;        /* hidden duplicate: collectives never match user messages */
     int            rank, size;
@@ -208,6 +209,18 @@ static inline rtmpi_comm_t *rtmpi_comm_get(MPI_Comm comm)
         return NULL;
     return rtmpi_comms[comm];
 }
+/* The object even after MPI_Comm_free, while requests hold it; NULL when
+ * the handle names nothing. */
+static inline rtmpi_comm_t *rtmpi_comm_obj(MPI_Comm comm)
+{
+    return comm > 0 && comm < rtmpi_ncomms ? rtmpi_comms[comm] : NULL;
+}
+/* A request of the binding's own (rtmpi_req_alloc) holds its communicator,
+ * so an MPI_Comm_free while it is pending or persistent leaves the object,
+ * its native communicators and its error handler alive and its handle
+ * unused until the request is released. */
+void rtmpi_comm_retain(MPI_Comm comm);
+void rtmpi_comm_release(MPI_Comm comm);
 int rtmpi_comm_init(void);
 void rtmpi_comm_finalize(void);
 /* Wraps native communicator `pt2pt` (taking ownership) into a new handle. */

@@ -745,7 +745,9 @@ RTMPI_WEAK(Recv_init)
 
 static int start_one(const char *fn, rtmpi_request_t *r)
 {
-    rtmpi_comm_t *c = rtmpi_comm_get(r->comm);
+    /* The request holds its communicator: it may be started after an
+     * MPI_Comm_free (the object lives until the request is freed). */
+    rtmpi_comm_t *c = rtmpi_comm_obj(r->comm);
     int rc;
 
     if (!r->persistent)

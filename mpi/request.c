@@ -36,6 +36,7 @@ rtmpi_request_t *rtmpi_req_alloc(rtmpi_req_kind_t kind, MPI_Comm comm)
     r->kind = kind;
     r->comm = comm;
     r->dtype = MPI_DATATYPE_NULL;
+    rtmpi_comm_retain(comm);   /* held until rtmpi_req_release */
     return r;
 }
 
@@ -66,6 +67,7 @@ void rtmpi_req_release(rtmpi_request_t *r)
         rtmpi_sched_free(r->sched);
     if (r->greq)
         rtmpi_greq_release(r);   /* its free_fn */
+    rtmpi_comm_release(r->comm);
     r->next_orphan = free_requests;
     free_requests = r;
 }

@@ -231,6 +231,50 @@ static void test_errors(void)
     MPI_Comm_free(&c3);
     MPI_Errhandler_free(&got);   /* the last reference to handler1 */
 
+    /* A communicator freed while a request holds it: the request's error
+     * goes to its handler, with its handle, not to a communicator created
+     * since (which took that handle before). Both a packed receive and a
+     * persistent one (started after the free) hold it. */
+    MPI_Comm f, g2;
+    MPI_Datatype vec;
+    MPI_Request rr, sr, pr, ps;
+    MPI_Status rst;
+    int big[12], small[12], pin = -1, pout = 31;
+    MPI_Comm_create_errhandler(handler1, &e1);
+    MPI_Comm_dup(MPI_COMM_SELF, &f);
+    MPI_Comm_set_errhandler(f, e1);
+    MPI_Errhandler_free(&e1);
+    MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    for (int i = 0; i < 12; i++)
+        big[i] = i;
+    MPI_Irecv(small, 1, vec, 0, 90, f, &rr);        /* takes 3 ints */
+    MPI_Isend(big, 12, MPI_INT, 0, 90, f, &sr);     /* sends 12: truncated */
+    MPI_Recv_init(&pin, 1, MPI_INT, 0, 91, f, &pr);
+    MPI_Send_init(&pout, 1, MPI_INT, 0, 91, f, &ps);
+    MPI_Comm held = f;
+    MPI_Type_free(&vec);
+    CHECK_RC(MPI_Comm_free(&f));
+    MPI_Comm_dup(MPI_COMM_SELF, &g2);
+    EXPECT(g2 != held, "a communicator freed while requests hold it gave its handle away");
+    MPI_Comm_set_errhandler(g2, MPI_ERRORS_RETURN);
+    h1_calls = 0;
+    h1_comm = MPI_COMM_NULL;
+    int wrc = MPI_Wait(&rr, &rst);
+    EXPECT(wrc == MPI_ERR_TRUNCATE && h1_calls == 1 && h1_code == MPI_ERR_TRUNCATE &&
+           h1_comm == held, "truncated receive on a freed communicator: rc %d, handler1 %d "
+           "calls (code %d, comm %d, want %d)", wrc, h1_calls, h1_code, h1_comm, held);
+    MPI_Wait(&sr, MPI_STATUS_IGNORE);
+    CHECK_RC(MPI_Start(&pr));
+    CHECK_RC(MPI_Start(&ps));
+    CHECK_RC(MPI_Wait(&ps, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_Wait(&pr, &rst));
+    EXPECT(pin == 31 && rst.MPI_TAG == 91, "persistent receive after its comm was freed: %d",
+           pin);
+    MPI_Request_free(&ps);
+    MPI_Request_free(&pr);
+    MPI_Comm_free(&g2);
+
     /* No limit: 300 handlers alive at once, each called on its own comm. */
     enum { NH = 300 };
     MPI_Errhandler *hs = malloc(NH * sizeof(*hs));
