@@ -160,6 +160,10 @@ size_t rtmpi_basic_size(int basic);
 /* ---- Reduction ops (op.c) ------------------------------------------------- */
 
 int rtmpi_op_check(MPI_Op op);
+/* A nonblocking collective holds its op: freed meanwhile, it still applies
+ * and its slot is not reused until released (op.c). */
+void rtmpi_op_retain(MPI_Op op);
+void rtmpi_op_release(MPI_Op op);
 int rtmpi_op_commutative(MPI_Op op);
 /* inout[i] = in[i] op inout[i]; returns MPI_ERR_OP when the op does not
  * apply to the datatype. */

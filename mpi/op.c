@@ -147,6 +147,7 @@ typedef struct op_entry {
     int commute;
     kernel_fn *kernel;               /* predefined */
     MPI_User_function *user_fn;      /* user */
+    int refs;                        /* requests holding it: its slot is not reused */
 } op_entry_t;
 static op_entry_t predefined_ops[MPI_NO_OP + 1] = {
     [MPI_MAX] = { 1, 1, k_max, NULL },       [MPI_MIN] = { 1, 1, k_min, NULL },
@@ -169,6 +170,18 @@ int rtmpi_op_check(MPI_Op op)
     return op > 0 && op < nops && ops[op].in_use ? MPI_SUCCESS : MPI_ERR_OP;
 }
 
+void rtmpi_op_retain(MPI_Op op)
+{
+    if (op > MPI_NO_OP && op < nops)
+        ops[op].refs++;
+}
+
+void rtmpi_op_release(MPI_Op op)
+{
+    if (op > MPI_NO_OP && op < nops)
+        ops[op].refs--;
+}
+
 int rtmpi_op_commutative(MPI_Op op)
 {
     return ops[op].commute;
@@ -189,7 +202,7 @@ int rtmpi_op_valid_for(MPI_Op op, MPI_Datatype dt)
 
 int rtmpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype dt)
 {
-    rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
+    rtmpi_dtype_t *d = rtmpi_dtype_obj(dt);   /* a held type may have been freed */
     MPI_Aint off;
 
     if (count == 0)
@@ -227,7 +240,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "user_fn or op is NULL");
     int h = 0;
     for (int i = MPI_NO_OP + 1; i < nops && !h; i++)
-        if (!ops[i].in_use)
+        if (!ops[i].in_use && !ops[i].refs)
             h = i;
     if (!h && nops == (ops_cap ? ops_cap : nops)) {
         int cap = ops_cap ? ops_cap * 2 : 64;
@@ -236,8 +249,10 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
         if (!t)
             return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM,
                                "out of memory for a reduction op");
+        int old = ops_cap ? ops_cap : MPI_NO_OP + 1;
         if (!ops_cap)
             memcpy(t, predefined_ops, sizeof(predefined_ops));
+        memset(t + old, 0, (size_t)(cap - old) * sizeof(*t));
         ops = t;
         ops_cap = cap;
     }

@@ -544,6 +544,47 @@ static void test_persistent_freed_type(void)
     MPI_Request_free(&pr);
 }
 
+/* ---- A nonblocking collective whose op and type are freed at once ---- */
+
+static void op_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len * 2; i++)   /* 2 ints per element of the pair type */
+        ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void op_wrong(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)in; (void)dt;
+    for (int i = 0; i < *len * 2; i++)
+        ((int *)inout)[i] = -1000;
+}
+
+static void test_coll_hold(void)
+{
+    enum { N = 64 };
+    int in[2 * N], out[2 * N];
+    MPI_Datatype pair;
+    MPI_Op sum, wrong;
+    MPI_Request r;
+
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    MPI_Op_create(op_sum, 1, &sum);
+    for (int i = 0; i < 2 * N; i++)
+        in[i] = rank * 3 + i;
+    CHECK_RC(MPI_Iallreduce(in, out, N, pair, sum, MPI_COMM_WORLD, &r));
+    CHECK_RC(MPI_Op_free(&sum));
+    CHECK_RC(MPI_Type_free(&pair));
+    MPI_Op_create(op_wrong, 1, &wrong);   /* must not take the held op's place */
+    CHECK_RC(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    int bad = 0;
+    for (int i = 0; i < 2 * N; i++)
+        bad += out[i] != 3 * size * (size - 1) / 2 + size * i;
+    EXPECT(bad == 0, "iallreduce with its op and type freed: %d of %d ints wrong (out[0] %d out[1] %d)", bad, 2 * N, out[0], out[1]);
+    MPI_Op_free(&wrong);
+}
+
 /* ---- No fixed limit on any handle table ---- */
 
 static void user_op(void *in, void *inout, int *len, MPI_Datatype *dt)
@@ -635,6 +676,8 @@ int main(int argc, char **argv)
     test_attrs();
     th_case = "persistent";
     test_persistent_freed_type();
+    th_case = "collective";
+    test_coll_hold();
     th_case = "limits";
     test_limits();
 
