@@ -834,6 +834,72 @@ RTMPI_API(Pack_external_size, (const char datarep[], int incount, MPI_Datatype d
 /* (end of this section) */
 
 /* ---- Handles: Fortran conversions, error classes and codes, generalized requests ---- */
+/* A Fortran INTEGER (gfortran's default kind). Handles that are ints in C
+ * convert as themselves; requests and messages get integers from a table
+ * (MPI_Request_f2c of a stale or unknown integer gives MPI_REQUEST_NULL). */
+typedef int MPI_Fint;
+
+/* A Fortran status: MPI_F_STATUS_SIZE integers, MPI_SOURCE, MPI_TAG and
+ * MPI_ERROR at these (0-based) indices. */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE      0
+#define MPI_F_TAG         1
+#define MPI_F_ERROR       2
+extern MPI_Fint rtm_mpi_f_status_ignore[MPI_F_STATUS_SIZE];
+extern MPI_Fint rtm_mpi_f_statuses_ignore[MPI_F_STATUS_SIZE];
+#define MPI_F_STATUS_IGNORE   (rtm_mpi_f_status_ignore)
+#define MPI_F_STATUSES_IGNORE (rtm_mpi_f_statuses_ignore)
+
+#define RTMPI_F2C_API(_Name, _type) \
+    MPI_Fint MPI_##_Name##_c2f(_type h); MPI_Fint PMPI_##_Name##_c2f(_type h); \
+    _type MPI_##_Name##_f2c(MPI_Fint h); _type PMPI_##_Name##_f2c(MPI_Fint h);
+RTMPI_F2C_API(Comm, MPI_Comm)
+RTMPI_F2C_API(Group, MPI_Group)
+RTMPI_F2C_API(Type, MPI_Datatype)
+RTMPI_F2C_API(Op, MPI_Op)
+RTMPI_F2C_API(Info, MPI_Info)
+RTMPI_F2C_API(Errhandler, MPI_Errhandler)
+RTMPI_F2C_API(Request, MPI_Request)
+RTMPI_F2C_API(Message, MPI_Message)
+RTMPI_F2C_API(Win, MPI_Win)
+#undef RTMPI_F2C_API
+RTMPI_API(Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
+RTMPI_API(Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
+
+/* Error classes and codes of the application, numbered from
+ * MPI_ERR_LASTCODE + 1 (the MPI_LASTUSEDCODE attribute says how far). */
+RTMPI_API(Add_error_class, (int *errorclass))
+RTMPI_API(Add_error_code, (int errorclass, int *errorcode))
+RTMPI_API(Add_error_string, (int errorcode, const char *string))
+
+/* Generalized requests */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+RTMPI_API(Grequest_start, (MPI_Grequest_query_function *query_fn,
+                           MPI_Grequest_free_function *free_fn,
+                           MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                           MPI_Request *request))
+RTMPI_API(Grequest_complete, (MPI_Request request))
+
+/* Datatype attributes */
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval,
+                                        void *extra_state, void *attribute_val_in,
+                                        void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                    void *attribute_val_in, void *attribute_val_out, int *flag);
+#define MPI_TYPE_NULL_COPY_FN   ((MPI_Type_copy_attr_function *)0)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
+RTMPI_API(Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn,
+                               MPI_Type_delete_attr_function *type_delete_attr_fn,
+                               int *type_keyval, void *extra_state))
+RTMPI_API(Type_free_keyval, (int *type_keyval))
+RTMPI_API(Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val))
+RTMPI_API(Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val,
+                          int *flag))
+RTMPI_API(Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
 /* (end of this section) */
 
 /* ---- The tool information interface, MPI_T (chapter 14) ---- */

@@ -1,29 +1,51 @@
 /*
- * Attribute caching on communicators (keyvals with copy and delete
- * callbacks) and the predefined attributes (MPI_TAG_UB, MPI_HOST, ...).
+ * Attribute caching on communicators and datatypes (keyvals with copy and
+ * delete callbacks) and the predefined attributes (MPI_TAG_UB, MPI_HOST, ...).
+ *
+ * An object's attributes are a list in the order they were set (a
+ * communicator's in rtmpi_comm_t.attrs, a datatype's in the table below,
+ * by handle). A delete callback may set, get or delete other attributes of
+ * the same object, or its own: an attribute is unlinked before its
+ * callback runs and nothing is held across a callback, so the list may
+ * change under it. MPI_COMM_SELF's attributes are deleted at the very start
+ * of MPI_Finalize in the reverse order of setting (MPI 3.1 section 8.7.1).
  */
 #include "config.h"
 
 #include "mpi_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* User keyvals start above the predefined attribute keys. */
 #define FIRST_USER_KEYVAL 32
-#define MAX_KEYVALS 1024
 
-/* A keyval's slot: never used yet, live, or freed by MPI_Comm_free_keyval
- * (attributes still set with it keep its callbacks; the slot is never
- * reused). */
-enum keyval_state { KEYVAL_UNUSED, KEYVAL_LIVE, KEYVAL_FREED };
+enum keyval_kind { KV_COMM = 1, KV_TYPE };
 
-static struct {
-    enum keyval_state state;
-    MPI_Comm_copy_attr_function *copy_fn;
-    MPI_Comm_delete_attr_function *delete_fn;
+/* A keyval is counted: one reference for its handle (until *_free_keyval)
+ * and one per attribute set with it, which keeps its callbacks; the slot is
+ * reused once nothing refers to it. The table grows as needed. */
+typedef struct keyval {
+    int refs;            /* 0: free slot */
+    int freed;           /* the handle was freed: no new attribute */
+    enum keyval_kind kind;
+    union {
+        MPI_Comm_copy_attr_function *comm;
+        MPI_Type_copy_attr_function *type;
+    } copy_fn;
+    union {
+        MPI_Comm_delete_attr_function *comm;
+        MPI_Type_delete_attr_function *type;
+    } delete_fn;
     void *extra_state;
-} keyvals[MAX_KEYVALS];
-static int next_keyval = FIRST_USER_KEYVAL;
+} keyval_t;
+
+static keyval_t *keyvals;
+static int nkeyvals = FIRST_USER_KEYVAL, keyvals_cap;
+
+/* Attributes of datatypes, by handle. */
+static rtmpi_attr_t **type_attrs;
+static int type_attrs_cap;
 
 /* Values of the predefined attributes: Comm_get_attr hands out pointers. */
 static int attr_tag_ub = RTM_TAG_UB;
@@ -43,137 +65,14 @@ int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
     return MPI_SUCCESS;
 }
 
-static int keyval_valid(int k)
+int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                    void *attribute_val_in, void *attribute_val_out, int *flag)
 {
-    return k >= FIRST_USER_KEYVAL && k < next_keyval && keyvals[k].state != KEYVAL_UNUSED;
-}
-
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-                            MPI_Comm_delete_attr_function *comm_delete_attr_fn,
-                            int *comm_keyval, void *extra_state)
-{
-    RTMPI_ENTER();
-    if (!comm_keyval)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "comm_keyval is NULL");
-    if (next_keyval == MAX_KEYVALS)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM, "more than %d keyvals",
-                           MAX_KEYVALS - FIRST_USER_KEYVAL);
-    keyvals[next_keyval].state = KEYVAL_LIVE;
-    keyvals[next_keyval].copy_fn = comm_copy_attr_fn;
-    keyvals[next_keyval].delete_fn = comm_delete_attr_fn;
-    keyvals[next_keyval].extra_state = extra_state;
-    *comm_keyval = next_keyval++;
+    (void)oldtype; (void)type_keyval; (void)extra_state;
+    *(void **)attribute_val_out = attribute_val_in;
+    *flag = 1;
     return MPI_SUCCESS;
 }
-RTMPI_WEAK(Comm_create_keyval)
-
-int PMPI_Comm_free_keyval(int *comm_keyval)
-{
-    RTMPI_ENTER();
-    if (!comm_keyval || !keyval_valid(*comm_keyval))
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_KEYVAL, "invalid keyval");
-    /* Attributes still set keep their callbacks: the slot is never reused,
-     * only new set_attr calls with this key fail. */
-    keyvals[*comm_keyval].state = KEYVAL_FREED;
-    *comm_keyval = MPI_KEYVAL_INVALID;
-    return MPI_SUCCESS;
-}
-RTMPI_WEAK(Comm_free_keyval)
-
-static rtmpi_attr_t **find(rtmpi_comm_t *c, int keyval)
-{
-    rtmpi_attr_t **pp = &c->attrs;
-
-    while (*pp && (*pp)->keyval != keyval)
-        pp = &(*pp)->next;
-    return pp;
-}
-
-static int delete_one(MPI_Comm comm, rtmpi_attr_t **pp)
-{
-    rtmpi_attr_t *a = *pp;
-    int rc = MPI_SUCCESS;
-
-    if (keyvals[a->keyval].delete_fn)
-        rc = keyvals[a->keyval].delete_fn(comm, a->keyval, a->value,
-                                          keyvals[a->keyval].extra_state);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    *pp = a->next;
-    free(a);
-    return MPI_SUCCESS;
-}
-
-int rtmpi_attrs_delete_all(MPI_Comm comm, rtmpi_comm_t *c)
-{
-    while (c->attrs) {
-        int rc = delete_one(comm, &c->attrs);
-
-        if (rc)
-            return rc;
-    }
-    return MPI_SUCCESS;
-}
-
-int rtmpi_attrs_copy(MPI_Comm oldcomm, rtmpi_comm_t *from, rtmpi_comm_t *to)
-{
-    rtmpi_attr_t **tail = &to->attrs;
-
-    for (rtmpi_attr_t *a = from->attrs; a; a = a->next) {
-        void *out = NULL;
-        int flag = 0, rc;
-
-        if (!keyvals[a->keyval].copy_fn)
-            continue;
-        rc = keyvals[a->keyval].copy_fn(oldcomm, a->keyval, keyvals[a->keyval].extra_state,
-                                        a->value, &out, &flag);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        if (!flag)
-            continue;
-        rtmpi_attr_t *n = malloc(sizeof(*n));
-        if (!n)
-            return MPI_ERR_NO_MEM;
-        n->keyval = a->keyval;
-        n->value = out;
-        n->next = NULL;
-        *tail = n;
-        tail = &n->next;
-    }
-    return MPI_SUCCESS;
-}
-
-int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
-{
-    RTMPI_ENTER();
-    rtmpi_comm_t *c = rtmpi_comm_get(comm);
-    if (!c)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm);
-    if (!keyval_valid(comm_keyval) || keyvals[comm_keyval].state != KEYVAL_LIVE)
-        return rtmpi_error(comm, __func__, MPI_ERR_KEYVAL,
-                           "keyval %d is invalid or predefined", comm_keyval);
-    rtmpi_attr_t **pp = find(c, comm_keyval);
-    if (*pp) {
-        int rc = keyvals[comm_keyval].delete_fn
-               ? keyvals[comm_keyval].delete_fn(comm, comm_keyval, (*pp)->value,
-                                                keyvals[comm_keyval].extra_state)
-               : MPI_SUCCESS;
-
-        if (rc)
-            return rtmpi_error(comm, __func__, rc, "the delete callback failed");
-        (*pp)->value = attribute_val;
-        return MPI_SUCCESS;
-    }
-    rtmpi_attr_t *a = malloc(sizeof(*a));
-    if (!a)
-        return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");
-    a->keyval = comm_keyval;
-    a->value = attribute_val;
-    a->next = NULL;
-    *pp = a;
-    return MPI_SUCCESS;
-}
-RTMPI_WEAK(Comm_set_attr)
 
 static int *predefined_attr(int keyval)
 {
@@ -186,10 +85,272 @@ static int *predefined_attr(int keyval)
     case MPI_UNIVERSE_SIZE:
         attr_universe_size = rtmpi_state.world_size;
         return &attr_universe_size;
-    case MPI_LASTUSEDCODE:    return &attr_lastusedcode;
+    case MPI_LASTUSEDCODE:
+        attr_lastusedcode = rtmpi_err_lastused();
+        return &attr_lastusedcode;
     default:                  return NULL;
     }
 }
+
+/* ---- Keyvals ---------------------------------------------------------------- */
+
+/* A live keyval of `kind` (its handle not freed when `live`). */
+static keyval_t *keyval_get(int k, enum keyval_kind kind, int live)
+{
+    if (k < FIRST_USER_KEYVAL || k >= nkeyvals || keyvals[k].refs == 0 ||
+        keyvals[k].kind != kind || (live && keyvals[k].freed))
+        return NULL;
+    return &keyvals[k];
+}
+
+static void keyval_release(int k)
+{
+    if (--keyvals[k].refs == 0)
+        memset(&keyvals[k], 0, sizeof(keyvals[k]));
+}
+
+static int keyval_new(const char *fn, keyval_t *proto, int *keyval_p)
+{
+    int k = 0;
+
+    for (int i = FIRST_USER_KEYVAL; i < nkeyvals && !k; i++)
+        if (keyvals[i].refs == 0)
+            k = i;
+    if (!k) {
+        if (nkeyvals >= keyvals_cap) {
+            int cap = keyvals_cap ? keyvals_cap * 2 : 2 * FIRST_USER_KEYVAL;
+            keyval_t *t = realloc(keyvals, (size_t)cap * sizeof(*t));
+
+            if (!t)
+                return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_NO_MEM,
+                                   "out of memory for a keyval");
+            memset(t + keyvals_cap, 0, (size_t)(cap - keyvals_cap) * sizeof(*t));
+            keyvals = t;
+            keyvals_cap = cap;
+        }
+        k = nkeyvals++;
+    }
+    keyvals[k] = *proto;
+    keyvals[k].refs = 1;
+    *keyval_p = k;
+    return MPI_SUCCESS;
+}
+
+static int keyval_free(const char *fn, int *keyval, enum keyval_kind kind)
+{
+    if (!keyval || !keyval_get(*keyval, kind, 1))
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_KEYVAL, "invalid keyval %d",
+                           keyval ? *keyval : MPI_KEYVAL_INVALID);
+    /* Attributes still set keep it (and its callbacks) until deleted. */
+    keyvals[*keyval].freed = 1;
+    keyval_release(*keyval);
+    *keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+
+/* ---- Attribute lists, of any object ------------------------------------------ */
+
+static rtmpi_attr_t **find(rtmpi_attr_t **head, int keyval)
+{
+    rtmpi_attr_t **pp = head;
+
+    while (*pp && (*pp)->keyval != keyval)
+        pp = &(*pp)->next;
+    return pp;
+}
+
+/* The delete callback of attribute (keyval, value) of object `obj`. */
+static int call_delete(int obj, int keyval, void *value)
+{
+    const keyval_t *kv = &keyvals[keyval];
+
+    if (kv->kind == KV_COMM)
+        return kv->delete_fn.comm ? kv->delete_fn.comm(obj, keyval, value, kv->extra_state)
+                                  : MPI_SUCCESS;
+    return kv->delete_fn.type ? kv->delete_fn.type(obj, keyval, value, kv->extra_state)
+                              : MPI_SUCCESS;
+}
+
+/* Deletes *pp: unlinked first, so its callback may change the list. When
+ * the callback fails the attribute goes back (at the end of the list). */
+static int delete_one(int obj, rtmpi_attr_t **head, rtmpi_attr_t **pp)
+{
+    rtmpi_attr_t *a = *pp;
+    int rc;
+
+    *pp = a->next;
+    a->next = NULL;
+    rc = call_delete(obj, a->keyval, a->value);
+    if (rc != MPI_SUCCESS) {
+        *find(head, -1) = a;   /* the list's end */
+        return rc;
+    }
+    keyval_release(a->keyval);
+    free(a);
+    return MPI_SUCCESS;
+}
+
+/* Deletes every attribute, the last set first; stops at a failing callback. */
+static int delete_all(int obj, rtmpi_attr_t **head)
+{
+    while (*head) {
+        rtmpi_attr_t **pp = head;
+        int rc;
+
+        while ((*pp)->next)
+            pp = &(*pp)->next;
+        if ((rc = delete_one(obj, head, pp)))
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int attr_set(int obj, rtmpi_attr_t **head, int keyval, void *value)
+{
+    rtmpi_attr_t **pp = find(head, keyval);
+
+    if (*pp) {
+        /* The old value's callback first; it may change the list. */
+        int rc = call_delete(obj, keyval, (*pp)->value);
+
+        if (rc)
+            return rc;
+        pp = find(head, keyval);
+        if (*pp) {
+            (*pp)->value = value;
+            return MPI_SUCCESS;
+        }
+    }
+    rtmpi_attr_t *a = malloc(sizeof(*a));
+    if (!a)
+        return MPI_ERR_NO_MEM;
+    a->keyval = keyval;
+    a->value = value;
+    a->next = NULL;
+    keyvals[keyval].refs++;
+    *pp = a;
+    return MPI_SUCCESS;
+}
+
+/* Copies the attributes of `oldobj` whose copy callback says so. The list
+ * is read as it was when the copy began (a callback may change it). */
+static int attrs_copy(int oldobj, rtmpi_attr_t *const *from, rtmpi_attr_t **to)
+{
+    int n = 0;
+
+    for (rtmpi_attr_t *a = *from; a; a = a->next)
+        n++;
+    if (n == 0)
+        return MPI_SUCCESS;
+    int *keys = malloc((size_t)n * sizeof(*keys));
+    if (!keys)
+        return MPI_ERR_NO_MEM;
+    n = 0;
+    for (rtmpi_attr_t *a = *from; a; a = a->next)
+        keys[n++] = a->keyval;
+
+    int rc = MPI_SUCCESS;
+    rtmpi_attr_t **tail = find(to, -1);
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        rtmpi_attr_t *a = *find((rtmpi_attr_t **)from, keys[i]);
+        const keyval_t *kv = &keyvals[keys[i]];
+        void *out = NULL;
+        int flag = 0;
+
+        if (!a)
+            continue;   /* deleted by an earlier callback */
+        if (kv->kind == KV_COMM && kv->copy_fn.comm)
+            rc = kv->copy_fn.comm(oldobj, a->keyval, kv->extra_state, a->value, &out, &flag);
+        else if (kv->kind == KV_TYPE && kv->copy_fn.type)
+            rc = kv->copy_fn.type(oldobj, a->keyval, kv->extra_state, a->value, &out, &flag);
+        if (rc != MPI_SUCCESS || !flag)
+            continue;
+        rtmpi_attr_t *n_ = malloc(sizeof(*n_));
+        if (!n_) {
+            rc = MPI_ERR_NO_MEM;
+            break;
+        }
+        n_->keyval = a->keyval;
+        n_->value = out;
+        n_->next = NULL;
+        keyvals[a->keyval].refs++;
+        *tail = n_;
+        tail = &n_->next;
+    }
+    free(keys);
+    return rc;
+}
+
+/* ---- Communicators --------------------------------------------------------------- */
+
+int rtmpi_attrs_delete_all(MPI_Comm comm, rtmpi_comm_t *c)
+{
+    return delete_all(comm, &c->attrs);
+}
+
+int rtmpi_attrs_copy(MPI_Comm oldcomm, rtmpi_comm_t *from, rtmpi_comm_t *to)
+{
+    return attrs_copy(oldcomm, &from->attrs, &to->attrs);
+}
+
+void rtmpi_attrs_finalize_self(void)
+{
+    rtmpi_comm_t *c = rtmpi_comm_get(MPI_COMM_SELF);
+
+    /* A failing callback leaves its attribute; the others are still deleted. */
+    while (c && c->attrs) {
+        rtmpi_attr_t **pp = &c->attrs;
+
+        while ((*pp)->next)
+            pp = &(*pp)->next;
+        if (delete_one(MPI_COMM_SELF, &c->attrs, pp) != MPI_SUCCESS) {
+            /* It went back to the end of the list: drop it without a callback. */
+            pp = &c->attrs;
+            while ((*pp)->next)
+                pp = &(*pp)->next;
+            keyval_release((*pp)->keyval);
+            free(*pp);
+            *pp = NULL;
+        }
+    }
+}
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                            MPI_Comm_delete_attr_function *comm_delete_attr_fn,
+                            int *comm_keyval, void *extra_state)
+{
+    RTMPI_ENTER();
+    if (!comm_keyval)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "comm_keyval is NULL");
+    keyval_t kv = { .kind = KV_COMM, .extra_state = extra_state };
+    kv.copy_fn.comm = comm_copy_attr_fn;
+    kv.delete_fn.comm = comm_delete_attr_fn;
+    return keyval_new(__func__, &kv, comm_keyval);
+}
+RTMPI_WEAK(Comm_create_keyval)
+
+int PMPI_Comm_free_keyval(int *comm_keyval)
+{
+    RTMPI_ENTER();
+    return keyval_free(__func__, comm_keyval, KV_COMM);
+}
+RTMPI_WEAK(Comm_free_keyval)
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    RTMPI_ENTER();
+    rtmpi_comm_t *c = rtmpi_comm_get(comm);
+    if (!c)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm);
+    if (!keyval_get(comm_keyval, KV_COMM, 1))
+        return rtmpi_error(comm, __func__, MPI_ERR_KEYVAL,
+                           "keyval %d is not a communicator keyval of the application "
+                           "(invalid, freed or predefined)", comm_keyval);
+    int rc = attr_set(comm, &c->attrs, comm_keyval, attribute_val);
+    return rc ? rtmpi_error(comm, __func__, rc, "the old value's delete callback failed "
+                            "or out of memory") : MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_set_attr)
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
@@ -205,9 +366,9 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
         *flag = 1;
         return MPI_SUCCESS;
     }
-    if (!keyval_valid(comm_keyval))
+    if (!keyval_get(comm_keyval, KV_COMM, 0))
         return rtmpi_error(comm, __func__, MPI_ERR_KEYVAL, "invalid keyval %d", comm_keyval);
-    rtmpi_attr_t **pp = find(c, comm_keyval);
+    rtmpi_attr_t **pp = find(&c->attrs, comm_keyval);
     *flag = *pp != NULL;
     if (*pp)
         *(void **)attribute_val = (*pp)->value;
@@ -221,16 +382,161 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     rtmpi_comm_t *c = rtmpi_comm_get(comm);
     if (!c)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm);
-    if (!keyval_valid(comm_keyval))
+    if (!keyval_get(comm_keyval, KV_COMM, 0))
         return rtmpi_error(comm, __func__, MPI_ERR_KEYVAL, "invalid keyval %d", comm_keyval);
-    rtmpi_attr_t **pp = find(c, comm_keyval);
+    rtmpi_attr_t **pp = find(&c->attrs, comm_keyval);
     if (!*pp)
         return rtmpi_error(comm, __func__, MPI_ERR_KEYVAL, "no attribute with keyval %d",
                            comm_keyval);
-    int rc = delete_one(comm, pp);
+    int rc = delete_one(comm, &c->attrs, pp);
     return rc ? rtmpi_error(comm, __func__, rc, "the delete callback failed") : MPI_SUCCESS;
 }
 RTMPI_WEAK(Comm_delete_attr)
+
+/* ---- Datatypes --------------------------------------------------------------------- */
+
+/* The attribute list of datatype dt (valid), grown to hold it. */
+static rtmpi_attr_t **type_list(MPI_Datatype dt, int create)
+{
+    if (dt < type_attrs_cap)
+        return &type_attrs[dt];
+    if (!create)
+        return NULL;
+    int cap = type_attrs_cap ? type_attrs_cap : 64;
+    while (cap <= dt)
+        cap *= 2;
+    rtmpi_attr_t **t = realloc(type_attrs, (size_t)cap * sizeof(*t));
+    if (!t)
+        return NULL;
+    memset(t + type_attrs_cap, 0, (size_t)(cap - type_attrs_cap) * sizeof(*t));
+    type_attrs = t;
+    type_attrs_cap = cap;
+    return &type_attrs[dt];
+}
+
+int rtmpi_type_dup_attrs(const char *fn, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    rtmpi_attr_t **from = type_list(oldtype, 0), **to;
+    int rc;
+
+    if (!from || !*from)
+        return MPI_SUCCESS;
+    if (!(to = type_list(*newtype, 1)))
+        rc = MPI_ERR_NO_MEM;
+    else
+        rc = attrs_copy(oldtype, from, to);
+    if (rc == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    PMPI_Type_free(newtype);
+    return rtmpi_error(MPI_COMM_NULL, fn, rc, "copying the attributes of datatype %d failed",
+                       oldtype);
+}
+
+int rtmpi_type_free_attrs(const char *fn, MPI_Datatype dt)
+{
+    rtmpi_attr_t **head = type_list(dt, 0);
+    int rc = head ? delete_all(dt, head) : MPI_SUCCESS;
+
+    return rc ? rtmpi_error(MPI_COMM_NULL, fn, rc, "a delete callback of an attribute of "
+                            "datatype %d failed", dt) : MPI_SUCCESS;
+}
+
+/* Frees what is left without callbacks (MPI_Finalize). */
+void rtmpi_attrs_finalize(void)
+{
+    for (int i = 0; i < type_attrs_cap; i++) {
+        while (type_attrs[i]) {
+            rtmpi_attr_t *a = type_attrs[i];
+
+            type_attrs[i] = a->next;
+            free(a);
+        }
+    }
+    free(type_attrs);
+    type_attrs = NULL;
+    type_attrs_cap = 0;
+    free(keyvals);
+    keyvals = NULL;
+    keyvals_cap = 0;
+    nkeyvals = FIRST_USER_KEYVAL;
+}
+
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                            MPI_Type_delete_attr_function *type_delete_attr_fn,
+                            int *type_keyval, void *extra_state)
+{
+    RTMPI_ENTER();
+    if (!type_keyval)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "type_keyval is NULL");
+    keyval_t kv = { .kind = KV_TYPE, .extra_state = extra_state };
+    kv.copy_fn.type = type_copy_attr_fn;
+    kv.delete_fn.type = type_delete_attr_fn;
+    return keyval_new(__func__, &kv, type_keyval);
+}
+RTMPI_WEAK(Type_create_keyval)
+
+int PMPI_Type_free_keyval(int *type_keyval)
+{
+    RTMPI_ENTER();
+    return keyval_free(__func__, type_keyval, KV_TYPE);
+}
+RTMPI_WEAK(Type_free_keyval)
+
+#define CHECK_TYPE(_dt) \
+    do { \
+        if (!rtmpi_dtype_get(_dt)) \
+            return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_TYPE, "invalid datatype %d", _dt); \
+    } while (0)
+
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+    RTMPI_ENTER();
+    CHECK_TYPE(datatype);
+    if (!keyval_get(type_keyval, KV_TYPE, 1))
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_KEYVAL,
+                           "keyval %d is not a datatype keyval (invalid or freed)", type_keyval);
+    rtmpi_attr_t **head = type_list(datatype, 1);
+    if (!head)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM, "out of memory");
+    int rc = attr_set(datatype, head, type_keyval, attribute_val);
+    return rc ? rtmpi_error(MPI_COMM_NULL, __func__, rc, "the old value's delete callback "
+                            "failed or out of memory") : MPI_SUCCESS;
+}
+RTMPI_WEAK(Type_set_attr)
+
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+    RTMPI_ENTER();
+    CHECK_TYPE(datatype);
+    if (!attribute_val || !flag)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "attribute_val or flag is NULL");
+    if (!keyval_get(type_keyval, KV_TYPE, 0))
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_KEYVAL, "invalid datatype keyval %d",
+                           type_keyval);
+    rtmpi_attr_t **head = type_list(datatype, 0), **pp = head ? find(head, type_keyval) : NULL;
+    *flag = pp && *pp;
+    if (*flag)
+        *(void **)attribute_val = (*pp)->value;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Type_get_attr)
+
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
+{
+    RTMPI_ENTER();
+    CHECK_TYPE(datatype);
+    if (!keyval_get(type_keyval, KV_TYPE, 0))
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_KEYVAL, "invalid datatype keyval %d",
+                           type_keyval);
+    rtmpi_attr_t **head = type_list(datatype, 0), **pp = head ? find(head, type_keyval) : NULL;
+    if (!pp || !*pp)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_KEYVAL,
+                           "datatype %d has no attribute with keyval %d", datatype, type_keyval);
+    int rc = delete_one(datatype, head, pp);
+    return rc ? rtmpi_error(MPI_COMM_NULL, __func__, rc, "the delete callback failed")
+              : MPI_SUCCESS;
+}
+RTMPI_WEAK(Type_delete_attr)
 
 /* MPI-1 names (deprecated, still in MPI 3.1). */
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,

@@ -38,6 +38,7 @@ struct rtmpi_sched {
     int         round;          /* round being built */
     int         cur, started;   /* execution: first step of the running round */
     int         done, error, build_error;
+    int         held;           /* nonblocking: its types and ops are retained (hold) */
     struct scratch *tmps;
     int         ntmps, tmpcap;
     struct rtmpi_sched *next_active;
@@ -385,8 +386,30 @@ int rtmpi_sched_error(rtmpi_sched_t *s)
     return s->error;
 }
 
+/* A nonblocking schedule holds the datatypes and ops of its steps, whose
+ * handles the application may free while it runs. */
+static void hold(rtmpi_sched_t *s, int on)
+{
+    for (int i = 0; i < s->nsteps; i++) {
+        step_t *st = &s->steps[i];
+
+        if (on) {
+            rtmpi_dtype_retain(st->dt);
+            rtmpi_dtype_retain(st->rdt);
+            rtmpi_op_retain(st->op);
+        } else {
+            rtmpi_dtype_release(st->dt);
+            rtmpi_dtype_release(st->rdt);
+            rtmpi_op_release(st->op);
+        }
+    }
+    s->held = on;
+}
+
 void rtmpi_sched_free(rtmpi_sched_t *s)
 {
+    if (s->held)
+        hold(s, 0);
     for (int i = 0; i < s->ntmps; i++)
         scratch_put(s->tmps[i]);
     if (sched_nfree < SCHED_FREE_MAX) {
@@ -451,6 +474,7 @@ int rtmpi_sched_start(rtmpi_sched_t *s, MPI_Request *request)
         return MPI_ERR_NO_MEM;
     }
     r->sched = s;
+    hold(s, 1);
     if (rtmpi_handle_new(r, request) != MPI_SUCCESS) {
         rtmpi_req_release(r);   /* frees s too */
         return MPI_ERR_NO_MEM;

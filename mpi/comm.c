@@ -52,6 +52,7 @@ int rtmpi_comm_wrap(rtm_comm_t pt2pt, const char *fn, MPI_Comm parent, MPI_Comm 
     c->in_use = 1;
     c->pt2pt = pt2pt;
     c->errhandler = p ? p->errhandler : MPI_ERRORS_ARE_FATAL;
+    rtmpi_errhandler_retain(c->errhandler);   /* errors.c counts its users */
     rtm_comm_rank(pt2pt, &c->rank);
     rtm_comm_size(pt2pt, &c->size);
     c->world_ranks = malloc((size_t)c->size * sizeof(int));
@@ -74,6 +75,7 @@ err_free_coll:
 err_free_ranks:
     free(c->world_ranks);
 err_free_comm:
+    rtmpi_errhandler_release(c->errhandler);
     free(c);
 err_free_native:
     if (pt2pt != RTM_COMM_WORLD && pt2pt != RTM_COMM_SELF)
@@ -103,10 +105,27 @@ static void comm_destroy(MPI_Comm h)
     rtm_comm_free(&c->coll);
     if (h != MPI_COMM_WORLD && h != MPI_COMM_SELF)
         rtm_comm_free(&c->pt2pt);
+    rtmpi_errhandler_release(c->errhandler);
     rtmpi_topo_free(c->topo);
     free(c->world_ranks);
     free(c);
     rtmpi_comms[h] = NULL;
+}
+
+void rtmpi_comm_retain(MPI_Comm h)
+{
+    rtmpi_comm_t *c = rtmpi_comm_obj(h);
+
+    if (c && h > MPI_COMM_SELF)
+        c->refs++;
+}
+
+void rtmpi_comm_release(MPI_Comm h)
+{
+    rtmpi_comm_t *c = rtmpi_comm_obj(h);
+
+    if (c && h > MPI_COMM_SELF && --c->refs == 0 && !c->in_use)
+        comm_destroy(h);
 }
 
 void rtmpi_comm_finalize(void)
@@ -258,7 +277,9 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return rtmpi_error(*comm, __func__, MPI_ERR_COMM, "%s cannot be freed", c->name);
     if ((rc = rtmpi_attrs_delete_all(*comm, c)))
         return rtmpi_error(*comm, __func__, rc, "an attribute delete callback failed");
-    comm_destroy(*comm);
+    c->in_use = 0;
+    if (c->refs == 0)   /* else the last request holding it destroys it */
+        comm_destroy(*comm);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

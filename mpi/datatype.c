@@ -659,7 +659,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     d->extent = old->extent;
     d->committed = old->committed;
     memcpy(d->name, old->name, sizeof(d->name));
-    return MPI_SUCCESS;
+    return rtmpi_type_dup_attrs(__func__, oldtype, newtype);   /* attr.c: attributes */
 }
 RTMPI_WEAK(Type_dup)
 
@@ -685,6 +685,9 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (d->predefined)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_TYPE,
                            "%s is predefined and cannot be freed", d->name);
+    int attr_rc = rtmpi_type_free_attrs(__func__, *datatype);   /* attr.c: delete callbacks */
+    if (attr_rc)
+        return attr_rc;
     /* Operations in flight keep their reference: the type lives until they end. */
     d->in_use = 0;
     rtmpi_dtype_release(*datatype);

@@ -90,15 +90,20 @@ int PMPI_Finalize(void)
 
     RTMPI_ENTER();
     rtmpi_call_enter(__func__, RTMPI_CALL_NONE, RTMPI_CALL_NONE, MPI_COMM_WORLD);
+    /* MPI_COMM_SELF's attributes are deleted first, the last set first,
+     * while the whole library still works (MPI 3.1 8.7.1): tools hook
+     * finalization there. */
+    rtmpi_attrs_finalize_self();
     /* Buffered sends must reach their destination before we leave. */
     rtmpi_bsend_detach_all();
-    /* MPI_COMM_SELF's attributes are deleted first (MPI 3.1 8.7.1): tools
-     * hook finalization there. */
     rtmpi_comm_finalize();
     rtmpi_requests_finalize();
     rtmpi_sched_finalize();
     rtmpi_dtype_finalize();
     rtmpi_group_finalize();
+    rtmpi_attrs_finalize();
+    rtmpi_errors_finalize();
+    rtmpi_handles_finalize();
     st = rtm_finalize();
     rtmpi_state.finalized = 1;
     if (st != RTM_OK)

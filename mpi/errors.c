@@ -80,18 +80,68 @@ static const char *const class_strings[MPI_ERR_LASTCODE + 1] = {
     [MPI_ERR_LASTCODE] = "MPI_ERR_LASTCODE: the last predefined error code (not an error raised)",
 };
 
-/* Error handler table: 1 = fatal, 2 = return, then user handlers. */
-#define MAX_ERRHANDLERS 64
-static struct {
-    int in_use;
+/* Error handler table, grown as needed: 1 = fatal, 2 = return, then user
+ * handlers. A user handler is counted: one reference for its handle (until
+ * MPI_Errhandler_free) and one for each communicator that uses it (set,
+ * inherited at creation, or handed out by MPI_Comm_get_errhandler, which
+ * the caller frees); its slot is reused only once nothing refers to it, so
+ * a communicator never ends up calling a handler created after its own. */
+typedef struct errhandler {
+    int refs;                            /* 0: free slot */
     MPI_Comm_errhandler_function *fn;
-} errhandlers[MAX_ERRHANDLERS] = {
-    [MPI_ERRORS_ARE_FATAL] = { 1, NULL },
-    [MPI_ERRORS_RETURN]    = { 1, NULL },
-};
+} errhandler_t;
+
+static errhandler_t *errhandlers;
+static int nerrhandlers;   /* slots in use or ever used */
+static int errhandlers_cap;
+
+/* Error classes and codes added by MPI_Add_error_class/_code, numbered
+ * from MPI_ERR_LASTCODE + 1 up: their class and the string set for them. */
+typedef struct user_code {
+    int   errclass;
+    char *string;
+} user_code_t;
+
+static user_code_t *user_codes;
+static int nuser_codes, user_codes_cap;
 
 void rtmpi_errhandler_init(void)
 {
+}
+
+/* Frees the tables (MPI_Finalize, after the communicators). */
+void rtmpi_errors_finalize(void)
+{
+    for (int i = 0; i < nuser_codes; i++)
+        free(user_codes[i].string);
+    free(user_codes);
+    user_codes = NULL;
+    nuser_codes = user_codes_cap = 0;
+    free(errhandlers);
+    errhandlers = NULL;
+    nerrhandlers = errhandlers_cap = 0;
+}
+
+int rtmpi_err_lastused(void)
+{
+    return MPI_ERR_LASTCODE + nuser_codes;
+}
+
+static int user_handler(MPI_Errhandler eh)
+{
+    return eh > MPI_ERRORS_RETURN && eh < nerrhandlers && errhandlers[eh].refs > 0;
+}
+
+void rtmpi_errhandler_retain(MPI_Errhandler eh)
+{
+    if (user_handler(eh))
+        errhandlers[eh].refs++;
+}
+
+void rtmpi_errhandler_release(MPI_Errhandler eh)
+{
+    if (user_handler(eh) && --errhandlers[eh].refs == 0)
+        errhandlers[eh].fn = NULL;
 }
 
 int rtmpi_class_of(rtm_status_t status)
@@ -125,16 +175,30 @@ static const char *user_name(const char *fn)
     return (fn[0] == 'P' && fn[1] == 'M') ? fn + 1 : fn;
 }
 
+/* The text of a predefined class or of an added class or code. */
+static const char *error_text(int code)
+{
+    if (code >= 0 && code <= MPI_ERR_LASTCODE && class_strings[code])
+        return class_strings[code];
+    if (code > MPI_ERR_LASTCODE && code <= rtmpi_err_lastused()) {
+        const char *s = user_codes[code - MPI_ERR_LASTCODE - 1].string;
+
+        return s ? s : "";
+    }
+    return "unknown error";
+}
+
 static int invoke(MPI_Comm comm, const char *fn, int errclass, const char *detail)
 {
+    /* A communicator freed while requests hold it keeps its handler. */
     rtmpi_comm_t *c = rtmpi_state.initialized && !rtmpi_state.finalized
-                    ? rtmpi_comm_get(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm)
+                    ? rtmpi_comm_obj(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm)
                     : NULL;
     MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
 
     if (eh == MPI_ERRORS_RETURN)
         return errclass;
-    if (eh > MPI_ERRORS_RETURN && eh < MAX_ERRHANDLERS && errhandlers[eh].fn) {
+    if (user_handler(eh)) {
         MPI_Comm ucomm = c ? comm : MPI_COMM_WORLD;
         int code = errclass;
 
@@ -145,7 +209,7 @@ static int invoke(MPI_Comm comm, const char *fn, int errclass, const char *detai
     }
 
     char line[1024];
-    const char *what = class_strings[errclass] ? class_strings[errclass] : "unknown error";
+    const char *what = error_text(errclass);
 
     if (rtmpi_state.initialized)
         snprintf(line, sizeof(line), "rank %d (%s): %s: %s%s%s", rtmpi_state.world_rank,
@@ -168,7 +232,7 @@ int rtmpi_error(MPI_Comm comm, const char *fn, int errclass, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(detail, sizeof(detail), fmt, ap);
     va_end(ap);
-    if (errclass <= MPI_SUCCESS || errclass > MPI_ERR_LASTCODE)
+    if (errclass <= MPI_SUCCESS || errclass > rtmpi_err_lastused())
         errclass = MPI_ERR_INTERN;
     return invoke(comm, fn, errclass, detail);
 }
@@ -196,12 +260,13 @@ int rtmpi_check_init(const char *fn)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
-    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+    if (errorcode < 0 || errorcode > rtmpi_err_lastused())
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG,
                            "error code %d is not an MPI error code", errorcode);
     if (!errorclass)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "errorclass is NULL");
-    *errorclass = errorcode;
+    *errorclass = errorcode <= MPI_ERR_LASTCODE
+                ? errorcode : user_codes[errorcode - MPI_ERR_LASTCODE - 1].errclass;
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Error_class)
@@ -210,36 +275,130 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     if (!string || !resultlen)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "string or resultlen is NULL");
-    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE || !class_strings[errorcode])
+    if (errorcode < 0 || errorcode > rtmpi_err_lastused() ||
+        (errorcode <= MPI_ERR_LASTCODE && !class_strings[errorcode]))
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG,
                            "error code %d is not an MPI error code", errorcode);
-    snprintf(string, MPI_MAX_ERROR_STRING, "%s", class_strings[errorcode]);
+    snprintf(string, MPI_MAX_ERROR_STRING, "%s", error_text(errorcode));
     *resultlen = (int)strlen(string);
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Error_string)
 
+/* A new error class or code of class `errclass` (itself for a class). */
+static int code_new(const char *fn, int errclass, int *code_p)
+{
+    if (nuser_codes == user_codes_cap) {
+        int cap = user_codes_cap ? user_codes_cap * 2 : 16;
+        user_code_t *t = realloc(user_codes, (size_t)cap * sizeof(*t));
+
+        if (!t)
+            return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_NO_MEM,
+                               "out of memory for a new error code");
+        user_codes = t;
+        user_codes_cap = cap;
+    }
+    int code = MPI_ERR_LASTCODE + 1 + nuser_codes;
+
+    user_codes[nuser_codes].errclass = errclass < 0 ? code : errclass;
+    user_codes[nuser_codes].string = NULL;
+    nuser_codes++;
+    *code_p = code;
+    return MPI_SUCCESS;
+}
+
+/* 1 when `c` is an error class (predefined or added), not a code. */
+static int is_class(int c)
+{
+    if (c >= 0 && c <= MPI_ERR_LASTCODE)
+        return 1;
+    return c > MPI_ERR_LASTCODE && c <= rtmpi_err_lastused() &&
+           user_codes[c - MPI_ERR_LASTCODE - 1].errclass == c;
+}
+
+int PMPI_Add_error_class(int *errorclass)
+{
+    RTMPI_ENTER();
+    if (!errorclass)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "errorclass is NULL");
+    return code_new(__func__, -1, errorclass);
+}
+RTMPI_WEAK(Add_error_class)
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    RTMPI_ENTER();
+    if (!errorcode)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "errorcode is NULL");
+    if (errorclass == MPI_SUCCESS || !is_class(errorclass))
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG,
+                           "%d is not an error class (predefined, or from MPI_Add_error_class)",
+                           errorclass);
+    return code_new(__func__, errorclass, errorcode);
+}
+RTMPI_WEAK(Add_error_code)
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    RTMPI_ENTER();
+    if (!string)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "string is NULL");
+    if (errorcode <= MPI_ERR_LASTCODE || errorcode > rtmpi_err_lastused())
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG,
+                           "error code %d was not added by MPI_Add_error_class/_code "
+                           "(predefined strings cannot be changed)", errorcode);
+    size_t len = strlen(string);
+    if (len >= MPI_MAX_ERROR_STRING)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG,
+                           "the string is %zu characters long, MPI_MAX_ERROR_STRING is %d", len,
+                           MPI_MAX_ERROR_STRING);
+    char *copy = strdup(string);
+    if (!copy)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM, "out of memory");
+    user_code_t *u = &user_codes[errorcode - MPI_ERR_LASTCODE - 1];
+    free(u->string);
+    u->string = copy;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Add_error_string)
+
+/* A handle that can be set on a communicator. */
 static int errhandler_valid(MPI_Errhandler eh)
 {
-    return eh > 0 && eh < MAX_ERRHANDLERS && errhandlers[eh].in_use;
+    return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || user_handler(eh);
 }
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
                                 MPI_Errhandler *errhandler)
 {
+    int h = 0;
+
     RTMPI_ENTER();
     if (!function || !errhandler)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "function or errhandler is NULL");
-    for (int i = MPI_ERRORS_RETURN + 1; i < MAX_ERRHANDLERS; i++) {
-        if (!errhandlers[i].in_use) {
-            errhandlers[i].in_use = 1;
-            errhandlers[i].fn = function;
-            *errhandler = i;
-            return MPI_SUCCESS;
+    for (int i = MPI_ERRORS_RETURN + 1; i < nerrhandlers && !h; i++)
+        if (errhandlers[i].refs == 0)
+            h = i;
+    if (!h) {
+        if (nerrhandlers == 0)
+            nerrhandlers = MPI_ERRORS_RETURN + 1;
+        if (nerrhandlers >= errhandlers_cap) {
+            int cap = errhandlers_cap ? errhandlers_cap * 2 : 16;
+            errhandler_t *t = realloc(errhandlers, (size_t)cap * sizeof(*t));
+
+            if (!t)
+                return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM,
+                                   "out of memory for an error handler");
+            memset(t + errhandlers_cap, 0, (size_t)(cap - errhandlers_cap) * sizeof(*t));
+            errhandlers = t;
+            errhandlers_cap = cap;
         }
+        h = nerrhandlers++;
     }
-    return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM,
-                       "more than %d error handlers", MAX_ERRHANDLERS - 3);
+    errhandlers[h].refs = 1;
+    errhandlers[h].fn = function;
+    *errhandler = h;
+    return MPI_SUCCESS;
 }
 RTMPI_WEAK(Comm_create_errhandler)
 
@@ -248,9 +407,8 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
     RTMPI_ENTER();
     if (!errhandler || !errhandler_valid(*errhandler))
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "invalid error handler");
-    /* Communicators keep using a freed handler until they change it: the
-     * slot is reused only when no communicator refers to it (never, here,
-     * since slots are plentiful). */
+    /* Communicators that use the handler keep it until they change it. */
+    rtmpi_errhandler_release(*errhandler);
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }
@@ -265,11 +423,15 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm);
     if (!errhandler_valid(errhandler))
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "invalid error handler %d", errhandler);
+    rtmpi_errhandler_retain(errhandler);
+    rtmpi_errhandler_release(c->errhandler);
     c->errhandler = errhandler;
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Comm_set_errhandler)
 
+/* The handle handed out is a new reference: the caller frees it (MPI 3.1
+ * section 8.3.1), as with Open MPI and MPICH. */
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     RTMPI_ENTER();
@@ -279,6 +441,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm);
     if (!errhandler)
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "errhandler is NULL");
+    rtmpi_errhandler_retain(c->errhandler);
     *errhandler = c->errhandler;
     return MPI_SUCCESS;
 }
@@ -289,7 +452,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     RTMPI_ENTER();
     if (!rtmpi_comm_get(comm))
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm);
-    if (errorcode <= MPI_SUCCESS || errorcode > MPI_ERR_LASTCODE)
+    if (errorcode <= MPI_SUCCESS || errorcode > rtmpi_err_lastused())
         errorcode = MPI_ERR_UNKNOWN;
     rtmpi_error(comm, __func__, errorcode, "raised by the application");
     return MPI_SUCCESS;

@@ -21,15 +21,44 @@ typedef struct info {
     info_entry_t *e;
 } info_t;
 
-#define MAX_INFOS 1024
-static info_t *infos[MAX_INFOS];
+/* By handle; grows as needed (no limit but memory). A freed handle's slot
+ * is reused by a later MPI_Info_create. */
+static info_t **infos;
+static int ninfos = MPI_INFO_ENV + 1, infos_cap;
+static int infos_free_hint = MPI_INFO_ENV + 1;   /* no free slot below it */
 static info_t env_info;   /* MPI_INFO_ENV: empty */
 
 static info_t *info_get(MPI_Info h)
 {
     if (h == MPI_INFO_ENV)
         return &env_info;
-    return h > MPI_INFO_ENV && h < MAX_INFOS ? infos[h] : NULL;
+    return h > MPI_INFO_ENV && h < ninfos ? infos[h] : NULL;
+}
+
+/* A free handle for i, the table grown if need be; 0 out of memory. */
+static int info_handle_new(info_t *i)
+{
+    int h = 0;
+
+    for (int k = infos_free_hint; k < ninfos && !h; k++)
+        if (!infos[k])
+            h = k;
+    if (!h) {
+        if (ninfos >= infos_cap) {
+            int cap = infos_cap ? infos_cap * 2 : 64;
+            info_t **t = realloc(infos, (size_t)cap * sizeof(*t));
+
+            if (!t)
+                return 0;
+            memset(t + infos_cap, 0, (size_t)(cap - infos_cap) * sizeof(*t));
+            infos = t;
+            infos_cap = cap;
+        }
+        h = ninfos++;
+    }
+    infos[h] = i;
+    infos_free_hint = h + 1;
+    return h;
 }
 
 #define GET_INFO(_h, _i) \
@@ -57,17 +86,15 @@ int PMPI_Info_create(MPI_Info *info)
     RTMPI_ENTER();
     if (!info)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "info is NULL");
-    for (int h = MPI_INFO_ENV + 1; h < MAX_INFOS; h++) {
-        if (!infos[h]) {
-            infos[h] = calloc(1, sizeof(info_t));
-            if (!infos[h])
-                return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM, "out of memory");
-            *info = h;
-            return MPI_SUCCESS;
-        }
+    info_t *i = calloc(1, sizeof(info_t));
+    int h = i ? info_handle_new(i) : 0;
+    if (!h) {
+        free(i);
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM,
+                           "out of memory for an info object");
     }
-    return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM, "more than %d info objects",
-                       MAX_INFOS - 2);
+    *info = h;
+    return MPI_SUCCESS;
 }
 RTMPI_WEAK(Info_create)
 
@@ -206,6 +233,8 @@ int PMPI_Info_free(MPI_Info *info)
     free(i->e);
     free(i);
     infos[*info] = NULL;
+    if (*info < infos_free_hint)
+        infos_free_hint = *info;
     *info = MPI_INFO_NULL;
     return MPI_SUCCESS;
 }

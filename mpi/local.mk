@@ -40,6 +40,8 @@ mpi_libmpi_la_SOURCES = \
 	mpi/mpi_state.c mpi/mpi_state.h \
 	mpi/errors.c \
 	mpi/group.c \
+	mpi/grequest.c \
+	mpi/handles.c \
 	mpi/info.c \
 	mpi/mpi_impl.h \
 	mpi/op.c \

@@ -36,6 +36,20 @@ int rtmpi_error_rtm(MPI_Comm comm, const char *fn, rtm_status_t status);
 /* The MPI error class for a native status. */
 int rtmpi_class_of(rtm_status_t status);
 void rtmpi_errhandler_init(void);
+/* Error handlers are counted (errors.c): a communicator holds one reference
+ * to its handler from creation (inherited) or set_errhandler until it is
+ * freed or changes it. Predefined handlers are not counted. */
+void rtmpi_errhandler_retain(MPI_Errhandler eh);
+void rtmpi_errhandler_release(MPI_Errhandler eh);
+/* The largest error class or code in use (MPI_LASTUSEDCODE). */
+int rtmpi_err_lastused(void);
+void rtmpi_errors_finalize(void);
+
+/* ---- Fortran handles (handles.c) ------------------------------------------ */
+
+/* Forgets the Fortran integer of a message MPI_Imrecv consumes. */
+void rtmpi_message_forget(MPI_Message message);
+void rtmpi_handles_finalize(void);
 
 /* Entry check of every function that needs an initialized library. */
 int rtmpi_check_init(const char *fn);
@@ -146,6 +160,10 @@ size_t rtmpi_basic_size(int basic);
 /* ---- Reduction ops (op.c) ------------------------------------------------- */
 
 int rtmpi_op_check(MPI_Op op);
+/* A nonblocking collective holds its op: freed meanwhile, it still applies
+ * and its slot is not reused until released (op.c). */
+void rtmpi_op_retain(MPI_Op op);
+void rtmpi_op_release(MPI_Op op);
 int rtmpi_op_commutative(MPI_Op op);
 /* inout[i] = in[i] op inout[i]; returns MPI_ERR_OP when the op does not
  * apply to the datatype. */
@@ -174,7 +192,8 @@ typedef struct rtmpi_topo {
 } rtmpi_topo_t;
 
 typedef struct rtmpi_comm {
-    int            in_use;
+    int            in_use;      /* 0 once MPI_Comm_free'd (the object may live on) */
+    int            refs;        /* requests holding it: destroyed at free once 0 */
     rtm_comm_t     pt2pt;       /* user messages */
     rtm_comm_t     coll;        /* hidden duplicate: collectives never match user messages */
     int            rank, size;
@@ -196,6 +215,18 @@ static inline rtmpi_comm_t *rtmpi_comm_get(MPI_Comm comm)
         return NULL;
     return rtmpi_comms[comm];
 }
+/* The object even after MPI_Comm_free, while requests hold it; NULL when
+ * the handle names nothing. */
+static inline rtmpi_comm_t *rtmpi_comm_obj(MPI_Comm comm)
+{
+    return comm > 0 && comm < rtmpi_ncomms ? rtmpi_comms[comm] : NULL;
+}
+/* A request of the binding's own (rtmpi_req_alloc) holds its communicator,
+ * so an MPI_Comm_free while it is pending or persistent leaves the object,
+ * its native communicators and its error handler alive and its handle
+ * unused until the request is released. */
+void rtmpi_comm_retain(MPI_Comm comm);
+void rtmpi_comm_release(MPI_Comm comm);
 int rtmpi_comm_init(void);
 void rtmpi_comm_finalize(void);
 /* Wraps native communicator `pt2pt` (taking ownership) into a new handle. */
@@ -204,6 +235,16 @@ void rtmpi_topo_free(rtmpi_topo_t *t);
 rtmpi_topo_t *rtmpi_topo_copy(const rtmpi_topo_t *t);
 int rtmpi_attrs_copy(MPI_Comm oldcomm, rtmpi_comm_t *from, rtmpi_comm_t *to);
 int rtmpi_attrs_delete_all(MPI_Comm comm, rtmpi_comm_t *c);
+/* Deletes MPI_COMM_SELF's attributes, the last set first (MPI_Finalize's
+ * first step). */
+void rtmpi_attrs_finalize_self(void);
+/* Frees the keyvals and datatype attributes left (MPI_Finalize). */
+void rtmpi_attrs_finalize(void);
+/* Datatype attributes (attr.c), hooked into Type_dup and Type_free: copy
+ * (on failure *newtype is freed) and delete them; both raise their error
+ * and return it. */
+int rtmpi_type_dup_attrs(const char *fn, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int rtmpi_type_free_attrs(const char *fn, MPI_Datatype dt);
 
 int rtmpi_group_new(int n, const int *world_ranks, MPI_Group *group_p);
 void rtmpi_group_finalize(void);
@@ -226,6 +267,7 @@ typedef enum rtmpi_req_kind {
     RTMPI_REQ_RECV,
     RTMPI_REQ_COLL,     /* a nonblocking collective: `sched` does the work */
     RTMPI_REQ_DONE,
+    RTMPI_REQ_GREQ,     /* a generalized request: `greq` has its callbacks */
 } rtmpi_req_kind_t;
 
 /* MPI's four send modes (pt2pt.c). A ready send goes as a standard one
@@ -240,6 +282,7 @@ typedef enum rtmpi_send_mode {
 } rtmpi_send_mode_t;
 
 struct rtmpi_sched;
+struct rtmpi_greq;
 
 typedef struct rtmpi_request {
     rtmpi_req_kind_t kind;
@@ -261,6 +304,7 @@ typedef struct rtmpi_request {
     int            peer, tag;
     rtmpi_send_mode_t mode;
     struct rtmpi_sched *sched;
+    struct rtmpi_greq *greq;     /* RTMPI_REQ_GREQ (grequest.c) */
     MPI_Status     status;
     struct rtmpi_request *next_orphan;
     binding_req_t *handle;       /* the runtime request its MPI handle names, if any */
@@ -331,6 +375,15 @@ void rtmpi_status_set(MPI_Status *st, const rtm_msg_status_t *ns);
 void rtmpi_status_empty(MPI_Status *st);
 void rtmpi_orphan_add(rtmpi_request_t *r);
 void rtmpi_requests_finalize(void);
+/* Generalized requests (grequest.c): 1 when r is complete (its status
+ * filled by the query callback); the free callback at release; the cancel
+ * callback. */
+int rtmpi_greq_poll(rtmpi_request_t *r);
+void rtmpi_greq_release(rtmpi_request_t *r);
+int rtmpi_greq_cancel(rtmpi_request_t *r);
+/* MPI_Request_free of a generalized request: its handle stays valid for
+ * MPI_Grequest_complete, which then frees it. */
+void rtmpi_greq_free(rtmpi_request_t *r);
 /* Buffered sends (bsend.c): packs the message into a slot of the attached
  * buffer and starts sending it from there (MPI_SUCCESS, or the error the
  * handler returned); the send completes on its own. */

@@ -199,13 +199,16 @@ static int k_no_op(const void *in, void *inout, size_t n, int basic)
     return 0;
 }
 
-#define MAX_OPS 256
-static struct {
+/* The op table: the predefined ops, then user ops in a table that grows as
+ * needed (a copy of this one, made at the first MPI_Op_create). */
+typedef struct op_entry {
     int in_use;
     int commute;
     kernel_fn *kernel;               /* predefined */
     MPI_User_function *user_fn;      /* user */
-} ops[MAX_OPS] = {
+    int refs;                        /* requests holding it: its slot is not reused */
+} op_entry_t;
+static op_entry_t predefined_ops[MPI_NO_OP + 1] = {
     [MPI_MAX] = { 1, 1, k_max, NULL },       [MPI_MIN] = { 1, 1, k_min, NULL },
     [MPI_SUM] = { 1, 1, k_sum, NULL },       [MPI_PROD] = { 1, 1, k_prod, NULL },
     [MPI_LAND] = { 1, 1, k_land, NULL },     [MPI_BAND] = { 1, 1, k_band, NULL },
@@ -214,6 +217,8 @@ static struct {
     [MPI_MAXLOC] = { 1, 1, k_maxloc, NULL }, [MPI_MINLOC] = { 1, 1, k_minloc, NULL },
     [MPI_REPLACE] = { 1, 0, k_replace, NULL }, [MPI_NO_OP] = { 1, 0, k_no_op, NULL },
 };
+static op_entry_t *ops = predefined_ops;
+static int nops = MPI_NO_OP + 1, ops_cap;   /* ops_cap 0: ops is predefined_ops */
 
 void rtmpi_op_init(void)
 {
@@ -221,7 +226,19 @@ void rtmpi_op_init(void)
 
 int rtmpi_op_check(MPI_Op op)
 {
-    return op > 0 && op < MAX_OPS && ops[op].in_use ? MPI_SUCCESS : MPI_ERR_OP;
+    return op > 0 && op < nops && ops[op].in_use ? MPI_SUCCESS : MPI_ERR_OP;
+}
+
+void rtmpi_op_retain(MPI_Op op)
+{
+    if (op > MPI_NO_OP && op < nops)
+        ops[op].refs++;
+}
+
+void rtmpi_op_release(MPI_Op op)
+{
+    if (op > MPI_NO_OP && op < nops)
+        ops[op].refs--;
 }
 
 int rtmpi_op_commutative(MPI_Op op)
@@ -244,7 +261,7 @@ int rtmpi_op_valid_for(MPI_Op op, MPI_Datatype dt)
 
 int rtmpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype dt)
 {
-    rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
+    rtmpi_dtype_t *d = rtmpi_dtype_obj(dt);   /* a held type may have been freed */
     MPI_Aint off;
 
     if (count == 0)
@@ -280,18 +297,32 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     RTMPI_ENTER();
     if (!user_fn || !op)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "user_fn or op is NULL");
-    for (int i = MPI_NO_OP + 1; i < MAX_OPS; i++) {
-        if (!ops[i].in_use) {
-            ops[i].in_use = 1;
-            ops[i].commute = commute ? 1 : 0;
-            ops[i].kernel = NULL;
-            ops[i].user_fn = user_fn;
-            *op = i;
-            return MPI_SUCCESS;
-        }
+    int h = 0;
+    for (int i = MPI_NO_OP + 1; i < nops && !h; i++)
+        if (!ops[i].in_use && !ops[i].refs)
+            h = i;
+    if (!h && nops == (ops_cap ? ops_cap : nops)) {
+        int cap = ops_cap ? ops_cap * 2 : 64;
+        op_entry_t *t = realloc(ops_cap ? ops : NULL, (size_t)cap * sizeof(*t));
+
+        if (!t)
+            return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM,
+                               "out of memory for a reduction op");
+        int old = ops_cap ? ops_cap : MPI_NO_OP + 1;
+        if (!ops_cap)
+            memcpy(t, predefined_ops, sizeof(predefined_ops));
+        memset(t + old, 0, (size_t)(cap - old) * sizeof(*t));
+        ops = t;
+        ops_cap = cap;
     }
-    return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM,
-                       "more than %d user reduction ops", MAX_OPS - MPI_NO_OP - 1);
+    if (!h)
+        h = nops++;
+    ops[h].in_use = 1;
+    ops[h].commute = commute ? 1 : 0;
+    ops[h].kernel = NULL;
+    ops[h].user_fn = user_fn;
+    *op = h;
+    return MPI_SUCCESS;
 }
 RTMPI_WEAK(Op_create)
 

@@ -646,6 +646,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
         rtmpi_req_release(r);
         return rtmpi_error_rtm(comm, __func__, st);
     }
+    rtmpi_message_forget(*message);   /* its Fortran integer (handles.c) */
     free(*message);
     *message = MPI_MESSAGE_NULL;
     /* The receive has started: out of memory for its handle, it completes
@@ -744,7 +745,9 @@ RTMPI_WEAK(Recv_init)
 
 static int start_one(const char *fn, rtmpi_request_t *r)
 {
-    rtmpi_comm_t *c = rtmpi_comm_get(r->comm);
+    /* The request holds its communicator: it may be started after an
+     * MPI_Comm_free (the object lives until the request is freed). */
+    rtmpi_comm_t *c = rtmpi_comm_obj(r->comm);
     int rc;
 
     if (!r->persistent)

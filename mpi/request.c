@@ -36,6 +36,7 @@ rtmpi_request_t *rtmpi_req_alloc(rtmpi_req_kind_t kind, MPI_Comm comm)
     r->kind = kind;
     r->comm = comm;
     r->dtype = MPI_DATATYPE_NULL;
+    rtmpi_comm_retain(comm);   /* held until rtmpi_req_release */
     return r;
 }
 
@@ -64,6 +65,9 @@ void rtmpi_req_release(rtmpi_request_t *r)
         rtmpi_dtype_release(r->dtype);
     if (r->sched)
         rtmpi_sched_free(r->sched);
+    if (r->greq)
+        rtmpi_greq_release(r);   /* its free_fn */
+    rtmpi_comm_release(r->comm);
     r->next_orphan = free_requests;
     free_requests = r;
 }
@@ -106,7 +110,9 @@ int rtmpi_p2p_start(rtmpi_request_t *r, rtmpi_req_kind_t kind, const void *buf, 
                     MPI_Datatype dt, int peer, int tag, rtm_comm_t ncomm,
                     rtmpi_send_mode_t mode)
 {
-    rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
+    /* A persistent request's type may have been freed since: its reference
+     * keeps the object. */
+    rtmpi_dtype_t *d = rtmpi_dtype_obj(dt);
     size_t bytes = (size_t)count * (size_t)d->size;
     MPI_Aint off;
     rtm_status_t st;
@@ -187,6 +193,8 @@ int rtmpi_req_poll(rtmpi_request_t *r)
         r->complete = 1;
         return 1;
     }
+    if (r->kind == RTMPI_REQ_GREQ)
+        return rtmpi_greq_poll(r);
     if (r->native == RTM_REQUEST_NULL) {
         r->complete = 1;
         return 1;
@@ -737,6 +745,8 @@ int PMPI_Cancel(MPI_Request *request)
     if (r->kind == RTMPI_REQ_COLL)
         return rtmpi_error(r->comm, __func__, MPI_ERR_REQUEST,
                            "a nonblocking collective cannot be canceled");
+    if (r->kind == RTMPI_REQ_GREQ)
+        return rtmpi_greq_cancel(r);
     if (r->persistent && !r->active)
         return rtmpi_error(r->comm, __func__, MPI_ERR_REQUEST,
                            "the persistent request is not active");
@@ -771,6 +781,8 @@ int PMPI_Request_free(MPI_Request *request)
     rtmpi_request_t *r = rtmpi_rq_ext(rq);
     if (!r) {
         binding_req_free(rq);   /* recycled by the runtime once complete */
+    } else if (r->kind == RTMPI_REQ_GREQ) {
+        rtmpi_greq_free(r);     /* its handle lives on for MPI_Grequest_complete */
     } else {
         r->handle = NULL;
         binding_req_release(rq);
