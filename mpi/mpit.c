@@ -199,9 +199,10 @@ RTMPI_WEAK(T_enum_get_item)
 
 /* ---- Control variables ------------------------------------------------------ */
 
-/* What a row does not say. scope LOCAL, ALL_EQ: read at each use, so
- * writable while the runtime runs (ALL_EQ: every rank must agree, as the
- * collectives' switch points pick one algorithm for all). Anything else,
+/* What a row does not say. scope LOCAL, ALL, ALL_EQ: read at each use,
+ * so writable while the runtime runs (ALL: to be set on every rank to take
+ * full effect; ALL_EQ: every rank must agree, as the collectives' switch
+ * points pick one algorithm for all). Anything else,
  * and every row not listed: constant once the rank runs. */
 typedef struct cvar_policy {
     const char *name;
@@ -216,8 +217,10 @@ static const cvar_policy_t cvar_policies[] = {
     {"RTM_EAGER_CREDITS",        MPI_T_VERBOSITY_TUNER_BASIC,  MPI_T_SCOPE_CONSTANT},
     /* progress.c reads it at each poll of a socket transport */
     {"RTM_NET_POLL_INTERVAL",    MPI_T_VERBOSITY_TUNER_DETAIL, MPI_T_SCOPE_LOCAL},
-    /* rndv.c reads it at each rendezvous, on the receiving side only */
-    {"RTM_RNDV_GET_BIDIR",       MPI_T_VERBOSITY_TUNER_DETAIL, MPI_T_SCOPE_LOCAL},
+    /* rndv.c reads it at each rendezvous, on both sides (the sender
+     * exposes its buffer from it, the receiver gets from it); where they
+     * differ the transfer is a copy, as without it */
+    {"RTM_RNDV_GET_BIDIR",       MPI_T_VERBOSITY_TUNER_DETAIL, MPI_T_SCOPE_ALL},
     /* the collectives read these when they build a schedule */
     {"RTM_MPI_COLL_SCRATCH",     MPI_T_VERBOSITY_TUNER_DETAIL, MPI_T_SCOPE_ALL_EQ},
     {"RTM_MPI_BCAST_LARGE",      MPI_T_VERBOSITY_TUNER_BASIC,  MPI_T_SCOPE_ALL_EQ},

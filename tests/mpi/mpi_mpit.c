@@ -342,8 +342,10 @@ static void check_counters(void)
      * then sends "ready" (counted by it alone: rank 1 starts once it has
      * received it), rank 1 answers "go" (counted by both), then the
      * messages; rank 1 stops, then sends "done" (counted by rank 0 alone,
-     * which stops once it has it): nothing of the next step (a barrier
-     * message) arrives while the other still counts. */
+     * which stops once it has it) and waits for rank 0's "stopped" (counted
+     * by neither): nothing of the next step (a barrier message) can arrive
+     * while the other still counts, not even in the progress pass that
+     * brings "done". */
     MPI_Barrier(MPI_COMM_WORLD);
     memset(big, 0x5a, LARGE);
     memset(small, 1, sizeof(small));
@@ -362,6 +364,7 @@ static void check_counters(void)
         }
         CHECK_RC(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES));
         CHECK_RC(MPI_Send(&go, 1, MPI_INT, peer, 1, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Recv(&go, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     } else {
         CHECK_RC(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES));
         CHECK_RC(MPI_Send(&go, 1, MPI_INT, peer, 1, MPI_COMM_WORLD));
@@ -372,6 +375,7 @@ static void check_counters(void)
             CHECK_RC(MPI_Send(big, LARGE, MPI_CHAR, peer, 3, MPI_COMM_WORLD));
         CHECK_RC(MPI_Recv(&go, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK_RC(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES));
+        CHECK_RC(MPI_Send(&go, 1, MPI_INT, peer, 1, MPI_COMM_WORLD));
     }
     for (int k = 0; k < NTL; k++)
         v[k] = pread_ull(s, tl_h[k]);
@@ -422,6 +426,8 @@ static void check_counters(void)
         CHECK_RC(MPI_Isend(small, SMALL, MPI_CHAR, peer, 5, MPI_COMM_WORLD, &reqs[NSMALL]));
         CHECK_RC(MPI_Waitall(NSMALL + 1, reqs, MPI_STATUSES_IGNORE));
         CHECK_RC(MPI_Recv(&go, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_RC(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES));
+        CHECK_RC(MPI_Send(&go, 1, MPI_INT, peer, 1, MPI_COMM_WORLD));
     } else {
         CHECK_RC(MPI_Recv(&go, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK_RC(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES));
@@ -439,8 +445,8 @@ static void check_counters(void)
                pread_ull(s, held_max));
         CHECK_RC(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES));
         CHECK_RC(MPI_Send(&go, 1, MPI_INT, peer, 1, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Recv(&go, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     }
-    CHECK_RC(MPI_T_pvar_stop(s, MPI_T_PVAR_ALL_HANDLES));   /* rank 1: stopped already */
     n = pread_ull(s, stalls);
     if (th_rank == 1 || credits >= 2 * (NSMALL + 2))
         EXPECT(n == 0, "%llu credit stalls with %d credits", n, credits);
