@@ -195,7 +195,7 @@ extern int rtm_mpi_weights_empty[1];
 #define MPI_ERR_RMA_SHARED            56
 #define MPI_ERR_RMA_FLAVOR            57
 #define MPI_T_ERR_INVALID             58
-#define MPI_ERR_LASTCODE              59
+#define MPI_ERR_LASTCODE              74   /* above MPI_T_ERR_PVAR_NO_ATOMIC (MPI_T section) */
 
 /* ---- Predefined handles ---- */
 #define MPI_COMM_NULL  0
@@ -903,6 +903,126 @@ RTMPI_API(Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
 /* (end of this section) */
 
 /* ---- The tool information interface, MPI_T (chapter 14) ---- */
+/* Return codes (error classes, MPI 3.1 section 14.3.9; MPI_T_ERR_INVALID
+ * is with the other classes above). */
+#define MPI_T_ERR_MEMORY              59
+#define MPI_T_ERR_NOT_INITIALIZED     60
+#define MPI_T_ERR_CANNOT_INIT         61
+#define MPI_T_ERR_INVALID_INDEX       62
+#define MPI_T_ERR_INVALID_ITEM        63
+#define MPI_T_ERR_INVALID_NAME        64
+#define MPI_T_ERR_INVALID_HANDLE      65
+#define MPI_T_ERR_OUT_OF_HANDLES      66
+#define MPI_T_ERR_OUT_OF_SESSIONS     67
+#define MPI_T_ERR_INVALID_SESSION     68
+#define MPI_T_ERR_CVAR_SET_NOT_NOW    69
+#define MPI_T_ERR_CVAR_SET_NEVER      70
+#define MPI_T_ERR_PVAR_NO_STARTSTOP   71
+#define MPI_T_ERR_PVAR_NO_WRITE       72
+#define MPI_T_ERR_PVAR_NO_ATOMIC      73
+
+typedef struct rtmpi_t_enum *MPI_T_enum;
+typedef struct rtmpi_t_cvar_handle *MPI_T_cvar_handle;
+typedef struct rtmpi_t_pvar_handle *MPI_T_pvar_handle;
+typedef struct rtmpi_t_pvar_session *MPI_T_pvar_session;
+
+#define MPI_T_ENUM_NULL         ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL  ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL  ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_ALL_HANDLES  ((MPI_T_pvar_handle)-1)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+
+enum {
+    MPI_T_VERBOSITY_USER_BASIC = 221,
+    MPI_T_VERBOSITY_USER_DETAIL,
+    MPI_T_VERBOSITY_USER_ALL,
+    MPI_T_VERBOSITY_TUNER_BASIC,
+    MPI_T_VERBOSITY_TUNER_DETAIL,
+    MPI_T_VERBOSITY_TUNER_ALL,
+    MPI_T_VERBOSITY_MPIDEV_BASIC,
+    MPI_T_VERBOSITY_MPIDEV_DETAIL,
+    MPI_T_VERBOSITY_MPIDEV_ALL
+};
+
+enum {
+    MPI_T_BIND_NO_OBJECT = 9700,
+    MPI_T_BIND_MPI_COMM,
+    MPI_T_BIND_MPI_DATATYPE,
+    MPI_T_BIND_MPI_ERRHANDLER,
+    MPI_T_BIND_MPI_FILE,
+    MPI_T_BIND_MPI_GROUP,
+    MPI_T_BIND_MPI_OP,
+    MPI_T_BIND_MPI_REQUEST,
+    MPI_T_BIND_MPI_WIN,
+    MPI_T_BIND_MPI_MESSAGE,
+    MPI_T_BIND_MPI_INFO
+};
+
+enum {
+    MPI_T_SCOPE_CONSTANT = 60438,
+    MPI_T_SCOPE_READONLY,
+    MPI_T_SCOPE_LOCAL,
+    MPI_T_SCOPE_GROUP,
+    MPI_T_SCOPE_GROUP_EQ,
+    MPI_T_SCOPE_ALL,
+    MPI_T_SCOPE_ALL_EQ
+};
+
+enum {
+    MPI_T_PVAR_CLASS_STATE = 240,
+    MPI_T_PVAR_CLASS_LEVEL,
+    MPI_T_PVAR_CLASS_SIZE,
+    MPI_T_PVAR_CLASS_PERCENTAGE,
+    MPI_T_PVAR_CLASS_HIGHWATERMARK,
+    MPI_T_PVAR_CLASS_LOWWATERMARK,
+    MPI_T_PVAR_CLASS_COUNTER,
+    MPI_T_PVAR_CLASS_AGGREGATE,
+    MPI_T_PVAR_CLASS_TIMER,
+    MPI_T_PVAR_CLASS_GENERIC
+};
+
+RTMPI_API(T_init_thread, (int required, int *provided))
+RTMPI_API(T_finalize, (void))
+RTMPI_API(T_enum_get_info, (MPI_T_enum enumtype, int *num, char *name, int *name_len))
+RTMPI_API(T_enum_get_item, (MPI_T_enum enumtype, int index, int *value, char *name,
+                            int *name_len))
+RTMPI_API(T_cvar_get_num, (int *num_cvar))
+RTMPI_API(T_cvar_get_info, (int cvar_index, char *name, int *name_len, int *verbosity,
+                            MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc,
+                            int *desc_len, int *bind, int *scope))
+RTMPI_API(T_cvar_get_index, (const char *name, int *cvar_index))
+RTMPI_API(T_cvar_handle_alloc, (int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle,
+                                int *count))
+RTMPI_API(T_cvar_handle_free, (MPI_T_cvar_handle *handle))
+RTMPI_API(T_cvar_read, (MPI_T_cvar_handle handle, void *buf))
+RTMPI_API(T_cvar_write, (MPI_T_cvar_handle handle, const void *buf))
+RTMPI_API(T_pvar_get_num, (int *num_pvar))
+RTMPI_API(T_pvar_get_info, (int pvar_index, char *name, int *name_len, int *verbosity,
+                            int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype,
+                            char *desc, int *desc_len, int *bind, int *readonly,
+                            int *continuous, int *atomic))
+RTMPI_API(T_pvar_get_index, (const char *name, int var_class, int *pvar_index))
+RTMPI_API(T_pvar_session_create, (MPI_T_pvar_session *session))
+RTMPI_API(T_pvar_session_free, (MPI_T_pvar_session *session))
+RTMPI_API(T_pvar_handle_alloc, (MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+                                MPI_T_pvar_handle *handle, int *count))
+RTMPI_API(T_pvar_handle_free, (MPI_T_pvar_session session, MPI_T_pvar_handle *handle))
+RTMPI_API(T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+RTMPI_API(T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+RTMPI_API(T_pvar_read, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+RTMPI_API(T_pvar_write, (MPI_T_pvar_session session, MPI_T_pvar_handle handle,
+                         const void *buf))
+RTMPI_API(T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+RTMPI_API(T_pvar_readreset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+RTMPI_API(T_category_get_num, (int *num_cat))
+RTMPI_API(T_category_get_info, (int cat_index, char *name, int *name_len, char *desc,
+                                int *desc_len, int *num_cvars, int *num_pvars,
+                                int *num_categories))
+RTMPI_API(T_category_get_index, (const char *name, int *cat_index))
+RTMPI_API(T_category_get_cvars, (int cat_index, int len, int indices[]))
+RTMPI_API(T_category_get_pvars, (int cat_index, int len, int indices[]))
+RTMPI_API(T_category_get_categories, (int cat_index, int len, int indices[]))
+RTMPI_API(T_category_changed, (int *stamp))
 /* (end of this section) */
 
 /* ---- MPI-1 names removed in MPI 3.0 that old codes still call (deprecated) ---- */

@@ -44,6 +44,7 @@ mpi_libmpi_la_SOURCES = \
 	mpi/handles.c \
 	mpi/info.c \
 	mpi/mpi_impl.h \
+	mpi/mpit.c \
 	mpi/op.c \
 	mpi/pt2pt.c \
 	mpi/request.c \

@@ -38,7 +38,8 @@ static const am_handler_fn am_handlers[RTM_AM_COUNT] = {
 /* Hot path: no allocation, lock or log. */
 void proto_am_handler(void *arg, int src, unsigned am_id, const void *data, size_t len)
 {
-    (void)arg;
+    /* arg: the receiving transport's counters (tl.c) */
+    rtm_rt.rx_counters = arg != NULL ? arg : &rtm_rt.rx_unattributed;
     if (__builtin_expect(src < 0 || src >= rtm_rt.world_size, 0))
         peer_protocol_error(src, "sender rank out of range");
     if (__builtin_expect(am_id >= RTM_AM_COUNT, 0))

@@ -119,4 +119,43 @@ void           binding_req_release(binding_req_t *req);
  * completes. */
 void           binding_req_free(binding_req_t *req);
 
+/* ---- The tool interface, MPI_T (mpi/mpit.c) ------------------------------
+ *
+ * MPI_T's control variables are the config rows, which the binding reads
+ * through common/rtconfig.h; the runtime makes sure they are registered
+ * and hands out what it counts for the performance variables. None of
+ * these is on a hot path; the counting itself is increments on the paths
+ * (runtime/rt.h rtm_tl_counters_t, match.h, proto.c). */
+
+/* Registers every component's config table, as rtm_init does first, so
+ * the rows are there before MPI_Init. Does nothing once done, or once
+ * rtm_init has run (it registered them). */
+rtm_status_t binding_config_ready(void);
+
+/* The transports this build knows (transport/registry.h order): the name
+ * of the i-th, NULL past the last. */
+const char *binding_tl_name(int i);
+
+typedef enum binding_counter {
+    /* per transport: matched messages (EAGER, RTS) and their bytes */
+    BINDING_CTR_MSGS_SENT,
+    BINDING_CTR_BYTES_SENT,
+    BINDING_CTR_MSGS_RECV,
+    BINDING_CTR_BYTES_RECV,
+    BINDING_CTR_RNDV_SENT,      /* of those, by rendezvous */
+    BINDING_CTR_RNDV_RECV,
+    BINDING_CTR_PER_TL,         /* the ones above are per transport */
+    /* for the whole rank */
+    BINDING_CTR_UNEXP_HELD = BINDING_CTR_PER_TL,  /* unexpected messages held now */
+    BINDING_CTR_UNEXP_HELD_MAX, /* the most held at once */
+    BINDING_CTR_CREDIT_STALLS,  /* eager sends that waited for a credit */
+    BINDING_CTR_IDLE_POLICY,    /* 0 unresolved, 1 spin, 2 yield (RTM_IDLE_WAIT) */
+    BINDING_CTR_COUNT
+} binding_counter_t;
+
+/* The current value of a counter; tl is the transport's index (as in
+ * binding_tl_name) for the per-transport ones, ignored otherwise. 0 for a
+ * transport this rank has not opened, and before rtm_init. */
+uint64_t binding_counter(binding_counter_t which, int tl);
+
 #endif

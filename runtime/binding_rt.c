@@ -12,8 +12,10 @@
 #include "runtime/proto.h"
 #include "runtime/request.h"
 #include "runtime/rt.h"
+#include "runtime/rt_config.h"
 #include "common/error.h"
 #include "runtime/state.h"
+#include "transport/registry.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -121,4 +123,55 @@ void binding_state_register(int (*describe)(binding_call_t *call_p))
 {
     binding_describe = describe;
     state_binding_set(describe != NULL ? binding_state_describe : NULL);
+}
+
+rtm_status_t binding_config_ready(void)
+{
+    static int registered;
+
+    if (registered || rtm_rt.state != RT_NEVER)
+        return RTM_OK;
+    registered = 1;
+    return rtm_lib_config_register();
+}
+
+const char *binding_tl_name(int i)
+{
+    if (i < 0 || i >= rtm_tl_registry_count())
+        return NULL;
+    return rtm_tl_registry_name(i);
+}
+
+static const rtm_tl_counters_t *tl_counters(int i)
+{
+    const char *name = binding_tl_name(i);
+
+    if (name == NULL)
+        return NULL;
+    /* every slot ever opened: after rtm_finalize the counts stay readable */
+    for (int t = 0; t < RTM_MAX_TRANSPORTS; t++) {
+        if (rtm_rt.tls[t].ops != NULL && !strcmp(rtm_rt.tls[t].ops->name, name))
+            return &rtm_rt.tls[t].counters;
+    }
+    return NULL;
+}
+
+uint64_t binding_counter(binding_counter_t which, int tl)
+{
+    const rtm_tl_counters_t *c = which < BINDING_CTR_PER_TL ? tl_counters(tl) : NULL;
+
+    switch (which) {
+    case BINDING_CTR_MSGS_SENT:  return c ? c->msgs_sent : 0;
+    case BINDING_CTR_BYTES_SENT: return c ? c->bytes_sent : 0;
+    case BINDING_CTR_MSGS_RECV:  return c ? c->msgs_recv : 0;
+    case BINDING_CTR_BYTES_RECV: return c ? c->bytes_recv : 0;
+    case BINDING_CTR_RNDV_SENT:  return c ? c->rndv_sent : 0;
+    case BINDING_CTR_RNDV_RECV:  return c ? c->rndv_recv : 0;
+    case BINDING_CTR_UNEXP_HELD: return rtm_rt.contexts.unexp_held;
+    case BINDING_CTR_UNEXP_HELD_MAX: return rtm_rt.contexts.unexp_held_max;
+    case BINDING_CTR_CREDIT_STALLS: return rtm_rt.credit_stalls;
+    case BINDING_CTR_IDLE_POLICY: return (uint64_t)rtm_rt.idle_yield;
+    case BINDING_CTR_COUNT:      break;
+    }
+    return 0;
 }

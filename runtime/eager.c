@@ -48,6 +48,8 @@ void eager_recv(int src, const void *data, size_t len)
         peer_protocol_error(src, "truncated EAGER");
     plen = len - sizeof(*m);
     peer_rx_order(p, src, m->seq);
+    rtm_rt.rx_counters->msgs_recv++;
+    rtm_rt.rx_counters->bytes_recv += plen;
     credit_received(p, m->credits);
     mctx = peer_rx_context(src, m->ctx);
     req = match_posted_take(mctx, m->src, m->tag);

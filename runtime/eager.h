@@ -48,6 +48,8 @@ static inline rtm_status_t eager_send(rtm_peer_t *p, uint32_t ctx, int src_rank,
     }
     p->tx_seq++;
     p->tx_credits--;
+    p->tl->counters.msgs_sent++;
+    p->tl->counters.bytes_sent += len;
     return RTM_OK;
 }
 

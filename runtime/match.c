@@ -15,6 +15,8 @@ void match_table_init(rtm_match_table_t *tbl, uint32_t max_ids)
     tbl->ctxs = NULL;
     tbl->num = 0;
     tbl->max_ids = max_ids;
+    tbl->unexp_held = 0;
+    tbl->unexp_held_max = 0;
     rtm_mpool_init(&tbl->unexp_pool, "unexpected", sizeof(rtm_unexp_t), 256, 0);
 }
 
@@ -109,8 +111,11 @@ rtm_unexp_t *match_unexp_alloc(rtm_match_table_t *tbl)
 {
     rtm_unexp_t *ue = rtm_mpool_get(&tbl->unexp_pool);
 
-    if (ue != NULL)
+    if (ue != NULL) {
         ue->data = NULL;
+        if (++tbl->unexp_held > tbl->unexp_held_max)
+            tbl->unexp_held_max = tbl->unexp_held;
+    }
     return ue;
 }
 
@@ -118,6 +123,7 @@ void match_unexp_free(rtm_match_table_t *tbl, rtm_unexp_t *ue)
 {
     if (ue->data != NULL && ue->data != ue->inline_data)
         free(ue->data);
+    tbl->unexp_held--;
     rtm_mpool_put(&tbl->unexp_pool, ue);
 }
 

@@ -48,6 +48,11 @@ typedef struct rtm_match_table {
     uint32_t          num;       /* entries in ctxs */
     uint32_t          max_ids;   /* ids are below this */
     rtm_mpool_t       unexp_pool;
+    /* unexpected messages held (allocated, not yet freed: queued, or taken
+     * by a matched probe and not yet received), and the most ever held at
+     * once (MPI_T's performance variables) */
+    uint64_t          unexp_held;
+    uint64_t          unexp_held_max;
 } rtm_match_table_t;
 
 void match_table_init(rtm_match_table_t *tbl, uint32_t max_ids);

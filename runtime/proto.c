@@ -80,6 +80,8 @@ rtm_status_t proto_isend(const rtm_comm_obj_t *comm, uint32_t ctx, const void *b
     if (sync)
         req->flags |= RTM_REQ_F_SYNC;
     req->op = (uint8_t)proto_pick(p, len, sync);
+    if (req->op == RTM_OP_EAGER && p->tx_credits <= 0)
+        rtm_rt.credit_stalls++;   /* waits for a credit (MPI_T counts it) */
     if (__builtin_expect(req->op == RTM_OP_EAGER && proto_eager_now(p), 1)) {
         /* The eager fast path: the request completes now (not released yet). */
         status = eager_send(p, ctx, comm->rank, tag, buf, len);

@@ -104,6 +104,9 @@ rtm_status_t rndv_send_rts(rtm_peer_t *p, rtm_request_impl_t *req)
         return status;
     }
     p->tx_seq++;
+    p->tl->counters.msgs_sent++;
+    p->tl->counters.bytes_sent += req->len;
+    p->tl->counters.rndv_sent++;
     req->op = RTM_OP_NONE;   /* now waits for CTS or FIN */
     req->flags |= RTM_REQ_F_RNDV_TX;
     p->rndv_tx_active++;
@@ -335,6 +338,9 @@ void rndv_recv_rts(int src, const void *data, size_t len)
         len < RTM_RTS_HDR_BASE + rts->rkey_len)
         peer_protocol_error(src, "truncated RTS");
     peer_rx_order(p, src, rts->m.seq);
+    rtm_rt.rx_counters->msgs_recv++;
+    rtm_rt.rx_counters->bytes_recv += rts->size;
+    rtm_rt.rx_counters->rndv_recv++;
     credit_received(p, rts->m.credits);
     mctx = peer_rx_context(src, rts->m.ctx);
     req = match_posted_take(mctx, rts->m.src, rts->m.tag);

@@ -29,6 +29,19 @@ enum { IDLE_UNRESOLVED = 0, IDLE_SPIN = 1, IDLE_YIELD = 2 };
 
 #define RTM_MAX_TRANSPORTS 4
 
+/* What one transport carried, for MPI_T's performance variables (read by
+ * runtime/binding_rt.c). Matched messages only (EAGER and RTS; not the
+ * control messages): a rendezvous message counts its full size when its
+ * RTS leaves or arrives. Increments on the paths, nothing else. */
+typedef struct rtm_tl_counters {
+    uint64_t msgs_sent;
+    uint64_t bytes_sent;
+    uint64_t msgs_recv;
+    uint64_t bytes_recv;
+    uint64_t rndv_sent;    /* of msgs_sent, by rendezvous */
+    uint64_t rndv_recv;    /* of msgs_recv, by rendezvous */
+} rtm_tl_counters_t;
+
 /* One opened transport. */
 typedef struct rtm_tl {
     const rtm_tl_ops_t *ops;
@@ -40,6 +53,7 @@ typedef struct rtm_tl {
     int                 poll_hot;
     /* progress() calls made (logged at close: tests check who is polled) */
     unsigned long       polls;
+    rtm_tl_counters_t   counters;
 } rtm_tl_t;
 
 struct rtm_peer;
@@ -87,6 +101,13 @@ typedef struct rtm_runtime {
     unsigned long     progress_events; /* events found by every pass so far */
     unsigned long     idle_yields;     /* sched_yield calls of blocking waits */
     unsigned long     idle_sleeps;     /* back-off sleeps of long waits */
+    /* the counters of the transport whose message is being handled (am.c
+     * sets it before each handler; rx_unattributed when a test calls the
+     * handler with no transport) */
+    rtm_tl_counters_t *rx_counters;
+    rtm_tl_counters_t  rx_unattributed;
+    /* eager sends that found no credit to their peer and waited (proto.c) */
+    uint64_t           credit_stalls;
 } rtm_runtime_t;
 
 extern rtm_runtime_t rtm_rt;

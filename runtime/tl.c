@@ -79,7 +79,7 @@ static rtm_status_t tl_open(const rtm_tl_ops_t *ops)
         params.job_secret_len = sizeof(rtm_rt.job_secret.key);
     }
     params.am_cb = proto_am_handler;
-    params.am_arg = NULL;
+    params.am_arg = &tl->counters;   /* proto_am_handler attributes receives */
     params.addr_lookup = tl_addr_lookup;
     params.peer_failed = proto_peer_failed;
 
