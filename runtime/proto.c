@@ -45,7 +45,7 @@ static rtm_request_impl_t *proto_detach(rtm_peer_t *p, rtm_request_impl_t *req)
         return NULL;
     }
     d->flags |= RTM_REQ_F_DETACHED | RTM_REQ_F_RELEASED;
-    d->op = RTM_OP_EAGER;   /* eager after all if a credit is back when its turn comes */
+    d->op = RTM_OP_RTS;
     d->peer = req->peer;
     d->ctx = req->ctx;
     d->rank = req->rank;

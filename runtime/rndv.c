@@ -44,7 +44,7 @@ void rndv_req_fail(rtm_request_impl_t *req, rtm_status_t status)
               rtm_rt.hostname, req->peer, job_peer_hostname(req->peer),
               rtm_strerror(status),
               (req->flags & RTM_REQ_F_DETACHED)
-                  ? " (a detached send: its MPI_Send or wait had returned already)" : "");
+                  ? " (a detached send: the send had completed for its caller already)" : "");
     req->op = RTM_OP_NONE;
     req->status.error = status;
     if (req->kind == RTM_REQ_SEND)
