@@ -4,8 +4,10 @@
  * owes one back once the message's buffer is released (on match) and
  * returns what it owes piggy-backed in the next match header it sends that
  * peer, or in an explicit CREDIT once half the window is owed. Out of
- * credits, a sender uses rendezvous: the data waits in the sender's buffer
- * instead of the receiver's memory, so a flood cannot grow memory there.
+ * credits, a sender uses rendezvous (detached, from a copy of its own, up to
+ * RTM_DETACHED_SENDS per peer: runtime/proto.c): the data waits in the
+ * sender's memory instead of the receiver's, which holds one envelope per
+ * message, so a flood cannot grow memory there without bound.
  */
 #ifndef RTM_RUNTIME_CREDIT_H
 #define RTM_RUNTIME_CREDIT_H

@@ -23,6 +23,7 @@ typedef struct rtm_peer {
     int          tx_credits;      /* eager messages we may still send it */
     int          credits_owed;    /* its eager messages we released, not yet returned */
     int          rndv_tx_active;  /* our rendezvous sends to it (RTS out) not complete */
+    int          detached_tx;     /* our detached sends to it not complete (proto.c) */
     rtm_list_t   pending_sends;   /* matched messages waiting for queue space, FIFO */
     rtm_list_t   pending_ctrl;    /* requests with a CTS/FIN/DATA to send */
     rtm_list_t   pending_link;    /* in rtm_rt.pending_peers while anything waits */

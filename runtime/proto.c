@@ -16,12 +16,63 @@
 #include "runtime/request.h"
 #include "runtime/rndv.h"
 #include "runtime/rt.h"
+#include "runtime/rt_config.h"
 #include "common/error.h"
 #include "common/log.h"
 
-/* Put one queued matched message (EAGER or RTS) on the wire. */
-static rtm_status_t proto_send_queued(rtm_peer_t *p, rtm_request_impl_t *req)
+/* A standard send of eager size that finds no eager credit is detached
+ * rather than left waiting for its receive: its bytes are copied into
+ * memory of the runtime's own (req_copy_in), a request of the runtime's own
+ * (released: recycled once done) carries the copy as a rendezvous send, so
+ * its RTS -- which needs no credit -- goes now and the receiver's matching
+ * and probes see it, and req, the caller's, completes now: MPI lets a
+ * standard send complete before its receive is posted. At most
+ * RTM_DETACHED_SENDS per peer are out at once (that and the credits bound
+ * what a flood holds at the receiver: docs/mpi.md, "Flow control"); past
+ * that, or with no memory for the copy, NULL: req goes by rendezvous from
+ * the caller's buffer and completes once matched, as before. */
+static rtm_request_impl_t *proto_detach(rtm_peer_t *p, rtm_request_impl_t *req)
 {
+    rtm_request_impl_t *d;
+
+    if (p->detached_tx >= rt_config.detached_sends)
+        return NULL;
+    d = req_alloc(RTM_REQ_SEND);
+    if (d == NULL)
+        return NULL;
+    if (req_copy_in(d, req->buf, req->len) != RTM_OK) {
+        req_release(d);
+        return NULL;
+    }
+    d->flags |= RTM_REQ_F_DETACHED | RTM_REQ_F_RELEASED;
+    d->op = RTM_OP_RTS;
+    d->peer = req->peer;
+    d->ctx = req->ctx;
+    d->rank = req->rank;
+    d->tag = req->tag;
+    d->len = req->len;
+    d->status.source = req->status.source;
+    d->status.tag = req->tag;
+    p->detached_tx++;
+    req->op = RTM_OP_NONE;
+    req->status.count = req->len;
+    req_complete(req);   /* recycled now if its caller freed it already */
+    return d;
+}
+
+/* A detached send is done (sent eagerly, or its rendezvous ended). */
+static inline void proto_detached_done(rtm_peer_t *p, rtm_request_impl_t *req)
+{
+    if (req->flags & RTM_REQ_F_DETACHED)
+        p->detached_tx--;
+}
+
+/* Put one queued matched message (EAGER or RTS) on the wire. *req_p may
+ * be detached (proto_detach): then it names the runtime's request, the one
+ * still to send when the result is RTM_ERR_AGAIN. */
+static rtm_status_t proto_send_queued(rtm_peer_t *p, rtm_request_impl_t **req_p)
+{
+    rtm_request_impl_t *req = *req_p;
     rtm_status_t status;
 
     if (req->op == RTM_OP_EAGER && p->tx_credits > 0) {
@@ -30,8 +81,15 @@ static rtm_status_t proto_send_queued(rtm_peer_t *p, rtm_request_impl_t *req)
             return status;
         req->op = RTM_OP_NONE;
         req->status.count = req->len;
+        proto_detached_done(p, req);
         req_complete(req);
         return RTM_OK;
+    }
+    if (req->op == RTM_OP_EAGER && !(req->flags & RTM_REQ_F_DETACHED)) {
+        rtm_request_impl_t *d = proto_detach(p, req);
+
+        if (d != NULL)
+            *req_p = req = d;
     }
     return rndv_send_rts(p, req);
 }
@@ -92,13 +150,35 @@ rtm_status_t proto_isend(const rtm_comm_obj_t *comm, uint32_t ctx, const void *b
             *req_p = req;
             return RTM_OK;
         }
-    } else if (rtm_list_is_empty(&p->pending_sends)) {
-        status = proto_send_queued(p, req);
+    } else if (rtm_list_is_empty(&p->pending_sends) &&
+               (req->op != RTM_OP_EAGER || p->detached_tx < rt_config.detached_sends)) {
+        rtm_request_impl_t *user = req;
+
+        status = proto_send_queued(p, &req);
         if (status == RTM_OK) {
-            *req_p = req;
+            *req_p = user;
+            return RTM_OK;
+        }
+        if (req != user) {
+            /* detached: the caller's request is complete; what is left to
+             * send, or to undo on failure, is the runtime's */
+            if (status != RTM_ERR_AGAIN) {
+                proto_detached_done(p, req);
+                req_release(req);
+                req_release(user);
+                return rtm_error_set(status, "sending to rank %d (%s) failed", world,
+                                     job_peer_hostname(world));
+            }
+            rtm_list_push_tail(&p->pending_sends, &req->link);
+            peer_pending_add(p);
+            *req_p = user;
             return RTM_OK;
         }
     } else {
+        /* Behind earlier sends; or every detached send to p is out: queued
+         * for the next progress pass, which reads p's answers (CTS, FIN:
+         * detached sends done) before it flushes, so it is detached then
+         * if one has ended, else its RTS goes from the caller's buffer. */
         status = RTM_ERR_AGAIN;
     }
     if (status != RTM_ERR_AGAIN) {
@@ -138,7 +218,7 @@ int proto_flush_peer(rtm_peer_t *p)
                                                    rtm_request_impl_t, link);
 
         rtm_list_del(&req->link);
-        status = proto_send_queued(p, req);
+        status = proto_send_queued(p, &req);
         if (status == RTM_ERR_AGAIN) {
             rtm_list_push_head(&p->pending_sends, &req->link);
             return n;

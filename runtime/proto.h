@@ -19,7 +19,9 @@
 
 /* The protocol choice, for every send: eager if the message fits and the
  * send is not synchronous, else rendezvous. Out of credits, an eager
- * message goes by rendezvous when its turn comes (proto_send_queued). */
+ * message goes by rendezvous when its turn comes, detached from its
+ * caller's buffer while the peer's RTM_DETACHED_SENDS allow
+ * (proto_send_queued). */
 static inline rtm_req_op_t proto_pick(const rtm_peer_t *p, size_t len, int sync)
 {
     return !sync && eager_fits(p, len) ? RTM_OP_EAGER : RTM_OP_RTS;

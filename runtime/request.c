@@ -9,6 +9,7 @@
 
 #include "runtime/request.h"
 #include "common/error.h"
+#include "common/mpool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,17 +32,87 @@ static struct {
     rtm_request_impl_t  *free_list;  /* through next_free */
 } req_table;
 
+/* The copies detached sends own (req_copy_in), by size class: class c
+ * holds up to REQ_COPY_MIN << c bytes, 64 B to 1 MiB (the largest eager
+ * limit a transport's row allows); a larger copy comes from malloc. A copy
+ * goes back to its class when its request is released; the pools keep
+ * their high-water mark until req_pool_cleanup. */
+#define REQ_COPY_MIN     64u
+#define REQ_COPY_CLASSES 15
+#define REQ_COPY_CHUNK   (64u * 1024u)   /* bytes per pool chunk, at least one copy */
+
+static rtm_mpool_t req_copies[REQ_COPY_CLASSES];
+
+static int req_copy_class(size_t len)
+{
+    int c = 0;
+
+    while (c < REQ_COPY_CLASSES && ((size_t)REQ_COPY_MIN << c) < len)
+        c++;
+    return c;   /* REQ_COPY_CLASSES: malloc */
+}
+
 void req_pool_init(void)
 {
     memset(&req_table, 0, sizeof(req_table));
+    for (int c = 0; c < REQ_COPY_CLASSES; c++) {
+        size_t size = (size_t)REQ_COPY_MIN << c;
+
+        rtm_mpool_init(&req_copies[c], "detached send copies", size,
+                       size < REQ_COPY_CHUNK ? REQ_COPY_CHUNK / size : 1, 0);
+    }
 }
 
+/* Copies still held (sends never matched before finalize) go with their
+ * pools; one from malloc is freed with its request. */
 void req_pool_cleanup(void)
 {
-    for (uint32_t i = 0; i < req_table.num_chunks; i++)
+    for (uint32_t i = 0; i < req_table.num_chunks; i++) {
+        for (uint32_t k = 0; k < REQ_CHUNK; k++) {
+            rtm_request_impl_t *req = &req_table.chunks[i][k];
+
+            if (req->magic == RTM_REQ_MAGIC && (req->flags & RTM_REQ_F_DETACHED) &&
+                req->len > 0 && req_copy_class(req->len) == REQ_COPY_CLASSES)
+                free(req->buf);
+        }
         free(req_table.chunks[i]);
+    }
     free(req_table.chunks);
     memset(&req_table, 0, sizeof(req_table));
+    for (int c = 0; c < REQ_COPY_CLASSES; c++)
+        rtm_mpool_cleanup(&req_copies[c]);
+}
+
+rtm_status_t req_copy_in(rtm_request_impl_t *req, const void *src, size_t len)
+{
+    int c = req_copy_class(len);
+    void *copy;
+
+    if (len == 0) {
+        req->buf = NULL;
+        return RTM_OK;
+    }
+    copy = c < REQ_COPY_CLASSES ? rtm_mpool_get(&req_copies[c]) : malloc(len);
+    if (copy == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a copy of a %zu-byte send",
+                             len);
+    memcpy(copy, src, len);
+    req->buf = copy;
+    return RTM_OK;
+}
+
+/* A detached send's copy back to its pool (len is the copy's, unchanged). */
+static __attribute__((noinline)) void req_copy_free(rtm_request_impl_t *req)
+{
+    int c = req_copy_class(req->len);
+
+    if (req->len == 0)
+        return;
+    if (c < REQ_COPY_CLASSES)
+        rtm_mpool_put(&req_copies[c], req->buf);
+    else
+        free(req->buf);
+    req->buf = NULL;
 }
 
 /* Slow path: one more chunk of requests on the free list; its first. */
@@ -129,6 +200,8 @@ rtm_request_impl_t *req_alloc_done(rtm_req_kind_t kind)
  * life no longer match (they could again only after 2^32 reuses). */
 void req_release(rtm_request_impl_t *req)
 {
+    if (__builtin_expect(req->flags & RTM_REQ_F_DETACHED, 0))
+        req_copy_free(req);
     req->magic = 0;
     req->gen++;
     req->next_free = req_table.free_list;

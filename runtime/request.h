@@ -42,6 +42,9 @@ enum {
     RTM_REQ_F_SYNC      = 1u << 3,  /* synchronous send */
     RTM_REQ_F_MESSAGE   = 1u << 4,  /* recv holds an mprobe'd message */
     RTM_REQ_F_RNDV_TX   = 1u << 5,  /* send: its RTS is out, counted in rndv_tx_active */
+    RTM_REQ_F_DETACHED  = 1u << 6,  /* send: its caller's request is complete; buf is a
+                                       copy this one owns (req_copy_in), counted in the
+                                       peer's detached_tx (runtime/proto.c) */
 };
 
 #define RTM_REQ_MAGIC 0x52544d52u   /* "RTMR" */
@@ -81,6 +84,11 @@ rtm_request_impl_t *req_alloc(rtm_req_kind_t kind);
 rtm_request_impl_t *req_alloc_done(rtm_req_kind_t kind);
 void         req_complete(rtm_request_impl_t *req);
 void         req_release(rtm_request_impl_t *req);
+/* Slow path (a detached send, runtime/proto.c): req->buf becomes a copy of
+ * the len bytes at src, which req owns until it is released (from a pool
+ * per size class: no malloc in the steady state). RTM_ERR_NO_MEMORY:
+ * nothing changed. */
+rtm_status_t req_copy_in(rtm_request_impl_t *req, const void *src, size_t len);
 /* A handle from the user: set the detail naming func unless it is active. */
 rtm_status_t req_validate(rtm_request_t req, const char *func);
 /* The request an id names, or NULL when no allocated request has that id.

@@ -25,21 +25,26 @@
 /* ---- sender ---- */
 
 /* A send request is done (FIN, last DATA, or failure): no longer counts as
- * rendezvous traffic to its peer. */
+ * rendezvous traffic to its peer, nor, detached (proto.c), in the peer's
+ * detached sends; completing a detached one recycles it and its copy. */
 static void rndv_send_done(rtm_request_impl_t *req)
 {
     if (req->flags & RTM_REQ_F_RNDV_TX) {
         req->flags &= (uint16_t)~RTM_REQ_F_RNDV_TX;
         rtm_rt.peers[req->peer].rndv_tx_active--;
     }
+    if (req->flags & RTM_REQ_F_DETACHED)
+        rtm_rt.peers[req->peer].detached_tx--;
     req_complete(req);
 }
 
 void rndv_req_fail(rtm_request_impl_t *req, rtm_status_t status)
 {
-    rtm_error("rank %d (%s): message to rank %d (%s) failed: %s", rtm_rt.world_rank,
+    rtm_error("rank %d (%s): message to rank %d (%s) failed: %s%s", rtm_rt.world_rank,
               rtm_rt.hostname, req->peer, job_peer_hostname(req->peer),
-              rtm_strerror(status));
+              rtm_strerror(status),
+              (req->flags & RTM_REQ_F_DETACHED)
+                  ? " (a detached send: the send had completed for its caller already)" : "");
     req->op = RTM_OP_NONE;
     req->status.error = status;
     if (req->kind == RTM_REQ_SEND)

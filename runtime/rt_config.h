@@ -12,6 +12,7 @@ typedef struct rt_config {
     const char *transports;        /* RTM_TRANSPORTS */
     int         pmix_collect;      /* RTM_PMIX_COLLECT */
     long        eager_credits;     /* RTM_EAGER_CREDITS */
+    long        detached_sends;    /* RTM_DETACHED_SENDS */
     long        poll_spin;         /* RTM_POLL_SPIN */
     int         idle_wait;         /* RTM_IDLE_WAIT: 0 auto, 1 spin, 2 yield */
     long        net_poll_interval; /* RTM_NET_POLL_INTERVAL */

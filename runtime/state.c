@@ -218,7 +218,16 @@ static void req_state_text(const rtm_request_impl_t *req, char *buf, size_t len)
 
     if (req->kind == RTM_REQ_SEND) {
         int queued = p != NULL && on_list(&p->pending_sends, &req->link);
+        int n = 0;
 
+        if (req->flags & RTM_REQ_F_DETACHED) {
+            /* the runtime's own: its caller's send has completed */
+            n = snprintf(buf, len, "detached (the caller's send completed, a copy waits): ");
+            if (n < 0 || (size_t)n >= len)
+                return;
+            buf += n;
+            len -= (size_t)n;
+        }
         if (queued && req->op == RTM_OP_EAGER && p->tx_credits <= 0)
             snprintf(buf, len, "eager, queued for an eager credit (%d of %ld in use)",
                      credits_in_use(p), rt_config.eager_credits);
@@ -271,7 +280,7 @@ typedef struct req_json_ctx {
 static void req_json(const rtm_request_impl_t *req, void *arg)
 {
     req_json_ctx_t *c = arg;
-    char comm[48], st[160];
+    char comm[48], st[224];
     int coll;
 
     ctx_name(req->ctx, comm, sizeof(comm), &coll);
@@ -281,8 +290,9 @@ static void req_json(const rtm_request_impl_t *req, void *arg)
     sb_str(c->sb, req->peer >= 0 ? peer_host(req->peer) : "any");
     sb_printf(c->sb, ",\"comm_rank\":%d,\"tag\":%d,\"comm\":", req->rank, req->tag);
     sb_str(c->sb, comm);
-    sb_printf(c->sb, ",\"collective_context\":%s,\"context\":%u,\"bytes\":%zu,\"state\":",
-              coll ? "true" : "false", (unsigned)req->ctx, req->len);
+    sb_printf(c->sb, ",\"collective_context\":%s,\"context\":%u,\"bytes\":%zu,"
+              "\"detached\":%s,\"state\":", coll ? "true" : "false", (unsigned)req->ctx,
+              req->len, (req->flags & RTM_REQ_F_DETACHED) ? "true" : "false");
     sb_str(c->sb, st);
     sb_printf(c->sb, "}");
     c->n++;
@@ -355,10 +365,11 @@ static void peers_json(sbuf_t *sb)
         sb_str(sb, peer_host(r));
         sb_printf(sb, ",\"transport\":\"%s\",\"eager_credits_in_use\":%d,"
                   "\"eager_credit_limit\":%ld,\"credits_owed\":%d,\"queued_sends\":%d,"
-                  "\"queued_control\":%d,\"rendezvous_sends_out\":%d,\"tx_seq\":%u,"
+                  "\"queued_control\":%d,\"rendezvous_sends_out\":%d,"
+                  "\"detached_sends_out\":%d,\"detached_send_limit\":%ld,\"tx_seq\":%u,"
                   "\"rx_seq\":%u", p->tl->ops->name, credits_in_use(p), rt_config.eager_credits,
-                  p->credits_owed, ns, nc, p->rndv_tx_active, (unsigned)p->tx_seq,
-                  (unsigned)p->rx_seq);
+                  p->credits_owed, ns, nc, p->rndv_tx_active, p->detached_tx,
+                  rt_config.detached_sends, (unsigned)p->tx_seq, (unsigned)p->rx_seq);
         tl_state[0] = '\0';
         if (p->ep != NULL && p->tl->ops->ep_state != NULL)
             p->tl->ops->ep_state(p->ep, tl_state, sizeof(tl_state));
@@ -372,16 +383,32 @@ static void peers_json(sbuf_t *sb)
 typedef struct first_req_ctx {
     int peer;                       /* -1: any peer */
     const rtm_request_impl_t *req;  /* first match */
+    const rtm_request_impl_t *detached; /* first detached match */
     int count;
 } first_req_ctx_t;
 
+/* The first incomplete request (to c->peer) of a caller: a detached send
+ * (the runtime's own, its caller's send complete) only when there is no
+ * other, since no call waits for it. */
 static void first_req(const rtm_request_impl_t *req, void *arg)
 {
     first_req_ctx_t *c = arg;
 
     c->count++;
-    if (c->req == NULL && (c->peer < 0 || req->peer == c->peer))
+    if (c->peer >= 0 && req->peer != c->peer)
+        return;
+    if (req->flags & RTM_REQ_F_DETACHED) {
+        if (c->detached == NULL)
+            c->detached = req;
+    } else if (c->req == NULL) {
         c->req = req;
+    }
+}
+
+static void first_req_done(first_req_ctx_t *c)
+{
+    if (c->req == NULL)
+        c->req = c->detached;
 }
 
 /* Why this rank's exchange with world rank `peer` does not move, from what
@@ -389,18 +416,24 @@ static void first_req(const rtm_request_impl_t *req, void *arg)
  * sent and not yet matched by rank 1". */
 static void why_peer(int peer, char *buf, size_t len)
 {
-    first_req_ctx_t fr = {peer, NULL, 0};
+    first_req_ctx_t fr = {peer, NULL, NULL, 0};
     const rtm_peer_t *p = &rtm_rt.peers[peer];
-    char st[160];
+    char st[224];
     size_t off = 0;
     int n;
 
     buf[0] = '\0';
     for_each_pending_req(first_req, &fr);
+    first_req_done(&fr);
     if (p->tl != NULL && p->tx_credits <= 0) {
         n = snprintf(buf, len, "no eager credit (%d of %ld in use)", credits_in_use(p),
                      rt_config.eager_credits);
         off = n > 0 && (size_t)n < len ? (size_t)n : 0;
+    }
+    if (p->tl != NULL && p->detached_tx > 0 && p->detached_tx >= rt_config.detached_sends) {
+        n = snprintf(buf + off, len - off, "%sno detached send left (%d of %ld out)",
+                     off ? ", " : "", p->detached_tx, rt_config.detached_sends);
+        off = n > 0 && (size_t)n < len - off ? off + (size_t)n : off;
     }
     if (fr.req == NULL)
         return;
@@ -485,11 +518,12 @@ static int unexpected_from(int peer)
 static void summarize(const state_call_t *call, int have_call, sbuf_t *what, sbuf_t *summary,
                       int *waits_for_p)
 {
-    first_req_ctx_t fr = {-1, NULL, 0};
-    char why[320];
+    first_req_ctx_t fr = {-1, NULL, NULL, 0};
+    char why[512];
     int target;
 
     for_each_pending_req(first_req, &fr);
+    first_req_done(&fr);
     if (have_call) {
         target = call->step_waits_for >= 0 ? call->step_waits_for : call->waits_for;
         if (target == -1 && fr.req != NULL)   /* MPI_Wait*: the first request's peer */

@@ -23,6 +23,12 @@
  *               released (on match), piggy-backed in match headers it sends
  *               to that peer or in an explicit CREDIT message.
  *               (runtime/credit.c)
+ *   detached    a standard send of eager size that finds no credit: the
+ *               sender copies it and completes the caller's send at once;
+ *               the copy goes by rendezvous (an RTS needs no credit, so the
+ *               receiver's matching sees it now). No message of its own:
+ *               the receiver cannot tell it from any RTS. At most
+ *               RTM_DETACHED_SENDS per peer are out. (runtime/proto.c)
  *
  * Request ids (sreq, rreq) are the id of a request in its owner's request
  * table (runtime/request.h: index and generation), never a pointer: the side

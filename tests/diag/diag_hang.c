@@ -3,9 +3,12 @@
  * mode prints "ready" on every rank just before the call that hangs, so a
  * test can ask for the report once the job is stuck.
  *
- *   probe N  rank 0: N blocking 8 B sends with tag 1 to rank 1, then tag 99;
- *            rank 1: MPI_Probe(0, 99) first (the probe behind exhausted
- *            eager credits: rank 0's send N+1... waits for rank 1 to match)
+ *   probe N  rank 0: N blocking 8 B sends with tag 1 to rank 1 (never a
+ *            tag 99); rank 1: MPI_Probe(0, 99), never matched, and nothing
+ *            received. Past the eager credits (RTM_EAGER_CREDITS) and the
+ *            detached sends (RTM_DETACHED_SENDS: run with a few, e.g. 16,
+ *            and N = 100), rank 0's next send waits for rank 1 to match it:
+ *            both wait, rank 0 behind exhausted flow control
  *   recv     rank 1: MPI_Recv(0, tag 5) that no rank sends; the others
  *            wait in MPI_Barrier
  *   coll     every rank but the last: MPI_Barrier; the last waits in
@@ -48,7 +51,6 @@ int main(int argc, char **argv)
             ready(rank);
             for (int i = 0; i < n; i++)
                 MPI_Send(buf, 8, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-            MPI_Send(buf, 8, MPI_BYTE, 1, 99, MPI_COMM_WORLD);
         } else if (rank == 1) {
             ready(rank);
             MPI_Probe(0, 99, MPI_COMM_WORLD, &st);

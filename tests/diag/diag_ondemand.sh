@@ -1,12 +1,13 @@
 #!/bin/bash
 # A report on demand, the job going on: SIGUSR1 to rtrun, and
 # `rtrun --report-state PID` from another process (the summary printed
-# there too), once both ranks of the probe hang wait; then SIGINT ends
+# there too), once both ranks of the probe hang (diag_probe.sh's: rank 0
+# behind exhausted flow control, rank 1 probing) wait; then SIGINT ends
 # the job. --report-state refuses a pid that is not an rtrun, and one of
 # another user.
 . "$(dirname "$0")/lib.sh"
 
-(cd "$DIAG_DIR" && exec timeout -k 5 120 "$RTRUN" -x DIAG_TEST_MARK="$MARK" -n 2 "$HANG" probe 80) \
+(cd "$DIAG_DIR" && exec timeout -k 5 120 "$RTRUN" -x DIAG_TEST_MARK="$MARK" -x RTM_DETACHED_SENDS=16 -n 2 "$HANG" probe 100) \
     > "$OUT" 2> "$ERR" &
 job=$!
 for _ in $(seq 600); do
