@@ -42,7 +42,12 @@ enum {
     RTM_REQ_F_SYNC      = 1u << 3,  /* synchronous send */
     RTM_REQ_F_MESSAGE   = 1u << 4,  /* recv holds an mprobe'd message */
     RTM_REQ_F_RNDV_TX   = 1u << 5,  /* send: its RTS is out, counted in rndv_tx_active */
+    RTM_REQ_F_WATCHED   = 1u << 6,  /* req_complete calls req_done_notify (binding_req_watch) */
 };
+
+/* The binding's completion notice (binding_done_register), called by
+ * req_complete for a request with RTM_REQ_F_WATCHED. */
+extern binding_done_fn *req_done_notify;
 
 #define RTM_REQ_MAGIC 0x52544d52u   /* "RTMR" */
 
