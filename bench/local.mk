@@ -16,3 +16,6 @@ EXTRA_DIST += bench/mpi/bench_common.h bench/mpi/osu_p2p.c bench/mpi/osu_coll.c 
 # bench/callgrind-calls.sh: instructions per MPI call (valgrind callgrind,
 # one method for ours, Open MPI and MPICH) with bench/mpi/mpi_calls.c.
 EXTRA_DIST += bench/mpi/mpi_calls.c bench/callgrind-calls.sh
+# bench/nbc-many.sh: many outstanding nonblocking collectives
+# (bench/mpi/nbc_many.c) with ours, Open MPI and MPICH, or under callgrind.
+EXTRA_DIST += bench/mpi/nbc_many.c bench/nbc-many.sh

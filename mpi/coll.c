@@ -7,6 +7,35 @@
 #include "coll.h"
 #include "mpi_state.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
+int coll_arg_fail(cinfo_t *ci, const char *fn, int errclass, const char *fmt, ...)
+{
+    char detail[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    ci->c->coll_seq++;   /* the tag this instance would have had */
+    return rtmpi_error(ci->comm, fn, errclass, "%s", detail);
+}
+
+int coll_arg_error(MPI_Comm comm, const char *fn, int errclass, const char *fmt, ...)
+{
+    rtmpi_comm_t *c = rtmpi_comm_get(comm);
+    char detail[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    if (c)
+        c->coll_seq++;
+    return rtmpi_error(comm, fn, errclass, "%s", detail);
+}
+
 int coll_get_comm(const char *fn, MPI_Comm comm, cinfo_t *ci)
 {
     ci->c = rtmpi_comm_get(comm);
@@ -21,17 +50,34 @@ int coll_get_comm(const char *fn, MPI_Comm comm, cinfo_t *ci)
 int coll_check_buf(const char *fn, cinfo_t *ci, const void *buf, int count, MPI_Datatype dt,
                    rtmpi_dtype_t **dp, const char *what)
 {
+    const char *sp = what[0] ? " " : "";   /* "send count", "count" */
     rtmpi_dtype_t *d;
 
     if (count < 0)
-        return FAIL(ci, fn, MPI_ERR_COUNT, "negative %s count %d", what, count);
+        return FAIL(ci, fn, MPI_ERR_COUNT, "negative %s%scount %d", what, sp, count);
     if (rtmpi_dtype_check(dt, &d))
-        return FAIL(ci, fn, MPI_ERR_TYPE, "invalid or uncommitted %s datatype %d", what, dt);
+        return FAIL(ci, fn, MPI_ERR_TYPE, "invalid or uncommitted %s%sdatatype %d", what, sp, dt);
+    if (buf == MPI_IN_PLACE)
+        return FAIL(ci, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the %s%sbuffer here",
+                    what, sp);
     if (!buf && count > 0 && d->size > 0 && d->true_lb == 0)
-        return FAIL(ci, fn, MPI_ERR_BUFFER, "%s buffer is NULL with count %d", what, count);
+        return FAIL(ci, fn, MPI_ERR_BUFFER, "the %s%sbuffer is NULL with count %d", what, sp,
+                    count);
     if (dp)
         *dp = d;
     return MPI_SUCCESS;
+}
+
+int coll_check_vbuf(const char *fn, cinfo_t *ci, const void *buf, const int *counts,
+                    MPI_Datatype dt, const char *what)
+{
+    int largest = 0;
+
+    /* the counts were checked (coll_check_counts): none is negative */
+    for (int i = 0; i < ci->size; i++)
+        if (counts[i] > largest)
+            largest = counts[i];
+    return coll_check_buf(fn, ci, buf, largest, dt, NULL, what);
 }
 
 int coll_check_root(const char *fn, cinfo_t *ci, int root)
@@ -73,15 +119,16 @@ int coll_launch(const char *fn, cinfo_t *ci, rtmpi_sched_t *s, int build_rc,
 {
     int rc;
 
+    /* s has its tag already: these are not argument errors (no FAIL) */
     if (build_rc) {
         rtmpi_sched_free(s);
-        return FAIL(ci, fn, build_rc, "cannot build the collective");
+        return rtmpi_error(ci->comm, fn, build_rc, "cannot build the collective");
     }
     if (request) {
         rc = rtmpi_sched_start(s, request);
-        return rc ? FAIL(ci, fn, rc, "cannot start the collective") : MPI_SUCCESS;
+        return rc ? rtmpi_error(ci->comm, fn, rc, "cannot start the collective") : MPI_SUCCESS;
     }
     rtmpi_call_enter(fn, RTMPI_CALL_NONE, RTMPI_CALL_NONE, ci->comm);
     rc = rtmpi_sched_run(s);
-    return rc ? FAIL(ci, fn, rc, "the collective failed") : MPI_SUCCESS;
+    return rc ? rtmpi_error(ci->comm, fn, rc, "the collective failed") : MPI_SUCCESS;
 }

@@ -30,14 +30,33 @@ typedef struct cinfo {
     int           rank, size;
 } cinfo_t;
 
-#define FAIL(_ci, _fn, _cls, ...) rtmpi_error((_ci)->comm, _fn, _cls, __VA_ARGS__)
+/* An argument error of a collective found before its schedule was made
+ * (docs/collectives.md, "Argument errors"): raised on ci's communicator,
+ * and the instance still uses up its place in the communicator's sequence
+ * of collectives (the tag a schedule would have had), so a rank that
+ * returned an error and ranks that went on agree on the tags of the
+ * collectives that follow. Every check below raises its errors this way;
+ * a collective calls them before rtmpi_sched_new. */
+int coll_arg_fail(cinfo_t *ci, const char *fn, int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The same for an argument checked before the communicator was looked up
+ * (a NULL request or array in a PMPI_ entry point); comm may be invalid. */
+int coll_arg_error(MPI_Comm comm, const char *fn, int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define FAIL(_ci, _fn, _cls, ...) coll_arg_fail(_ci, _fn, _cls, __VA_ARGS__)
 
 /* Validates the communicator argument and fills *ci. */
 int coll_get_comm(const char *fn, MPI_Comm comm, cinfo_t *ci);
 /* A buffer argument (`what`: "send", "receive" or ""): count, datatype,
- * non-NULL when it holds data; *dp (when dp is not NULL) is its type. */
+ * non-NULL when it holds data (NULL is valid with count 0), not
+ * MPI_IN_PLACE (the caller accepts that where MPI allows it, before this
+ * check); *dp (when dp is not NULL) is its type. */
 int coll_check_buf(const char *fn, cinfo_t *ci, const void *buf, int count, MPI_Datatype dt,
                    rtmpi_dtype_t **dp, const char *what);
+/* The buffer of a v-collective: per-rank counts (already checked by
+ * coll_check_counts); NULL is valid when every count is 0. */
+int coll_check_vbuf(const char *fn, cinfo_t *ci, const void *buf, const int *counts,
+                    MPI_Datatype dt, const char *what);
 int coll_check_root(const char *fn, cinfo_t *ci, int root);
 /* op is valid and applies to dt. */
 int coll_check_op(const char *fn, cinfo_t *ci, MPI_Op op, MPI_Datatype dt);

@@ -100,7 +100,14 @@ static int alltoall(const char *fn, enum a2a_kind kind, const void *sendbuf,
             (rc = coll_check_counts(fn, ci, recvcounts, rdispls, "receive")))
             return rc;
     }
-    for (int i = 0; i < p; i++) {
+    if (kind == A2A_ALLTOALLV) {
+        /* NULL buffers are valid when all their counts are 0 */
+        if ((!in_place &&
+             (rc = coll_check_vbuf(fn, ci, sendbuf, sendcounts, sendtypes[0], "send"))) ||
+            (rc = coll_check_vbuf(fn, ci, recvbuf, recvcounts, recvtypes[0], "receive")))
+            return rc;
+    }
+    for (int i = 0; i < p && kind != A2A_ALLTOALLV; i++) {
         MPI_Datatype st = kind == A2A_ALLTOALLW ? (in_place ? MPI_BYTE : sendtypes[i])
                                                 : sendtypes[0];
         MPI_Datatype rt = kind == A2A_ALLTOALLW ? recvtypes[i] : recvtypes[0];
@@ -156,7 +163,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
     return alltoall(__func__, A2A_ALLTOALL, sendbuf, NULL, NULL, &sendtype, sendcount, recvbuf,
                     NULL, NULL, &recvtype, recvcount, comm, request);
 }
@@ -179,7 +186,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
     return alltoall(__func__, A2A_ALLTOALLV, sendbuf, sendcounts, sdispls, &sendtype, 0, recvbuf,
                     recvcounts, rdispls, &recvtype, 0, comm, request);
 }
@@ -191,7 +198,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 {
     RTMPI_ENTER();
     if (!recvtypes || (sendbuf != MPI_IN_PLACE && !sendtypes))
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "datatype array is NULL");
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "datatype array is NULL");
     return alltoall(__func__, A2A_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, 0, recvbuf,
                     recvcounts, rdispls, recvtypes, 0, comm, NULL);
 }
@@ -204,9 +211,9 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
     if (!recvtypes || (sendbuf != MPI_IN_PLACE && !sendtypes))
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "datatype array is NULL");
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "datatype array is NULL");
     return alltoall(__func__, A2A_ALLTOALLW, sendbuf, sendcounts, sdispls, sendtypes, 0, recvbuf,
                     recvcounts, rdispls, recvtypes, 0, comm, request);
 }

@@ -40,7 +40,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
     return barrier(__func__, comm, request);
 }
 RTMPI_WEAK(Ibarrier)

@@ -127,7 +127,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
     return bcast(__func__, buffer, count, datatype, root, comm, request);
 }
 RTMPI_WEAK(Ibcast)

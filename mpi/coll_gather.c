@@ -130,9 +130,12 @@ static int build_allgatherv(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, int
     return rtmpi_sched_failed(s);
 }
 
-static int gather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
-                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+/* vform: Gatherv (recvcounts and displs are significant at the root, and
+ * NULL there is an error), else Gather (recvcount). */
+static int gather(const char *fn, int vform, const void *sendbuf, int sendcount,
+                  MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
 {
     cinfo_t ci_ = { 0 }, *ci = &ci_;
     int rc;
@@ -146,10 +149,11 @@ static int gather(const char *fn, const void *sendbuf, int sendcount, MPI_Dataty
         (rc = coll_check_buf(fn, ci, sendbuf, sendcount, sendtype, NULL, "send")))
         return rc;
     if (is_root) {
-        if (recvcounts && (rc = coll_check_counts(fn, ci, recvcounts, displs, "receive")))
-            return rc;
-        if ((rc = coll_check_buf(fn, ci, recvbuf, recvcounts ? 1 : recvcount, recvtype, NULL,
-                                 "receive")))
+        if (vform ? (rc = coll_check_counts(fn, ci, recvcounts, displs, "receive")) ||
+                             (rc = coll_check_vbuf(fn, ci, recvbuf, recvcounts, recvtype,
+                                                   "receive"))
+                       : (rc = coll_check_buf(fn, ci, recvbuf, recvcount, recvtype, NULL,
+                                              "receive")))
             return rc;
     }
     NEW_SCHED(s);
@@ -162,8 +166,8 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     RTMPI_ENTER();
-    return gather(__func__, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
-                  root, comm, NULL);
+    return gather(__func__, 0, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                  recvtype, root, comm, NULL);
 }
 RTMPI_WEAK(Gather)
 
@@ -173,9 +177,9 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
-    return gather(__func__, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
-                  root, comm, request);
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+    return gather(__func__, 0, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                  recvtype, root, comm, request);
 }
 RTMPI_WEAK(Igather)
 
@@ -184,8 +188,8 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Comm comm)
 {
     RTMPI_ENTER();
-    return gather(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype,
-                  root, comm, NULL);
+    return gather(__func__, 1, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                  recvtype, root, comm, NULL);
 }
 RTMPI_WEAK(Gatherv)
 
@@ -195,15 +199,18 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
-    return gather(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype,
-                  root, comm, request);
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+    return gather(__func__, 1, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                  recvtype, root, comm, request);
 }
 RTMPI_WEAK(Igatherv)
 
-static int scatter(const char *fn, const void *sendbuf, const int *sendcounts, const int *displs,
-                   int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+/* vform: Scatterv (sendcounts and displs, significant at the root), else
+ * Scatter (sendcount). */
+static int scatter(const char *fn, int vform, const void *sendbuf, const int *sendcounts,
+                   const int *displs, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request)
 {
     cinfo_t ci_ = { 0 }, *ci = &ci_;
     int rc;
@@ -217,10 +224,9 @@ static int scatter(const char *fn, const void *sendbuf, const int *sendcounts, c
         (rc = coll_check_buf(fn, ci, recvbuf, recvcount, recvtype, NULL, "receive")))
         return rc;
     if (is_root) {
-        if (sendcounts && (rc = coll_check_counts(fn, ci, sendcounts, displs, "send")))
-            return rc;
-        if ((rc = coll_check_buf(fn, ci, sendbuf, sendcounts ? 1 : sendcount, sendtype, NULL,
-                                 "send")))
+        if (vform ? (rc = coll_check_counts(fn, ci, sendcounts, displs, "send")) ||
+                             (rc = coll_check_vbuf(fn, ci, sendbuf, sendcounts, sendtype, "send"))
+                       : (rc = coll_check_buf(fn, ci, sendbuf, sendcount, sendtype, NULL, "send")))
             return rc;
     }
     NEW_SCHED(s);
@@ -234,7 +240,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     RTMPI_ENTER();
-    return scatter(__func__, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
+    return scatter(__func__, 0, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
                    recvtype, root, comm, NULL);
 }
 RTMPI_WEAK(Scatter)
@@ -245,8 +251,8 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
-    return scatter(__func__, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+    return scatter(__func__, 0, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
                    recvtype, root, comm, request);
 }
 RTMPI_WEAK(Iscatter)
@@ -256,7 +262,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   int root, MPI_Comm comm)
 {
     RTMPI_ENTER();
-    return scatter(__func__, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount,
+    return scatter(__func__, 1, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount,
                    recvtype, root, comm, NULL);
 }
 RTMPI_WEAK(Scatterv)
@@ -267,15 +273,17 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
-    return scatter(__func__, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount,
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+    return scatter(__func__, 1, sendbuf, sendcounts, displs, 0, sendtype, recvbuf, recvcount,
                    recvtype, root, comm, request);
 }
 RTMPI_WEAK(Iscatterv)
 
-static int allgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, const int *recvcounts, const int *displs, int recvcount,
-                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+/* vform: Allgatherv (recvcounts and displs at every rank), else Allgather. */
+static int allgather(const char *fn, int vform, const void *sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                     const int *displs, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
 {
     cinfo_t ci_ = { 0 }, *ci = &ci_;
     int rc;
@@ -285,10 +293,9 @@ static int allgather(const char *fn, const void *sendbuf, int sendcount, MPI_Dat
     if (sendbuf != MPI_IN_PLACE &&
         (rc = coll_check_buf(fn, ci, sendbuf, sendcount, sendtype, NULL, "send")))
         return rc;
-    if (recvcounts && (rc = coll_check_counts(fn, ci, recvcounts, displs, "receive")))
-        return rc;
-    if ((rc = coll_check_buf(fn, ci, recvbuf, recvcounts ? 1 : recvcount, recvtype, NULL,
-                             "receive")))
+    if (vform ? (rc = coll_check_counts(fn, ci, recvcounts, displs, "receive")) ||
+                         (rc = coll_check_vbuf(fn, ci, recvbuf, recvcounts, recvtype, "receive"))
+                   : (rc = coll_check_buf(fn, ci, recvbuf, recvcount, recvtype, NULL, "receive")))
         return rc;
     NEW_SCHED(s);
     return coll_launch(fn, ci, s, build_allgatherv(s, ci, sendbuf, sendcount, sendtype, recvbuf,
@@ -300,7 +307,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     RTMPI_ENTER();
-    return allgather(__func__, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+    return allgather(__func__, 0, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
                      recvtype, comm, NULL);
 }
 RTMPI_WEAK(Allgather)
@@ -310,8 +317,8 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
-    return allgather(__func__, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+    return allgather(__func__, 0, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
                      recvtype, comm, request);
 }
 RTMPI_WEAK(Iallgather)
@@ -321,7 +328,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Comm comm)
 {
     RTMPI_ENTER();
-    return allgather(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+    return allgather(__func__, 1, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
                      recvtype, comm, NULL);
 }
 RTMPI_WEAK(Allgatherv)
@@ -332,8 +339,8 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
-    return allgather(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+    return allgather(__func__, 1, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
                      recvtype, comm, request);
 }
 RTMPI_WEAK(Iallgatherv)

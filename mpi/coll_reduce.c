@@ -364,7 +364,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
     return reduce(__func__, sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 RTMPI_WEAK(Ireduce)
@@ -399,7 +399,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
     return allreduce(__func__, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 RTMPI_WEAK(Iallreduce)
@@ -458,7 +458,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 {
     RTMPI_ENTER();
     if (!recvcounts)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "recvcounts is NULL");
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "recvcounts is NULL");
     return reduce_scatter(__func__, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, NULL);
 }
 RTMPI_WEAK(Reduce_scatter)
@@ -468,7 +468,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
 {
     RTMPI_ENTER();
     if (!request || !recvcounts)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request or recvcounts is NULL");
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request or recvcounts is NULL");
     return reduce_scatter(__func__, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request);
 }
 RTMPI_WEAK(Ireduce_scatter)
@@ -487,7 +487,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
     return reduce_scatter(__func__, sendbuf, recvbuf, NULL, recvcount, datatype, op, comm, request);
 }
 RTMPI_WEAK(Ireduce_scatter_block)

@@ -83,7 +83,7 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
     return scan(__func__, sendbuf, recvbuf, count, datatype, op, comm, 0, request);
 }
 RTMPI_WEAK(Iscan)
@@ -101,7 +101,7 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 {
     RTMPI_ENTER();
     if (!request)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
+        return coll_arg_error(comm, __func__, MPI_ERR_ARG, "request is NULL");
     return scan(__func__, sendbuf, recvbuf, count, datatype, op, comm, 1, request);
 }
 RTMPI_WEAK(Iexscan)

@@ -36,20 +36,34 @@ struct rtmpi_sched {
     step_t     *steps;
     int         nsteps, cap;
     int         round;          /* round being built */
-    int         cur, started;   /* execution: first step of the running round */
+    /* execution: the running round is steps [cur, end) */
+    int         cur, end;
+    int         inflight;       /* its sends and receives not complete yet */
+    int         listed;         /* on the ready list */
+    int         busy;           /* advance() is running it */
+    int         nonblocking;    /* counted in nactive */
+    int         post_error;     /* a send or receive could not be started */
     int         done, error, build_error;
     int         held;           /* nonblocking: its types and ops are retained (hold) */
     struct scratch *tmps;
     int         ntmps, tmpcap;
-    struct rtmpi_sched *next_active;
+    struct rtmpi_sched *next_ready;
 };
 
-static rtmpi_sched_t *active;   /* nonblocking collectives in flight */
+/* Progress is driven by completions, not by polling: every send and receive
+ * a schedule posts is watched (runtime/binding.h, binding_req_watch); the
+ * completion of the last one of its round puts the schedule on the ready
+ * list, and the binding's progress advances only the schedules on it. So
+ * the cost of a progress call does not grow with the number of collectives
+ * in flight (thousands of MPI_I* outstanding cost a scan of all of them per
+ * poll before: bench/nbc-many.sh, docs/collectives.md). */
+static rtmpi_sched_t *ready_head, *ready_tail;
+static int nactive;             /* nonblocking collectives in flight */
 static rtmpi_sched_t *running;  /* the blocking collective in progress (job-state reports) */
 
 /* Finished schedules kept with their step and scratch arrays, so a small
  * collective allocates nothing once the first few have run. */
-#define SCHED_FREE_MAX 4
+#define SCHED_FREE_MAX 16
 static rtmpi_sched_t *sched_free_list[SCHED_FREE_MAX];
 static int sched_nfree;
 
@@ -314,71 +328,137 @@ static void finish(rtmpi_sched_t *s, int error)
     s->done = 1;
     if (!s->error)
         s->error = error;
+    if (s->nonblocking)
+        nactive--;
+}
+
+/* The completion notice of a watched send or receive (binding_done_register):
+ * the last one of a round puts its schedule on the ready list.
+ * Runtime hot path: no allocation, lock, log or call into the library. */
+static void step_done(binding_req_t *rq)
+{
+    rtmpi_sched_t *s = (rtmpi_sched_t *)rq->binding[1];
+
+    if (--s->inflight > 0 || s->listed || s->busy)
+        return;
+    s->listed = 1;
+    s->next_ready = NULL;
+    if (ready_tail)
+        ready_tail->next_ready = s;
+    else
+        ready_head = s;
+    ready_tail = s;
+}
+
+/* 1 when the step's send or receive has completed (the runtime's flag; the
+ * step's status is collected at the end of its round). */
+static int step_complete(const step_t *st)
+{
+    if (st->req.complete || st->req.native == RTM_REQUEST_NULL)
+        return 1;
+    return (((const binding_req_t *)(const void *)st->req.native)->flags &
+            BINDING_REQ_COMPLETE) != 0;
+}
+
+/* Runs the local steps of the round at s->cur and posts its messages, each
+ * watched; stops at the first failure (s->end then ends the part posted). */
+static void start_round(rtmpi_sched_t *s)
+{
+    int end = s->cur;
+
+    while (end < s->nsteps && s->steps[end].round == s->steps[s->cur].round)
+        end++;
+    s->end = end;
+    for (int i = s->cur; i < end; i++) {
+        step_t *st = &s->steps[i];
+        int rc = MPI_SUCCESS;
+
+        if (st->kind == STEP_REDUCE)
+            rc = rtmpi_op_apply(st->op, st->sbuf, st->rbuf, st->count, st->dt);
+        else if (st->kind == STEP_COPY)
+            rc = do_copy(st);
+        if (rc) {
+            s->end = s->cur;   /* nothing posted */
+            s->error = rc;
+            s->post_error = 1;
+            return;
+        }
+    }
+    for (int i = s->cur; i < end; i++) {
+        step_t *st = &s->steps[i];
+        int rc;
+
+        if (st->kind != STEP_SEND && st->kind != STEP_RECV)
+            continue;
+        st->req.comm = s->comm;
+        rc = rtmpi_p2p_start(&st->req, st->kind == STEP_SEND ? RTMPI_REQ_SEND : RTMPI_REQ_RECV,
+                             st->kind == STEP_SEND ? st->sbuf : st->rbuf, (int)st->count, st->dt,
+                             st->peer, s->tag, s->ncomm, RTMPI_SEND_STANDARD);
+        if (rc) {
+            /* the round ends with what was posted; the schedule then fails */
+            s->end = i;
+            s->error = rc;
+            s->post_error = 1;
+            return;
+        }
+        if (st->req.native != RTM_REQUEST_NULL) {
+            binding_req_t *rq = (binding_req_t *)(void *)st->req.native;
+
+            if (!binding_req_watch(rq)) {
+                rq->binding[1] = (uintptr_t)s;
+                s->inflight++;
+            }
+        }
+    }
+}
+
+/* Collects the statuses of the round that ended (every message of it is
+ * complete) into s->error. */
+static void end_round(rtmpi_sched_t *s)
+{
+    for (int i = s->cur; i < s->end; i++) {
+        step_t *st = &s->steps[i];
+
+        if (st->kind != STEP_SEND && st->kind != STEP_RECV)
+            continue;
+        rtmpi_req_poll(&st->req);   /* complete: finishes (unpacks) it */
+        if (st->req.status.MPI_ERROR && !s->error)
+            s->error = st->req.status.MPI_ERROR;
+    }
+    s->cur = s->end;
+}
+
+/* Runs rounds of s while their messages complete at once; returns with a
+ * round in flight (its completions will list s again) or s done. */
+static void advance(rtmpi_sched_t *s)
+{
+    s->busy = 1;
+    while (!s->done && s->inflight == 0) {
+        if (s->cur < s->end)
+            end_round(s);
+        if (s->post_error || s->cur >= s->nsteps) {
+            finish(s, MPI_SUCCESS);
+            break;
+        }
+        start_round(s);   /* a failure to post ends s at the next pass (s->error) */
+    }
+    s->busy = 0;
+}
+
+static void sched_begin(rtmpi_sched_t *s)
+{
+    static int registered;
+
+    if (!registered) {
+        binding_done_register(step_done);
+        registered = 1;
+    }
+    advance(s);
 }
 
 int rtmpi_sched_poll(rtmpi_sched_t *s)
 {
-    while (!s->done) {
-        int end = s->cur;
-
-        while (end < s->nsteps && s->steps[end].round == s->steps[s->cur].round)
-            end++;
-        if (!s->started) {
-            s->started = 1;
-            for (int i = s->cur; i < end; i++) {
-                step_t *st = &s->steps[i];
-                int rc = MPI_SUCCESS;
-
-                if (st->kind == STEP_REDUCE)
-                    rc = rtmpi_op_apply(st->op, st->sbuf, st->rbuf, st->count, st->dt);
-                else if (st->kind == STEP_COPY)
-                    rc = do_copy(st);
-                if (rc) {
-                    finish(s, rc);
-                    return 1;
-                }
-            }
-            for (int i = s->cur; i < end; i++) {
-                step_t *st = &s->steps[i];
-                int rc;
-
-                if (st->kind != STEP_SEND && st->kind != STEP_RECV)
-                    continue;
-                st->req.comm = s->comm;
-                rc = rtmpi_p2p_start(&st->req, st->kind == STEP_SEND ? RTMPI_REQ_SEND
-                                                                      : RTMPI_REQ_RECV,
-                                     st->kind == STEP_SEND ? st->sbuf : st->rbuf,
-                                     (int)st->count, st->dt, st->peer, s->tag, s->ncomm,
-                                     RTMPI_SEND_STANDARD);
-                if (rc) {
-                    finish(s, rc);
-                    return 1;
-                }
-            }
-        }
-        for (int i = s->cur; i < end; i++) {
-            step_t *st = &s->steps[i];
-
-            if (st->kind != STEP_SEND && st->kind != STEP_RECV)
-                continue;
-            if (!rtmpi_req_poll(&st->req))
-                return 0;
-            if (st->req.status.MPI_ERROR && !s->error)
-                s->error = st->req.status.MPI_ERROR;
-        }
-        s->cur = end;
-        s->started = 0;
-        if (s->cur >= s->nsteps)
-            finish(s, MPI_SUCCESS);
-    }
-    /* Done: leave the active list. */
-    for (rtmpi_sched_t **pp = &active; *pp; pp = &(*pp)->next_active) {
-        if (*pp == s) {
-            *pp = s->next_active;
-            break;
-        }
-    }
-    return 1;
+    return s->done;
 }
 
 int rtmpi_sched_error(rtmpi_sched_t *s)
@@ -408,6 +488,7 @@ static void hold(rtmpi_sched_t *s, int on)
 
 void rtmpi_sched_free(rtmpi_sched_t *s)
 {
+    /* done (no message in flight, not listed), or never started */
     if (s->held)
         hold(s, 0);
     for (int i = 0; i < s->ntmps; i++)
@@ -423,16 +504,25 @@ void rtmpi_sched_free(rtmpi_sched_t *s)
 
 int rtmpi_sched_active(void)
 {
-    return active != NULL;
+    return nactive > 0;
 }
 
+/* Advances the schedules whose round completed; the others cost nothing. */
 int rtmpi_sched_progress_all(void)
 {
     int n = 0;
 
-    for (rtmpi_sched_t *s = active, *next; s; s = next) {
-        next = s->next_active;
-        n += rtmpi_sched_poll(s);
+    while (ready_head) {
+        rtmpi_sched_t *s = ready_head;
+
+        ready_head = s->next_ready;
+        if (!ready_head)
+            ready_tail = NULL;
+        s->listed = 0;
+        if (!s->done && !s->busy && s->inflight == 0) {
+            advance(s);
+            n++;
+        }
     }
     return n;
 }
@@ -448,7 +538,8 @@ int rtmpi_sched_run(rtmpi_sched_t *s)
         return err;
     }
     running = s;
-    while (!rtmpi_sched_poll(s)) {
+    sched_begin(s);
+    while (!s->done) {
         rtmpi_progress();
         binding_idle(++polls);   /* yields only on an oversubscribed host (RTM_IDLE_WAIT) */
     }
@@ -479,9 +570,9 @@ int rtmpi_sched_start(rtmpi_sched_t *s, MPI_Request *request)
         rtmpi_req_release(r);   /* frees s too */
         return MPI_ERR_NO_MEM;
     }
-    s->next_active = active;
-    active = s;
-    rtmpi_sched_poll(s);   /* post the first round now */
+    s->nonblocking = 1;
+    nactive++;
+    sched_begin(s);   /* post the first round now */
     return MPI_SUCCESS;
 }
 
@@ -494,7 +585,7 @@ int rtmpi_sched_describe_running(char *buf, size_t len, int *peer_p)
     for (int i = s->cur; i < s->nsteps && s->steps[i].round == s->steps[s->cur].round; i++) {
         const step_t *st = &s->steps[i];
 
-        if ((st->kind != STEP_SEND && st->kind != STEP_RECV) || st->req.complete)
+        if ((st->kind != STEP_SEND && st->kind != STEP_RECV) || step_complete(st))
             continue;
         snprintf(buf, len, "schedule round %d of %d: %s rank %d (tag %d)",
                  st->round + 1, s->steps[s->nsteps - 1].round + 1,

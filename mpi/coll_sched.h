@@ -4,7 +4,10 @@
  * and receives, and ends when they have all completed. A blocking
  * collective runs its schedule to the end at once; a nonblocking one is
  * advanced by the binding's progress (every MPI_Test/Wait and blocking
- * call), so it overlaps with the application.
+ * call), so it overlaps with the application. Progress is driven by
+ * completions: the runtime tells the schedule when the last message of its
+ * round completed (binding_req_watch), and only such schedules are
+ * advanced, so many collectives in flight cost nothing while they wait.
  *
  * All messages of one collective instance carry one tag (the
  * communicator's collective sequence number) on the hidden collective

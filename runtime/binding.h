@@ -113,6 +113,18 @@ rtm_status_t binding_irecv(void *buf, size_t len, int src, int tag, rtm_comm_t c
  * does itself (a collective schedule, a persistent or packed operation):
  * it gives that work a handle with a generation. NULL: no memory. */
 binding_req_t *binding_req_new(void);
+/* Completion notices, so the binding learns which of its operations
+ * finished without testing each one (mpi/coll_sched.c advances a collective
+ * schedule when the last request of its round completes). A request marked
+ * with binding_req_watch calls the function given to binding_done_register
+ * when it completes, from inside the call that completed it (progress, or
+ * a later send or receive). binding_req_watch returns 1, marking nothing,
+ * when the request is complete already. The function runs in the runtime's
+ * hot path: it must not allocate, lock, log or call into the library; it may
+ * read the request's head and its binding words. */
+typedef void binding_done_fn(binding_req_t *req);
+void binding_done_register(binding_done_fn *fn);
+int  binding_req_watch(binding_req_t *req);
 /* Recycles a complete request (or one from binding_req_new). */
 void           binding_req_release(binding_req_t *req);
 /* The user freed a request: recycled now if complete, else when it

@@ -82,6 +82,21 @@ void binding_req_free(binding_req_t *req)
         r->flags |= RTM_REQ_F_RELEASED;
 }
 
+void binding_done_register(binding_done_fn *fn)
+{
+    req_done_notify = fn;
+}
+
+int binding_req_watch(binding_req_t *req)
+{
+    rtm_request_impl_t *r = req_of_head(req);
+
+    if (r->flags & RTM_REQ_F_COMPLETE)
+        return 1;
+    r->flags |= RTM_REQ_F_WATCHED;
+    return 0;
+}
+
 static int (*binding_describe)(binding_call_t *call_p);
 
 /* The binding's call in the runtime's words: "MPI_Probe(0, tag 99, WORLD)". */

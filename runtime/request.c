@@ -214,9 +214,15 @@ void binding_req_release(binding_req_t *head)
     req_release(req_of_head(head));
 }
 
+binding_done_fn *req_done_notify;
+
+/* Every request that completes after it was made completes here (the
+ * binding's completion notices rely on it). */
 void req_complete(rtm_request_impl_t *req)
 {
     req->flags |= RTM_REQ_F_COMPLETE;
+    if (req->flags & RTM_REQ_F_WATCHED)
+        req_done_notify(req_head(req));
     if (req->flags & RTM_REQ_F_RELEASED)
         req_release(req);
 }

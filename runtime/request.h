@@ -45,7 +45,12 @@ enum {
     RTM_REQ_F_DETACHED  = 1u << 6,  /* send: its caller's request is complete; buf is a
                                        copy this one owns (req_copy_in), counted in the
                                        peer's detached_tx (runtime/proto.c) */
+    RTM_REQ_F_WATCHED   = 1u << 7,  /* req_complete calls req_done_notify (binding_req_watch) */
 };
+
+/* The binding's completion notice (binding_done_register), called by
+ * req_complete for a request with RTM_REQ_F_WATCHED. */
+extern binding_done_fn *req_done_notify;
 
 #define RTM_REQ_MAGIC 0x52544d52u   /* "RTMR" */
 
