@@ -32,6 +32,9 @@ mpi_libmpi_la_SOURCES = \
 	mpi/coll_sched.h \
 	mpi/comm.c \
 	mpi/datatype.c \
+	mpi/dtype_impl.h \
+	mpi/dtype_envelope.c \
+	mpi/dtype_darray.c \
 	mpi/env.c \
 	mpi/mpi_state.c mpi/mpi_state.h \
 	mpi/errors.c \
