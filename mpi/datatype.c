@@ -325,7 +325,8 @@ void rtmpi_pack(const void *buf, MPI_Count count, const rtmpi_dtype_t *d, void *
     MPI_Aint off;
 
     if (rtmpi_dtype_contig(d, count, &off)) {
-        memcpy(out, (const char *)buf + off, (size_t)(count * d->size));
+        if (count * d->size > 0)
+            memcpy(out, (const char *)buf + off, (size_t)(count * d->size));
         return;
     }
     run_cursor_t c = { .op = RUN_PACK, .buf = (char *)buf, .packed = out };
@@ -342,7 +343,8 @@ void rtmpi_unpack(const void *in, size_t bytes, void *buf, MPI_Count count,
     if (rtmpi_dtype_contig(d, count, &off)) {
         size_t all = (size_t)(count * d->size);
 
-        memcpy((char *)buf + off, in, bytes < all ? bytes : all);
+        if (all > 0)
+            memcpy((char *)buf + off, in, bytes < all ? bytes : all);
         return;
     }
     run_cursor_t c = { .op = RUN_UNPACK, .buf = buf, .packed = (char *)in, .left = bytes };
@@ -657,8 +659,10 @@ rtmpi_dtype_t *dtype_clone(const rtmpi_dtype_t *d)
         free(n);
         return NULL;
     }
-    memcpy(n->segs, d->segs, (size_t)d->nsegs * sizeof(*n->segs));
-    memcpy(n->reps, d->reps, (size_t)d->nreps * sizeof(*n->reps));
+    if (d->nsegs)
+        memcpy(n->segs, d->segs, (size_t)d->nsegs * sizeof(*n->segs));
+    if (d->nreps)
+        memcpy(n->reps, d->reps, (size_t)d->nreps * sizeof(*n->reps));
     for (int r = 0; r < n->nreps; r++)
         if (n->reps[r].child)
             dtype_hold(n->reps[r].child);

@@ -112,15 +112,17 @@ static int k_bxor(const void *in, void *inout, size_t n, int basic)
 }
 #undef STMT
 /* MAXLOC/MINLOC: the larger (smaller) value; on a tie, the smaller index. */
+/* Members, not the struct: a pair's data ends before its padding (its size
+ * is 12 for MPI_DOUBLE_INT), and a buffer may end there too. */
 #define STMT \
-    if (a[i].f > b[i].f || (a[i].f == b[i].f && a[i].i < b[i].i)) b[i] = a[i];
+    if (a[i].f > b[i].f || (a[i].f == b[i].f && a[i].i < b[i].i)) { b[i].f = a[i].f; b[i].i = a[i].i; }
 static int k_maxloc(const void *in, void *inout, size_t n, int basic)
 {
     switch (basic) { PAIR_TYPES(CASE) default: return -1; }
 }
 #undef STMT
 #define STMT \
-    if (a[i].f < b[i].f || (a[i].f == b[i].f && a[i].i < b[i].i)) b[i] = a[i];
+    if (a[i].f < b[i].f || (a[i].f == b[i].f && a[i].i < b[i].i)) { b[i].f = a[i].f; b[i].i = a[i].i; }
 static int k_minloc(const void *in, void *inout, size_t n, int basic)
 {
     switch (basic) { PAIR_TYPES(CASE) default: return -1; }
