@@ -286,8 +286,8 @@ static inline int run_emit(run_cursor_t *c, MPI_Aint off, MPI_Aint len, int basi
 static int run_elements(const rtmpi_dtype_t *d, MPI_Count count, MPI_Aint off,
                         run_cursor_t *c);
 
-/* Packs n runs of len bytes, `stride` apart: the length's switch outside
- * the loop. Returns the next packed byte. */
+/* Packs (unpacks) n runs of len bytes, `stride` apart in the buffer: the
+ * length's switch outside the loop. Returns the next packed byte. */
 static char *pack_strided(char *out, const char *in, MPI_Count n, MPI_Aint stride, size_t len)
 {
 #define PACK_LOOP(_len) \
@@ -304,6 +304,23 @@ static char *pack_strided(char *out, const char *in, MPI_Count n, MPI_Aint strid
     return out;
 }
 
+static const char *unpack_strided(char *out, const char *in, MPI_Count n, MPI_Aint stride,
+                                  size_t len)
+{
+#define UNPACK_LOOP(_len) \
+    for (MPI_Count i = 0; i < n; i++, out += stride, in += (_len)) \
+        memcpy(out, in, (_len)); \
+    break;
+    switch (len) {
+    case 4: UNPACK_LOOP(4)
+    case 8: UNPACK_LOOP(8)
+    case 16: UNPACK_LOOP(16)
+    default: UNPACK_LOOP(len)
+    }
+#undef UNPACK_LOOP
+    return in;
+}
+
 static int run_rep(const rtmpi_seg_t *s, const rtmpi_rep_t *r, int level, MPI_Aint off,
                    run_cursor_t *c)
 {
@@ -316,6 +333,13 @@ static int run_rep(const rtmpi_seg_t *s, const rtmpi_rep_t *r, int level, MPI_Ai
         if (c->op == RUN_PACK) {
             c->packed = pack_strided(c->packed, c->buf + off, r->count[0], r->stride[0],
                                      (size_t)s->len);
+            return 0;
+        }
+        if (c->op == RUN_UNPACK && (MPI_Count)c->left > r->count[0] * s->len) {
+            /* all of it, and input left after it: nothing stops inside */
+            c->packed = (char *)unpack_strided(c->buf + off, c->packed, r->count[0],
+                                               r->stride[0], (size_t)s->len);
+            c->left -= (size_t)(r->count[0] * s->len);
             return 0;
         }
         for (MPI_Count i = 0; i < r->count[0]; i++, off += r->stride[0])

@@ -219,6 +219,21 @@ static void test_pack_and_send(int p)
         for (int i = 0; i < NESTED_INTS; i++)
             bad += packed[e * NESTED_INTS + i] != left * 10000 + e * 148 + off[i];
     EXPECT(bad == 0, "nested type to ints: %d wrong", bad);
+    /* a short message into the type: the first 5 ints of its map, no more */
+    memset(got, 0xff, sizeof(got));
+    CHECK_RC(MPI_Sendrecv(buf, 5, MPI_INT, right, 7, got, 2, t, left, 7, MPI_COMM_WORLD, &st));
+    bad = 0;
+    for (int i = 0; i < 2 * 160; i++) {
+        int k = -1;
+
+        for (int j = 0; j < 5; j++)
+            if (off[j] == i)
+                k = j;
+        bad += k >= 0 ? got[i] != left * 10000 + k : got[i] != -1;
+    }
+    MPI_Get_elements(&st, t, &sz);
+    EXPECT(bad == 0 && sz == 5, "short message into the nested type: %d ints wrong, %d elements",
+           bad, sz);
     MPI_Type_free(&t);
 
     /* pair types: size is the members' sum, extent the C struct's */
