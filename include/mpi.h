@@ -814,6 +814,19 @@ RTMPI_API(Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[],
 /* (end of this section) */
 
 /* ---- Datatypes: envelope and contents, darray, large counts (chapter 4) ---- */
+#define MPI_DISTRIBUTE_BLOCK     0
+#define MPI_DISTRIBUTE_CYCLIC    1
+#define MPI_DISTRIBUTE_NONE      2
+#define MPI_DISTRIBUTE_DFLT_DARG (-1)
+RTMPI_API(Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                              int *num_datatypes, int *combiner))
+RTMPI_API(Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses,
+                              int max_datatypes, int array_of_integers[],
+                              MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]))
+RTMPI_API(Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[],
+                               const int array_of_distribs[], const int array_of_dargs[],
+                               const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                               MPI_Datatype *newtype))
 /* (end of this section) */
 
 /* ---- Datatypes: more predefined types, size matching, external32 (chapters 3, 4, 17) ---- */

@@ -1,13 +1,18 @@
 /*
- * MPI datatypes. Every datatype is flattened at construction into a list of
- * segments (displacement, length, basic type) relative to the buffer, with
- * adjacent runs of one basic type merged; a contiguous datatype is therefore
- * one segment and travels without a copy, anything else is packed into (and
- * unpacked from) a contiguous buffer by walking the segments.
+ * MPI datatypes. A type's typemap is a short list of segments (mpi_impl.h):
+ * a run of bytes of one basic type, or such a run (or one element of a child
+ * type) repeated over a few nested (count, stride) loops. Constructors add
+ * the blocks of the new type one by one (dtype_build_add): a block over a
+ * type of one segment becomes one segment with the block's loops added, the
+ * loops folded where they are contiguous (a vector of contiguous blocks is
+ * one run); a block over a small type of plain runs is expanded; anything
+ * else refers to the old type as a child. So regular types cost O(1)
+ * memory, irregular ones a segment per non-empty block, and pack and unpack
+ * walk the segments with a memcpy per run, allocating nothing.
  */
 #include "config.h"
 
-#include "mpi_impl.h"
+#include "dtype_impl.h"
 
 #include <complex.h>
 #include <limits.h>
@@ -43,10 +48,19 @@ typedef struct { _Alignas(16) unsigned char b[16]; } rtmpi_real16_t;
 typedef struct { _Alignas(16) unsigned char b[32]; } rtmpi_complex32_t;
 #endif
 
-#define BASIC(_id, _ctype) [_id] = { sizeof(_ctype), _Alignof(_ctype), #_id }
+/* size: bytes of data (a pair: its two members); extent: the C type's size;
+ * for a pair, `second` is the offset of its int member and `first_size`
+ * the size of its value member. */
+#define BASIC(_id, _ctype) \
+    [_id] = { sizeof(_ctype), sizeof(_ctype), _Alignof(_ctype), #_id, 0, 0, 0 }
+#define PAIR(_id, _st, _vt) \
+    [_id] = { sizeof(_vt) + sizeof(int), sizeof(struct _st), _Alignof(struct _st), #_id, 1, \
+              offsetof(struct _st, i), sizeof(_vt) }
 static const struct {
-    size_t size, align;
+    size_t size, extent, align;
     const char *name;
+    int pair;
+    size_t second, first_size;
 } basics[RTMPI_N_PREDEFINED_TYPES] = {
     BASIC(MPI_CHAR, char),
     BASIC(MPI_SIGNED_CHAR, signed char),
@@ -80,12 +94,12 @@ static const struct {
     BASIC(MPI_C_DOUBLE_COMPLEX, double _Complex),
     BASIC(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex),
     BASIC(MPI_PACKED, unsigned char),
-    BASIC(MPI_FLOAT_INT, struct rtmpi_float_int),
-    BASIC(MPI_DOUBLE_INT, struct rtmpi_double_int),
-    BASIC(MPI_LONG_INT, struct rtmpi_long_int),
-    BASIC(MPI_2INT, struct rtmpi_2int),
-    BASIC(MPI_SHORT_INT, struct rtmpi_short_int),
-    BASIC(MPI_LONG_DOUBLE_INT, struct rtmpi_long_double_int),
+    PAIR(MPI_FLOAT_INT, rtmpi_float_int, float),
+    PAIR(MPI_DOUBLE_INT, rtmpi_double_int, double),
+    PAIR(MPI_LONG_INT, rtmpi_long_int, long),
+    PAIR(MPI_2INT, rtmpi_2int, int),
+    PAIR(MPI_SHORT_INT, rtmpi_short_int, short),
+    PAIR(MPI_LONG_DOUBLE_INT, rtmpi_long_double_int, long double),
     BASIC(MPI_INTEGER, int32_t),
     BASIC(MPI_REAL, float),
     BASIC(MPI_DOUBLE_PRECISION, double),
@@ -114,7 +128,8 @@ static const struct {
 };
 
 static rtmpi_dtype_t predefined[RTMPI_N_PREDEFINED_TYPES];
-static rtmpi_seg_t predefined_segs[RTMPI_N_PREDEFINED_TYPES];
+/* Two each: a pair whose members have a gap between them is two runs. */
+static rtmpi_seg_t predefined_segs[RTMPI_N_PREDEFINED_TYPES][2];
 rtmpi_dtype_t **rtmpi_types;  /* by handle; mpi_impl.h reads it inline */
 int rtmpi_ntypes;
 static int types_cap;
@@ -124,10 +139,32 @@ size_t rtmpi_basic_size(int basic)
     return basics[basic].size;
 }
 
+/* A pair with a gap between its members is two runs (one segment each,
+ * never merged with a neighbour): the first, the value, begins it. */
+static bool pair_split(int basic)
+{
+    return basics[basic].pair && basics[basic].second != basics[basic].first_size;
+}
+
+size_t rtmpi_run_elems(int basic, MPI_Aint len)
+{
+    if (pair_split(basic))
+        return (size_t)len == basics[basic].first_size;
+    return (size_t)len / basics[basic].size;
+}
+
+/* Elements a run completes (a split pair: its second member's run). */
+static MPI_Count run_elems_done(int basic, MPI_Aint len)
+{
+    if (pair_split(basic))
+        return (size_t)len != basics[basic].first_size;
+    return len / (MPI_Aint)basics[basic].size;
+}
+
 void rtmpi_dtype_init(void)
 {
     types_cap = 2 * RTMPI_N_PREDEFINED_TYPES;
-rtmpi_types = calloc((size_t)types_cap, sizeof(*rtmpi_types));
+    rtmpi_types = calloc((size_t)types_cap, sizeof(*rtmpi_types));
     rtmpi_ntypes = RTMPI_N_PREDEFINED_TYPES;
     for (int i = 1; i < RTMPI_N_PREDEFINED_TYPES; i++) {
         rtmpi_dtype_t *d = &predefined[i];
@@ -138,33 +175,83 @@ rtmpi_types = calloc((size_t)types_cap, sizeof(*rtmpi_types));
         d->predefined = 1;
         d->committed = 1;
         d->combiner = MPI_COMBINER_NAMED;
+        d->handle = i;
         d->size = (MPI_Count)basics[i].size;
-        d->extent = (MPI_Aint)basics[i].size;
-        d->true_ub = d->extent;
+        d->extent = (MPI_Aint)basics[i].extent;
         d->align = (MPI_Aint)basics[i].align;
         d->basic = i;
         d->nbasic = 1;
-        predefined_segs[i] = (rtmpi_seg_t){ 0, (MPI_Aint)basics[i].size, i };
-        d->nsegs = 1;
-        d->segs = &predefined_segs[i];
+        d->segs = predefined_segs[i];
+        if (pair_split(i)) {
+            predefined_segs[i][0] = (rtmpi_seg_t){ 0, (MPI_Aint)basics[i].first_size, i, -1 };
+            predefined_segs[i][1] = (rtmpi_seg_t){ (MPI_Aint)basics[i].second,
+                                                   (MPI_Aint)sizeof(int), i, -1 };
+            d->nsegs = 2;
+            d->true_ub = (MPI_Aint)(basics[i].second + sizeof(int));
+        } else {
+            predefined_segs[i][0] = (rtmpi_seg_t){ 0, (MPI_Aint)basics[i].size, i, -1 };
+            d->nsegs = 1;
+            d->contig = 1;
+            d->true_ub = (MPI_Aint)basics[i].size;
+        }
         strcpy(d->name, basics[i].name);
         rtmpi_types[i] = d;
     }
 }
 
+static void contents_clear(rtmpi_dtcontents_t *c)
+{
+    for (int i = 0; i < c->ntypes; i++)
+        dtype_put(c->types[i]);
+    free(c->ints);
+    free(c->aints);
+    free(c->types);
+    memset(c, 0, sizeof(*c));
+}
+
 static void dtype_destroy(rtmpi_dtype_t *d)
 {
+    for (int r = 0; r < d->nreps; r++)
+        if (d->reps[r].child)
+            dtype_put(d->reps[r].child);
+    contents_clear(&d->contents);
+    if (d->handle > 0 && d->handle < rtmpi_ntypes && rtmpi_types[d->handle] == d)
+        rtmpi_types[d->handle] = NULL;
     free(d->segs);
+    free(d->reps);
     free(d);
+}
+
+void dtype_hold(rtmpi_dtype_t *d)
+{
+    if (!d->predefined)
+        d->refcount++;
+}
+
+void dtype_put(rtmpi_dtype_t *d)
+{
+    if (!d->predefined && --d->refcount == 0)
+        dtype_destroy(d);
 }
 
 void rtmpi_dtype_finalize(void)
 {
-    for (int i = RTMPI_N_PREDEFINED_TYPES; i < rtmpi_ntypes; i++)
-        if (rtmpi_types[i])
-            dtype_destroy(rtmpi_types[i]);
+    /* What the program did not free: drop the handles' references first,
+     * then whatever types still hold each other. */
+    for (int i = RTMPI_N_PREDEFINED_TYPES; i < rtmpi_ntypes; i++) {
+        rtmpi_dtype_t *d = rtmpi_types[i];
+
+        if (d && d->in_use) {
+            d->in_use = 0;
+            dtype_put(d);
+        }
+    }
+    /* a type is older than the types built on it: newest first */
+    for (int i = rtmpi_ntypes - 1; i >= RTMPI_N_PREDEFINED_TYPES; i--)
+        while (rtmpi_types[i])
+            dtype_put(rtmpi_types[i]);
     free(rtmpi_types);
-rtmpi_types = NULL;
+    rtmpi_types = NULL;
     rtmpi_ntypes = types_cap = 0;
 }
 
@@ -176,28 +263,152 @@ rtmpi_dtype_t *rtmpi_dtype_obj(MPI_Datatype dt)
 void rtmpi_dtype_retain(MPI_Datatype dt)
 {
     if (dt >= RTMPI_N_PREDEFINED_TYPES && dt < rtmpi_ntypes && rtmpi_types[dt])
-        rtmpi_types[dt]->refcount++;
+        dtype_hold(rtmpi_types[dt]);
 }
 
 void rtmpi_dtype_release(MPI_Datatype dt)
 {
     if (dt < RTMPI_N_PREDEFINED_TYPES || dt >= rtmpi_ntypes || !rtmpi_types[dt])
         return;
-    if (--rtmpi_types[dt]->refcount == 0) {
-        dtype_destroy(rtmpi_types[dt]);
-        rtmpi_types[dt] = NULL;
+    dtype_put(rtmpi_types[dt]);
+}
+
+/* ---- Walking the typemap ----
+ *
+ * One engine for pack, unpack and rtmpi_dtype_walk: the segments of each
+ * element in order, a repeated segment's loops outermost first, a child's
+ * element by recursion (as deep as the type was nested). Offsets are bytes
+ * from the buffer's address. Hot path: no allocation, lock or log. */
+
+enum { RUN_PACK, RUN_UNPACK, RUN_WALK };
+
+typedef struct run_cursor {
+    int op;
+    char *buf;                  /* the user's buffer */
+    char *packed;               /* the next packed byte */
+    size_t left;                /* unpack: input bytes left */
+    rtmpi_dtype_walk_fn *fn;
+    void *arg;
+} run_cursor_t;
+
+/* The runs of the common small types are one basic element: copied by a
+ * load and a store, not a call. */
+static inline void copy_run(void *dst, const void *src, size_t len)
+{
+    switch (len) {
+    case 1: memcpy(dst, src, 1); break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, len); break;
     }
 }
 
-int rtmpi_dtype_walk(const rtmpi_dtype_t *d, MPI_Count count, rtmpi_dtype_walk_fn *fn,
-                     void *arg)
+/* Nonzero stops the walk (unpack: the input is used up). */
+static inline int run_emit(run_cursor_t *c, MPI_Aint off, MPI_Aint len, int basic)
 {
-    MPI_Aint base = 0;
+    switch (c->op) {
+    case RUN_PACK:
+        copy_run(c->packed, c->buf + off, (size_t)len);
+        c->packed += len;
+        return 0;
+    case RUN_UNPACK: {
+        size_t n = (size_t)len < c->left ? (size_t)len : c->left;
 
-    for (MPI_Count i = 0; i < count; i++, base += d->extent) {
-        for (int s = 0; s < d->nsegs; s++) {
-            int rc = fn(base + d->segs[s].disp, d->segs[s].len, d->segs[s].basic, arg);
+        copy_run(c->buf + off, c->packed, n);
+        c->packed += n;
+        c->left -= n;
+        return c->left == 0;
+    }
+    default:
+        return c->fn(off, len, basic, c->arg);
+    }
+}
 
+static int run_elements(const rtmpi_dtype_t *d, MPI_Count count, MPI_Aint off,
+                        run_cursor_t *c);
+
+/* Packs (unpacks) n runs of len bytes, `stride` apart in the buffer: the
+ * length's switch outside the loop. Returns the next packed byte. */
+static char *pack_strided(char *out, const char *in, MPI_Count n, MPI_Aint stride, size_t len)
+{
+#define PACK_LOOP(_len) \
+    for (MPI_Count i = 0; i < n; i++, in += stride, out += (_len)) \
+        memcpy(out, in, (_len)); \
+    break;
+    switch (len) {
+    case 4: PACK_LOOP(4)
+    case 8: PACK_LOOP(8)
+    case 16: PACK_LOOP(16)
+    default: PACK_LOOP(len)
+    }
+#undef PACK_LOOP
+    return out;
+}
+
+static const char *unpack_strided(char *out, const char *in, MPI_Count n, MPI_Aint stride,
+                                  size_t len)
+{
+#define UNPACK_LOOP(_len) \
+    for (MPI_Count i = 0; i < n; i++, out += stride, in += (_len)) \
+        memcpy(out, in, (_len)); \
+    break;
+    switch (len) {
+    case 4: UNPACK_LOOP(4)
+    case 8: UNPACK_LOOP(8)
+    case 16: UNPACK_LOOP(16)
+    default: UNPACK_LOOP(len)
+    }
+#undef UNPACK_LOOP
+    return in;
+}
+
+static int run_rep(const rtmpi_seg_t *s, const rtmpi_rep_t *r, int level, MPI_Aint off,
+                   run_cursor_t *c)
+{
+    int rc;
+
+    if (level < 0)
+        return r->child ? run_elements(r->child, 1, off, c) : run_emit(c, off, s->len, s->basic);
+    if (level == 0 && !r->child) {
+        /* the innermost loop of a run: a vector's blocks */
+        if (c->op == RUN_PACK) {
+            c->packed = pack_strided(c->packed, c->buf + off, r->count[0], r->stride[0],
+                                     (size_t)s->len);
+            return 0;
+        }
+        if (c->op == RUN_UNPACK && (MPI_Count)c->left > r->count[0] * s->len) {
+            /* all of it, and input left after it: nothing stops inside */
+            c->packed = (char *)unpack_strided(c->buf + off, c->packed, r->count[0],
+                                               r->stride[0], (size_t)s->len);
+            c->left -= (size_t)(r->count[0] * s->len);
+            return 0;
+        }
+        for (MPI_Count i = 0; i < r->count[0]; i++, off += r->stride[0])
+            if ((rc = run_emit(c, off, s->len, s->basic)))
+                return rc;
+        return 0;
+    }
+    for (MPI_Count i = 0; i < r->count[level]; i++, off += r->stride[level])
+        if ((rc = run_rep(s, r, level - 1, off, c)))
+            return rc;
+    return 0;
+}
+
+static int run_elements(const rtmpi_dtype_t *d, MPI_Count count, MPI_Aint off,
+                        run_cursor_t *c)
+{
+    int rc;
+
+    for (MPI_Count i = 0; i < count; i++, off += d->extent) {
+        for (int k = 0; k < d->nsegs; k++) {
+            const rtmpi_seg_t *s = &d->segs[k];
+
+            if (s->rep < 0)
+                rc = run_emit(c, off + s->disp, s->len, s->basic);
+            else
+                rc = run_rep(s, &d->reps[s->rep], d->reps[s->rep].nloops - 1, off + s->disp, c);
             if (rc)
                 return rc;
         }
@@ -205,157 +416,379 @@ int rtmpi_dtype_walk(const rtmpi_dtype_t *d, MPI_Count count, rtmpi_dtype_walk_f
     return 0;
 }
 
+int rtmpi_dtype_walk(const rtmpi_dtype_t *d, MPI_Count count, rtmpi_dtype_walk_fn *fn,
+                     void *arg)
+{
+    run_cursor_t c = { .op = RUN_WALK, .fn = fn, .arg = arg };
+
+    return run_elements(d, count, 0, &c);
+}
+
 void rtmpi_pack(const void *buf, MPI_Count count, const rtmpi_dtype_t *d, void *out)
 {
-    char *o = out;
-    const char *base = buf;
+    MPI_Aint off;
 
-    for (MPI_Count i = 0; i < count; i++, base += d->extent) {
-        for (int s = 0; s < d->nsegs; s++) {
-            memcpy(o, base + d->segs[s].disp, (size_t)d->segs[s].len);
-            o += d->segs[s].len;
-        }
+    if (rtmpi_dtype_contig(d, count, &off)) {
+        if (count * d->size > 0)
+            memcpy(out, (const char *)buf + off, (size_t)(count * d->size));
+        return;
     }
+    run_cursor_t c = { .op = RUN_PACK, .buf = (char *)buf, .packed = out };
+    run_elements(d, count, 0, &c);
 }
 
 void rtmpi_unpack(const void *in, size_t bytes, void *buf, MPI_Count count,
                   const rtmpi_dtype_t *d)
 {
-    const char *p = in;
-    char *base = buf;
+    MPI_Aint off;
 
-    for (MPI_Count i = 0; i < count && bytes > 0; i++, base += d->extent) {
-        for (int s = 0; s < d->nsegs && bytes > 0; s++) {
-            size_t n = (size_t)d->segs[s].len < bytes ? (size_t)d->segs[s].len : bytes;
+    if (bytes == 0)
+        return;
+    if (rtmpi_dtype_contig(d, count, &off)) {
+        size_t all = (size_t)(count * d->size);
 
-            memcpy(base + d->segs[s].disp, p, n);
-            p += n;
-            bytes -= n;
-        }
+        if (all > 0)
+            memcpy((char *)buf + off, in, bytes < all ? bytes : all);
+        return;
     }
+    run_cursor_t c = { .op = RUN_UNPACK, .buf = buf, .packed = (char *)in, .left = bytes };
+    run_elements(d, count, 0, &c);
 }
 
 /* ---- Construction ---- */
 
-typedef struct block {
-    MPI_Aint     disp;     /* bytes */
-    MPI_Count    count;    /* elements of type */
-    MPI_Datatype type;
-} block_t;
+/* Types expanded into a block's segments when they have no more than this
+ * many runs in all; above it the block refers to the type as a child. */
+#define EXPAND_MAX 64
 
-static int handle_new(rtmpi_dtype_t *d, MPI_Datatype *newtype)
+int dtype_build_init(dtype_build_t *b, int combiner)
+{
+    memset(b, 0, sizeof(*b));
+    b->d = calloc(1, sizeof(*b->d));
+    if (!b->d)
+        return MPI_ERR_NO_MEM;
+    b->d->refcount = 1;
+    b->d->combiner = combiner;
+    b->d->align = 1;
+    b->d->basic = MPI_BYTE;
+    return MPI_SUCCESS;
+}
+
+void dtype_build_abort(dtype_build_t *b)
+{
+    if (b->d)
+        dtype_put(b->d);
+    b->d = NULL;
+}
+
+static int seg_reserve(dtype_build_t *b)
+{
+    rtmpi_dtype_t *d = b->d;
+
+    if (d->nsegs < b->segcap)
+        return MPI_SUCCESS;
+    int cap = b->segcap ? b->segcap * 2 : 4;
+    rtmpi_seg_t *s = realloc(d->segs, (size_t)cap * sizeof(*s));
+
+    if (!s)
+        return MPI_ERR_NO_MEM;
+    d->segs = s;
+    b->segcap = cap;
+    return MPI_SUCCESS;
+}
+
+/* A plain run, merged into the previous one where it continues it. */
+static int seg_run(dtype_build_t *b, MPI_Aint disp, MPI_Aint len, int basic)
+{
+    rtmpi_dtype_t *d = b->d;
+
+    if (len == 0)
+        return MPI_SUCCESS;
+    if (d->nsegs > 0 && !pair_split(basic)) {
+        rtmpi_seg_t *last = &d->segs[d->nsegs - 1];
+
+        if (last->rep < 0 && last->basic == basic && last->disp + last->len == disp) {
+            last->len += len;
+            return MPI_SUCCESS;
+        }
+    }
+    if (seg_reserve(b))
+        return MPI_ERR_NO_MEM;
+    d->segs[d->nsegs++] = (rtmpi_seg_t){ disp, len, basic, -1 };
+    return MPI_SUCCESS;
+}
+
+/* A repeated segment (r's loops normalized by the caller; holds r->child). */
+static int seg_rep(dtype_build_t *b, MPI_Aint disp, MPI_Aint len, int basic,
+                   const rtmpi_rep_t *r)
+{
+    rtmpi_dtype_t *d = b->d;
+
+    if (!r->child && r->nloops == 0)
+        return seg_run(b, disp, len, basic);
+    if (seg_reserve(b))
+        return MPI_ERR_NO_MEM;
+    if (d->nreps == b->repcap) {
+        int cap = b->repcap ? b->repcap * 2 : 2;
+        rtmpi_rep_t *n = realloc(d->reps, (size_t)cap * sizeof(*n));
+
+        if (!n)
+            return MPI_ERR_NO_MEM;
+        d->reps = n;
+        b->repcap = cap;
+    }
+    d->reps[d->nreps] = *r;
+    if (r->child)
+        dtype_hold(r->child);
+    d->segs[d->nsegs++] = (rtmpi_seg_t){ disp, len, basic, d->nreps++ };
+    return MPI_SUCCESS;
+}
+
+/* Drops loops of one iteration, folds the innermost loops of a run into its
+ * length where they are contiguous, merges loops that continue each other. */
+static void rep_normalize(rtmpi_rep_t *r, MPI_Aint *len)
+{
+    int n = 0;
+
+    for (int k = 0; k < r->nloops; k++) {
+        if (r->count[k] == 1)
+            continue;
+        r->count[n] = r->count[k];
+        r->stride[n++] = r->stride[k];
+    }
+    r->nloops = n;
+    while (!r->child && r->nloops > 0 && r->stride[0] == *len) {
+        *len *= (MPI_Aint)r->count[0];
+        r->nloops--;
+        memmove(&r->count[0], &r->count[1], (size_t)r->nloops * sizeof(r->count[0]));
+        memmove(&r->stride[0], &r->stride[1], (size_t)r->nloops * sizeof(r->stride[0]));
+    }
+    for (int k = 0; k + 1 < r->nloops;) {
+        if (r->stride[k + 1] == (MPI_Aint)r->count[k] * r->stride[k]) {
+            r->count[k] *= r->count[k + 1];
+            r->nloops--;
+            memmove(&r->count[k + 1], &r->count[k + 2],
+                    (size_t)(r->nloops - k - 1) * sizeof(r->count[0]));
+            memmove(&r->stride[k + 1], &r->stride[k + 2],
+                    (size_t)(r->nloops - k - 1) * sizeof(r->stride[0]));
+        } else {
+            k++;
+        }
+    }
+}
+
+static bool all_plain(const rtmpi_dtype_t *t)
+{
+    for (int k = 0; k < t->nsegs; k++)
+        if (t->segs[k].rep >= 0)
+            return false;
+    return true;
+}
+
+int dtype_build_add(dtype_build_t *b, MPI_Aint disp, rtmpi_dtype_t *t, int nloops,
+                    const MPI_Count *count, const MPI_Aint *stride)
+{
+    rtmpi_dtype_t *d = b->d;
+    MPI_Count iters = 1, count_v[2];
+    MPI_Aint lo = 0, hi = 0, stride_v[2];
+    int n = 0;
+
+    if (t->align > d->align)
+        d->align = t->align;
+    for (int k = 0; k < nloops; k++) {
+        if (count[k] == 1)
+            continue;
+        count_v[n] = count[k];
+        stride_v[n++] = stride[k];
+    }
+    nloops = n;
+    count = count_v;
+    stride = stride_v;
+    for (int k = 0; k < nloops; k++) {
+        iters *= count[k];
+        MPI_Aint span = (MPI_Aint)(count[k] > 0 ? count[k] - 1 : 0) * stride[k];
+
+        if (span < 0)
+            lo += span;
+        else
+            hi += span;
+    }
+    if (iters == 0)
+        return MPI_SUCCESS;
+    /* bounds: the lowest and highest placement of one element of t */
+    if (!b->any || disp + lo + t->lb < b->lb)
+        b->lb = disp + lo + t->lb;
+    if (!b->any || disp + hi + t->lb + t->extent > b->ub)
+        b->ub = disp + hi + t->lb + t->extent;
+    b->any = true;
+    if (t->size == 0)
+        return MPI_SUCCESS;
+    if (!b->anydata || disp + lo + t->true_lb < d->true_lb)
+        d->true_lb = disp + lo + t->true_lb;
+    if (!b->anydata || disp + hi + t->true_ub > d->true_ub)
+        d->true_ub = disp + hi + t->true_ub;
+    d->basic = !b->anydata || d->basic == t->basic ? t->basic : RTMPI_BASIC_MIXED;
+    b->anydata = true;
+    d->size += iters * t->size;
+    d->nbasic += iters * t->nbasic;
+
+    rtmpi_rep_t r = { 0 };
+    MPI_Aint len;
+
+    if (t->nsegs == 1) {
+        /* one segment: it, with the block's loops outside its own */
+        const rtmpi_seg_t *s = &t->segs[0];
+
+        if (s->rep >= 0)
+            r = t->reps[s->rep];
+        len = s->len;
+        if (r.nloops + nloops <= RTMPI_REP_LOOPS) {
+            for (int k = 0; k < nloops; k++) {
+                r.count[r.nloops] = count[k];
+                r.stride[r.nloops++] = stride[k];
+            }
+            rep_normalize(&r, &len);
+            return seg_rep(b, disp + s->disp, len, s->basic, &r);
+        }
+    } else if (all_plain(t) && iters <= EXPAND_MAX && iters * t->nsegs <= EXPAND_MAX) {
+        /* a few runs: copied, block by block */
+        MPI_Count c0 = nloops > 0 ? count[0] : 1, c1 = nloops > 1 ? count[1] : 1;
+
+        for (MPI_Count j = 0; j < c1; j++) {
+            for (MPI_Count i = 0; i < c0; i++) {
+                MPI_Aint base = disp + (nloops > 0 ? (MPI_Aint)i * stride[0] : 0) +
+                                (nloops > 1 ? (MPI_Aint)j * stride[1] : 0);
+
+                for (int k = 0; k < t->nsegs; k++)
+                    if (seg_run(b, base + t->segs[k].disp, t->segs[k].len, t->segs[k].basic))
+                        return MPI_ERR_NO_MEM;
+            }
+        }
+        return MPI_SUCCESS;
+    }
+    /* anything else: t itself at each point */
+    memset(&r, 0, sizeof(r));
+    r.child = t;
+    for (int k = 0; k < nloops; k++) {
+        r.count[r.nloops] = count[k];
+        r.stride[r.nloops++] = stride[k];
+    }
+    len = (MPI_Aint)t->size;
+    rep_normalize(&r, &len);
+    return seg_rep(b, disp, len, t->basic, &r);
+}
+
+rtmpi_dtype_t *dtype_build_done(dtype_build_t *b, bool pad)
+{
+    rtmpi_dtype_t *d = b->d;
+
+    b->d = NULL;
+    d->in_use = 1;
+    d->lb = b->lb;
+    d->extent = b->ub - b->lb;
+    if (pad && d->extent % d->align)
+        d->extent += d->align - d->extent % d->align;
+    d->contig = 1;
+    for (int k = 0; k < d->nsegs; k++)
+        if (d->segs[k].rep >= 0 || (k > 0 && d->segs[k].disp != d->segs[k - 1].disp + d->segs[k - 1].len))
+            d->contig = 0;
+    return d;
+}
+
+int dtype_handle_new(rtmpi_dtype_t *d, MPI_Datatype *newtype)
 {
     if (rtmpi_ntypes == types_cap) {
         int cap = types_cap * 2;
         rtmpi_dtype_t **t = realloc(rtmpi_types, (size_t)cap * sizeof(*t));
 
-        if (!t)
+        if (!t) {
+            dtype_put(d);
             return MPI_ERR_NO_MEM;
+        }
         memset(t + types_cap, 0, (size_t)(cap - types_cap) * sizeof(*t));
-rtmpi_types = t;
+        rtmpi_types = t;
         types_cap = cap;
     }
     /* Handles of freed types are not reused: a stale handle stays invalid. */
+    d->in_use = 1;
+    d->handle = rtmpi_ntypes;
     rtmpi_types[rtmpi_ntypes] = d;
     *newtype = rtmpi_ntypes++;
     return MPI_SUCCESS;
 }
 
-static int seg_append(rtmpi_dtype_t *d, int *cap, MPI_Aint disp, MPI_Aint len, int basic)
+int dtype_set_contents(rtmpi_dtype_t *d, int nints, const int *ints, int naints,
+                       const MPI_Aint *aints, int ntypes, const MPI_Datatype *types)
 {
-    if (len == 0)
-        return MPI_SUCCESS;
-    if (d->nsegs > 0) {
-        rtmpi_seg_t *last = &d->segs[d->nsegs - 1];
+    rtmpi_dtcontents_t *c = &d->contents;
 
-        if (last->basic == basic && last->disp + last->len == disp) {
-            last->len += len;
-            return MPI_SUCCESS;
-        }
+    c->ints = malloc((size_t)(nints ? nints : 1) * sizeof(*c->ints));
+    c->aints = malloc((size_t)(naints ? naints : 1) * sizeof(*c->aints));
+    c->types = malloc((size_t)(ntypes ? ntypes : 1) * sizeof(*c->types));
+    if (!c->ints || !c->aints || !c->types) {
+        contents_clear(c);
+        return MPI_ERR_NO_MEM;
     }
-    if (d->nsegs == *cap) {
-        int ncap = *cap ? *cap * 2 : 4;
-        rtmpi_seg_t *s = realloc(d->segs, (size_t)ncap * sizeof(*s));
-
-        if (!s)
-            return MPI_ERR_NO_MEM;
-        d->segs = s;
-        *cap = ncap;
+    if (nints)
+        memcpy(c->ints, ints, (size_t)nints * sizeof(*ints));
+    if (naints)
+        memcpy(c->aints, aints, (size_t)naints * sizeof(*aints));
+    c->nints = nints;
+    c->naints = naints;
+    for (int i = 0; i < ntypes; i++) {
+        c->types[i] = rtmpi_types[types[i]];
+        dtype_hold(c->types[i]);
     }
-    d->segs[d->nsegs++] = (rtmpi_seg_t){ disp, len, basic };
+    c->ntypes = ntypes;
     return MPI_SUCCESS;
 }
 
-/* The typemap of blocks[0..n): each block is `count` consecutive elements
- * (stride: the type's extent) of its type at its displacement. Struct types
- * get their extent rounded up to their alignment, as a C compiler pads. */
-static int build(int n, const block_t *blocks, int combiner, bool pad,
-                 MPI_Datatype *newtype)
+rtmpi_dtype_t *dtype_clone(const rtmpi_dtype_t *d)
 {
-    rtmpi_dtype_t *d = calloc(1, sizeof(*d));
-    int cap = 0, rc;
-    bool any = false;
-    MPI_Aint lb = 0, ub = 0;
+    rtmpi_dtype_t *n = malloc(sizeof(*n));
+    const rtmpi_dtcontents_t *c = &d->contents;
 
-    if (!d)
-        return MPI_ERR_NO_MEM;
-    d->in_use = 1;
-    d->refcount = 1;
-    d->combiner = combiner;
-    d->align = 1;
-    for (int b = 0; b < n; b++) {
-        const rtmpi_dtype_t *old = rtmpi_dtype_get(blocks[b].type);
-
-        if (old->align > d->align)
-            d->align = old->align;
-        if (blocks[b].count == 0)
-            continue;
-        MPI_Aint first = blocks[b].disp + old->lb;
-        MPI_Aint last = blocks[b].disp + (MPI_Aint)(blocks[b].count - 1) * old->extent + old->lb;
-        MPI_Aint blb = first < last ? first : last;
-        MPI_Aint bub = (first > last ? first : last) + old->extent;
-
-        if (!any || blb < lb)
-            lb = blb;
-        if (!any || bub > ub)
-            ub = bub;
-        any = true;
-        for (MPI_Count c = 0; c < blocks[b].count; c++) {
-            MPI_Aint base = blocks[b].disp + (MPI_Aint)c * old->extent;
-
-            for (int s = 0; s < old->nsegs; s++) {
-                rc = seg_append(d, &cap, base + old->segs[s].disp, old->segs[s].len,
-                                old->segs[s].basic);
-                if (rc != MPI_SUCCESS)
-                    goto err_free_type;
-            }
-        }
+    if (!n)
+        return NULL;
+    *n = *d;
+    n->in_use = 0;
+    n->refcount = 1;
+    n->handle = 0;
+    n->segs = malloc((size_t)(d->nsegs ? d->nsegs : 1) * sizeof(*n->segs));
+    n->reps = malloc((size_t)(d->nreps ? d->nreps : 1) * sizeof(*n->reps));
+    memset(&n->contents, 0, sizeof(n->contents));
+    if (!n->segs || !n->reps) {
+        free(n->segs);
+        free(n->reps);
+        free(n);
+        return NULL;
     }
-    d->lb = lb;
-    d->extent = ub - lb;
-    if (pad && d->extent % d->align)
-        d->extent += d->align - d->extent % d->align;
-    d->basic = d->nsegs ? d->segs[0].basic : MPI_BYTE;
-    for (int s = 0; s < d->nsegs; s++) {
-        const rtmpi_seg_t *sg = &d->segs[s];
-
-        d->size += sg->len;
-        d->nbasic += sg->len / (MPI_Aint)basics[sg->basic].size;
-        if (sg->basic != d->basic)
-            d->basic = RTMPI_BASIC_MIXED;
-        if (s == 0 || sg->disp < d->true_lb)
-            d->true_lb = sg->disp;
-        if (s == 0 || sg->disp + sg->len > d->true_ub)
-            d->true_ub = sg->disp + sg->len;
+    if (d->nsegs)
+        memcpy(n->segs, d->segs, (size_t)d->nsegs * sizeof(*n->segs));
+    if (d->nreps)
+        memcpy(n->reps, d->reps, (size_t)d->nreps * sizeof(*n->reps));
+    for (int r = 0; r < n->nreps; r++)
+        if (n->reps[r].child)
+            dtype_hold(n->reps[r].child);
+    n->contents.ints = malloc((size_t)(c->nints ? c->nints : 1) * sizeof(int));
+    n->contents.aints = malloc((size_t)(c->naints ? c->naints : 1) * sizeof(MPI_Aint));
+    n->contents.types = malloc((size_t)(c->ntypes ? c->ntypes : 1) * sizeof(*c->types));
+    if (!n->contents.ints || !n->contents.aints || !n->contents.types) {
+        dtype_destroy(n);
+        return NULL;
     }
-    rc = handle_new(d, newtype);
-    if (rc != MPI_SUCCESS)
-        goto err_free_type;
-    return MPI_SUCCESS;
-
-err_free_type:
-    dtype_destroy(d);
-    return rc;
+    n->contents.nints = c->nints;
+    n->contents.naints = c->naints;
+    n->contents.ntypes = c->ntypes;
+    if (c->nints)
+        memcpy(n->contents.ints, c->ints, (size_t)c->nints * sizeof(int));
+    if (c->naints)
+        memcpy(n->contents.aints, c->aints, (size_t)c->naints * sizeof(MPI_Aint));
+    for (int i = 0; i < c->ntypes; i++) {
+        n->contents.types[i] = c->types[i];
+        dtype_hold(c->types[i]);
+    }
+    return n;
 }
 
 static int check_old(const char *fn, MPI_Datatype old, rtmpi_dtype_t **dp)
@@ -385,58 +818,103 @@ static int finish(const char *fn, int rc)
     return rc == MPI_SUCCESS ? rc : rtmpi_error(MPI_COMM_NULL, fn, rc, "cannot create the datatype");
 }
 
+/* The end of every constructor: its arguments kept, a handle. */
+static int publish(rtmpi_dtype_t *d, int nints, const int *ints, int naints,
+                   const MPI_Aint *aints, int ntypes, const MPI_Datatype *types,
+                   MPI_Datatype *newtype)
+{
+    if (dtype_set_contents(d, nints, ints, naints, aints, ntypes, types)) {
+        dtype_put(d);
+        return MPI_ERR_NO_MEM;
+    }
+    return dtype_handle_new(d, newtype);
+}
+
+/* One block of `type` repeated over nloops loops: contiguous, vector,
+ * hvector, resized and dup. */
+static int build_one(int combiner, MPI_Aint disp, MPI_Datatype type, int nloops,
+                     const MPI_Count *count, const MPI_Aint *stride, rtmpi_dtype_t **d_p)
+{
+    dtype_build_t b;
+    int rc = dtype_build_init(&b, combiner);
+
+    if (rc)
+        return rc;
+    rc = dtype_build_add(&b, disp, rtmpi_types[type], nloops, count, stride);
+    if (rc) {
+        dtype_build_abort(&b);
+        return rc;
+    }
+    *d_p = dtype_build_done(&b, false);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    rtmpi_dtype_t *old = NULL, *d;
+
     RTMPI_ENTER();
     CHECK_COUNT(__func__, count);
     CHECK_PTR(__func__, newtype, "newtype");
-    int rc = check_old(__func__, oldtype, NULL);
+    int rc = check_old(__func__, oldtype, &old);
     if (rc)
         return rc;
-    block_t b = { 0, count, oldtype };
-    return finish(__func__, build(1, &b, MPI_COMBINER_CONTIGUOUS, false, newtype));
+    MPI_Count c = count;
+    MPI_Aint s = old->extent;
+    rc = build_one(MPI_COMBINER_CONTIGUOUS, 0, oldtype, 1, &c, &s, &d);
+    if (rc == MPI_SUCCESS)
+        rc = publish(d, 1, &count, 0, NULL, 1, &oldtype, newtype);
+    return finish(__func__, rc);
 }
 RTMPI_WEAK(Type_contiguous)
 
 static int vector(const char *fn, int count, int blocklength, MPI_Aint stride_bytes,
-                  MPI_Datatype oldtype, int combiner, MPI_Datatype *newtype)
+                  MPI_Datatype oldtype, rtmpi_dtype_t **d_p)
 {
-    block_t *b;
+    rtmpi_dtype_t *old = NULL;
     int rc;
 
     CHECK_COUNT(fn, count);
     CHECK_COUNT(fn, blocklength);
-    CHECK_PTR(fn, newtype, "newtype");
-    rc = check_old(fn, oldtype, NULL);
+    rc = check_old(fn, oldtype, &old);
     if (rc)
         return rc;
-    b = malloc((size_t)(count ? count : 1) * sizeof(*b));
-    if (!b)
-        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_NO_MEM, "out of memory");
-    for (int i = 0; i < count; i++)
-        b[i] = (block_t){ (MPI_Aint)i * stride_bytes, blocklength, oldtype };
-    rc = build(count, b, combiner, false, newtype);
-    free(b);
-    return finish(fn, rc);
+    MPI_Count c[2] = { blocklength, count };
+    MPI_Aint s[2] = { old->extent, stride_bytes };
+    return finish(fn, build_one(MPI_COMBINER_VECTOR, 0, oldtype, 2, c, s, d_p));
 }
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                      MPI_Datatype *newtype)
 {
+    rtmpi_dtype_t *d;
+
     RTMPI_ENTER();
+    CHECK_PTR(__func__, newtype, "newtype");
     rtmpi_dtype_t *old = rtmpi_dtype_get(oldtype);
     if (!old)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_TYPE, "invalid datatype %d", oldtype);
-    return vector(__func__, count, blocklength, (MPI_Aint)stride * old->extent, oldtype,
-                  MPI_COMBINER_VECTOR, newtype);
+    int rc = vector(__func__, count, blocklength, (MPI_Aint)stride * old->extent, oldtype, &d);
+    if (rc)
+        return rc;
+    int ints[3] = { count, blocklength, stride };
+    return finish(__func__, publish(d, 3, ints, 0, NULL, 1, &oldtype, newtype));
 }
 RTMPI_WEAK(Type_vector)
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
                              MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    rtmpi_dtype_t *d;
+
     RTMPI_ENTER();
-    return vector(__func__, count, blocklength, stride, oldtype, MPI_COMBINER_HVECTOR, newtype);
+    CHECK_PTR(__func__, newtype, "newtype");
+    int rc = vector(__func__, count, blocklength, stride, oldtype, &d);
+    if (rc)
+        return rc;
+    d->combiner = MPI_COMBINER_HVECTOR;
+    int ints[2] = { count, blocklength };
+    return finish(__func__, publish(d, 2, ints, 1, &stride, 1, &oldtype, newtype));
 }
 RTMPI_WEAK(Type_create_hvector)
 
@@ -444,34 +922,70 @@ RTMPI_WEAK(Type_create_hvector)
  * block length i is blocklengths[i] or the common `blocklength`. */
 static int indexed(const char *fn, int count, const int *blocklengths, int blocklength,
                    const int *int_disps, const MPI_Aint *aint_disps, MPI_Datatype oldtype,
-                   int combiner, MPI_Datatype *newtype)
+                   int combiner, rtmpi_dtype_t **d_p)
 {
     rtmpi_dtype_t *old = NULL;
-    block_t *b;
+    dtype_build_t b;
     int rc;
 
     CHECK_COUNT(fn, count);
-    CHECK_PTR(fn, newtype, "newtype");
     rc = check_old(fn, oldtype, &old);
     if (rc)
         return rc;
     if (count > 0 && ((!blocklengths && blocklength < 0) || (!int_disps && !aint_disps)))
         return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_ARG, "NULL array argument");
-    b = malloc((size_t)(count ? count : 1) * sizeof(*b));
-    if (!b)
-        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_NO_MEM, "out of memory");
     for (int i = 0; i < count; i++) {
         int bl = blocklengths ? blocklengths[i] : blocklength;
 
-        if (bl < 0) {
-            free(b);
+        if (bl < 0)
             return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_ARG, "negative block length %d", bl);
-        }
-        b[i] = (block_t){ int_disps ? (MPI_Aint)int_disps[i] * old->extent : aint_disps[i],
-                          bl, oldtype };
     }
-    rc = build(count, b, combiner, false, newtype);
-    free(b);
+    rc = dtype_build_init(&b, combiner);
+    for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
+        MPI_Count bl = blocklengths ? blocklengths[i] : blocklength;
+        MPI_Aint disp = int_disps ? (MPI_Aint)int_disps[i] * old->extent : aint_disps[i];
+
+        rc = dtype_build_add(&b, disp, old, 1, &bl, &old->extent);
+    }
+    if (rc) {
+        dtype_build_abort(&b);
+        return finish(fn, rc);
+    }
+    *d_p = dtype_build_done(&b, false);
+    return MPI_SUCCESS;
+}
+
+/* The ints of an indexed-family contents: count, then up to two arrays. */
+static int *ints_of(int count, int head2, const int *a, const int *b, int *n_p)
+{
+    int n = 1 + (head2 >= 0) + (a ? count : 0) + (b ? count : 0), k = 0;
+    int *v = malloc((size_t)n * sizeof(*v));
+
+    if (!v)
+        return NULL;
+    v[k++] = count;
+    if (head2 >= 0)
+        v[k++] = head2;
+    for (int i = 0; a && i < count; i++)
+        v[k++] = a[i];
+    for (int i = 0; b && i < count; i++)
+        v[k++] = b[i];
+    *n_p = n;
+    return v;
+}
+
+static int indexed_publish(const char *fn, rtmpi_dtype_t *d, int count, int head2,
+                           const int *a, const int *b, const MPI_Aint *aints,
+                           MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    int n, *ints = ints_of(count, head2, a, b, &n);
+
+    if (!ints) {
+        dtype_put(d);
+        return finish(fn, MPI_ERR_NO_MEM);
+    }
+    int rc = publish(d, n, ints, aints ? count : 0, aints, 1, &oldtype, newtype);
+    free(ints);
     return finish(fn, rc);
 }
 
@@ -479,9 +993,16 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       const int array_of_displacements[], MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
+    rtmpi_dtype_t *d;
+
     RTMPI_ENTER();
-    return indexed(__func__, count, array_of_blocklengths, -1, array_of_displacements, NULL,
-                   oldtype, MPI_COMBINER_INDEXED, newtype);
+    CHECK_PTR(__func__, newtype, "newtype");
+    int rc = indexed(__func__, count, array_of_blocklengths, -1, array_of_displacements, NULL,
+                     oldtype, MPI_COMBINER_INDEXED, &d);
+    if (rc)
+        return rc;
+    return indexed_publish(__func__, d, count, -1, array_of_blocklengths,
+                           array_of_displacements, NULL, oldtype, newtype);
 }
 RTMPI_WEAK(Type_indexed)
 
@@ -489,9 +1010,16 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
+    rtmpi_dtype_t *d;
+
     RTMPI_ENTER();
-    return indexed(__func__, count, array_of_blocklengths, -1, NULL, array_of_displacements,
-                   oldtype, MPI_COMBINER_HINDEXED, newtype);
+    CHECK_PTR(__func__, newtype, "newtype");
+    int rc = indexed(__func__, count, array_of_blocklengths, -1, NULL, array_of_displacements,
+                     oldtype, MPI_COMBINER_HINDEXED, &d);
+    if (rc)
+        return rc;
+    return indexed_publish(__func__, d, count, -1, array_of_blocklengths, NULL,
+                           array_of_displacements, oldtype, newtype);
 }
 RTMPI_WEAK(Type_create_hindexed)
 
@@ -499,10 +1027,17 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
                                    const int array_of_displacements[], MPI_Datatype oldtype,
                                    MPI_Datatype *newtype)
 {
+    rtmpi_dtype_t *d;
+
     RTMPI_ENTER();
+    CHECK_PTR(__func__, newtype, "newtype");
     CHECK_COUNT(__func__, blocklength);
-    return indexed(__func__, count, NULL, blocklength, array_of_displacements, NULL, oldtype,
-                   MPI_COMBINER_INDEXED_BLOCK, newtype);
+    int rc = indexed(__func__, count, NULL, blocklength, array_of_displacements, NULL, oldtype,
+                     MPI_COMBINER_INDEXED_BLOCK, &d);
+    if (rc)
+        return rc;
+    return indexed_publish(__func__, d, count, blocklength, array_of_displacements, NULL, NULL,
+                           oldtype, newtype);
 }
 RTMPI_WEAK(Type_create_indexed_block)
 
@@ -510,10 +1045,17 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     const MPI_Aint array_of_displacements[],
                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    rtmpi_dtype_t *d;
+
     RTMPI_ENTER();
+    CHECK_PTR(__func__, newtype, "newtype");
     CHECK_COUNT(__func__, blocklength);
-    return indexed(__func__, count, NULL, blocklength, NULL, array_of_displacements, oldtype,
-                   MPI_COMBINER_HINDEXED_BLOCK, newtype);
+    int rc = indexed(__func__, count, NULL, blocklength, NULL, array_of_displacements, oldtype,
+                     MPI_COMBINER_HINDEXED_BLOCK, &d);
+    if (rc)
+        return rc;
+    return indexed_publish(__func__, d, count, blocklength, NULL, NULL, array_of_displacements,
+                           oldtype, newtype);
 }
 RTMPI_WEAK(Type_create_hindexed_block)
 
@@ -521,7 +1063,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                             const MPI_Aint array_of_displacements[],
                             const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    block_t *b;
+    dtype_build_t b;
     int rc;
 
     RTMPI_ENTER();
@@ -535,32 +1077,87 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
             return rc;
         CHECK_COUNT(__func__, array_of_blocklengths[i]);
     }
-    b = malloc((size_t)(count ? count : 1) * sizeof(*b));
-    if (!b)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM, "out of memory");
-    for (int i = 0; i < count; i++)
-        b[i] = (block_t){ array_of_displacements[i], array_of_blocklengths[i], array_of_types[i] };
-    rc = build(count, b, MPI_COMBINER_STRUCT, true, newtype);
-    free(b);
+    rc = dtype_build_init(&b, MPI_COMBINER_STRUCT);
+    for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
+        rtmpi_dtype_t *t = rtmpi_types[array_of_types[i]];
+        MPI_Count bl = array_of_blocklengths[i];
+
+        rc = dtype_build_add(&b, array_of_displacements[i], t, 1, &bl, &t->extent);
+    }
+    if (rc) {
+        dtype_build_abort(&b);
+        return finish(__func__, rc);
+    }
+    rtmpi_dtype_t *d = dtype_build_done(&b, true);
+    int n, *ints = ints_of(count, -1, array_of_blocklengths, NULL, &n);
+    if (!ints) {
+        dtype_put(d);
+        return finish(__func__, MPI_ERR_NO_MEM);
+    }
+    rc = publish(d, n, ints, count, array_of_displacements, count, array_of_types, newtype);
+    free(ints);
     return finish(__func__, rc);
 }
 RTMPI_WEAK(Type_create_struct)
+
+int dtype_grid(int ndims, const int *sizes, int order, rtmpi_dtype_t *old,
+                     const int *nblocks, const dtype_dim_block_t (*blocks)[2], int combiner,
+                     rtmpi_dtype_t **d_p)
+{
+    MPI_Aint stride[RTMPI_GRID_MAXDIMS];
+    rtmpi_dtype_t *inner = old;
+    int rc = MPI_SUCCESS;
+
+    if (order == MPI_ORDER_C) {
+        stride[ndims - 1] = old->extent;
+        for (int k = ndims - 2; k >= 0; k--)
+            stride[k] = stride[k + 1] * sizes[k + 1];
+    } else {
+        stride[0] = old->extent;
+        for (int k = 1; k < ndims; k++)
+            stride[k] = stride[k - 1] * sizes[k - 1];
+    }
+    dtype_hold(inner);
+    for (int s = 0; s < ndims; s++) {
+        int k = order == MPI_ORDER_C ? ndims - 1 - s : s;   /* fastest first */
+        dtype_build_t b;
+
+        rc = dtype_build_init(&b, combiner);
+        for (int j = 0; j < nblocks[k] && rc == MPI_SUCCESS; j++) {
+            const dtype_dim_block_t *bl = &blocks[k][j];
+            MPI_Count c[2] = { bl->len, bl->repeat };
+            MPI_Aint st[2] = { stride[k], (MPI_Aint)bl->every * stride[k] };
+
+            rc = dtype_build_add(&b, (MPI_Aint)bl->first * stride[k], inner, 2, c, st);
+        }
+        dtype_put(inner);
+        if (rc) {
+            dtype_build_abort(&b);
+            return rc;
+        }
+        inner = dtype_build_done(&b, false);
+    }
+    inner->lb = 0;
+    inner->extent = stride[order == MPI_ORDER_C ? 0 : ndims - 1] *
+                    sizes[order == MPI_ORDER_C ? 0 : ndims - 1];
+    *d_p = inner;
+    return MPI_SUCCESS;
+}
 
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
                               const int array_of_subsizes[], const int array_of_starts[],
                               int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    rtmpi_dtype_t *old = NULL;
-    MPI_Aint stride[32];
-    int idx[32];
-    int fast, rc;
-    long nblocks = 1;
-    block_t *b;
+    rtmpi_dtype_t *old = NULL, *d;
+    int nblocks[RTMPI_GRID_MAXDIMS];
+    dtype_dim_block_t blocks[RTMPI_GRID_MAXDIMS][2];
+    int rc;
 
     RTMPI_ENTER();
     CHECK_PTR(__func__, newtype, "newtype");
-    if (ndims <= 0 || ndims > 32)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_DIMS, "ndims %d not in 1..32", ndims);
+    if (ndims <= 0 || ndims > RTMPI_GRID_MAXDIMS)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_DIMS, "ndims %d not in 1..%d", ndims,
+                           RTMPI_GRID_MAXDIMS);
     if (!array_of_sizes || !array_of_subsizes || !array_of_starts)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "NULL array argument");
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
@@ -568,97 +1165,70 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
     rc = check_old(__func__, oldtype, &old);
     if (rc)
         return rc;
-    for (int d = 0; d < ndims; d++) {
-        if (array_of_sizes[d] <= 0 || array_of_subsizes[d] <= 0 || array_of_starts[d] < 0 ||
-            array_of_subsizes[d] + array_of_starts[d] > array_of_sizes[d])
+    for (int k = 0; k < ndims; k++) {
+        if (array_of_sizes[k] <= 0 || array_of_subsizes[k] <= 0 || array_of_starts[k] < 0 ||
+            array_of_subsizes[k] > array_of_sizes[k] - array_of_starts[k])
             return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG,
-                               "dimension %d: size %d, subsize %d, start %d do not fit", d,
-                               array_of_sizes[d], array_of_subsizes[d], array_of_starts[d]);
+                               "dimension %d: size %d, subsize %d, start %d do not fit", k,
+                               array_of_sizes[k], array_of_subsizes[k], array_of_starts[k]);
+        nblocks[k] = 1;
+        blocks[k][0] = (dtype_dim_block_t){ array_of_starts[k], array_of_subsizes[k], 1, 0 };
     }
-    /* Byte stride of each dimension; `fast` is the one that varies fastest. */
-    fast = order == MPI_ORDER_C ? ndims - 1 : 0;
-    if (order == MPI_ORDER_C) {
-        stride[ndims - 1] = old->extent;
-        for (int d = ndims - 2; d >= 0; d--)
-            stride[d] = stride[d + 1] * array_of_sizes[d + 1];
-    } else {
-        stride[0] = old->extent;
-        for (int d = 1; d < ndims; d++)
-            stride[d] = stride[d - 1] * array_of_sizes[d - 1];
-    }
-    for (int d = 0; d < ndims; d++)
-        if (d != fast)
-            nblocks *= array_of_subsizes[d];
-    b = malloc((size_t)nblocks * sizeof(*b));
-    if (!b)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM, "out of memory");
-    memset(idx, 0, sizeof(idx));
-    for (long k = 0; k < nblocks; k++) {
-        MPI_Aint disp = 0;
-
-        for (int d = 0; d < ndims; d++)
-            disp += (MPI_Aint)(array_of_starts[d] + (d == fast ? 0 : idx[d])) * stride[d];
-        b[k] = (block_t){ disp, array_of_subsizes[fast], oldtype };
-        /* next index tuple, slowest dimension last to change */
-        for (int s = 0; s < ndims; s++) {
-            int d = order == MPI_ORDER_C ? ndims - 1 - s : s;
-
-            if (d == fast)
-                continue;
-            if (++idx[d] < array_of_subsizes[d])
-                break;
-            idx[d] = 0;
-        }
-    }
-    rc = build((int)nblocks, b, MPI_COMBINER_SUBARRAY, false, newtype);
-    free(b);
-    if (rc != MPI_SUCCESS)
+    rc = dtype_grid(ndims, array_of_sizes, order, old, nblocks,
+                          (const dtype_dim_block_t (*)[2])blocks, MPI_COMBINER_SUBARRAY, &d);
+    if (rc)
         return finish(__func__, rc);
-    /* The subarray spans the whole array: lb 0, extent of the full array. */
-    rtmpi_dtype_t *d = rtmpi_types[*newtype];
-    d->lb = 0;
-    d->extent = stride[order == MPI_ORDER_C ? 0 : ndims - 1] *
-                array_of_sizes[order == MPI_ORDER_C ? 0 : ndims - 1];
-    return MPI_SUCCESS;
+    int ints[3 * RTMPI_GRID_MAXDIMS + 2];
+    ints[0] = ndims;
+    for (int k = 0; k < ndims; k++) {
+        ints[1 + k] = array_of_sizes[k];
+        ints[1 + ndims + k] = array_of_subsizes[k];
+        ints[1 + 2 * ndims + k] = array_of_starts[k];
+    }
+    ints[1 + 3 * ndims] = order;
+    return finish(__func__, publish(d, 3 * ndims + 2, ints, 0, NULL, 1, &oldtype, newtype));
 }
 RTMPI_WEAK(Type_create_subarray)
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                              MPI_Datatype *newtype)
 {
+    rtmpi_dtype_t *d;
+
     RTMPI_ENTER();
     CHECK_PTR(__func__, newtype, "newtype");
     int rc = check_old(__func__, oldtype, NULL);
     if (rc)
         return rc;
-    block_t b = { 0, 1, oldtype };
-    rc = build(1, &b, MPI_COMBINER_RESIZED, false, newtype);
+    rc = build_one(MPI_COMBINER_RESIZED, 0, oldtype, 0, NULL, NULL, &d);
     if (rc != MPI_SUCCESS)
         return finish(__func__, rc);
-    rtmpi_types[*newtype]->lb = lb;
-    rtmpi_types[*newtype]->extent = extent;
-    return MPI_SUCCESS;
+    d->lb = lb;
+    d->extent = extent;
+    MPI_Aint aints[2] = { lb, extent };
+    return finish(__func__, publish(d, 0, NULL, 2, aints, 1, &oldtype, newtype));
 }
 RTMPI_WEAK(Type_create_resized)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    rtmpi_dtype_t *old = NULL;
+    rtmpi_dtype_t *old = NULL, *d;
 
     RTMPI_ENTER();
     CHECK_PTR(__func__, newtype, "newtype");
     int rc = check_old(__func__, oldtype, &old);
     if (rc)
         return rc;
-    block_t b = { 0, 1, oldtype };
-    rc = build(1, &b, MPI_COMBINER_DUP, false, newtype);
+    rc = build_one(MPI_COMBINER_DUP, 0, oldtype, 0, NULL, NULL, &d);
     if (rc != MPI_SUCCESS)
         return finish(__func__, rc);
-    rtmpi_dtype_t *d = rtmpi_types[*newtype];
     d->lb = old->lb;
     d->extent = old->extent;
     d->committed = old->committed;
     memcpy(d->name, old->name, sizeof(d->name));
+    rc = publish(d, 0, NULL, 0, NULL, 1, &oldtype, newtype);
+    if (rc != MPI_SUCCESS)
+        return finish(__func__, rc);
     return rtmpi_type_dup_attrs(__func__, oldtype, newtype);   /* attr.c: attributes */
 }
 RTMPI_WEAK(Type_dup)
@@ -895,26 +1465,88 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 }
 RTMPI_WEAK(Get_count)
 
+/* Elements in the first `rem` bytes (0 < rem < d->size) of one element of
+ * d; -1 when they end inside a basic element. Whole runs and whole loop
+ * iterations are skipped by arithmetic, so this costs O(segments x depth),
+ * never O(count). */
+static MPI_Count elems_partial(const rtmpi_dtype_t *d, MPI_Count rem)
+{
+    MPI_Count n = 0;
+
+    for (int k = 0; k < d->nsegs && rem > 0; k++) {
+        const rtmpi_seg_t *s = &d->segs[k];
+        const rtmpi_rep_t *r = s->rep >= 0 ? &d->reps[s->rep] : NULL;
+        const rtmpi_dtype_t *child = r ? r->child : NULL;
+        MPI_Count iters = 1, unit = s->len;
+        MPI_Count unit_elems = child ? child->nbasic : run_elems_done(s->basic, s->len);
+
+        for (int l = 0; r && l < r->nloops; l++)
+            iters *= r->count[l];
+        if (rem >= iters * unit) {
+            n += iters * unit_elems;
+            rem -= iters * unit;
+            if (rem == 0 && !child && unit_elems == 0)
+                return -1;   /* ends after the first member of a split pair */
+            continue;
+        }
+        n += rem / unit * unit_elems;
+        rem %= unit;
+        if (rem == 0)
+            return !child && unit_elems == 0 ? -1 : n;
+        if (child) {
+            MPI_Count m = elems_partial(child, rem);
+
+            return m < 0 ? -1 : n + m;
+        }
+        if (pair_split(s->basic) || rem % (MPI_Count)basics[s->basic].size)
+            return -1;
+        return n + rem / (MPI_Count)basics[s->basic].size;
+    }
+    return n;
+}
+
 /* Basic elements in the first `bytes` bytes of data of type d; -1 when the
  * bytes end inside a basic element. */
 static MPI_Count elements_in(const rtmpi_dtype_t *d, MPI_Count bytes)
 {
-    MPI_Count n, rem;
-
     if (d->size == 0)
         return 0;
-    n = bytes / d->size * d->nbasic;
-    rem = bytes % d->size;
-    for (int s = 0; s < d->nsegs && rem > 0; s++) {
-        MPI_Count bs = (MPI_Count)basics[d->segs[s].basic].size;
-        MPI_Count take = rem < d->segs[s].len ? rem : d->segs[s].len;
+    MPI_Count n = bytes / d->size * d->nbasic, rem = bytes % d->size;
 
-        if (take % bs)
-            return -1;
-        n += take / bs;
-        rem -= take;
+    if (rem == 0)
+        return n;
+    MPI_Count m = elems_partial(d, rem);
+    return m < 0 ? -1 : n + m;
+}
+
+/* Bytes of the first `want` (< d->nbasic) basic elements of one element. */
+static MPI_Count bytes_partial(const rtmpi_dtype_t *d, MPI_Count want)
+{
+    MPI_Count bytes = 0;
+
+    for (int k = 0; k < d->nsegs && want > 0; k++) {
+        const rtmpi_seg_t *s = &d->segs[k];
+        const rtmpi_rep_t *r = s->rep >= 0 ? &d->reps[s->rep] : NULL;
+        const rtmpi_dtype_t *child = r ? r->child : NULL;
+        MPI_Count iters = 1, unit = s->len;
+        MPI_Count unit_elems = child ? child->nbasic : run_elems_done(s->basic, s->len);
+
+        for (int l = 0; r && l < r->nloops; l++)
+            iters *= r->count[l];
+        if (iters * unit_elems <= want) {
+            bytes += iters * unit;
+            want -= iters * unit_elems;
+            continue;
+        }
+        bytes += want / unit_elems * unit;
+        want %= unit_elems;
+        if (want == 0)
+            return bytes;
+        if (child)
+            return bytes + bytes_partial(child, want);
+        return bytes + want * (MPI_Count)basics[s->basic].size;
     }
-    return n;
+    return bytes;
 }
 
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
@@ -951,17 +1583,7 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
         status->rtmpi_count = 0;
         return MPI_SUCCESS;
     }
-    MPI_Count bytes = count / d->nbasic * d->size, rem = count % d->nbasic;
-    for (int s = 0; s < d->nsegs && rem > 0; s++) {
-        MPI_Count bs = (MPI_Count)basics[d->segs[s].basic].size;
-        MPI_Count n = d->segs[s].len / bs;
-
-        if (n > rem)
-            n = rem;
-        bytes += n * bs;
-        rem -= n;
-    }
-    status->rtmpi_count = bytes;
+    status->rtmpi_count = count / d->nbasic * d->size + bytes_partial(d, count % d->nbasic);
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Status_set_elements_x)

@@ -36,6 +36,9 @@ mpi_libmpi_la_SOURCES = \
 	mpi/deprecated.c \
 	mpi/dtype_external.c \
 	mpi/dtype_match.c \
+	mpi/dtype_impl.h \
+	mpi/dtype_envelope.c \
+	mpi/dtype_darray.c \
 	mpi/env.c \
 	mpi/mpi_state.c mpi/mpi_state.h \
 	mpi/errors.c \

@@ -68,31 +68,67 @@ struct rtmpi_state {
 };
 extern struct rtmpi_state rtmpi_state;
 
-/* ---- Datatypes (datatype.c) ---------------------------------------------- */
+/* ---- Datatypes (datatype.c) ----------------------------------------------
+ *
+ * A type's typemap is a short list of segments. A segment is one contiguous
+ * run of bytes of one basic type (disp, len), or, when `rep` >= 0, that run
+ * (or one element of a child type) repeated over up to RTMPI_REP_LOOPS
+ * nested loops of (count, stride) kept in the type's `reps`. So contiguous,
+ * vector and hvector types and their nestings cost O(1) memory whatever
+ * their counts, irregular types (indexed, struct) cost one segment per
+ * non-empty block, and zero-length blocks are not in the map. Only
+ * datatype.c reads segments; everything else goes through rtmpi_dtype_walk,
+ * rtmpi_pack/unpack and rtmpi_dtype_contig. */
 
-/* One contiguous run of basic elements of one type in a datatype's typemap,
- * relative to the buffer address. */
+#define RTMPI_REP_LOOPS 4
+
 typedef struct rtmpi_seg {
     MPI_Aint disp;
-    MPI_Aint len;       /* bytes */
-    int      basic;     /* predefined basic type of the elements */
+    MPI_Aint len;       /* bytes of the run; with a child: the child's size */
+    int      basic;     /* predefined basic type of the run's elements */
+    int      rep;       /* -1: the run once; else index in the type's reps */
 } rtmpi_seg_t;
 
+struct rtmpi_dtype;
+
+/* A segment repeated: the run (child NULL), or one element of child, at
+ * disp + sum over k of i_k * stride[k], i_k < count[k], loop 0 innermost. */
+typedef struct rtmpi_rep {
+    struct rtmpi_dtype *child;   /* holds a reference */
+    int       nloops;
+    MPI_Count count[RTMPI_REP_LOOPS];
+    MPI_Aint  stride[RTMPI_REP_LOOPS];
+} rtmpi_rep_t;
+
+/* What a constructor was called with (MPI_Type_get_contents); the types
+ * are held by reference. */
+typedef struct rtmpi_dtcontents {
+    int       nints, naints, ntypes;
+    int      *ints;
+    MPI_Aint *aints;
+    struct rtmpi_dtype **types;
+} rtmpi_dtcontents_t;
+
 typedef struct rtmpi_dtype {
-    int         in_use;
-    int         refcount;     /* handle + operations in flight */
+    int         in_use;       /* the handle is valid */
+    int         refcount;     /* handle + operations in flight + types built on it */
     int         predefined;
     int         committed;
     int         combiner;
+    MPI_Datatype handle;      /* 0 for the objects a constructor makes inside */
     MPI_Count   size;         /* bytes of data in one element */
     MPI_Aint    lb, extent;
     MPI_Aint    true_lb, true_ub;
     MPI_Aint    align;        /* largest alignment of its basic types */
     int         basic;        /* the one basic type of every element, or
                                  RTMPI_BASIC_MIXED */
+    int         contig;       /* one element's data is one byte range, in order,
+                                 starting at segs[0].disp */
     MPI_Count   nbasic;       /* basic elements in one element */
-    int         nsegs;
+    int         nsegs, nreps;
     rtmpi_seg_t *segs;
+    rtmpi_rep_t *reps;
+    rtmpi_dtcontents_t contents;
     char        name[MPI_MAX_OBJECT_NAME];
 } rtmpi_dtype_t;
 
@@ -136,26 +172,34 @@ static inline int rtmpi_dtype_contig(const rtmpi_dtype_t *d, MPI_Count count,
         *offset_p = 0;
         return 1;
     }
-    if (d->nsegs == 1 && (count == 1 || d->segs[0].len == d->extent)) {
+    if (d->contig && (count == 1 || d->size == d->extent)) {
         *offset_p = d->segs[0].disp;
         return 1;
     }
     return 0;
 }
-/* Pack/unpack `count` elements; unpack stops after `bytes` bytes of input. */
 /* Visits the contiguous runs of `count` elements of d in typemap order (the
  * order pack writes them): fn(disp, len, basic, arg) with disp in bytes from
- * the buffer's address and len in bytes, all of one basic type. Stops at the
- * first nonzero return of fn and returns it; 0 when every run was visited.
- * Whatever represents a type, this stays the one way to read its typemap
- * outside datatype.c. */
+ * the buffer's address and len in bytes, all of one basic type (for the pair
+ * types of MAXLOC/MINLOC: basic is the pair type, and a run holds
+ * rtmpi_run_elems(basic, len) pairs laid out as C lays out the pair's
+ * struct). Stops at the first nonzero return of fn and returns it; 0 when
+ * every run was visited. Whatever represents a type, this stays the one way
+ * to read its typemap outside datatype.c. */
 typedef int rtmpi_dtype_walk_fn(MPI_Aint disp, MPI_Aint len, int basic, void *arg);
 int rtmpi_dtype_walk(const rtmpi_dtype_t *d, MPI_Count count, rtmpi_dtype_walk_fn *fn,
                      void *arg);
+/* Pack/unpack `count` elements; unpack stops after `bytes` bytes of input.
+ * Neither allocates. */
 void rtmpi_pack(const void *buf, MPI_Count count, const rtmpi_dtype_t *d, void *out);
 void rtmpi_unpack(const void *in, size_t bytes, void *buf, MPI_Count count,
                   const rtmpi_dtype_t *d);
+/* Bytes of data of one element of a predefined type (for a pair type the
+ * sum of its members: 12 for MPI_DOUBLE_INT). */
 size_t rtmpi_basic_size(int basic);
+/* Elements of basic type `basic` that begin in a run of `len` bytes the
+ * walk visited (MPI_SHORT_INT's members are two runs: the first begins it). */
+size_t rtmpi_run_elems(int basic, MPI_Aint len);
 
 /* ---- Reduction ops (op.c) ------------------------------------------------- */
 

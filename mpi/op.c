@@ -169,15 +169,17 @@ static int k_bxor(const void *in, void *inout, size_t n, int basic)
 }
 #undef STMT
 /* MAXLOC/MINLOC: the larger (smaller) value; on a tie, the smaller index. */
+/* Members, not the struct: a pair's data ends before its padding (its size
+ * is 12 for MPI_DOUBLE_INT), and a buffer may end there too. */
 #define STMT \
-    if (a[i].f > b[i].f || (a[i].f == b[i].f && a[i].i < b[i].i)) b[i] = a[i];
+    if (a[i].f > b[i].f || (a[i].f == b[i].f && a[i].i < b[i].i)) { b[i].f = a[i].f; b[i].i = a[i].i; }
 static int k_maxloc(const void *in, void *inout, size_t n, int basic)
 {
     switch (basic) { PAIR_TYPES(CASE) FORTRAN_PAIR_TYPES(CASE) default: return -1; }
 }
 #undef STMT
 #define STMT \
-    if (a[i].f < b[i].f || (a[i].f == b[i].f && a[i].i < b[i].i)) b[i] = a[i];
+    if (a[i].f < b[i].f || (a[i].f == b[i].f && a[i].i < b[i].i)) { b[i].f = a[i].f; b[i].i = a[i].i; }
 static int k_minloc(const void *in, void *inout, size_t n, int basic)
 {
     switch (basic) { PAIR_TYPES(CASE) FORTRAN_PAIR_TYPES(CASE) default: return -1; }
@@ -252,11 +254,26 @@ int rtmpi_op_valid_for(MPI_Op op, MPI_Datatype dt)
 
     if (rtmpi_op_check(op) || !d)
         return MPI_ERR_OP;
-    if (ops[op].user_fn || d->nsegs == 0)
+    if (ops[op].user_fn || d->size == 0)
         return MPI_SUCCESS;
     if (d->basic == RTMPI_BASIC_MIXED || ops[op].kernel(NULL, NULL, 0, d->basic) != 0)
         return MPI_ERR_OP;
     return MPI_SUCCESS;
+}
+
+/* One run of the typemap: the elements that begin in it, reduced. */
+struct op_walk {
+    kernel_fn *kernel;
+    const char *in;
+    char *inout;
+};
+
+static int op_run(MPI_Aint disp, MPI_Aint len, int basic, void *arg)
+{
+    struct op_walk *w = arg;
+    size_t n = rtmpi_run_elems(basic, len);
+
+    return n && w->kernel(w->in + disp, w->inout + disp, n, basic) ? MPI_ERR_OP : 0;
 }
 
 int rtmpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype dt)
@@ -280,16 +297,8 @@ int rtmpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_
     if (rtmpi_dtype_contig(d, count, &off))
         return ops[op].kernel((const char *)in + off, (char *)inout + off,
                               (size_t)(count * d->size) / bs, d->basic) ? MPI_ERR_OP : MPI_SUCCESS;
-    for (MPI_Count c = 0; c < count; c++) {
-        for (int s = 0; s < d->nsegs; s++) {
-            MPI_Aint o = (MPI_Aint)c * d->extent + d->segs[s].disp;
-
-            if (ops[op].kernel((const char *)in + o, (char *)inout + o,
-                               (size_t)d->segs[s].len / bs, d->basic))
-                return MPI_ERR_OP;
-        }
-    }
-    return MPI_SUCCESS;
+    struct op_walk w = { ops[op].kernel, in, inout };
+    return rtmpi_dtype_walk(d, count, op_run, &w);
 }
 
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)

@@ -1,1 +1,10 @@
 # tests/mpi/dtype_rep.mk: (issue 14) tests of this part of the MPI binding; included by Makefile.am.
+
+# The datatype representation: huge regular types in O(1) memory, counts up
+# to the _x limits, pack/unpack and send/recv of nested types, pair types,
+# envelope/contents of every combiner, darray.
+check_PROGRAMS += tests/mpi/mpi_dtrep
+tests_mpi_mpi_dtrep_LDADD = librtmsg.la
+tests_mpi_mpi_dtrep_LDFLAGS = $(MPITEST_LINK_FLAGS)
+dist_noinst_SCRIPTS += tests/mpi/mpi_dtrep.sh
+INTEGRATION_TESTS += tests/mpi/mpi_dtrep.sh
