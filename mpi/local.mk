@@ -26,6 +26,7 @@ mpi_libmpi_la_SOURCES = \
 	mpi/coll_barrier.c \
 	mpi/coll_bcast.c \
 	mpi/coll_gather.c \
+	mpi/coll_inter.c mpi/coll_inter.h \
 	mpi/coll_reduce.c \
 	mpi/coll_scan.c \
 	mpi/coll_sched.c \
@@ -37,6 +38,7 @@ mpi_libmpi_la_SOURCES = \
 	mpi/errors.c \
 	mpi/group.c \
 	mpi/info.c \
+	mpi/intercomm.c mpi/intercomm.h \
 	mpi/mpi_impl.h \
 	mpi/op.c \
 	mpi/pt2pt.c \

@@ -171,12 +171,21 @@ typedef struct rtmpi_topo {
     int *sources, *sourceweights, *dests, *destweights;
 } rtmpi_topo_t;
 
+/* An intercommunicator's own group and bridge (intercomm.h). */
+struct rtmpi_inter;
+
+/* On an intercommunicator (inter != NULL) size and world_ranks are the
+ * remote group's, the ranks point-to-point names (MPI_Comm_size is
+ * inter->local_size), rank is this process's rank in its own group, and
+ * coll is the bridge: a native intracommunicator of both groups. */
 typedef struct rtmpi_comm {
     int            in_use;
     rtm_comm_t     pt2pt;       /* user messages */
     rtm_comm_t     coll;        /* hidden duplicate: collectives never match user messages */
     int            rank, size;
     int           *world_ranks; /* world rank of each rank (the group) */
+    struct rtmpi_inter *inter;  /* NULL on an intracommunicator */
+    MPI_Info       info;        /* MPI_Comm_set_info's hints (a copy), or MPI_INFO_NULL */
     MPI_Errhandler errhandler;
     rtmpi_attr_t  *attrs;
     rtmpi_topo_t  *topo;
