@@ -11,6 +11,11 @@
  * however many are alive (handles come from a free list, slots from a
  * bitmask). Disjoint communicators made by one split share a slot
  * harmlessly: no process belongs to two of them.
+ *
+ * For the MPI binding (binding.h): an intercommunicator's bridge, whose
+ * id is agreed in each group and then between the two leaders over a peer
+ * communicator; intercommunicators split out of a bridge; and a
+ * communicator whose id only its members agree on (MPI_Comm_create_group).
  */
 #include "config.h"
 

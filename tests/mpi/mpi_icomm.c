@@ -608,6 +608,32 @@ int main(int argc, char **argv)
             }
             test_all(ic, nb);
         }
+        /* rendezvous sizes: 1 MiB across the intercommunicator both ways,
+         * and a 1 MiB Bcast from group B's last rank */
+        th_case = "large";
+        enum { BIG = 1 << 18 };
+        int *lb = malloc(BIG * sizeof(int)), *lr = malloc(BIG * sizeof(int));
+        for (int k = 0; k < BIG; k++)
+            lb[k] = me * 7 + k;
+        if (lrank == 0) {
+            CHECK_RC(MPI_Sendrecv(lb, BIG, MPI_INT, 0, 8, lr, BIG, MPI_INT, 0, 8, ic,
+                                  MPI_STATUS_IGNORE));
+            int bad = 0;
+            for (int k = 0; k < BIG; k++)
+                bad += lr[k] != rbase * 7 + k;
+            EXPECT(!bad, "%d of %d ints differ from remote rank 0", bad, (int)BIG);
+        }
+        int broot = in_a ? n - h - 1 : (lrank == lsize - 1 ? MPI_ROOT : MPI_PROC_NULL);
+        CHECK_RC(MPI_Bcast(broot == MPI_ROOT ? lb : lr, BIG, MPI_INT, broot, ic));
+        if (in_a) {
+            int bad = 0;
+            for (int k = 0; k < BIG; k++)
+                bad += lr[k] != (n - 1) * 7 + k;
+            EXPECT(!bad, "%d of %d ints differ in the bcast", bad, (int)BIG);
+        }
+        free(lb);
+        free(lr);
+
         /* many nonblocking collectives in flight at once, completed in reverse */
         th_case = "in flight";
         MPI_Request rq[3];
