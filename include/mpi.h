@@ -761,6 +761,16 @@ RTMPI_API(Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
 RTMPI_API(Free_mem, (void *base))
 
 /* ---- Intercommunicators; communicator creation and info (MPI 3.1 chapter 6) ---- */
+RTMPI_API(Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                             int remote_leader, int tag, MPI_Comm *newintercomm))
+RTMPI_API(Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
+RTMPI_API(Comm_remote_size, (MPI_Comm comm, int *size))
+RTMPI_API(Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+RTMPI_API(Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
+RTMPI_API(Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
+RTMPI_API(Comm_set_info, (MPI_Comm comm, MPI_Info info))
+RTMPI_API(Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
+RTMPI_API(Comm_disconnect, (MPI_Comm *comm))
 /* (end of this section) */
 
 /* ---- Process topologies and neighbourhood collectives (chapter 7) ---- */

@@ -92,4 +92,6 @@ int coll_build_scatterv(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, const i
                         const int *displs, int scount, MPI_Datatype stype, void *rbuf,
                         int rcount, MPI_Datatype rtype, int root);
 
+#include "coll_inter.h"   /* intercommunicators: each collective hands them over */
+
 #endif

@@ -94,6 +94,9 @@ static int alltoall(const char *fn, enum a2a_kind kind, const void *sendbuf,
 
     if ((rc = coll_get_comm(fn, comm, ci)))
         return rc;
+    if (ci->c->inter)
+        return icoll_alltoall(fn, ci, (int)kind, sendbuf, sendcounts, sdispls, sendtypes, sendcount,
+                              recvbuf, recvcounts, rdispls, recvtypes, recvcount, request);
     int p = ci->size;
     if (kind != A2A_ALLTOALL) {
         if ((!in_place && (rc = coll_check_counts(fn, ci, sendcounts, sdispls, "send"))) ||

@@ -25,6 +25,8 @@ static int barrier(const char *fn, MPI_Comm comm, MPI_Request *request)
 
     if (rc)
         return rc;
+    if (ci->c->inter)
+        return icoll_barrier(fn, ci, request);
     NEW_SCHED(s);
     return coll_launch(fn, ci, s, build_barrier(s, ci), request);
 }

@@ -107,8 +107,11 @@ static int bcast(const char *fn, void *buffer, int count, MPI_Datatype datatype,
     cinfo_t ci_ = { 0 }, *ci = &ci_;
     int rc;
 
-    if ((rc = coll_get_comm(fn, comm, ci)) ||
-        (rc = coll_check_buf(fn, ci, buffer, count, datatype, NULL, "")) ||
+    if ((rc = coll_get_comm(fn, comm, ci)))
+        return rc;
+    if (ci->c->inter)
+        return icoll_bcast(fn, ci, buffer, count, datatype, root, request);
+    if ((rc = coll_check_buf(fn, ci, buffer, count, datatype, NULL, "")) ||
         (rc = coll_check_root(fn, ci, root)))
         return rc;
     NEW_SCHED(s);

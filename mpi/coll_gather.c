@@ -140,7 +140,12 @@ static int gather(const char *fn, int vform, const void *sendbuf, int sendcount,
     cinfo_t ci_ = { 0 }, *ci = &ci_;
     int rc;
 
-    if ((rc = coll_get_comm(fn, comm, ci)) || (rc = coll_check_root(fn, ci, root)))
+    if ((rc = coll_get_comm(fn, comm, ci)))
+        return rc;
+    if (ci->c->inter)
+        return icoll_gather(fn, ci, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                            recvcount, recvtype, root, request);
+    if ((rc = coll_check_root(fn, ci, root)))
         return rc;
     int is_root = ci->rank == root;
     if (sendbuf == MPI_IN_PLACE && !is_root)
@@ -215,7 +220,12 @@ static int scatter(const char *fn, int vform, const void *sendbuf, const int *se
     cinfo_t ci_ = { 0 }, *ci = &ci_;
     int rc;
 
-    if ((rc = coll_get_comm(fn, comm, ci)) || (rc = coll_check_root(fn, ci, root)))
+    if ((rc = coll_get_comm(fn, comm, ci)))
+        return rc;
+    if (ci->c->inter)
+        return icoll_scatter(fn, ci, sendbuf, sendcounts, displs, sendcount, sendtype, recvbuf,
+                             recvcount, recvtype, root, request);
+    if ((rc = coll_check_root(fn, ci, root)))
         return rc;
     int is_root = ci->rank == root;
     if (recvbuf == MPI_IN_PLACE && !is_root)
@@ -290,6 +300,9 @@ static int allgather(const char *fn, int vform, const void *sendbuf, int sendcou
 
     if ((rc = coll_get_comm(fn, comm, ci)))
         return rc;
+    if (ci->c->inter)
+        return icoll_allgather(fn, ci, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                               recvcount, recvtype, request);
     if (sendbuf != MPI_IN_PLACE &&
         (rc = coll_check_buf(fn, ci, sendbuf, sendcount, sendtype, NULL, "send")))
         return rc;

@@ -336,7 +336,11 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
     cinfo_t ci_ = { 0 }, *ci = &ci_;
     int rc;
 
-    if ((rc = coll_get_comm(fn, comm, ci)) || (rc = coll_check_root(fn, ci, root)))
+    if ((rc = coll_get_comm(fn, comm, ci)))
+        return rc;
+    if (ci->c->inter)
+        return icoll_reduce(fn, ci, sendbuf, recvbuf, count, datatype, op, root, request);
+    if ((rc = coll_check_root(fn, ci, root)))
         return rc;
     if (sendbuf == MPI_IN_PLACE && ci->rank != root)
         return FAIL(ci, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is only valid at the root");
@@ -375,8 +379,11 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int cou
     cinfo_t ci_ = { 0 }, *ci = &ci_;
     int rc;
 
-    if ((rc = coll_get_comm(fn, comm, ci)) ||
-        (sendbuf != MPI_IN_PLACE &&
+    if ((rc = coll_get_comm(fn, comm, ci)))
+        return rc;
+    if (ci->c->inter)
+        return icoll_allreduce(fn, ci, sendbuf, recvbuf, count, datatype, op, request);
+    if ((sendbuf != MPI_IN_PLACE &&
          (rc = coll_check_buf(fn, ci, sendbuf, count, datatype, NULL, "send"))) ||
         (rc = coll_check_buf(fn, ci, recvbuf, count, datatype, NULL, "receive")) ||
         (rc = coll_check_op(fn, ci, op, datatype)))
@@ -413,6 +420,9 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
 
     if ((rc = coll_get_comm(fn, comm, ci)))
         return rc;
+    if (ci->c->inter)
+        return icoll_reduce_scatter(fn, ci, sendbuf, recvbuf, recvcounts, recvcount, datatype, op,
+                                    request);
     if (recvcounts) {
         if (!recvcounts)
             return FAIL(ci, fn, MPI_ERR_ARG, "recvcounts is NULL");

@@ -58,8 +58,11 @@ static int scan(const char *fn, const void *sendbuf, void *recvbuf, int count,
     cinfo_t ci_ = { 0 }, *ci = &ci_;
     int rc;
 
-    if ((rc = coll_get_comm(fn, comm, ci)) ||
-        (sendbuf != MPI_IN_PLACE &&
+    if ((rc = coll_get_comm(fn, comm, ci)))
+        return rc;
+    if (ci->c->inter)
+        return FAIL(ci, fn, MPI_ERR_COMM, "not defined on an intercommunicator");
+    if ((sendbuf != MPI_IN_PLACE &&
          (rc = coll_check_buf(fn, ci, sendbuf, count, datatype, NULL, "send"))) ||
         (rc = coll_check_buf(fn, ci, recvbuf, count, datatype, NULL, "receive")) ||
         (rc = coll_check_op(fn, ci, op, datatype)))

@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include "mpi_impl.h"
+#include "intercomm.h"
+#include "coll_sched.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,11 @@ static int handle_new(rtmpi_comm_t *c, MPI_Comm *h)
     rtmpi_comms[rtmpi_ncomms] = c;
     *h = rtmpi_ncomms++;
     return MPI_SUCCESS;
+}
+
+int rtmpi_comm_add(rtmpi_comm_t *c, MPI_Comm *newcomm_p)
+{
+    return handle_new(c, newcomm_p);
 }
 
 int rtmpi_comm_wrap(rtm_comm_t pt2pt, const char *fn, MPI_Comm parent, MPI_Comm *newcomm_p)
@@ -107,6 +114,9 @@ static void comm_destroy(MPI_Comm h)
         rtm_comm_free(&c->pt2pt);
     rtmpi_errhandler_release(c->errhandler);
     rtmpi_topo_free(c->topo);
+    rtmpi_inter_free(c->inter);
+    if (c->info != MPI_INFO_NULL)
+        PMPI_Info_free(&c->info);
     free(c->world_ranks);
     free(c);
     rtmpi_comms[h] = NULL;
@@ -154,7 +164,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     GET_COMM(comm, c);
     if (!size)
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "size is NULL");
-    *size = c->size;
+    *size = c->inter ? c->inter->local_size : c->size;
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Comm_size)
@@ -180,11 +190,16 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     GET_COMM(comm, c);
     if (!newcomm)
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "newcomm is NULL");
-    st = rtm_comm_dup(c->pt2pt, &n);
-    if (st != RTM_OK)
-        return rtmpi_error_rtm(comm, __func__, st);
-    if ((rc = rtmpi_comm_wrap(n, __func__, comm, newcomm)))
-        return rtmpi_error(comm, __func__, rc, "cannot create the communicator");
+    if (c->inter) {
+        if ((rc = rtmpi_inter_split(__func__, comm, c, 0, c->rank, newcomm)))
+            return rc;
+    } else {
+        st = rtm_comm_dup(c->pt2pt, &n);
+        if (st != RTM_OK)
+            return rtmpi_error_rtm(comm, __func__, st);
+        if ((rc = rtmpi_comm_wrap(n, __func__, comm, newcomm)))
+            return rtmpi_error(comm, __func__, rc, "cannot create the communicator");
+    }
     rtmpi_comm_t *nc = rtmpi_comm_get(*newcomm);
     nc->topo = rtmpi_topo_copy(c->topo);
     rc = rtmpi_attrs_copy(comm, c, nc);
@@ -198,8 +213,17 @@ RTMPI_WEAK(Comm_dup)
 
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    (void)info;   /* no info key changes how a communicator behaves here */
-    return PMPI_Comm_dup(comm, newcomm);
+    int rc;
+
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    (void)c;
+    if (info != MPI_INFO_NULL && PMPI_Info_get_nkeys(info, &rc) != MPI_SUCCESS)
+        return MPI_ERR_INFO;
+    if ((rc = PMPI_Comm_dup(comm, newcomm)))
+        return rc;
+    /* the new communicator's hints are info's, not comm's */
+    return PMPI_Comm_set_info(*newcomm, info);
 }
 RTMPI_WEAK(Comm_dup_with_info)
 
@@ -213,6 +237,8 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     GET_COMM(comm, c);
     if (!newcomm)
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "newcomm is NULL");
+    if (c->inter)
+        return rtmpi_inter_split(__func__, comm, c, color, key, newcomm);
     if (color < 0 && color != MPI_UNDEFINED)
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "color %d is negative", color);
     st = rtm_comm_split(c->pt2pt, color == MPI_UNDEFINED ? RTM_UNDEFINED : color, key, &n);
@@ -250,18 +276,51 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
 }
 RTMPI_WEAK(Comm_split_type)
 
+/* Rank in c of world rank w (the local group of an intercommunicator), or
+ * -1. */
+static int local_rank_of(const rtmpi_comm_t *c, int w)
+{
+    const int *ranks = c->inter ? c->inter->local_world : c->world_ranks;
+    int n = c->inter ? c->inter->local_size : c->size;
+
+    for (int i = 0; i < n; i++)
+        if (ranks[i] == w)
+            return i;
+    return -1;
+}
+
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-    int n, grank = MPI_UNDEFINED;
+    const int *members;
+    int n, grank = -1, color = MPI_UNDEFINED;
 
     RTMPI_ENTER();
     GET_COMM(comm, c);
-    (void)c;
-    if (PMPI_Group_size(group, &n) != MPI_SUCCESS)
-        return MPI_ERR_GROUP;
-    PMPI_Group_rank(group, &grank);
-    /* Ranks of the group keep the group's order; the others get COMM_NULL. */
-    return PMPI_Comm_split(comm, grank == MPI_UNDEFINED ? MPI_UNDEFINED : 0, grank, newcomm);
+    if (!newcomm)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "newcomm is NULL");
+    if (rtmpi_group_members(group, &n, &members))
+        return rtmpi_error(comm, __func__, MPI_ERR_GROUP, "invalid group %d", group);
+    /* every member must be in comm's (local) group */
+    for (int i = 0; i < n; i++) {
+        int r = local_rank_of(c, members[i]);
+
+        if (r < 0)
+            return rtmpi_error(comm, __func__, MPI_ERR_GROUP, "rank %d of the group (world "
+                               "rank %d) is not in the communicator's group", i, members[i]);
+        if (members[i] == rtmpi_state.world_rank)
+            grank = i;
+        /* MPI 2.2: the groups may differ between processes if they are
+         * disjoint; the color of a group is its rank 0's rank in comm */
+        if (i == 0)
+            color = r;
+    }
+    if (grank < 0)
+        color = MPI_UNDEFINED;
+    /* ranks of the group keep the group's order; the others get COMM_NULL */
+    if (c->inter)
+        return rtmpi_inter_split(__func__, comm, c, grank < 0 ? MPI_UNDEFINED : 0, grank,
+                                 newcomm);
+    return PMPI_Comm_split(comm, color, grank, newcomm);
 }
 RTMPI_WEAK(Comm_create)
 
@@ -285,6 +344,24 @@ int PMPI_Comm_free(MPI_Comm *comm)
 }
 RTMPI_WEAK(Comm_free)
 
+/* MPI_CONGRUENT (same ranks, same order), MPI_SIMILAR or MPI_UNEQUAL. */
+static int ranks_compare(int na, const int *a, int nb, const int *b)
+{
+    if (na != nb)
+        return MPI_UNEQUAL;
+    if (na == 0 || !memcmp(a, b, (size_t)na * sizeof(int)))
+        return MPI_CONGRUENT;
+    for (int i = 0; i < na; i++) {
+        int found = 0;
+
+        for (int j = 0; j < nb && !found; j++)
+            found = a[i] == b[j];
+        if (!found)
+            return MPI_UNEQUAL;
+    }
+    return MPI_SIMILAR;
+}
+
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     RTMPI_ENTER();
@@ -296,22 +373,18 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
-    if (a->size != b->size) {
+    if (!a->inter != !b->inter) {
         *result = MPI_UNEQUAL;
         return MPI_SUCCESS;
     }
-    if (!memcmp(a->world_ranks, b->world_ranks, (size_t)a->size * sizeof(int))) {
-        *result = MPI_CONGRUENT;
-        return MPI_SUCCESS;
-    }
-    *result = MPI_SIMILAR;
-    for (int i = 0; i < a->size && *result == MPI_SIMILAR; i++) {
-        int found = 0;
+    *result = ranks_compare(a->size, a->world_ranks, b->size, b->world_ranks);
+    if (a->inter && *result != MPI_UNEQUAL) {
+        /* both groups: the weaker of the two answers */
+        int local = ranks_compare(a->inter->local_size, a->inter->local_world,
+                                  b->inter->local_size, b->inter->local_world);
 
-        for (int j = 0; j < b->size && !found; j++)
-            found = a->world_ranks[i] == b->world_ranks[j];
-        if (!found)
-            *result = MPI_UNEQUAL;
+        if (local == MPI_UNEQUAL || (local == MPI_SIMILAR && *result == MPI_CONGRUENT))
+            *result = local;
     }
     return MPI_SUCCESS;
 }
@@ -323,7 +396,8 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     GET_COMM(comm, c);
     if (!group)
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "group is NULL");
-    int rc = rtmpi_group_new(c->size, c->world_ranks, group);
+    int rc = c->inter ? rtmpi_group_new(c->inter->local_size, c->inter->local_world, group)
+                      : rtmpi_group_new(c->size, c->world_ranks, group);
     return rc ? rtmpi_error(comm, __func__, rc, "cannot create the group") : MPI_SUCCESS;
 }
 RTMPI_WEAK(Comm_group)
@@ -332,10 +406,9 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     RTMPI_ENTER();
     GET_COMM(comm, c);
-    (void)c;
     if (!flag)
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "flag is NULL");
-    *flag = 0;   /* intercommunicators are not supported: every one is intra */
+    *flag = c->inter != NULL;
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Comm_test_inter)
@@ -362,3 +435,123 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Comm_get_name)
+
+/* Nonblocking in name only: the duplicate is made at once, which waits
+ * for every member to call MPI_Comm_idup, and the request is complete. */
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    rtmpi_sched_t *s;
+    int rc;
+
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    (void)c;
+    if (!newcomm || !request)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "newcomm or request is NULL");
+    if ((rc = PMPI_Comm_dup(comm, newcomm)))
+        return rc;
+    s = rtmpi_sched_new(comm);
+    if (!s || (rc = rtmpi_sched_start(s, request))) {
+        PMPI_Comm_free(newcomm);
+        return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "no memory for the request");
+    }
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_idup)
+
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    const int *world;
+    int n, me = -1, rc, *members;
+    rtm_comm_t nc;
+    rtm_status_t st;
+
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    if (c->inter)
+        return rtmpi_error(comm, __func__, MPI_ERR_COMM, "comm is an intercommunicator");
+    if (!newcomm)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "newcomm is NULL");
+    if (tag < 0)
+        return rtmpi_error(comm, __func__, MPI_ERR_TAG, "tag %d is negative", tag);
+    if (rtmpi_group_members(group, &n, &world))
+        return rtmpi_error(comm, __func__, MPI_ERR_GROUP, "invalid group %d", group);
+    members = malloc((size_t)(n ? n : 1) * sizeof(int));
+    if (!members)
+        return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");
+    for (int i = 0; i < n; i++) {
+        members[i] = local_rank_of(c, world[i]);
+        if (members[i] < 0) {
+            free(members);
+            return rtmpi_error(comm, __func__, MPI_ERR_GROUP, "rank %d of the group (world "
+                               "rank %d) is not in the communicator", i, world[i]);
+        }
+        if (members[i] == c->rank)
+            me = i;
+    }
+    if (me < 0) {
+        /* not a member: nothing to take part in */
+        free(members);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    st = binding_comm_group(c->pt2pt, n, members, tag, &nc);
+    free(members);
+    if (st != RTM_OK)
+        return rtmpi_error_rtm(comm, __func__, st);
+    if ((rc = rtmpi_comm_wrap(nc, __func__, comm, newcomm)))
+        return rtmpi_error(comm, __func__, rc, "cannot create the communicator");
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_create_group)
+
+/* No hint changes how a communicator behaves here: the hints are kept and
+ * handed back as they were set. */
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    MPI_Info copy = MPI_INFO_NULL;
+    int rc;
+
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    if (info != MPI_INFO_NULL && (rc = PMPI_Info_dup(info, &copy)))
+        return rtmpi_error(comm, __func__, rc, "invalid info %d", info);
+    if (c->info != MPI_INFO_NULL)
+        PMPI_Info_free(&c->info);
+    c->info = copy;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_set_info)
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    int rc;
+
+    RTMPI_ENTER();
+    GET_COMM(comm, c);
+    if (!info_used)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "info_used is NULL");
+    rc = c->info != MPI_INFO_NULL ? PMPI_Info_dup(c->info, info_used)
+                                  : PMPI_Info_create(info_used);
+    return rc ? rtmpi_error(comm, __func__, rc, "cannot create the info object") : MPI_SUCCESS;
+}
+RTMPI_WEAK(Comm_get_info)
+
+/* Collective: once every member is here (a barrier), the messages each
+ * sent on comm before have been received or are matched, and comm is
+ * freed. */
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+    int rc;
+
+    RTMPI_ENTER();
+    if (!comm)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "comm is NULL");
+    GET_COMM(*comm, c);
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+        return rtmpi_error(*comm, __func__, MPI_ERR_COMM, "%s cannot be disconnected", c->name);
+    if ((rc = PMPI_Barrier(*comm)))
+        return rc;
+    return PMPI_Comm_free(comm);
+}
+RTMPI_WEAK(Comm_disconnect)

@@ -362,3 +362,14 @@ int PMPI_Group_free(MPI_Group *group)
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Group_free)
+
+int rtmpi_group_members(MPI_Group group, int *n_p, const int **world_ranks_p)
+{
+    group_t *g = group_get(group);
+
+    if (!g)
+        return MPI_ERR_GROUP;
+    *n_p = g->n;
+    *world_ranks_p = g->world_ranks;
+    return MPI_SUCCESS;
+}

@@ -27,6 +27,7 @@ mpi_libmpi_la_SOURCES = \
 	mpi/coll_bcast.c \
 	mpi/coll_gather.c \
 	mpi/coll_neighbor.c \
+	mpi/coll_inter.c mpi/coll_inter.h \
 	mpi/coll_reduce.c \
 	mpi/coll_scan.c \
 	mpi/coll_sched.c \
@@ -46,6 +47,7 @@ mpi_libmpi_la_SOURCES = \
 	mpi/grequest.c \
 	mpi/handles.c \
 	mpi/info.c \
+	mpi/intercomm.c mpi/intercomm.h \
 	mpi/mpi_impl.h \
 	mpi/mpit.c \
 	mpi/op.c \

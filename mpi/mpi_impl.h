@@ -235,6 +235,13 @@ typedef struct rtmpi_topo {
     int *index, *edges;
 } rtmpi_topo_t;
 
+/* An intercommunicator's own group and bridge (intercomm.h). */
+struct rtmpi_inter;
+
+/* On an intercommunicator (inter != NULL) size and world_ranks are the
+ * remote group's, the ranks point-to-point names (MPI_Comm_size is
+ * inter->local_size), rank is this process's rank in its own group, and
+ * coll is the bridge: a native intracommunicator of both groups. */
 typedef struct rtmpi_comm {
     int            in_use;      /* 0 once MPI_Comm_free'd (the object may live on) */
     int            refs;        /* requests holding it: destroyed at free once 0 */
@@ -242,6 +249,8 @@ typedef struct rtmpi_comm {
     rtm_comm_t     coll;        /* hidden duplicate: collectives never match user messages */
     int            rank, size;
     int           *world_ranks; /* world rank of each rank (the group) */
+    struct rtmpi_inter *inter;  /* NULL on an intracommunicator */
+    MPI_Info       info;        /* MPI_Comm_set_info's hints (a copy), or MPI_INFO_NULL */
     MPI_Errhandler errhandler;
     rtmpi_attr_t  *attrs;
     rtmpi_topo_t  *topo;

@@ -170,4 +170,39 @@ typedef enum binding_counter {
  * transport this rank has not opened, and before rtm_init. */
 uint64_t binding_counter(binding_counter_t which, int tl);
 
+/* ---- Intercommunicators and group-collective creation (runtime/comm.c) ----
+ *
+ * A native intercommunicator is a communicator whose ranks, in point-to-
+ * point, name the remote group: its size and world ranks are the remote
+ * group's, its rank this process's rank in its own group, and a message's
+ * source is the sender's rank in its own group. The binding keeps beside
+ * it a "bridge": an intracommunicator of both groups (the side-0 group
+ * first, then side 1, each in its rank order) for collectives and for
+ * creating communicators from the intercommunicator. All these are
+ * collective over the processes named, blocking, and take arguments the
+ * binding has checked (valid communicators and ranks). */
+
+/* The bridge of MPI_Intercomm_create: the members of `local` (all
+ * calling) and those of the remote group, whose leader remote_leader
+ * (rank in `peer`) talks with local_leader (rank in `local`) over `peer`
+ * with messages of tag `tag` (its low 28 bits). *side_p: 0 when this
+ * group's rank 0 has the lower world rank of the two groups' ranks 0, else
+ * 1. */
+rtm_status_t binding_comm_bridge(rtm_comm_t local, int local_leader, rtm_comm_t peer,
+                                 int remote_leader, int tag, int *side_p,
+                                 rtm_comm_t *bridge_p);
+/* The intercommunicators of a split of bridge (every member calling):
+ * this process's group is the members of its color and side (0 or 1), the
+ * remote group the members of its color on the other side, both ordered by
+ * (key, bridge rank). RTM_COMM_NULL for color RTM_UNDEFINED or an empty
+ * remote group. */
+rtm_status_t binding_comm_inter(rtm_comm_t bridge, int color, int side, int key,
+                                rtm_comm_t *inter_p);
+/* MPI_Comm_create_group: a communicator of the n members of comm whose
+ * ranks are members[] (in that order; this process among them), created by
+ * those members alone, its id agreed in messages of tag `tag` (low 28
+ * bits). */
+rtm_status_t binding_comm_group(rtm_comm_t comm, int n, const int *members, int tag,
+                                rtm_comm_t *newcomm_p);
+
 #endif

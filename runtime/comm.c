@@ -11,10 +11,16 @@
  * however many are alive (handles come from a free list, slots from a
  * bitmask). Disjoint communicators made by one split share a slot
  * harmlessly: no process belongs to two of them.
+ *
+ * For the MPI binding (binding.h): an intercommunicator's bridge, whose
+ * id is agreed in each group and then between the two leaders over a peer
+ * communicator; intercommunicators split out of a bridge; and a
+ * communicator whose id only its members agree on (MPI_Comm_create_group).
  */
 #include "config.h"
 
 #include "runtime/comm.h"
+#include "runtime/binding.h"
 #include "runtime/ctxid.h"
 #include "runtime/match.h"
 #include "runtime/peer.h"
@@ -35,6 +41,14 @@ enum {
     COLL_TAG_BARRIER   = 1,
     COLL_TAG_ALLGATHER = 2,
     COLL_TAG_CTXID     = 3,
+    COLL_TAG_BRIDGE_BCAST = 4,
+    /* binding_comm_bridge's leaders on the peer communicator and
+     * binding_comm_group's members on the parent: these ORed with the
+     * caller's tag (its low 28 bits), above every fixed tag here */
+    COLL_TAG_BRIDGE    = 1 << 30,
+    COLL_TAG_GROUP     = 1 << 29,
+    COLL_TAG_GROUP_DOWN = 1 << 28,
+    COLL_TAG_USER_MASK = (1 << 28) - 1,
 };
 
 /* Slots this process has free (ctxid.h). */
@@ -263,25 +277,27 @@ static rtm_status_t coll_one(rtm_comm_obj_t *comm, const void *sbuf, void *rbuf,
     return status;
 }
 
-/* mask &= every member's mask: a binomial-tree reduction to rank 0, then a
- * binomial-tree broadcast of the result, 2 ceil(log2 P) steps. */
-static rtm_status_t coll_ctxid_agree(rtm_comm_obj_t *comm, rtm_ctxid_mask_t *mask)
+/* mask &= the mask of every one of the n members (members[i] is the
+ * communicator rank of member i, NULL: member i is rank i; me is this
+ * rank's index): a binomial-tree reduction to member 0 (tag `up`), then a
+ * binomial-tree broadcast of the result (tag `down`), 2 ceil(log2 n) steps. */
+static rtm_status_t ctxid_agree_among(rtm_comm_obj_t *comm, const int *members, int n, int me,
+                                      int up, int down, rtm_ctxid_mask_t *mask)
 {
     rtm_ctxid_mask_t *theirs = malloc(sizeof(*theirs));
     rtm_status_t status = RTM_OK;
     int bit;
 
+#define MEMBER(_i) (members ? members[_i] : (_i))
     if (theirs == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a communicator id");
-    for (bit = 1; bit < comm->size; bit <<= 1) {
-        if (comm->rank & bit) {
-            status = coll_one(comm, mask, NULL, sizeof(*mask), comm->rank - bit,
-                              COLL_TAG_CTXID);
+    for (bit = 1; bit < n; bit <<= 1) {
+        if (me & bit) {
+            status = coll_one(comm, mask, NULL, sizeof(*mask), MEMBER(me - bit), up);
             break;
         }
-        if (comm->rank + bit < comm->size) {
-            status = coll_one(comm, NULL, theirs, sizeof(*theirs), comm->rank + bit,
-                              COLL_TAG_CTXID);
+        if (me + bit < n) {
+            status = coll_one(comm, NULL, theirs, sizeof(*theirs), MEMBER(me + bit), up);
             if (status != RTM_OK)
                 break;
             ctxid_and(mask, theirs);
@@ -290,18 +306,48 @@ static rtm_status_t coll_ctxid_agree(rtm_comm_obj_t *comm, rtm_ctxid_mask_t *mas
     free(theirs);
     if (status != RTM_OK)
         return status;
-    /* rank r got its part from r - bit (its lowest set bit); it forwards
-     * the result to r + b for every lower b */
-    if (comm->rank != 0) {
-        status = coll_one(comm, NULL, mask, sizeof(*mask), comm->rank - bit,
-                          COLL_TAG_CTXID + 256);
+    /* member m got its part from m - bit (its lowest set bit); it forwards
+     * the result to m + b for every lower b */
+    if (me != 0) {
+        status = coll_one(comm, NULL, mask, sizeof(*mask), MEMBER(me - bit), down);
         if (status != RTM_OK)
             return status;
     }
     for (bit >>= 1; bit > 0; bit >>= 1) {
-        if (comm->rank + bit < comm->size) {
-            status = coll_one(comm, mask, NULL, sizeof(*mask), comm->rank + bit,
-                              COLL_TAG_CTXID + 256);
+        if (me + bit < n) {
+            status = coll_one(comm, mask, NULL, sizeof(*mask), MEMBER(me + bit), down);
+            if (status != RTM_OK)
+                return status;
+        }
+    }
+#undef MEMBER
+    return RTM_OK;
+}
+
+/* mask &= every member's mask, over the whole communicator. */
+static rtm_status_t coll_ctxid_agree(rtm_comm_obj_t *comm, rtm_ctxid_mask_t *mask)
+{
+    return ctxid_agree_among(comm, NULL, comm->size, comm->rank, COLL_TAG_CTXID,
+                             COLL_TAG_CTXID + 256, mask);
+}
+
+/* A binomial-tree broadcast of len bytes from root on the collective context. */
+static rtm_status_t coll_bcast(rtm_comm_obj_t *comm, int root, void *buf, size_t len, int tag)
+{
+    int n = comm->size, rel = (comm->rank - root + n) % n, bit;
+    rtm_status_t status = RTM_OK;
+
+    for (bit = 1; bit < n; bit <<= 1) {
+        if (rel & bit) {
+            status = coll_one(comm, NULL, buf, len, (rel - bit + root) % n, tag);
+            break;
+        }
+    }
+    if (status != RTM_OK)
+        return status;
+    for (bit >>= 1; bit > 0; bit >>= 1) {
+        if (rel + bit < n) {
+            status = coll_one(comm, buf, NULL, len, (rel + bit + root) % n, tag);
             if (status != RTM_OK)
                 return status;
         }
@@ -313,6 +359,7 @@ static rtm_status_t coll_ctxid_agree(rtm_comm_obj_t *comm, rtm_ctxid_mask_t *mas
 typedef struct split_entry {
     int      color;
     int      key;
+    int      side;      /* binding_comm_inter: 0 or 1; a plain split: -1 */
 } split_entry_t;
 
 static int split_compare(const void *a, const void *b)
@@ -324,10 +371,14 @@ static int split_compare(const void *a, const void *b)
     return x[1] < y[1] ? -1 : (x[1] > y[1]);
 }
 
-static rtm_status_t comm_split_impl(rtm_comm_obj_t *parent, int color, int key,
+/* A split of parent (side -1), or the intercommunicators of
+ * binding_comm_inter (side 0 or 1): this rank's group is the members of
+ * its color and side, the remote group those of its color and the other
+ * side, each ordered by (key, parent rank). */
+static rtm_status_t comm_split_impl(rtm_comm_obj_t *parent, int color, int key, int side,
                                     rtm_comm_t *newcomm_p)
 {
-    split_entry_t mine = {color, key};
+    split_entry_t mine = {color, key, side};
     split_entry_t *all = malloc((size_t)parent->size * sizeof(*all));
     rtm_ctxid_mask_t *agreed = malloc(sizeof(*agreed));
     int *pairs = NULL, *world_ranks = NULL;
@@ -364,23 +415,39 @@ static rtm_status_t comm_split_impl(rtm_comm_obj_t *parent, int color, int key,
         goto out_free_all;
     }
     for (int i = 0; i < parent->size; i++) {
-        if (all[i].color == color) {
+        if (all[i].color == color && (side < 0 || all[i].side == side)) {
             pairs[2 * n] = all[i].key;
             pairs[2 * n + 1] = i;
             n++;
         }
     }
     qsort(pairs, (size_t)n, 2 * sizeof(int), split_compare);
+    for (int i = 0; i < n; i++)
+        if (pairs[2 * i + 1] == parent->rank)
+            my_index = i;
+    if (side >= 0) {
+        /* the ranks point-to-point names are the remote group's */
+        n = 0;
+        for (int i = 0; i < parent->size; i++) {
+            if (all[i].color == color && all[i].side != side) {
+                pairs[2 * n] = all[i].key;
+                pairs[2 * n + 1] = i;
+                n++;
+            }
+        }
+        if (n == 0) {
+            *newcomm_p = RTM_COMM_NULL;
+            goto out_free_pairs;
+        }
+        qsort(pairs, (size_t)n, 2 * sizeof(int), split_compare);
+    }
     world_ranks = malloc((size_t)n * sizeof(int));
     if (world_ranks == NULL) {
         status = rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a split");
         goto out_free_pairs;
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++)
         world_ranks[i] = parent->world_ranks[pairs[2 * i + 1]];
-        if (pairs[2 * i + 1] == parent->rank)
-            my_index = i;
-    }
     status = comm_create(my_index, n, world_ranks, slot, newcomm_p);
     if (status != RTM_OK)
         free(world_ranks);
@@ -452,7 +519,7 @@ rtm_status_t rtm_comm_dup(rtm_comm_t comm, rtm_comm_t *newcomm_p)
     if (newcomm_p == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_comm_dup: newcomm_p is NULL");
     /* same members, same order: a split with one color keyed by rank */
-    return comm_split_impl(c, 0, c->rank, newcomm_p);
+    return comm_split_impl(c, 0, c->rank, -1, newcomm_p);
 }
 
 rtm_status_t rtm_comm_split(rtm_comm_t comm, int color, int key, rtm_comm_t *newcomm_p)
@@ -470,7 +537,7 @@ rtm_status_t rtm_comm_split(rtm_comm_t comm, int color, int key, rtm_comm_t *new
         return rtm_error_set(RTM_ERR_INVALID_ARG,
                              "rtm_comm_split: color %d is negative (use RTM_UNDEFINED to opt out)",
                              color);
-    return comm_split_impl(c, color, key, newcomm_p);
+    return comm_split_impl(c, color, key, -1, newcomm_p);
 }
 
 rtm_status_t rtm_comm_split_type(rtm_comm_t comm, int split_type, int key,
@@ -491,11 +558,11 @@ rtm_status_t rtm_comm_split_type(rtm_comm_t comm, int split_type, int key,
                              "rtm_comm_split_type: unknown type %d (RTM_COMM_TYPE_SHARED or RTM_UNDEFINED)",
                              split_type);
     if (split_type == RTM_UNDEFINED)
-        return comm_split_impl(c, RTM_UNDEFINED, key, newcomm_p);
+        return comm_split_impl(c, RTM_UNDEFINED, key, -1, newcomm_p);
     status = rtm_world_node(rtm_rt.world_rank, &node);
     if (status != RTM_OK)
         return status;
-    return comm_split_impl(c, node, key, newcomm_p);
+    return comm_split_impl(c, node, key, -1, newcomm_p);
 }
 
 rtm_status_t rtm_comm_free(rtm_comm_t *comm_p)
@@ -528,4 +595,141 @@ rtm_status_t rtm_barrier(rtm_comm_t comm)
     if (status != RTM_OK)
         return status;
     return coll_barrier(c);
+}
+
+/* ---- Intercommunicators and group-collective creation (binding.h) ---- */
+
+/* What a group's leader tells the other's in binding_comm_bridge (then its
+ * world ranks), and then tells its own group (then the remote's ranks). */
+typedef struct bridge_hello {
+    rtm_ctxid_mask_t mask;   /* slots free on every member of the group (then of both) */
+    int              size;   /* members of the group */
+} bridge_hello_t;
+
+rtm_status_t binding_comm_bridge(rtm_comm_t local, int local_leader, rtm_comm_t peer,
+                                 int remote_leader, int tag, int *side_p,
+                                 rtm_comm_t *bridge_p)
+{
+    rtm_comm_obj_t *lc = &rtm_rt.comms[local];
+    bridge_hello_t *mine = malloc(sizeof(*mine)), *theirs = malloc(sizeof(*theirs));
+    int *remote = NULL, *world = NULL, side, slot, total, wtag;
+    rtm_status_t status;
+
+    if (mine == NULL || theirs == NULL) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for an intercommunicator");
+        goto out_free;
+    }
+    mine->mask = ctx_free;
+    mine->size = lc->size;
+    status = coll_ctxid_agree(lc, &mine->mask);
+    if (status != RTM_OK)
+        goto out_free;
+    if (lc->rank == local_leader) {
+        rtm_comm_obj_t *pc = &rtm_rt.comms[peer];
+
+        wtag = COLL_TAG_BRIDGE | (tag & COLL_TAG_USER_MASK);
+        status = coll_sendrecv(pc, mine, sizeof(*mine), remote_leader, theirs, sizeof(*theirs),
+                               remote_leader, wtag);
+        if (status != RTM_OK)
+            goto out_free;
+        if (theirs->size <= 0 || theirs->size > rtm_rt.world_size) {
+            status = rtm_error_set(RTM_ERR_INVALID_ARG, "intercommunicator: the remote leader "
+                                   "reports a group of %d ranks", theirs->size);
+            goto out_free;
+        }
+        remote = malloc((size_t)theirs->size * sizeof(int));
+        if (remote == NULL) {
+            status = rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for an intercommunicator");
+            goto out_free;
+        }
+        status = coll_sendrecv(pc, lc->world_ranks, (size_t)lc->size * sizeof(int),
+                               remote_leader, remote, (size_t)theirs->size * sizeof(int),
+                               remote_leader, wtag);
+        if (status != RTM_OK)
+            goto out_free;
+        ctxid_and(&theirs->mask, &mine->mask);
+    }
+    status = coll_bcast(lc, local_leader, theirs, sizeof(*theirs), COLL_TAG_BRIDGE_BCAST);
+    if (status != RTM_OK)
+        goto out_free;
+    if (remote == NULL && (remote = malloc((size_t)theirs->size * sizeof(int))) == NULL) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for an intercommunicator");
+        goto out_free;
+    }
+    status = coll_bcast(lc, local_leader, remote, (size_t)theirs->size * sizeof(int),
+                        COLL_TAG_BRIDGE_BCAST);
+    if (status != RTM_OK)
+        goto out_free;
+    /* both groups order the union alike: the group whose rank 0 has the
+     * lower world rank first (the groups are disjoint) */
+    side = lc->world_ranks[0] < remote[0] ? 0 : 1;
+    total = lc->size + theirs->size;
+    slot = ctxid_lowest(&theirs->mask);
+    if (slot < 0) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "no communicator id is free on every "
+                               "member of both groups");
+        goto out_free;
+    }
+    world = malloc((size_t)total * sizeof(int));
+    if (world == NULL) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for an intercommunicator");
+        goto out_free;
+    }
+    memcpy(world + (side ? theirs->size : 0), lc->world_ranks, (size_t)lc->size * sizeof(int));
+    memcpy(world + (side ? 0 : lc->size), remote, (size_t)theirs->size * sizeof(int));
+    status = comm_create((side ? theirs->size : 0) + lc->rank, total, world, slot, bridge_p);
+    if (status != RTM_OK) {
+        free(world);
+        goto out_free;
+    }
+    *side_p = side;
+out_free:
+    free(remote);
+    free(theirs);
+    free(mine);
+    return status;
+}
+
+rtm_status_t binding_comm_inter(rtm_comm_t bridge, int color, int side, int key,
+                                rtm_comm_t *inter_p)
+{
+    return comm_split_impl(&rtm_rt.comms[bridge], color, key, side, inter_p);
+}
+
+rtm_status_t binding_comm_group(rtm_comm_t comm, int n, const int *members, int tag,
+                                rtm_comm_t *newcomm_p)
+{
+    rtm_comm_obj_t *c = &rtm_rt.comms[comm];
+    rtm_ctxid_mask_t *agreed = malloc(sizeof(*agreed));
+    int *world = malloc((size_t)n * sizeof(int)), me = -1, slot;
+    rtm_status_t status;
+
+    if (agreed == NULL || world == NULL) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a communicator");
+        goto out_free;
+    }
+    for (int i = 0; i < n; i++) {
+        world[i] = c->world_ranks[members[i]];
+        if (members[i] == c->rank)
+            me = i;
+    }
+    *agreed = ctx_free;
+    tag &= COLL_TAG_USER_MASK;
+    status = ctxid_agree_among(c, members, n, me, COLL_TAG_GROUP | tag,
+                               COLL_TAG_GROUP | COLL_TAG_GROUP_DOWN | tag, agreed);
+    if (status != RTM_OK)
+        goto out_free;
+    slot = ctxid_lowest(agreed);
+    if (slot < 0) {
+        status = rtm_error_set(RTM_ERR_NO_MEMORY, "no communicator id is free on every "
+                               "member of the group");
+        goto out_free;
+    }
+    status = comm_create(me, n, world, slot, newcomm_p);
+    if (status == RTM_OK)
+        world = NULL;
+out_free:
+    free(world);
+    free(agreed);
+    return status;
 }
