@@ -180,6 +180,10 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     rtmpi_comm_t *c = rtmpi_comm_get(comm_old);
     if (!c)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm_old);
+    if (c->inter)   /* every member sees it: all fail alike */
+        return rtmpi_error(comm_old, __func__, MPI_ERR_COMM,
+                           "communicator %d is an intercommunicator: it cannot have a topology",
+                           comm_old);
     rtmpi_topo_t *t = NULL;
     rc = !comm_cart ? rtmpi_error(comm_old, __func__, MPI_ERR_ARG, "comm_cart is NULL")
                     : cart_check(comm_old, __func__, c, ndims, dims, periods, &nnodes);
@@ -508,6 +512,10 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     rtmpi_comm_t *c = rtmpi_comm_get(comm_old);
     if (!c)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm_old);
+    if (c->inter)   /* every member sees it: all fail alike */
+        return rtmpi_error(comm_old, __func__, MPI_ERR_COMM,
+                           "communicator %d is an intercommunicator: it cannot have a topology",
+                           comm_old);
     rtmpi_topo_t *t = NULL;
     rc = !comm_graph ? rtmpi_error(comm_old, __func__, MPI_ERR_ARG, "comm_graph is NULL")
                      : graph_check(comm_old, __func__, c, nnodes, index, edges);
@@ -692,6 +700,10 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     rtmpi_comm_t *c = rtmpi_comm_get(comm_old);
     if (!c)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm_old);
+    if (c->inter)   /* every member sees it: all fail alike */
+        return rtmpi_error(comm_old, __func__, MPI_ERR_COMM,
+                           "communicator %d is an intercommunicator: it cannot have a topology",
+                           comm_old);
     if (indegree < 0 || outdegree < 0 || !comm_dist_graph ||
         (indegree > 0 && !sources) || (outdegree > 0 && !destinations))
         rc = rtmpi_error(comm_old, __func__, MPI_ERR_ARG, "invalid degree or NULL array");
@@ -775,6 +787,10 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     rtmpi_comm_t *c = rtmpi_comm_get(comm_old);
     if (!c)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm_old);
+    if (c->inter)   /* every member sees it: all fail alike */
+        return rtmpi_error(comm_old, __func__, MPI_ERR_COMM,
+                           "communicator %d is an intercommunicator: it cannot have a topology",
+                           comm_old);
     int p = c->size;
     rc = !comm_dist_graph ? rtmpi_error(comm_old, __func__, MPI_ERR_ARG, "comm_dist_graph is NULL")
                           : dist_edges_check(comm_old, __func__, c, n, sources, degrees,

@@ -474,6 +474,19 @@ static void test_constructors(MPI_Comm ic)
     EXPECT(MPI_Bcast(&x, 1, MPI_INT, rsize, ic) == MPI_ERR_ROOT, "bad root accepted");
     EXPECT(MPI_Allreduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_SUM, ic) != MPI_SUCCESS,
            "MPI_IN_PLACE accepted");
+    {   /* no topology on an intercommunicator */
+        int dims[1] = { 1 }, periods[1] = { 0 }, one = 1, zero = 0;
+        MPI_Comm t = MPI_COMM_NULL;
+
+        EXPECT(MPI_Cart_create(ic, 1, dims, periods, 0, &t) == MPI_ERR_COMM, "cart on an intercomm");
+        EXPECT(MPI_Graph_create(ic, 1, &one, &zero, 0, &t) == MPI_ERR_COMM, "graph on an intercomm");
+        EXPECT(MPI_Dist_graph_create_adjacent(ic, 0, NULL, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED,
+                                              MPI_INFO_NULL, 0, &t) == MPI_ERR_COMM,
+               "dist graph on an intercomm");
+        EXPECT(t == MPI_COMM_NULL, "a topology handle came back");
+        EXPECT(MPI_Neighbor_allgather(&x, 1, MPI_INT, &y, 1, MPI_INT, ic) == MPI_ERR_TOPOLOGY,
+               "neighbour collective on an intercomm");
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     EXPECT(MPI_Intercomm_create(ic, 0, MPI_COMM_WORLD, 0, 1, &m) == MPI_ERR_COMM,
            "an intercommunicator as local_comm");
