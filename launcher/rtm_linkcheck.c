@@ -12,7 +12,8 @@
  *   - latency: the shortest of LAT_ITERS round trips of 8 bytes, halved
  *     (noise on a busy host only ever adds to a round trip: the shortest
  *     is the link's, and a slow link has no short one);
- *   - bandwidth: BW_MSGS messages of BW_BYTES one way, then a 1-byte ack;
+ *   - bandwidth: up to BW_MSGS messages of BW_BYTES one way (the sender
+ *     stops after BW_TIME, two at least), timed at the receiver;
  *   - MTU: each end's route MTU toward the other (a connected UDP socket's
  *     IP_MTU to each of the peer's IPv4 addresses, the first that routes),
  *     so a link whose two ends disagree is found.
@@ -49,8 +50,9 @@
 
 #define LAT_ITERS     11
 #define LAT_WARMUP    3
-#define BW_BYTES      (1 << 20)
-#define BW_MSGS       4
+#define BW_BYTES      (256 << 10)
+#define BW_MSGS       16
+#define BW_TIME       0.02     /* seconds: the sender stops after this */
 #define REPS          3
 /* Defaults of RTM_CHECK_RATIO and RTM_CHECK_LAT_FLOOR_US. */
 #define SLOW_RATIO    4.0
@@ -59,6 +61,7 @@
 #define TAG_LAT       11
 #define TAG_BW        12
 #define TAG_ACK       13
+#define TAG_END       16
 #define TAG_INFO      14
 #define TAG_ROW       15
 
@@ -306,28 +309,41 @@ static void measure(int peer, const host_info_t *hosts, char *buf, link_row_t *r
     qsort(rtt, LAT_ITERS, sizeof(rtt[0]), cmp_double);
     lat = rtt[0] / 2 * 1e6;
 
-    /* Bandwidth, each way in turn: the receiver times it. */
+    /* Bandwidth, each way in turn: the receiver times it. The sender stops
+     * after BW_TIME (two messages at least), so a slow link costs little
+     * time: its figure is clear after one timed message. */
     for (int dir = 0; dir < 2; dir++) {
         int sender = dir == 0 ? lo : !lo;
 
         if (sender) {
-            for (int m = 0; m < BW_MSGS; m++)
+            t0 = rtm_wtime();
+            for (int m = 0; m < BW_MSGS; m++) {
                 if ((st = rtm_send(buf, BW_BYTES, peer, TAG_BW, RTM_COMM_WORLD)) != RTM_OK)
                     die("bandwidth test failed", st, peer, hosts);
-            if ((st = rtm_recv(b8, 1, peer, TAG_ACK, RTM_COMM_WORLD, RTM_STATUS_IGNORE)) != RTM_OK)
+                if (m >= 1 && rtm_wtime() - t0 > BW_TIME)
+                    break;
+            }
+            if ((st = rtm_send(b8, 1, peer, TAG_END, RTM_COMM_WORLD)) != RTM_OK ||
+                (st = rtm_recv(b8, 1, peer, TAG_ACK, RTM_COMM_WORLD, RTM_STATUS_IGNORE)) != RTM_OK)
                 die("bandwidth test failed", st, peer, hosts);
         } else {
+            rtm_msg_status_t ms;
+            double t_last = 0;
+            int n = -1;
+
             /* the first message starts the clock: the sender's start-up
-             * is not the link's */
-            if ((st = rtm_recv(buf, BW_BYTES, peer, TAG_BW, RTM_COMM_WORLD,
-                               RTM_STATUS_IGNORE)) != RTM_OK)
-                die("bandwidth test failed", st, peer, hosts);
-            t0 = rtm_wtime();
-            for (int m = 1; m < BW_MSGS; m++)
-                if ((st = rtm_recv(buf, BW_BYTES, peer, TAG_BW, RTM_COMM_WORLD,
-                                   RTM_STATUS_IGNORE)) != RTM_OK)
+             * is not the link's; messages arrive in order, the end last */
+            for (;;) {
+                if ((st = rtm_recv(buf, BW_BYTES, peer, RTM_ANY_TAG, RTM_COMM_WORLD, &ms)) !=
+                    RTM_OK)
                     die("bandwidth test failed", st, peer, hosts);
-            bw = (double)BW_BYTES * (BW_MSGS - 1) / (rtm_wtime() - t0) / 1e6;
+                if (ms.tag == TAG_END)
+                    break;
+                t_last = rtm_wtime();
+                if (++n == 0)
+                    t0 = t_last;
+            }
+            bw = n > 0 && t_last > t0 ? (double)BW_BYTES * n / (t_last - t0) / 1e6 : 0;
             if ((st = rtm_send(b8, 1, peer, TAG_ACK, RTM_COMM_WORLD)) != RTM_OK)
                 die("bandwidth test failed", st, peer, hosts);
         }

@@ -23,6 +23,9 @@ RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES clang libclang-rt-14-dev"
 # Multi-host tests: an sshd the ssh smoke test starts in a network namespace
 # with its own config and keys (tests/multihost/ssh.sh).
 RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES openssh-server openssh-client"
+# gfortran: mpi_dtmisc.sh checks the Fortran datatypes' sizes against a
+# gfortran program (and the Fortran bindings, issue 16, need it).
+RTMDEPS_BUILD_PACKAGES="$RTMDEPS_BUILD_PACKAGES gfortran"
 
 # Other verbs stacks softib runs unmodified (tests/softib/ucx_perftest.sh,
 # peer_*.sh, bench/compare-verbs.sh): UCX's tools, Open MPI and MPICH with
