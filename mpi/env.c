@@ -101,6 +101,7 @@ int PMPI_Finalize(void)
     rtmpi_sched_finalize();
     rtmpi_dtype_finalize();
     rtmpi_group_finalize();
+    rtmpi_info_finalize();
     rtmpi_attrs_finalize();
     rtmpi_errors_finalize();
     rtmpi_handles_finalize();

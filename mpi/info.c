@@ -61,6 +61,14 @@ static int info_handle_new(info_t *i)
     return h;
 }
 
+static void info_destroy(info_t *i)
+{
+    for (int k = 0; k < i->n; k++)
+        free(i->e[k].value);
+    free(i->e);
+    free(i);
+}
+
 #define GET_INFO(_h, _i) \
     info_t *_i = info_get(_h); \
     if (!_i) \
@@ -107,7 +115,12 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
         return rc;
     if (!value || strlen(value) > MPI_MAX_INFO_VAL)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_INFO_VALUE, "invalid info value");
-    char *v = strdup(value);
+    /* malloc, not strdup: the copy is the allocation that fails first when
+     * memory runs out, and the tests' failmalloc sees malloc alone */
+    size_t vlen = strlen(value) + 1;
+    char *v = malloc(vlen);
+    if (v)
+        memcpy(v, value, vlen);
     if (!v)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM, "out of memory");
     int k = find(i, key);
@@ -211,11 +224,19 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     RTMPI_ENTER();
     GET_INFO(info, i);
+    if (!newinfo)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "newinfo is NULL");
     int rc = PMPI_Info_create(newinfo);
     if (rc)
         return rc;
     for (int k = 0; k < i->n && !rc; k++)
         rc = PMPI_Info_set(*newinfo, i->e[k].key, i->e[k].value);
+    if (rc) {
+        /* out of memory part way: no half copy is left behind */
+        MPI_Info part = *newinfo;
+        PMPI_Info_free(&part);
+        *newinfo = MPI_INFO_NULL;
+    }
     return rc;
 }
 RTMPI_WEAK(Info_dup)
@@ -228,10 +249,7 @@ int PMPI_Info_free(MPI_Info *info)
     GET_INFO(*info, i);
     if (*info == MPI_INFO_ENV)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_INFO, "MPI_INFO_ENV cannot be freed");
-    for (int k = 0; k < i->n; k++)
-        free(i->e[k].value);
-    free(i->e);
-    free(i);
+    info_destroy(i);
     infos[*info] = NULL;
     if (*info < infos_free_hint)
         infos_free_hint = *info;
@@ -239,3 +257,15 @@ int PMPI_Info_free(MPI_Info *info)
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Info_free)
+
+void rtmpi_info_finalize(void)
+{
+    for (int h = MPI_INFO_ENV + 1; h < ninfos; h++)
+        if (infos[h])
+            info_destroy(infos[h]);
+    free(infos);
+    infos = NULL;
+    ninfos = MPI_INFO_ENV + 1;
+    infos_cap = 0;
+    infos_free_hint = MPI_INFO_ENV + 1;
+}

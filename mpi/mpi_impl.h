@@ -301,6 +301,9 @@ int rtmpi_type_free_attrs(const char *fn, MPI_Datatype dt);
 
 int rtmpi_group_new(int n, const int *world_ranks, MPI_Group *group_p);
 void rtmpi_group_finalize(void);
+/* Frees the info objects the program left (MPI_Finalize: no MPI_Info call
+ * is allowed after it). */
+void rtmpi_info_finalize(void);
 
 /* ---- Requests (request.c, pt2pt.c) ----------------------------------------
  *

@@ -9,7 +9,7 @@ MPITEST_PROGS = \
 	tests/mpi/mpi_errors \
 	tests/mpi/mpi_reqs \
 	tests/mpi/mpi_osu_api \
-	tests/mpi/mpi_bsend_nomem \
+	tests/mpi/mpi_nomem \
 	tests/mpi/mpi_stale
 check_PROGRAMS += $(MPITEST_PROGS)
 noinst_HEADERS += tests/mpi/mpitest.h
@@ -29,8 +29,8 @@ tests_mpi_mpi_reqs_LDADD = librtmsg.la
 tests_mpi_mpi_reqs_LDFLAGS = $(MPITEST_LINK_FLAGS)
 tests_mpi_mpi_osu_api_LDADD = librtmsg.la
 tests_mpi_mpi_osu_api_LDFLAGS = $(MPITEST_LINK_FLAGS)
-tests_mpi_mpi_bsend_nomem_LDADD = librtmsg.la
-tests_mpi_mpi_bsend_nomem_LDFLAGS = $(MPITEST_LINK_FLAGS)
+tests_mpi_mpi_nomem_LDADD = librtmsg.la
+tests_mpi_mpi_nomem_LDFLAGS = $(MPITEST_LINK_FLAGS)
 tests_mpi_mpi_stale_LDADD = librtmsg.la
 tests_mpi_mpi_stale_LDFLAGS = $(MPITEST_LINK_FLAGS)
 
@@ -49,7 +49,7 @@ MPITEST_DRIVERS = \
 	tests/mpi/mpi_osu_api.sh \
 	tests/mpi/mpi_wrappers.sh \
 	tests/mpi/mpi_includes.sh \
-	tests/mpi/mpi_bsend_nomem.sh \
+	tests/mpi/mpi_nomem.sh \
 	tests/mpi/mpi_stale.sh
 dist_noinst_SCRIPTS += $(MPITEST_DRIVERS)
 INTEGRATION_TESTS += $(MPITEST_DRIVERS)
