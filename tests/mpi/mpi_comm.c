@@ -206,5 +206,48 @@ int main(int argc, char **argv)
     MPI_Dist_graph_neighbors(g, 1, s, sw, 1, d, dw);
     EXPECT(s[0] == srcs[0] && d[0] == dsts[0] && sw[0] == 5 && dw[0] == 5, "dist graph neighbours");
     MPI_Comm_free(&g);
+
+    /* MPI_Comm_free with operations pending (MPI 3.1 6.4.3: they complete
+     * normally): in pairs (r even receives from r + 1), the receiver posts a
+     * 4 B and a 1 MiB (rendezvous) receive and frees the communicator before
+     * the barrier, the sender sends only after it, then frees; then a new
+     * dup (which may reuse the context id) carries a message of its own. */
+    enum { BIG = 1 << 18 };
+    static int big_in[BIG], big_out[BIG];
+    int small_in = -1, small_out = 1000 + r, partner = r ^ 1, from = (r - 1 + p) % p;
+    MPI_Comm doomed, fresh;
+    MPI_Request fr[2];
+    for (int i = 0; i < BIG; i++)
+        big_out[i] = r * 7 + i;
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &doomed));
+    if (partner >= p) {
+        CHECK_RC(MPI_Comm_free(&doomed));
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    } else if (r % 2 == 0) {
+        CHECK_RC(MPI_Irecv(&small_in, 1, MPI_INT, partner, 1, doomed, &fr[0]));
+        CHECK_RC(MPI_Irecv(big_in, BIG, MPI_INT, partner, 2, doomed, &fr[1]));
+        CHECK_RC(MPI_Comm_free(&doomed));
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_RC(MPI_Waitall(2, fr, MPI_STATUSES_IGNORE));
+        int bad = 0;
+        for (int i = 0; i < BIG; i++)
+            bad += big_in[i] != partner * 7 + i;
+        EXPECT(small_in == 1000 + partner && bad == 0,
+               "receives on a communicator freed before they matched: small %d (expected %d), "
+               "%d of %d large elements wrong", small_in, 1000 + partner, bad, BIG);
+    } else {
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_RC(MPI_Isend(&small_out, 1, MPI_INT, partner, 1, doomed, &fr[0]));
+        CHECK_RC(MPI_Isend(big_out, BIG, MPI_INT, partner, 2, doomed, &fr[1]));
+        CHECK_RC(MPI_Comm_free(&doomed));
+        CHECK_RC(MPI_Waitall(2, fr, MPI_STATUSES_IGNORE));
+    }
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &fresh));
+    small_in = -1;
+    CHECK_RC(MPI_Sendrecv(&small_out, 1, MPI_INT, (r + 1) % p, 1, &small_in, 1, MPI_INT, from, 1,
+                          fresh, MPI_STATUS_IGNORE));
+    EXPECT(small_in == 1000 + from, "a dup after the freed one carried %d, expected %d",
+           small_in, 1000 + from);
+    MPI_Comm_free(&fresh);
     return mt_finish("mpi_comm");
 }
