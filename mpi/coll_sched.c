@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "coll_sched.h"
+#include "intercomm.h"
 #include "mpi_config.h"
 #include "mpi_state.h"
 
@@ -576,7 +577,7 @@ int rtmpi_sched_start(rtmpi_sched_t *s, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-int rtmpi_sched_describe_running(char *buf, size_t len, int *peer_p)
+int rtmpi_sched_describe_running(char *buf, size_t len, int *peer_world_p)
 {
     const rtmpi_sched_t *s = running;
 
@@ -587,14 +588,27 @@ int rtmpi_sched_describe_running(char *buf, size_t len, int *peer_p)
 
         if ((st->kind != STEP_SEND && st->kind != STEP_RECV) || step_complete(st))
             continue;
-        snprintf(buf, len, "schedule round %d of %d: %s rank %d (tag %d)",
+        /* An intercommunicator's schedule runs on its bridge: its peers are
+         * bridge ranks, which the user never sees; name them in the group
+         * the user knows them by (intercomm.h: side 0's ranks first). */
+        const rtmpi_comm_t *c = rtmpi_comm_get(s->comm);
+        const char *group = "";
+        int shown = st->peer;
+        if (c != NULL && c->inter != NULL) {
+            int low = c->inter->low_size, in_low = st->peer < low;
+
+            shown = in_low ? st->peer : st->peer - low;
+            group = in_low == !c->inter->side ? "local " : "remote ";
+        }
+        snprintf(buf, len, "schedule round %d of %d: %s %srank %d (tag %d)",
                  st->round + 1, s->steps[s->nsteps - 1].round + 1,
-                 st->kind == STEP_SEND ? "send to" : "receive from", st->peer, s->tag);
-        *peer_p = st->peer;
+                 st->kind == STEP_SEND ? "send to" : "receive from", group, shown, s->tag);
+        if (rtm_comm_world_rank(s->ncomm, st->peer, peer_world_p) != RTM_OK)
+            *peer_world_p = -1;
         return 1;
     }
     snprintf(buf, len, "schedule round %d of %d", s->steps[s->cur].round + 1,
              s->steps[s->nsteps - 1].round + 1);
-    *peer_p = -1;
+    *peer_world_p = -1;
     return 1;
 }

@@ -35,7 +35,7 @@ static int describe(binding_call_t *call)
 {
     const rtmpi_call_t *r = &rtmpi_call_now;
     rtmpi_comm_t *c;
-    int peer, tag, step_peer = -1;
+    int peer, tag, step_peer_world = -1;
 
     if (r->fn == NULL || rtmpi_state.finalized)
         return 0;
@@ -49,8 +49,8 @@ static int describe(binding_call_t *call)
     call->peer = peer == RTMPI_CALL_NONE ? BINDING_NONE : peer;
     call->tag = tag == RTMPI_CALL_NONE ? BINDING_NONE : tag;
     call->peer_world = peer == RTMPI_CALL_NONE ? -1 : world_of(c, peer);
-    if (rtmpi_sched_describe_running(call->step, sizeof(call->step), &step_peer))
-        call->step_peer_world = world_of(c, step_peer);
+    if (rtmpi_sched_describe_running(call->step, sizeof(call->step), &step_peer_world))
+        call->step_peer_world = step_peer_world;
     return 1;
 }
 

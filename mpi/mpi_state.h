@@ -35,8 +35,9 @@ static inline void rtmpi_call_enter(const char *fn, int peer, int tag, MPI_Comm 
 void rtmpi_state_init(void);
 
 /* coll_sched.c: the step the blocking collective in progress waits in
- * ("round 2 of 3: receive from rank 1"), and the rank of the schedule's
- * communicator it waits for (-1: none). 0 when no blocking collective runs. */
-int rtmpi_sched_describe_running(char *buf, size_t len, int *peer_p);
+ * ("round 2 of 3: receive from rank 1"; on an intercommunicator "remote
+ * rank 1" or "local rank 1"), and the world rank it waits for (-1: none).
+ * 0 when no blocking collective runs. */
+int rtmpi_sched_describe_running(char *buf, size_t len, int *peer_world_p);
 
 #endif

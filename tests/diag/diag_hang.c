@@ -13,6 +13,9 @@
  *            wait in MPI_Barrier
  *   coll     every rank but the last: MPI_Barrier; the last waits in
  *            MPI_Recv(ANY_SOURCE, tag 7) and never joins
+ *   icoll    4 ranks: an intercommunicator of the even and the odd world
+ *            ranks; every rank but the last: MPI_Barrier on it; the last
+ *            waits in MPI_Recv(ANY_SOURCE, tag 7) and never joins
  *   rndv     rank 1 stops itself (SIGSTOP) before it receives; rank 0
  *            sends it 1 MiB (rendezvous) and waits for it
  */
@@ -71,6 +74,18 @@ int main(int argc, char **argv)
             MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         else
             MPI_Barrier(MPI_COMM_WORLD);
+    } else if (strcmp(mode, "icoll") == 0) {
+        MPI_Comm half, inter;
+        int v;
+
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 9, &inter);
+        MPI_Comm_set_name(inter, "evens-odds");
+        ready(rank);
+        if (rank == size - 1)
+            MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else
+            MPI_Barrier(inter);
     } else if (strcmp(mode, "rndv") == 0) {
         size_t len = 1u << 20;
         char *buf = calloc(1, len);

@@ -2,7 +2,9 @@
 # A receive no rank sends to (rank 1: MPI_Recv(0, tag 5); rank 0 waits in
 # MPI_Barrier), and a collective one rank never joins (ranks 0-1 in
 # MPI_Barrier, rank 2 in a receive): at --timeout the summary names each
-# call, the ranks in it, whom they wait for and the schedule step.
+# call, the ranks in it, whom they wait for and the schedule step; the same
+# on an intercommunicator (evens and odds), whose steps name ranks of the
+# remote group and the world rank they wait for, not the hidden bridge's.
 . "$(dirname "$0")/lib.sh"
 
 diag_run -n 2 --timeout 5 "$HANG" recv
@@ -31,6 +33,23 @@ for r in (0, 1):
     assert c["name"] == "MPI_Barrier" and c["comm"] == "WORLD" and c["waits_for"] == 2, c
     assert c["step"].startswith("schedule round"), c
 assert ranks[2]["collective"] is None
+PY
+fi
+diag_run -n 4 --oversubscribe --timeout 5 "$HANG" icoll
+[ "$diag_rc" = 124 ] || diag_fail "icoll: exit code $diag_rc, expected 124"
+diag_expect_line "MPI_Barrier(evens-odds): ranks 0-2"
+diag_expect_line "rank 0 waits in MPI_Barrier(evens-odds), schedule round 1 of 2: receive from remote rank 1 (tag 0) for rank 3"
+diag_expect_line "rank 2 waits in MPI_Barrier(evens-odds), schedule round 2 of 2: receive from remote rank 1 (tag 0) for rank 3"
+if json=$(diag_json); then
+    python3 - "$json" <<'PY' || diag_fail "icoll: JSON content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ranks = {r["rank"]: r for r in d["ranks"]}
+for r in (0, 2):
+    c = ranks[r]["collective"]
+    assert c["comm"] == "evens-odds" and c["waits_for"] == 3, c
+    assert "remote rank 1" in c["step"], c
+assert ranks[3]["collective"] is None
 PY
 fi
 diag_finish
