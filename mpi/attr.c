@@ -109,9 +109,14 @@ static void keyval_release(int k)
         memset(&keyvals[k], 0, sizeof(keyvals[k]));
 }
 
-static int keyval_new(const char *fn, keyval_t *proto, int *keyval_p)
+/* A new keyval of proto's kind and callbacks in *keyval_p (named what in the
+ * error when NULL). */
+static int keyval_new(const char *fn, keyval_t *proto, int *keyval_p, const char *what)
 {
     int k = 0;
+
+    if (!keyval_p)
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_ARG, "%s is NULL", what);
 
     for (int i = FIRST_USER_KEYVAL; i < nkeyvals && !k; i++)
         if (keyvals[i].refs == 0)
@@ -320,12 +325,9 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
                             int *comm_keyval, void *extra_state)
 {
     RTMPI_ENTER();
-    if (!comm_keyval)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "comm_keyval is NULL");
-    keyval_t kv = { .kind = KV_COMM, .extra_state = extra_state };
-    kv.copy_fn.comm = comm_copy_attr_fn;
-    kv.delete_fn.comm = comm_delete_attr_fn;
-    return keyval_new(__func__, &kv, comm_keyval);
+    keyval_t kv = { .kind = KV_COMM, .extra_state = extra_state,
+                    .copy_fn.comm = comm_copy_attr_fn, .delete_fn.comm = comm_delete_attr_fn };
+    return keyval_new(__func__, &kv, comm_keyval, "comm_keyval");
 }
 RTMPI_WEAK(Comm_create_keyval)
 
@@ -466,12 +468,9 @@ int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
                             int *type_keyval, void *extra_state)
 {
     RTMPI_ENTER();
-    if (!type_keyval)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "type_keyval is NULL");
-    keyval_t kv = { .kind = KV_TYPE, .extra_state = extra_state };
-    kv.copy_fn.type = type_copy_attr_fn;
-    kv.delete_fn.type = type_delete_attr_fn;
-    return keyval_new(__func__, &kv, type_keyval);
+    keyval_t kv = { .kind = KV_TYPE, .extra_state = extra_state,
+                    .copy_fn.type = type_copy_attr_fn, .delete_fn.type = type_delete_attr_fn };
+    return keyval_new(__func__, &kv, type_keyval, "type_keyval");
 }
 RTMPI_WEAK(Type_create_keyval)
 

@@ -578,7 +578,31 @@ static const struct {
      "Messages this rank received over the transport by rendezvous"},
 };
 #define TL_PVARS ((int)(sizeof(tl_pvars) / sizeof(tl_pvars[0])))
-#define RANK_PVARS 4
+
+/* The rank's own variables, after the transports' (unsigned long long,
+ * or MPI_INT values of enumtype where it is set). */
+static const struct rank_pvar {
+    const char       *name;
+    const char       *desc;
+    int               var_class;
+    binding_counter_t counter;
+    int               continuous;
+    MPI_T_enum        enumtype;
+} rank_pvars[] = {
+    {"rtm_unexpected_held",
+     "Unexpected messages this rank holds now (arrived before a matching receive, not yet received)",
+     MPI_T_PVAR_CLASS_LEVEL, BINDING_CTR_UNEXP_HELD, 1, NULL},
+    {"rtm_unexpected_held_max",
+     "The most unexpected messages this rank has held at once since MPI_Init",
+     MPI_T_PVAR_CLASS_HIGHWATERMARK, BINDING_CTR_UNEXP_HELD_MAX, 1, NULL},
+    {"rtm_credit_stalls",
+     "Eager sends that found no credit to their peer and waited (the receiver had RTM_EAGER_CREDITS of them unreceived)",
+     MPI_T_PVAR_CLASS_COUNTER, BINDING_CTR_CREDIT_STALLS, 0, NULL},
+    {"rtm_idle_policy",
+     "What blocking waits do when idle (RTM_IDLE_WAIT, resolved at the first long wait)",
+     MPI_T_PVAR_CLASS_STATE, BINDING_CTR_IDLE_POLICY, 1, &idle_enum},
+};
+#define RANK_PVARS ((int)(sizeof(rank_pvars) / sizeof(rank_pvars[0])))
 
 static int tl_count(void)
 {
@@ -627,36 +651,16 @@ static int pvar_at(int index, pvar_t *pv)
         pv->per_tl = 1;
         return 1;
     }
-    switch (index - per_tl) {
-    case 0:
-        snprintf(pv->name, sizeof(pv->name), "rtm_unexpected_held");
-        pv->desc = "Unexpected messages this rank holds now (arrived before a matching receive, not yet received)";
-        pv->var_class = MPI_T_PVAR_CLASS_LEVEL;
-        pv->counter = BINDING_CTR_UNEXP_HELD;
-        pv->continuous = 1;
-        break;
-    case 1:
-        snprintf(pv->name, sizeof(pv->name), "rtm_unexpected_held_max");
-        pv->desc = "The most unexpected messages this rank has held at once since MPI_Init";
-        pv->var_class = MPI_T_PVAR_CLASS_HIGHWATERMARK;
-        pv->counter = BINDING_CTR_UNEXP_HELD_MAX;
-        pv->continuous = 1;
-        break;
-    case 2:
-        snprintf(pv->name, sizeof(pv->name), "rtm_credit_stalls");
-        pv->desc = "Eager sends that found no credit to their peer and waited (the receiver had RTM_EAGER_CREDITS of them unreceived)";
-        pv->var_class = MPI_T_PVAR_CLASS_COUNTER;
-        pv->counter = BINDING_CTR_CREDIT_STALLS;
-        break;
-    default:
-        snprintf(pv->name, sizeof(pv->name), "rtm_idle_policy");
-        pv->desc = "What blocking waits do when idle (RTM_IDLE_WAIT, resolved at the first long wait)";
-        pv->var_class = MPI_T_PVAR_CLASS_STATE;
+    const struct rank_pvar *r = &rank_pvars[index - per_tl];
+
+    snprintf(pv->name, sizeof(pv->name), "%s", r->name);
+    pv->desc = r->desc;
+    pv->var_class = r->var_class;
+    pv->counter = r->counter;
+    pv->continuous = r->continuous;
+    if (r->enumtype) {
         pv->datatype = MPI_INT;
-        pv->enumtype = &idle_enum;
-        pv->counter = BINDING_CTR_IDLE_POLICY;
-        pv->continuous = 1;
-        break;
+        pv->enumtype = r->enumtype;
     }
     return 1;
 }

@@ -95,6 +95,22 @@ static int topo_agree(MPI_Comm comm, const char *fn, int err)
     return MPI_SUCCESS;
 }
 
+/* The communicator a constructor starts from, in *cp: an intracommunicator
+ * (every member sees an intercommunicator: all fail alike). */
+static int topo_comm_old(MPI_Comm comm_old, const char *fn, rtmpi_comm_t **cp)
+{
+    rtmpi_comm_t *c = rtmpi_comm_get(comm_old);
+
+    if (!c)
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COMM, "invalid communicator %d", comm_old);
+    if (c->inter)
+        return rtmpi_error(comm_old, fn, MPI_ERR_COMM,
+                           "communicator %d is an intercommunicator: it cannot have a topology",
+                           comm_old);
+    *cp = c;
+    return MPI_SUCCESS;
+}
+
 /* The new communicator of a constructor: the first `members` ranks of
  * comm_old, in their order, with topology t (taken: freed on failure, or
  * when this rank is not a member and gets MPI_COMM_NULL). A split, not a
@@ -115,6 +131,36 @@ static int topo_comm_new(MPI_Comm comm_old, int members, rtmpi_topo_t *t, MPI_Co
     *newcomm = n;
     return MPI_SUCCESS;
 }
+
+/* A constructor's end: every rank agrees on rc (topo_agree), then the new
+ * communicator (topo_comm_new); t is taken either way. */
+static int topo_agree_new(MPI_Comm comm_old, const char *fn, int rc, int members,
+                          rtmpi_topo_t *t, MPI_Comm *newcomm)
+{
+    if ((rc = topo_agree(comm_old, fn, rc))) {
+        rtmpi_topo_free(t);
+        return rc;
+    }
+    return topo_comm_new(comm_old, members, t, newcomm);
+}
+
+/* The arguments every map shares: comm, in *cp, and newrank. */
+static int map_args(MPI_Comm comm, const char *fn, int *newrank, rtmpi_comm_t **cp)
+{
+    if (!(*cp = rtmpi_comm_get(comm)))
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COMM, "invalid communicator %d", comm);
+    if (!newrank)
+        return rtmpi_error(comm, fn, MPI_ERR_ARG, "newrank is NULL");
+    return MPI_SUCCESS;
+}
+
+/* _c: _comm's, with a topology of _kind (else MPI_ERR_TOPOLOGY saying _what). */
+#define GET_TOPO(_comm, _c, _kind, _what) \
+    rtmpi_comm_t *_c = rtmpi_comm_get(_comm); \
+    if (!_c) \
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", _comm); \
+    if (!_c->topo || _c->topo->kind != (_kind)) \
+        return rtmpi_error(_comm, __func__, MPI_ERR_TOPOLOGY, _what)
 
 /* ---- Cartesian ---- */
 
@@ -177,23 +223,15 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 
     (void)reorder;
     RTMPI_ENTER();
-    rtmpi_comm_t *c = rtmpi_comm_get(comm_old);
-    if (!c)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm_old);
-    if (c->inter)   /* every member sees it: all fail alike */
-        return rtmpi_error(comm_old, __func__, MPI_ERR_COMM,
-                           "communicator %d is an intercommunicator: it cannot have a topology",
-                           comm_old);
+    rtmpi_comm_t *c;
+    if ((rc = topo_comm_old(comm_old, __func__, &c)))
+        return rc;
     rtmpi_topo_t *t = NULL;
     rc = !comm_cart ? rtmpi_error(comm_old, __func__, MPI_ERR_ARG, "comm_cart is NULL")
                     : cart_check(comm_old, __func__, c, ndims, dims, periods, &nnodes);
     if (!rc && c->rank < nnodes && !(t = cart_new(ndims, dims, periods, c->rank)))
         rc = rtmpi_error(comm_old, __func__, MPI_ERR_NO_MEM, "out of memory");
-    if ((rc = topo_agree(comm_old, __func__, rc))) {
-        rtmpi_topo_free(t);
-        return rc;
-    }
-    return topo_comm_new(comm_old, nnodes, t, comm_cart);
+    return topo_agree_new(comm_old, __func__, rc, nnodes, t, comm_cart);
 }
 RTMPI_WEAK(Cart_create)
 
@@ -201,25 +239,18 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 {
     int nnodes, rc;
 
+    rtmpi_comm_t *c;
+
     RTMPI_ENTER();
-    rtmpi_comm_t *c = rtmpi_comm_get(comm);
-    if (!c)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm);
-    if (!newrank)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "newrank is NULL");
-    if ((rc = cart_check(comm, __func__, c, ndims, dims, periods, &nnodes)))
+    if ((rc = map_args(comm, __func__, newrank, &c)) ||
+        (rc = cart_check(comm, __func__, c, ndims, dims, periods, &nnodes)))
         return rc;
     *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Cart_map)
 
-#define GET_CART(_comm, _c) \
-    rtmpi_comm_t *_c = rtmpi_comm_get(_comm); \
-    if (!_c) \
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", _comm); \
-    if (!_c->topo || _c->topo->kind != MPI_CART) \
-        return rtmpi_error(_comm, __func__, MPI_ERR_TOPOLOGY, "not a Cartesian communicator")
+#define GET_CART(_comm, _c) GET_TOPO(_comm, _c, MPI_CART, "not a Cartesian communicator")
 
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
@@ -509,13 +540,9 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 
     (void)reorder;
     RTMPI_ENTER();
-    rtmpi_comm_t *c = rtmpi_comm_get(comm_old);
-    if (!c)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm_old);
-    if (c->inter)   /* every member sees it: all fail alike */
-        return rtmpi_error(comm_old, __func__, MPI_ERR_COMM,
-                           "communicator %d is an intercommunicator: it cannot have a topology",
-                           comm_old);
+    rtmpi_comm_t *c;
+    if ((rc = topo_comm_old(comm_old, __func__, &c)))
+        return rc;
     rtmpi_topo_t *t = NULL;
     rc = !comm_graph ? rtmpi_error(comm_old, __func__, MPI_ERR_ARG, "comm_graph is NULL")
                      : graph_check(comm_old, __func__, c, nnodes, index, edges);
@@ -534,11 +561,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
             rc = rtmpi_error(comm_old, __func__, MPI_ERR_NO_MEM, "out of memory");
         }
     }
-    if ((rc = topo_agree(comm_old, __func__, rc))) {
-        rtmpi_topo_free(t);
-        return rc;
-    }
-    return topo_comm_new(comm_old, nnodes, t, comm_graph);
+    return topo_agree_new(comm_old, __func__, rc, nnodes, t, comm_graph);
 }
 RTMPI_WEAK(Graph_create)
 
@@ -546,25 +569,18 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
 {
     int rc;
 
+    rtmpi_comm_t *c;
+
     RTMPI_ENTER();
-    rtmpi_comm_t *c = rtmpi_comm_get(comm);
-    if (!c)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm);
-    if (!newrank)
-        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "newrank is NULL");
-    if ((rc = graph_check(comm, __func__, c, nnodes, index, edges)))
+    if ((rc = map_args(comm, __func__, newrank, &c)) ||
+        (rc = graph_check(comm, __func__, c, nnodes, index, edges)))
         return rc;
     *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Graph_map)
 
-#define GET_GRAPH(_comm, _c) \
-    rtmpi_comm_t *_c = rtmpi_comm_get(_comm); \
-    if (!_c) \
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", _comm); \
-    if (!_c->topo || _c->topo->kind != MPI_GRAPH) \
-        return rtmpi_error(_comm, __func__, MPI_ERR_TOPOLOGY, "not a graph communicator")
+#define GET_GRAPH(_comm, _c) GET_TOPO(_comm, _c, MPI_GRAPH, "not a graph communicator")
 
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
@@ -697,13 +713,9 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     (void)info;
     (void)reorder;
     RTMPI_ENTER();
-    rtmpi_comm_t *c = rtmpi_comm_get(comm_old);
-    if (!c)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm_old);
-    if (c->inter)   /* every member sees it: all fail alike */
-        return rtmpi_error(comm_old, __func__, MPI_ERR_COMM,
-                           "communicator %d is an intercommunicator: it cannot have a topology",
-                           comm_old);
+    rtmpi_comm_t *c;
+    if ((rc = topo_comm_old(comm_old, __func__, &c)))
+        return rc;
     if (indegree < 0 || outdegree < 0 || !comm_dist_graph ||
         (indegree > 0 && !sources) || (outdegree > 0 && !destinations))
         rc = rtmpi_error(comm_old, __func__, MPI_ERR_ARG, "invalid degree or NULL array");
@@ -784,13 +796,9 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     (void)info;
     (void)reorder;
     RTMPI_ENTER();
-    rtmpi_comm_t *c = rtmpi_comm_get(comm_old);
-    if (!c)
-        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm_old);
-    if (c->inter)   /* every member sees it: all fail alike */
-        return rtmpi_error(comm_old, __func__, MPI_ERR_COMM,
-                           "communicator %d is an intercommunicator: it cannot have a topology",
-                           comm_old);
+    rtmpi_comm_t *c;
+    if ((rc = topo_comm_old(comm_old, __func__, &c)))
+        return rc;
     int p = c->size;
     rc = !comm_dist_graph ? rtmpi_error(comm_old, __func__, MPI_ERR_ARG, "comm_dist_graph is NULL")
                           : dist_edges_check(comm_old, __func__, c, n, sources, degrees,

@@ -475,6 +475,12 @@ static void test_attrs(void)
     CHECK_RC(MPI_Type_create_keyval(MPI_TYPE_DUP_FN, type_del, &kdup, NULL));
     CHECK_RC(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &knull, NULL));
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &kcomm, NULL);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    EXPECT(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, NULL, NULL) ==
+           MPI_ERR_ARG, "Type_create_keyval into NULL");
+    EXPECT(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, NULL, NULL) ==
+           MPI_ERR_ARG, "Comm_create_keyval into NULL");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     CHECK_RC(MPI_Type_get_attr(t, kdup, &v, &flag));
     EXPECT(!flag, "attribute before set");
     CHECK_RC(MPI_Type_set_attr(t, kdup, (void *)0x1234));

@@ -3,7 +3,8 @@
 # process bounded in time and reaped, and the directory removed at exit.
 #
 # Provides: sib_need TOOL...; sib_port; sib_pair NAME SERVER... -- CLIENT...
-# (logs in $SIB_TMP/NAME.server and NAME.client); sib_fail MSG.
+# (logs in $SIB_TMP/NAME.server and NAME.client); sib_fail MSG;
+# sib_netns_hosts NS_A NS_B VETH_A VETH_B NET and sib_rx_packets.
 
 set -u
 . "${top_srcdir:?run through make check (top_srcdir unset)}/tests/lib.sh"
@@ -110,4 +111,38 @@ sib_pair() {
         sib_fail "$name"
     fi
     echo "ok: $name"
+}
+
+# sib_netns_hosts NS_A NS_B VETH_A VETH_B NET: two network namespace hosts
+# joined by a veth pair, VETH_A in NS_A at NET.1/30 and VETH_B in NS_B at
+# NET.2/30, loopbacks up, both namespaces removed at exit; skips (77) where
+# namespaces may not be made. sib_rx_packets then prints the packets VETH_A
+# has received.
+sib_netns_hosts() {
+    SIB_NS_A=$1 SIB_NS_B=$2 SIB_VETH_A=$3
+    local veth_b=$4 net=$5 n
+    if ! ip netns add "$SIB_NS_A" 2>/dev/null; then
+        echo "SKIP: 'ip netns add' is not permitted here (needs root / CAP_SYS_ADMIN)"
+        exit 77
+    fi
+    SIB_CLEANUP_HOOK=sib_netns_cleanup
+    ip netns add "$SIB_NS_B" || sib_fail "ip netns add $SIB_NS_B"
+    ip link add "$SIB_VETH_A" netns "$SIB_NS_A" type veth peer name "$veth_b" netns "$SIB_NS_B" ||
+        sib_fail "veth pair"
+    ip -n "$SIB_NS_A" addr add "$net.1/30" dev "$SIB_VETH_A"
+    ip -n "$SIB_NS_B" addr add "$net.2/30" dev "$veth_b"
+    for n in "$SIB_NS_A" "$SIB_NS_B"; do
+        ip -n "$n" link set lo up
+    done
+    ip -n "$SIB_NS_A" link set "$SIB_VETH_A" up
+    ip -n "$SIB_NS_B" link set "$veth_b" up
+}
+
+sib_netns_cleanup() {
+    ip netns del "$SIB_NS_A" 2>/dev/null
+    ip netns del "$SIB_NS_B" 2>/dev/null
+}
+
+sib_rx_packets() {
+    ip netns exec "$SIB_NS_A" cat "/sys/class/net/$SIB_VETH_A/statistics/rx_packets"
 }

@@ -14,24 +14,7 @@ peer_need_ucx_node
 
 ns_a=sibp-a-$$
 ns_b=sibp-b-$$
-net_cleanup() {
-    ip netns del $ns_a 2>/dev/null
-    ip netns del $ns_b 2>/dev/null
-}
-if ! ip netns add $ns_a 2>/dev/null; then
-    echo "SKIP: 'ip netns add' is not permitted here (needs root / CAP_SYS_ADMIN)"
-    exit 77
-fi
-SIB_CLEANUP_HOOK=net_cleanup
-ip netns add $ns_b || sib_fail "ip netns add $ns_b"
-ip link add vethpa$$ netns $ns_a type veth peer name vethpb$$ netns $ns_b || sib_fail "veth pair"
-ip -n $ns_a addr add 10.213.9.1/30 dev vethpa$$
-ip -n $ns_b addr add 10.213.9.2/30 dev vethpb$$
-for n in $ns_a $ns_b; do
-    ip -n $n link set lo up
-done
-ip -n $ns_a link set vethpa$$ up
-ip -n $ns_b link set vethpb$$ up
+sib_netns_hosts $ns_a $ns_b vethpa$$ vethpb$$ 10.213.9
 
 # ssh as the launchers call it ([options] HOST COMMAND...), into a
 # namespace, with a TMPDIR of the host's own (the hosts share the hostname,
@@ -45,19 +28,16 @@ export TMPDIR="$SIB_TMP/tmp-\$h"
 exec ip netns exec "\$h" sh -c "\$*"
 EOA
 chmod +x "$SIB_TMP/agent"
-rx_packets() {
-    ip netns exec $ns_a cat /sys/class/net/vethpa$$/statistics/rx_packets
-}
 # netns_job NAME MPIRUN_ARGS...: from host A, bounded; rank 0 said ok, and
 # host A received at least 1000 packets on its veth meanwhile
 netns_job() {
     local name=$1 rc before after
     shift
-    before=$(rx_packets)
+    before=$(sib_rx_packets)
     t_job "$PEER_LIMIT" ip netns exec $ns_a env SOFTIB_LIB="$SIB_PRELOAD" \
         "$top_builddir/softib-run" "$@" >"$SIB_TMP/$name.log" 2>&1
     rc=$?
-    after=$(rx_packets)
+    after=$(sib_rx_packets)
     if [ $rc != 0 ] || ! grep -q '^peer_mpi: ok' "$SIB_TMP/$name.log"; then
         cat "$SIB_TMP/$name.log" >&2
         sib_fail "$name: exit $rc"

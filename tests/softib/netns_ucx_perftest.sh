@@ -11,31 +11,11 @@ t_need_root "UCX on softib (the device node /dev/infiniband/uverbs_softib0)"
 
 ns_a=sibu_a_$$
 ns_b=sibu_b_$$
-net_cleanup() {
-    ip netns del $ns_a 2>/dev/null
-    ip netns del $ns_b 2>/dev/null
-}
-if ! ip netns add $ns_a 2>/dev/null; then
-    echo "SKIP: 'ip netns add' is not permitted here (needs root / CAP_SYS_ADMIN)"
-    exit 77
-fi
-SIB_CLEANUP_HOOK=net_cleanup
-ip netns add $ns_b || sib_fail "ip netns add $ns_b"
-ip link add vethua$$ netns $ns_a type veth peer name vethub$$ netns $ns_b || sib_fail "veth pair"
-ip -n $ns_a addr add 10.213.8.1/30 dev vethua$$
-ip -n $ns_b addr add 10.213.8.2/30 dev vethub$$
-for n in $ns_a $ns_b; do
-    ip -n $n link set lo up
-done
-ip -n $ns_a link set vethua$$ up
-ip -n $ns_b link set vethub$$ up
+sib_netns_hosts $ns_a $ns_b vethua$$ vethub$$ 10.213.8
 
-rx_packets() {
-    ip netns exec $ns_a cat /sys/class/net/vethua$$/statistics/rx_packets
-}
 SIB_VIA_RUN=1
 export UCX_NET_DEVICES=softib0:1 UCX_WARN_UNUSED_ENV_VARS=n UCX_TLS=rc_verbs,ud_verbs,self
-rx_before=$(rx_packets) || sib_fail "cannot read the veth counters"
+rx_before=$(sib_rx_packets) || sib_fail "cannot read the veth counters"
 for t in tag_lat ucp_put_bw ucp_get ucp_fadd; do
     p=$(sib_port)
     SIB_SERVER_NS="ip netns exec $ns_a" SIB_CLIENT_NS="ip netns exec $ns_b" \
@@ -44,7 +24,7 @@ for t in tag_lat ucp_put_bw ucp_get ucp_fadd; do
     grep -q 'softib0' "$SIB_TMP/ucx-$t.client" "$SIB_TMP/ucx-$t.server" &&
         sib_fail "$t: UCX complained about softib0"
 done
-rx_after=$(rx_packets)
+rx_after=$(sib_rx_packets)
 echo "veth packets received by the server's namespace: $((rx_after - rx_before))"
 # 500 tag_lat round trips alone send 500 messages from the client
 [ $((rx_after - rx_before)) -ge 500 ] || sib_fail "softib traffic did not cross the veth link"
