@@ -146,3 +146,8 @@ sib_netns_cleanup() {
 sib_rx_packets() {
     ip netns exec "$SIB_NS_A" cat "/sys/class/net/$SIB_VETH_A/statistics/rx_packets"
 }
+# sib_rx_bytes: the bytes VETH_A has received (a volume the data must reach,
+# unlike a packet count, which offloads and coalescing change)
+sib_rx_bytes() {
+    ip netns exec "$SIB_NS_A" cat "/sys/class/net/$SIB_VETH_A/statistics/rx_bytes"
+}
