@@ -1,0 +1,1 @@
+# tests/fortran/local.mk: (issue 16) Fortran tests and the Fortran examples; included by Makefile.am.
