@@ -161,6 +161,13 @@ static MPI_Count run_elems_done(int basic, MPI_Aint len)
     return len / (MPI_Aint)basics[basic].size;
 }
 
+void rtmpi_dtype_commit(rtmpi_dtype_t *d)
+{
+    d->committed = 1;
+    d->direct = d->nsegs == 0 || (d->contig && d->size == d->extent);
+    d->direct_off = d->nsegs == 0 ? 0 : d->segs[0].disp;
+}
+
 void rtmpi_dtype_init(void)
 {
     types_cap = 2 * RTMPI_N_PREDEFINED_TYPES;
@@ -173,7 +180,6 @@ void rtmpi_dtype_init(void)
         d->in_use = 1;
         d->refcount = 1;
         d->predefined = 1;
-        d->committed = 1;
         d->combiner = MPI_COMBINER_NAMED;
         d->handle = i;
         d->size = (MPI_Count)basics[i].size;
@@ -195,6 +201,7 @@ void rtmpi_dtype_init(void)
             d->true_ub = (MPI_Aint)basics[i].size;
         }
         strcpy(d->name, basics[i].name);
+        rtmpi_dtype_commit(d);
         rtmpi_types[i] = d;
     }
 }
@@ -1224,7 +1231,8 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         return finish(__func__, rc);
     d->lb = old->lb;
     d->extent = old->extent;
-    d->committed = old->committed;
+    if (old->committed)
+        rtmpi_dtype_commit(d);
     memcpy(d->name, old->name, sizeof(d->name));
     rc = publish(d, 0, NULL, 0, NULL, 1, &oldtype, newtype);
     if (rc != MPI_SUCCESS)
@@ -1240,7 +1248,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
     rtmpi_dtype_t *d = rtmpi_dtype_get(*datatype);
     if (!d)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_TYPE, "invalid datatype %d", *datatype);
-    d->committed = 1;
+    rtmpi_dtype_commit(d);
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Type_commit)

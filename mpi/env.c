@@ -36,6 +36,7 @@ static int init_common(const char *fn, int required, int *provided)
                              : required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
                              : required;
     rtmpi_state.initialized = 1;
+    rtmpi_state.live = 1;
     rtmpi_errhandler_init();
     rtmpi_dtype_init();
     rtmpi_op_init();
@@ -107,6 +108,7 @@ int PMPI_Finalize(void)
     rtmpi_handles_finalize();
     st = rtm_finalize();
     rtmpi_state.finalized = 1;
+    rtmpi_state.live = 0;
     if (st != RTM_OK)
         return rtmpi_error_rtm(MPI_COMM_NULL, __func__, st);
     return MPI_SUCCESS;

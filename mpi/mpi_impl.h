@@ -51,15 +51,17 @@ void rtmpi_errors_finalize(void);
 void rtmpi_message_forget(MPI_Message message);
 void rtmpi_handles_finalize(void);
 
-/* Entry check of every function that needs an initialized library. */
+/* Entry check of every function that needs an initialized library: one
+ * load and a branch on the hot paths (`live`); rtmpi_check_init tells why. */
 int rtmpi_check_init(const char *fn);
 #define RTMPI_ENTER() \
     do { \
-        if (!rtmpi_state.initialized || rtmpi_state.finalized) \
+        if (__builtin_expect(!rtmpi_state.live, 0)) \
             return rtmpi_check_init(__func__); \
     } while (0)
 
 struct rtmpi_state {
+    int live;          /* initialized and not finalized */
     int initialized;
     int finalized;
     int thread_level;
@@ -124,6 +126,11 @@ typedef struct rtmpi_dtype {
                                  RTMPI_BASIC_MIXED */
     int         contig;       /* one element's data is one byte range, in order,
                                  starting at segs[0].disp */
+    int         direct;       /* committed, and `count` elements at buf are one byte
+                                 range at buf + direct_off for every count (the
+                                 communication fast paths' one test; 0 only costs
+                                 the general path) */
+    MPI_Aint    direct_off;
     MPI_Count   nbasic;       /* basic elements in one element */
     int         nsegs, nreps;
     rtmpi_seg_t *segs;
@@ -145,9 +152,14 @@ extern int rtmpi_ntypes;
 /* NULL when the handle is invalid. */
 static inline rtmpi_dtype_t *rtmpi_dtype_get(MPI_Datatype dt)
 {
-    if (dt <= 0 || dt >= rtmpi_ntypes || !rtmpi_types[dt] || !rtmpi_types[dt]->in_use)
+    rtmpi_dtype_t *d;
+
+    /* one unsigned compare refuses negative handles too; slot 0
+     * (MPI_DATATYPE_NULL) is always NULL */
+    if ((unsigned)dt >= (unsigned)rtmpi_ntypes)
         return NULL;
-    return rtmpi_types[dt];
+    d = rtmpi_types[dt];
+    return d && d->in_use ? d : NULL;
 }
 /* The object even after its handle was freed (operations hold a reference). */
 rtmpi_dtype_t *rtmpi_dtype_obj(MPI_Datatype dt);
@@ -161,6 +173,8 @@ static inline int rtmpi_dtype_check(MPI_Datatype dt, rtmpi_dtype_t **dtp)
     *dtp = d;
     return MPI_SUCCESS;
 }
+/* Marks d committed and sets its fast-path fields (direct, direct_off). */
+void rtmpi_dtype_commit(rtmpi_dtype_t *d);
 void rtmpi_dtype_retain(MPI_Datatype dt);
 void rtmpi_dtype_release(MPI_Datatype dt);
 /* 1 when `count` elements at buf occupy one contiguous byte range, which then
@@ -264,9 +278,13 @@ extern int rtmpi_ncomms;
 /* NULL when invalid. */
 static inline rtmpi_comm_t *rtmpi_comm_get(MPI_Comm comm)
 {
-    if (comm <= 0 || comm >= rtmpi_ncomms || !rtmpi_comms[comm] || !rtmpi_comms[comm]->in_use)
+    rtmpi_comm_t *c;
+
+    /* slot 0 (MPI_COMM_NULL) is always NULL */
+    if ((unsigned)comm >= (unsigned)rtmpi_ncomms)
         return NULL;
-    return rtmpi_comms[comm];
+    c = rtmpi_comms[comm];
+    return c && c->in_use ? c : NULL;
 }
 /* The object even after MPI_Comm_free, while requests hold it; NULL when
  * the handle names nothing. */

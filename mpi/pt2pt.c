@@ -196,23 +196,21 @@ static int isend_slow(const char *fn, const void *buf, int count, MPI_Datatype d
 /* Every send and receive argument checked once, inline for the valid case;
  * a contiguous send then goes straight to the runtime's request, which is
  * the MPI request (no object of the binding's own). */
-static inline int isend_common(const char *fn, const void *buf, int count, MPI_Datatype dt,
+static inline __attribute__((always_inline)) int isend_common(const char *fn, const void *buf, int count, MPI_Datatype dt,
                                int dest, int tag, MPI_Comm comm, rtmpi_send_mode_t mode,
                                MPI_Request *request)
 {
     rtmpi_comm_t *c;
     rtmpi_dtype_t *d;
     binding_req_t *rq;
-    MPI_Aint off;
 
     RTMPI_ENTER();
     c = rtmpi_comm_get(comm);
     d = rtmpi_dtype_get(dt);
-    if (__builtin_expect(c && d && d->committed && count >= 0 && dest >= 0 && dest < c->size &&
-                         tag >= 0 && request && mode != RTMPI_SEND_BUFFERED &&
-                         rtmpi_dtype_contig(d, count, &off), 1)) {
+    if (__builtin_expect(c && d && d->direct && count >= 0 && (unsigned)dest < (unsigned)c->size &&
+                         tag >= 0 && request && mode != RTMPI_SEND_BUFFERED, 1)) {
         size_t bytes = (size_t)count * (size_t)d->size;
-        const char *data = (const char *)buf + off;
+        const char *data = (const char *)buf + d->direct_off;
 
         if (__builtin_expect(data != NULL || bytes == 0, 1)) {
             rtm_status_t st = binding_isend(data, bytes, dest, tag, c->pt2pt,
@@ -339,17 +337,15 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     rtmpi_comm_t *c;
     rtmpi_dtype_t *d;
     binding_req_t *rq;
-    MPI_Aint off;
 
     RTMPI_ENTER();
     c = rtmpi_comm_get(comm);
     d = rtmpi_dtype_get(datatype);
-    if (__builtin_expect(c && d && d->committed && count >= 0 &&
+    if (__builtin_expect(c && d && d->direct && count >= 0 &&
                          (source >= 0 ? source < c->size : source == MPI_ANY_SOURCE) &&
-                         (tag >= 0 || tag == MPI_ANY_TAG) && request &&
-                         rtmpi_dtype_contig(d, count, &off), 1)) {
+                         (tag >= 0 || tag == MPI_ANY_TAG) && request, 1)) {
         size_t bytes = (size_t)count * (size_t)d->size;
-        char *data = (char *)buf + off;
+        char *data = (char *)buf + d->direct_off;
 
         if (__builtin_expect(data != NULL || bytes == 0, 1)) {
             rtm_status_t st = binding_irecv(data, bytes, source, tag, c->pt2pt, &rq);
