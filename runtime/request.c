@@ -29,8 +29,10 @@ static struct {
     rtm_request_impl_t **chunks;     /* chunk i holds indexes i*REQ_CHUNK.. */
     uint32_t             num_chunks;
     uint32_t             cap_chunks;
-    rtm_request_impl_t  *free_list;  /* through next_free */
 } req_table;
+
+/* Free requests through next_free (request.h's req_take/req_release). */
+rtm_request_impl_t *req_free_list;
 
 /* The copies detached sends own (req_copy_in), by size class: class c
  * holds up to REQ_COPY_MIN << c bytes, 64 B to 1 MiB (the largest eager
@@ -55,6 +57,7 @@ static int req_copy_class(size_t len)
 void req_pool_init(void)
 {
     memset(&req_table, 0, sizeof(req_table));
+    req_free_list = NULL;
     for (int c = 0; c < REQ_COPY_CLASSES; c++) {
         size_t size = (size_t)REQ_COPY_MIN << c;
 
@@ -79,6 +82,7 @@ void req_pool_cleanup(void)
     }
     free(req_table.chunks);
     memset(&req_table, 0, sizeof(req_table));
+    req_free_list = NULL;
     for (int c = 0; c < REQ_COPY_CLASSES; c++)
         rtm_mpool_cleanup(&req_copies[c]);
 }
@@ -102,7 +106,7 @@ rtm_status_t req_copy_in(rtm_request_impl_t *req, const void *src, size_t len)
 }
 
 /* A detached send's copy back to its pool (len is the copy's, unchanged). */
-static __attribute__((noinline)) void req_copy_free(rtm_request_impl_t *req)
+__attribute__((noinline)) void req_copy_free(rtm_request_impl_t *req)
 {
     int c = req_copy_class(req->len);
 
@@ -116,7 +120,7 @@ static __attribute__((noinline)) void req_copy_free(rtm_request_impl_t *req)
 }
 
 /* Slow path: one more chunk of requests on the free list; its first. */
-static __attribute__((noinline)) rtm_request_impl_t *req_table_grow(void)
+__attribute__((noinline)) rtm_request_impl_t *req_table_grow(void)
 {
     rtm_request_impl_t *chunk;
 
@@ -143,37 +147,11 @@ static __attribute__((noinline)) rtm_request_impl_t *req_table_grow(void)
     for (uint32_t i = REQ_CHUNK; i-- > 0;) {
         chunk[i].index = req_table.num_chunks * REQ_CHUNK + i;
         chunk[i].gen = 1;
-        chunk[i].next_free = req_table.free_list;
-        req_table.free_list = &chunk[i];
+        chunk[i].next_free = req_free_list;
+        req_free_list = &chunk[i];
     }
     req_table.chunks[req_table.num_chunks++] = chunk;
-    return req_table.free_list;
-}
-
-/* Hot path: no allocation once the table has grown, no lock, no log. A
- * request off the free list with the fields every kind starts from. */
-static inline rtm_request_impl_t *req_take(rtm_req_kind_t kind, uint16_t flags)
-{
-    rtm_request_impl_t *req = req_table.free_list;
-
-    if (__builtin_expect(req == NULL, 0)) {
-        req = req_table_grow();
-        if (req == NULL)
-            return NULL;
-    }
-    req_table.free_list = req->next_free;
-    req->magic = RTM_REQ_MAGIC;
-    req->kind = (uint8_t)kind;
-    req->op = RTM_OP_NONE;
-    req->flags = flags;
-    rtm_list_init(&req->link);
-    req->memh = NULL;
-    req->msg = NULL;
-    req->status.error = RTM_OK;
-    req->status.cancelled = 0;
-    req->binding[0] = 0;
-    req->binding[1] = 0;
-    return req;
+    return req_free_list;
 }
 
 rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
@@ -189,23 +167,6 @@ rtm_request_impl_t *req_alloc(rtm_req_kind_t kind)
     req->status.tag = RTM_ANY_TAG;
     req->status.count = 0;
     return req;
-}
-
-rtm_request_impl_t *req_alloc_done(rtm_req_kind_t kind)
-{
-    return req_take(kind, RTM_REQ_F_COMPLETE);
-}
-
-/* Hot path: no lock, no log. A new generation: ids of the request's past
- * life no longer match (they could again only after 2^32 reuses). */
-void req_release(rtm_request_impl_t *req)
-{
-    if (__builtin_expect(req->flags & RTM_REQ_F_DETACHED, 0))
-        req_copy_free(req);
-    req->magic = 0;
-    req->gen++;
-    req->next_free = req_table.free_list;
-    req_table.free_list = req;
 }
 
 /* runtime/binding.h's: req_release for the binding, one call. */

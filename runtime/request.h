@@ -83,12 +83,60 @@ typedef struct rtm_request {
 void         req_pool_init(void);
 void         req_pool_cleanup(void);
 rtm_request_impl_t *req_alloc(rtm_req_kind_t kind);
+void         req_complete(rtm_request_impl_t *req);
+
+/* The free requests, through next_free; request.c owns the table and grows
+ * it (req_table_grow: a chunk more, or NULL out of memory). Taking and
+ * releasing are inline: they sit on the eager send's and Waitall's path. */
+extern rtm_request_impl_t *req_free_list;
+rtm_request_impl_t *req_table_grow(void);
+void req_copy_free(rtm_request_impl_t *req);
+
+/* Hot path: no allocation once the table has grown, no lock, no log. A
+ * request off the free list with the fields every kind starts from. */
+static inline rtm_request_impl_t *req_take(rtm_req_kind_t kind, uint16_t flags)
+{
+    rtm_request_impl_t *req = req_free_list;
+
+    if (__builtin_expect(req == NULL, 0)) {
+        req = req_table_grow();
+        if (req == NULL)
+            return NULL;
+    }
+    req_free_list = req->next_free;
+    req->magic = RTM_REQ_MAGIC;
+    req->kind = (uint8_t)kind;
+    req->op = RTM_OP_NONE;
+    req->flags = flags;
+    rtm_list_init(&req->link);
+    req->memh = NULL;
+    req->msg = NULL;
+    req->status.error = RTM_OK;
+    req->status.cancelled = 0;
+    req->binding[0] = 0;
+    req->binding[1] = 0;
+    return req;
+}
+
 /* A request complete when made (an eager send): only what a completed
  * request is read for is set (kind, flags, status, no memory exposure or
  * message); the caller sets status.source, .tag and .count. */
-rtm_request_impl_t *req_alloc_done(rtm_req_kind_t kind);
-void         req_complete(rtm_request_impl_t *req);
-void         req_release(rtm_request_impl_t *req);
+static inline rtm_request_impl_t *req_alloc_done(rtm_req_kind_t kind)
+{
+    return req_take(kind, RTM_REQ_F_COMPLETE);
+}
+
+/* Hot path: no lock, no log. A new generation: ids of the request's past
+ * life no longer match (they could again only after 2^32 reuses). */
+static inline void req_release(rtm_request_impl_t *req)
+{
+    if (__builtin_expect(req->flags & RTM_REQ_F_DETACHED, 0))
+        req_copy_free(req);
+    req->magic = 0;
+    req->gen++;
+    req->next_free = req_free_list;
+    req_free_list = req;
+}
 /* Slow path (a detached send, runtime/proto.c): req->buf becomes a copy of
  * the len bytes at src, which req owns until it is released (from a pool
  * per size class: no malloc in the steady state). RTM_ERR_NO_MEMORY:
