@@ -116,7 +116,11 @@ static inline uint64_t shm_rec_lines(size_t len)
  * memcpy for every small message. The tail move overlaps the last full one. */
 static inline void shm_copy_small(unsigned char *dst, const unsigned char *src, size_t n)
 {
-    if (n >= 8) {
+    if (n >= 8 && n <= 16) {
+        /* the match header alone, or 8-16 bytes of payload: two moves */
+        memcpy(dst, src, 8);
+        memcpy(dst + n - 8, src + n - 8, 8);
+    } else if (n >= 8) {
         size_t i;
 
         for (i = 0; i + 8 <= n; i += 8)
