@@ -1,1 +1,6 @@
 # tests/mpi/rma.mk: (issue 15) tests of one-sided communication written with the RMA engine; included by Makefile.am.
+check_PROGRAMS += tests/mpi/rma_fence
+tests_mpi_rma_fence_LDADD = librtmsg.la
+tests_mpi_rma_fence_LDFLAGS = $(MPITEST_LINK_FLAGS)
+dist_noinst_SCRIPTS += tests/mpi/rma_fence.sh
+INTEGRATION_TESTS += tests/mpi/rma_fence.sh
