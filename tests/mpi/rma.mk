@@ -14,3 +14,5 @@ tests_mpi_rma_pscw_LDADD = librtmsg.la
 tests_mpi_rma_pscw_LDFLAGS = $(MPITEST_LINK_FLAGS)
 dist_noinst_SCRIPTS += tests/mpi/rma_pscw.sh
 INTEGRATION_TESTS += tests/mpi/rma_pscw.sh
+dist_noinst_SCRIPTS += tests/mpi/rma_tl.sh
+INTEGRATION_TESTS += tests/mpi/rma_tl.sh
