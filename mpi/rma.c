@@ -273,6 +273,40 @@ static int reply(rtmpi_win_t *w, int dst, uint32_t seq, const void *p, size_t le
     return send_own(w, p, len, dst, rma_tag(seq, 1), buf, 0);
 }
 
+/* A reply buffer of `bytes`, zeroed: from the header pool when it fits. */
+static void *reply_buf(size_t bytes, int *pooled)
+{
+    void *b;
+
+    *pooled = bytes <= RMA_HDR_MAX;
+    b = *pooled ? hdr_get() : malloc(bytes ? bytes : 1);
+    if (b)
+        memset(b, 0, bytes ? bytes : 1);
+    return b;
+}
+
+static void reply_data(rtmpi_win_t *w, int dst, uint32_t seq, void *buf, size_t bytes,
+                       int pooled)
+{
+    send_own(w, buf, buf ? bytes : 0, dst, rma_tag(seq, 1), buf, pooled);
+}
+
+/* The answer to a lock, unlock or flush: how many of the origin's
+ * operations fell outside the window since the last answer. */
+static void ack(rtmpi_win_t *w, int dst, uint32_t seq, int report)
+{
+    uint32_t *b = hdr_get();
+
+    if (!b) {
+        send_own(w, NULL, 0, dst, rma_tag(seq, 1), NULL, 0);   /* the origin sees 0 */
+        return;
+    }
+    *b = report ? w->range_errs[dst] : 0;
+    if (report)
+        w->range_errs[dst] = 0;
+    send_own(w, b, sizeof(*b), dst, rma_tag(seq, 1), b, 1);
+}
+
 static int lock_can(const rtmpi_win_t *w, int excl)
 {
     return w->lock_excl < 0 && (!excl || w->lock_shared == 0);
@@ -284,7 +318,7 @@ static void lock_take(rtmpi_win_t *w, int origin, int excl, uint32_t seq)
         w->lock_excl = origin;
     else
         w->lock_shared++;
-    reply(w, origin, seq, NULL, 0, NULL);
+    ack(w, origin, seq, 0);   /* a grant reports nothing: the epoch begins */
 }
 
 static void lock_grant_waiters(rtmpi_win_t *w)
@@ -404,6 +438,10 @@ static void tgt_apply(rtmpi_win_t *w, rma_tgt_op_t *e)
     size_t bytes = (size_t)h->bytes;
     char *buf;
 
+    int pooled;
+
+    if (!t && h->bytes > 0 && (kind_has_data(h->kind) || h->kind == RMA_GET))
+        w->range_errs[src]++;
     switch (h->kind) {
     case RMA_PUT:
         if (t && !e->zero_copy)
@@ -414,31 +452,31 @@ static void tgt_apply(rtmpi_win_t *w, rma_tgt_op_t *e)
             reply(w, src, h->seq, t, bytes, NULL);   /* straight from the window */
             break;
         }
-        buf = calloc(1, bytes ? bytes : 1);
+        buf = reply_buf(bytes, &pooled);
         if (buf && t)
             gather(buf, t, runs, n);
-        reply(w, src, h->seq, buf, buf ? bytes : 0, buf);
+        reply_data(w, src, h->seq, buf, bytes, pooled);
         break;
     case RMA_ACC:
         if (t)
             accumulate(t, runs, n, e->data, h->op);
         break;
     case RMA_GACC:
-        buf = calloc(1, bytes ? bytes : 1);
+        buf = reply_buf(bytes, &pooled);
         if (buf && t)
             gather(buf, t, runs, n);
         if (t && h->op != MPI_NO_OP)
             accumulate(t, runs, n, e->data, h->op);
-        reply(w, src, h->seq, buf, buf ? bytes : 0, buf);
+        reply_data(w, src, h->seq, buf, bytes, pooled);
         break;
     case RMA_CAS:
-        buf = calloc(1, bytes ? bytes : 1);
+        buf = reply_buf(bytes, &pooled);
         if (buf && t) {
             memcpy(buf, t, bytes);
             if (!memcmp(t, e->data + bytes, bytes))
                 memcpy(t, e->data, bytes);
         }
-        reply(w, src, h->seq, buf, buf ? bytes : 0, buf);
+        reply_data(w, src, h->seq, buf, bytes, pooled);
         break;
     case RMA_LOCK:
         lock_request(w, src, (h->flags & RMA_F_EXCL) != 0, h->seq);
@@ -451,10 +489,10 @@ static void tgt_apply(rtmpi_win_t *w, rma_tgt_op_t *e)
                 w->lock_shared--;
             lock_grant_waiters(w);
         }
-        reply(w, src, h->seq, NULL, 0, NULL);
+        ack(w, src, h->seq, 1);
         break;
     case RMA_FLUSH:
-        reply(w, src, h->seq, NULL, 0, NULL);
+        ack(w, src, h->seq, 1);
         break;
     case RMA_COMPLETE:
         w->ncomplete++;
@@ -1052,14 +1090,17 @@ RTMPI_WEAK(Rget_accumulate)
 
 /* A control message to target; with ack != NULL the zero-byte answer's
  * receive is posted first into *ack. */
-static int ctrl_send(rtmpi_win_t *w, int t, uint32_t kind, uint32_t flags, rtm_request_t *ack)
+static int ctrl_send(rtmpi_win_t *w, int t, uint32_t kind, uint32_t flags,
+                     rtm_request_t *ackreq, uint32_t *errs)
 {
     uint32_t seq = w->seq[t]++ & RMA_SEQ_MASK;
     rtm_status_t st;
 
-    if (ack) {
-        *ack = RTM_REQUEST_NULL;
-        if ((st = rtm_irecv(NULL, 0, t, rma_tag(seq, 1), w->nc, ack)) != RTM_OK)
+    if (ackreq) {
+        *ackreq = RTM_REQUEST_NULL;
+        *errs = 0;
+        if ((st = rtm_irecv(errs, sizeof(*errs), t, rma_tag(seq, 1), w->nc, ackreq)) !=
+            RTM_OK)
             return rtmpi_class_of(st);
     }
     char *hb = hdr_get();
@@ -1083,22 +1124,35 @@ static void wait_reqs(rtm_request_t *reqs, int n)
 }
 
 /* Sends `kind` to every target in ts (n of them) and waits for the
- * answers. */
+ * answers; MPI_ERR_RMA_RANGE when a target reports operations of ours
+ * that fell outside its window. */
 static int ctrl_all(rtmpi_win_t *w, const int *ts, int n, uint32_t kind, uint32_t flags)
 {
     rtm_request_t one, *acks = n > 1 ? malloc((size_t)n * sizeof(*acks)) : &one;
+    uint32_t one_err, *errs = n > 1 ? malloc((size_t)n * sizeof(*errs)) : &one_err;
     int rc = MPI_SUCCESS;
 
-    if (!acks)
+    if (!acks || !errs) {
+        if (acks != &one)
+            free(acks);
+        if (errs != &one_err)
+            free(errs);
         return MPI_ERR_NO_MEM;
+    }
     for (int i = 0; i < n; i++) {
         acks[i] = RTM_REQUEST_NULL;
+        errs[i] = 0;
         if (!rc)
-            rc = ctrl_send(w, ts[i], kind, flags, &acks[i]);
+            rc = ctrl_send(w, ts[i], kind, flags, &acks[i], &errs[i]);
     }
     wait_reqs(acks, n);
+    for (int i = 0; i < n && !rc; i++)
+        if (errs[i])
+            rc = MPI_ERR_RMA_RANGE;
     if (acks != &one)
         free(acks);
+    if (errs != &one_err)
+        free(errs);
     return rc;
 }
 
@@ -1126,7 +1180,7 @@ static int any_lock(const rtmpi_win_t *w)
 
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
-    int rc = MPI_SUCCESS;
+    int rc = MPI_SUCCESS, range = 0;
 
     RTMPI_ENTER();
     GET_WIN(win, w);
@@ -1149,13 +1203,32 @@ int PMPI_Win_fence(int assert, MPI_Win win)
         int prc = rtmpi_rma_wait_pend(w, -1);
         if (!rc)
             rc = prc;
+        if (!rc && w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+            /* Only a dynamic window's targets find addresses outside it:
+             * each origin learns how many of its operations they were. */
+            uint32_t *mine = calloc((size_t)w->size, sizeof(*mine));
+
+            if (!mine)
+                return WIN_ERR(w, __func__, MPI_ERR_NO_MEM, "out of memory");
+            rc = PMPI_Alltoall(w->range_errs, 1, MPI_UINT32_T, mine, 1, MPI_UINT32_T,
+                               w->hcomm);
+            memset(w->range_errs, 0, (size_t)w->size * sizeof(*w->range_errs));
+            for (int i = 0; i < w->size && !rc; i++)
+                if (mine[i])
+                    range = 1;
+            free(mine);
+        }
     }
     /* The next epoch's operations must not reach a rank still in this
      * fence. */
     if (!rc && !(assert & MPI_MODE_NOSUCCEED))
         rc = PMPI_Barrier(w->hcomm);
+    if (!rc && range)
+        rc = MPI_ERR_RMA_RANGE;
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
-    return rc ? WIN_ERR(w, __func__, rc, "the fence failed") : MPI_SUCCESS;
+    return rc ? WIN_ERR(w, __func__, rc, rc == MPI_ERR_RMA_RANGE ?
+                        "a target found operations of this rank outside its window" :
+                        "the fence failed") : MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_fence)
 
@@ -1261,7 +1334,7 @@ int PMPI_Win_complete(MPI_Win win)
                        "(MPI_Win_complete without MPI_Win_start)", win);
     /* Behind the epoch's operations in each target's order. */
     for (int i = 0; i < w->naccess && !rc; i++)
-        rc = ctrl_send(w, w->access[i], RMA_COMPLETE, 0, NULL);
+        rc = ctrl_send(w, w->access[i], RMA_COMPLETE, 0, NULL, NULL);
     int prc = rtmpi_rma_wait_pend(w, -1);
     for (int i = 0; i < w->naccess; i++)
         w->in_access[w->access[i]] = 0;
@@ -1445,6 +1518,11 @@ int PMPI_Win_flush_all(MPI_Win win)
     for (int i = 0; i < w->size; i++)
         if (w->lock_all || w->locked[i])
             ts[n++] = i;
+    if (n == 0) {
+        free(ts);
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d has no passive target "
+                       "epoch (lock it first)", win);
+    }
     int rc = ctrl_all(w, ts, n, RMA_FLUSH, 0);
     free(ts);
     int prc = rtmpi_rma_wait_pend(w, -1);
@@ -1473,6 +1551,9 @@ int PMPI_Win_flush_local_all(MPI_Win win)
 {
     RTMPI_ENTER();
     GET_WIN(win, w);
+    if (!any_lock(w))
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d has no passive target "
+                       "epoch (lock it first)", win);
     int rc = rtmpi_rma_wait_pend(w, -1);
     return rc ? WIN_ERR(w, __func__, rc, "an operation failed") : MPI_SUCCESS;
 }

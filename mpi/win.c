@@ -76,6 +76,7 @@ static void win_destroy(rtmpi_win_t *w)
     free(w->regions);
     free(w->waiters);
     free(w->expose);
+    free(w->range_errs);
     free(w->seq);
     free(w->issued);
     free(w->locked);
@@ -150,9 +151,10 @@ static int win_new(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit, 
     w->access = calloc((size_t)p, sizeof(*w->access));
     w->in_access = calloc((size_t)p, 1);
     w->expose = calloc((size_t)p, sizeof(*w->expose));
+    w->range_errs = calloc((size_t)p, sizeof(*w->range_errs));
     rc = MPI_SUCCESS;
     if (!w->sizes || !w->disp_units || !w->seq || !w->issued || !w->locked ||
-        !w->lock_nocheck || !w->access || !w->in_access || !w->expose)
+        !w->lock_nocheck || !w->access || !w->in_access || !w->expose || !w->range_errs)
         rc = MPI_ERR_NO_MEM;
     if (info != MPI_INFO_NULL && rc == MPI_SUCCESS && PMPI_Info_dup(info, &w->info))
         rc = MPI_ERR_INFO;

@@ -128,6 +128,9 @@ typedef struct rtmpi_win {
     int            lock_shared;     /* origins holding it shared */
     rma_waiter_t  *waiters;
     int            nwaiters, waiters_cap;
+    uint32_t      *range_errs;      /* per origin: operations outside the window
+                                       (dynamic: not in attached memory) not yet
+                                       reported back */
     int           *expose;          /* PSCW exposure epoch: its origins */
     int            nexpose;         /* -1: no exposure epoch */
 

@@ -181,7 +181,21 @@ static void test_dynamic(int rank, int size)
         bad += mem[8 + i] != prv * 10 + i || back[i] != ((prv + size - 1) % size) * 10 + i;
     EXPECT(bad == 0, "%d wrong elements through a dynamic window", bad);
     CHECK_RC(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
-    int c = -1, rc = MPI_Win_detach(win, mem + 1);
+    /* An address outside the attached memory: the target reports it at
+     * the unlock and at the fence. */
+    MPI_Aint outside = MPI_Aint_add(addrs[nxt], 64 * sizeof(int));
+    int c = -1, rc;
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, nxt, 0, win));
+    CHECK_RC(MPI_Put(vals, 1, MPI_INT, nxt, outside, 1, MPI_INT, win));
+    rc = MPI_Win_unlock(nxt, win);
+    MPI_Error_class(rc, &c);
+    EXPECT(c == MPI_ERR_RMA_RANGE, "unlock after a put outside the window: class %d", c);
+    CHECK_RC(MPI_Win_fence(0, win));
+    CHECK_RC(MPI_Put(vals, 1, MPI_INT, nxt, outside, 1, MPI_INT, win));
+    rc = MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+    MPI_Error_class(rc, &c);
+    EXPECT(c == MPI_ERR_RMA_RANGE, "fence after a put outside the window: class %d", c);
+    rc = MPI_Win_detach(win, mem + 1);
     MPI_Error_class(rc, &c);
     EXPECT(c == MPI_ERR_RMA_ATTACH, "detach of memory never attached: class %d", c);
     CHECK_RC(MPI_Win_detach(win, mem));
