@@ -406,13 +406,36 @@ static void gather(char *out, const char *t, const rma_run_t *runs, uint32_t n)
     }
 }
 
+/* A pair type whose C struct has padding (MPI_DOUBLE_INT, MPI_SHORT_INT,
+ * ...): packed, an element is value then int with no gap, so the kernel
+ * gets it rebuilt as the struct. */
+static int pair_padded(int basic)
+{
+    const rtmpi_dtype_t *d = rtmpi_dtype_get(basic);
+
+    return d && (MPI_Aint)rtmpi_basic_size(basic) != d->extent;
+}
+
 static void accumulate(char *t, const rma_run_t *runs, uint32_t n, const char *data, MPI_Op op)
 {
     for (uint32_t i = 0; i < n; i++) {
         size_t k = rtmpi_run_elems(runs[i].basic, runs[i].len);
 
-        if (k)
+        if (k && pair_padded(runs[i].basic)) {
+            /* Its runs are the element's two members (never merged): the
+             * packed element starts here and spans both. */
+            const rtmpi_dtype_t *d = rtmpi_dtype_get(runs[i].basic);
+            size_t bs = rtmpi_basic_size(runs[i].basic);
+            _Alignas(16) char tmp[64];
+
+            for (size_t j = 0; j < k && (size_t)d->extent <= sizeof(tmp); j++) {
+                rtmpi_unpack(data + j * bs, bs, tmp, 1, d);
+                rtmpi_op_apply(op, tmp, t + runs[i].disp + (MPI_Aint)j * d->extent, 1,
+                               runs[i].basic);
+            }
+        } else if (k) {
             rtmpi_op_apply(op, data, t + runs[i].disp, (MPI_Count)k, runs[i].basic);
+        }
         data += runs[i].len;
     }
 }
@@ -789,10 +812,6 @@ static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rr
         if (tbytes && a->kind != RMA_CAS && rtmpi_op_valid_for(a->op, td->basic))
             return WIN_ERR(w, fn, MPI_ERR_OP, "op %d does not apply to the target's basic "
                            "type", a->op);
-        if (tbytes && (MPI_Aint)rtmpi_basic_size(td->basic) !=
-                      rtmpi_dtype_get(td->basic)->extent)
-            return WIN_ERR(w, fn, MPI_ERR_TYPE, "accumulates of pair types with padding "
-                           "(MPI_DOUBLE_INT, ...) are not supported yet");
     }
 
     /* Where the data lands: one byte range, or the type's runs. */

@@ -130,6 +130,27 @@ int main(int argc, char **argv)
     bad += base[area + 4] != 5;
     EXPECT(bad == 0, "request-based put/accumulate at the target: %d wrong", bad);
 
+    /* MAXLOC on a pair type with padding (MPI_DOUBLE_INT) to rank 0. */
+    struct { double v; int i; } pr = { (double)(rank % 3), rank }, *pw;
+    int pidx = (area + 7) & ~1;   /* 16-byte aligned in the window */
+    pw = (void *)&base[pidx];
+    if (rank == 0) {
+        pw->v = -1.0;
+        pw->i = -1;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    CHECK_RC(MPI_Accumulate(&pr, 1, MPI_DOUBLE_INT, 0, pidx, 1, MPI_DOUBLE_INT, MPI_MAXLOC,
+                            win));
+    CHECK_RC(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        double mv = size > 2 ? 2.0 : size - 1.0;
+        int mi = size > 2 ? 2 : size - 1;
+        EXPECT(pw->v == mv && pw->i == mi, "MAXLOC (%g, %d), want (%g, %d)", pw->v, pw->i,
+               mv, mi);
+    }
+
     CHECK_RC(MPI_Win_free(&win));
     free(seen);
     return mt_finish("rma_passive");
