@@ -121,6 +121,24 @@ static void test_objects(int rank, int size)
     EXPECT(cls(MPI_Win_lock(7, 0, 0, win)) == MPI_ERR_LOCKTYPE, "bad lock type");
     CHECK_RC(MPI_Put(buf, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win));
     CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    /* Synchronization out of order: MPI_ERR_RMA_SYNC; calls of another
+     * flavor: MPI_ERR_RMA_FLAVOR. */
+    EXPECT(cls(MPI_Win_complete(win)) == MPI_ERR_RMA_SYNC, "complete without start");
+    EXPECT(cls(MPI_Win_wait(win)) == MPI_ERR_RMA_SYNC, "wait without post");
+    EXPECT(cls(MPI_Win_flush_all(win)) == MPI_ERR_RMA_SYNC, "flush_all without a lock");
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    EXPECT(cls(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win)) == MPI_ERR_RMA_SYNC, "lock twice");
+    EXPECT(cls(MPI_Win_lock_all(0, win)) == MPI_ERR_RMA_SYNC, "lock_all inside a lock");
+    EXPECT(cls(MPI_Win_fence(0, win)) == MPI_ERR_RMA_SYNC, "fence inside a lock epoch");
+    EXPECT(cls(MPI_Win_free(&win)) == MPI_ERR_RMA_SYNC, "free inside a lock epoch");
+    CHECK_RC(MPI_Win_unlock(0, win));
+    MPI_Aint qsz;
+    int qdu;
+    void *qbase;
+    EXPECT(cls(MPI_Win_shared_query(win, 0, &qsz, &qdu, &qbase)) == MPI_ERR_RMA_FLAVOR,
+           "shared_query of a created window");
+    EXPECT(cls(MPI_Win_attach(win, buf, 4)) == MPI_ERR_RMA_FLAVOR,
+           "attach to a created window");
 
     deleted = 0;
     CHECK_RC(MPI_Win_free(&win));
