@@ -761,6 +761,35 @@ static int is_accumulate(uint32_t kind)
     return kind == RMA_ACC || kind == RMA_GACC;
 }
 
+/* Put/Get on a shared window: tp is the target data's address in this
+ * process's mapping; runs (n of them) when the target type is not one
+ * byte range. */
+static int shm_copy(const rma_args_t *a, const rtmpi_dtype_t *od, char *tp,
+                    const rma_run_t *runs, uint32_t n, size_t tbytes)
+{
+    if (tbytes == 0)
+        return MPI_SUCCESS;
+    if (n == 0) {
+        if (a->kind == RMA_PUT)
+            rtmpi_pack(a->oaddr, a->ocount, od, tp);
+        else
+            rtmpi_unpack(tp, tbytes, (void *)a->oaddr, a->ocount, od);
+        return MPI_SUCCESS;
+    }
+    char *tmp = malloc(tbytes);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    if (a->kind == RMA_PUT) {
+        rtmpi_pack(a->oaddr, a->ocount, od, tmp);
+        scatter(tp, runs, n, tmp);
+    } else {
+        gather(tmp, tp, runs, n);
+        rtmpi_unpack(tmp, tbytes, (void *)a->oaddr, a->ocount, od);
+    }
+    free(tmp);
+    return MPI_SUCCESS;
+}
+
 /* Checks and issues one operation; raises its error on the window. */
 static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rreq_t *rr)
 {
@@ -839,6 +868,17 @@ static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rr
         return WIN_ERR(w, fn, MPI_ERR_RMA_RANGE,
                        "bytes [%lld, %lld) of rank %d's window, of %ld bytes",
                        (long long)(disp + lo), (long long)(disp + hi), t, (long)w->sizes[t]);
+    }
+
+    /* A shared window's Put and Get are loads and stores into the peer's
+     * part, complete at once (accumulates still go through the target, so
+     * they stay atomic with respect to each other). */
+    if (w->shm && (a->kind == RMA_PUT || a->kind == RMA_GET)) {
+        char *tp = (char *)w->shm + w->shm_off[t] + disp;
+        int rc2 = shm_copy(a, od, tp, f.runs, f.n, tbytes);
+
+        free(f.runs);
+        return rc2 ? WIN_ERR(w, fn, rc2, "out of memory") : MPI_SUCCESS;
     }
 
     uint32_t seq = w->seq[t]++ & RMA_SEQ_MASK;
@@ -1115,6 +1155,9 @@ static int ctrl_send(rtmpi_win_t *w, int t, uint32_t kind, uint32_t flags,
     uint32_t seq = w->seq[t]++ & RMA_SEQ_MASK;
     rtm_status_t st;
 
+    /* A shared window's direct stores before the message that ends or
+     * flushes their epoch. */
+    atomic_thread_fence(memory_order_seq_cst);
     if (ackreq) {
         *ackreq = RTM_REQUEST_NULL;
         *errs = 0;
@@ -1165,6 +1208,7 @@ static int ctrl_all(rtmpi_win_t *w, const int *ts, int n, uint32_t kind, uint32_
             rc = ctrl_send(w, ts[i], kind, flags, &acks[i], &errs[i]);
     }
     wait_reqs(acks, n);
+    atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < n && !rc; i++)
         if (errs[i])
             rc = MPI_ERR_RMA_RANGE;
@@ -1209,6 +1253,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     if (w->naccess >= 0 || w->nexpose >= 0 || any_lock(w))
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is in a PSCW or lock epoch",
                        win);
+    atomic_thread_fence(memory_order_seq_cst);   /* shared windows' direct stores */
     if (!(assert & MPI_MODE_NOPRECEDE)) {
         /* Each target learns how many operations of the epoch to expect. */
         uint64_t expect = 0;
@@ -1244,6 +1289,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
         rc = PMPI_Barrier(w->hcomm);
     if (!rc && range)
         rc = MPI_ERR_RMA_RANGE;
+    atomic_thread_fence(memory_order_seq_cst);
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     return rc ? WIN_ERR(w, __func__, rc, rc == MPI_ERR_RMA_RANGE ?
                         "a target found operations of this rank outside its window" :
@@ -1366,6 +1412,7 @@ RTMPI_WEAK(Win_complete)
 
 static void exposure_end(rtmpi_win_t *w)
 {
+    atomic_thread_fence(memory_order_seq_cst);
     w->ncomplete -= w->nexpose;
     w->nexpose = -1;
 }

@@ -152,6 +152,24 @@ static void test_shared(int rank, int size)
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_RC(MPI_Win_shared_query(win, 0, &sz, &du, &peer));
     EXPECT(peer[0] == 7 * size, "accumulate on a shared window: %d", peer[0]);
+    /* Put (a strided target) and Get between the parts, in a fence epoch. */
+    int nxt = (rank + 1) % size, vals[4] = { rank, rank + 10, rank + 20, rank + 30 };
+    int back[4] = { 0 };
+    MPI_Datatype every2;
+    MPI_Type_vector(4, 1, 2, MPI_INT, &every2);
+    MPI_Type_commit(&every2);
+    CHECK_RC(MPI_Win_fence(0, win));
+    CHECK_RC(MPI_Put(vals, 4, MPI_INT, nxt, 1, 1, every2, win));   /* 1, 3, 5, 7 */
+    CHECK_RC(MPI_Win_fence(0, win));
+    CHECK_RC(MPI_Get(back, 4, MPI_INT, nxt, 1, 1, every2, win));
+    CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    int prv = (rank + size - 1) % size;
+    bad = 0;
+    for (int i = 0; i < 4; i++)
+        bad += mine[1 + 2 * i] != prv + 10 * i || back[i] != vals[i] ||
+               mine[2 * i] != (i == 0 && rank == 0 ? 7 * size : rank * 1000 + 2 * i);
+    EXPECT(bad == 0, "%d wrong elements put/got through a shared window", bad);
+    MPI_Type_free(&every2);
     CHECK_RC(MPI_Win_free(&win));
 }
 
