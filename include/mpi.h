@@ -126,7 +126,7 @@ extern int rtm_mpi_weights_empty[1];
 #define MPI_COMBINER_DARRAY         12
 #define MPI_COMBINER_RESIZED        13
 
-/* One-sided constants (the Win_* functions are not supported yet) */
+/* One-sided constants */
 #define MPI_MODE_NOCHECK    1
 #define MPI_MODE_NOSTORE    2
 #define MPI_MODE_NOPUT      4
@@ -134,6 +134,13 @@ extern int rtm_mpi_weights_empty[1];
 #define MPI_MODE_NOSUCCEED  16
 #define MPI_LOCK_EXCLUSIVE  1
 #define MPI_LOCK_SHARED     2
+/* MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL values */
+#define MPI_WIN_FLAVOR_CREATE   1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC  3
+#define MPI_WIN_FLAVOR_SHARED   4
+#define MPI_WIN_SEPARATE        1
+#define MPI_WIN_UNIFIED         2
 
 /* ---- Error classes ---- */
 #define MPI_SUCCESS                   0

@@ -20,7 +20,9 @@
 /* User keyvals start above the predefined attribute keys. */
 #define FIRST_USER_KEYVAL 32
 
-enum keyval_kind { KV_COMM = 1, KV_TYPE };
+/* Window keyvals keep their callbacks in the communicator members: the
+ * types are the same (MPI_Win and MPI_Comm are both int). */
+enum keyval_kind { KV_COMM = 1, KV_TYPE, KV_WIN };
 
 /* A keyval is counted: one reference for its handle (until *_free_keyval)
  * and one per attribute set with it, which keeps its callbacks; the slot is
@@ -169,7 +171,7 @@ static int call_delete(int obj, int keyval, void *value)
 {
     const keyval_t *kv = &keyvals[keyval];
 
-    if (kv->kind == KV_COMM)
+    if (kv->kind != KV_TYPE)
         return kv->delete_fn.comm ? kv->delete_fn.comm(obj, keyval, value, kv->extra_state)
                                   : MPI_SUCCESS;
     return kv->delete_fn.type ? kv->delete_fn.type(obj, keyval, value, kv->extra_state)
@@ -394,6 +396,55 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     return rc ? rtmpi_error(comm, __func__, rc, "the delete callback failed") : MPI_SUCCESS;
 }
 RTMPI_WEAK(Comm_delete_attr)
+
+/* ---- Windows (mpi/win.c raises the errors) ----------------------------------------- */
+
+int rtmpi_win_keyval_create(MPI_Win_copy_attr_function *copy_fn,
+                            MPI_Win_delete_attr_function *delete_fn, int *keyval,
+                            void *extra_state)
+{
+    keyval_t kv = { .kind = KV_WIN, .extra_state = extra_state,
+                    .copy_fn.comm = copy_fn, .delete_fn.comm = delete_fn };
+    return keyval_new("MPI_Win_create_keyval", &kv, keyval, "win_keyval");
+}
+
+int rtmpi_win_keyval_free(int *keyval)
+{
+    return keyval_free("MPI_Win_free_keyval", keyval, KV_WIN);
+}
+
+int rtmpi_win_attr_set(MPI_Win win, rtmpi_attr_t **head, int keyval, void *value)
+{
+    if (!keyval_get(keyval, KV_WIN, 1))
+        return MPI_ERR_KEYVAL;
+    return attr_set(win, head, keyval, value);
+}
+
+int rtmpi_win_attr_get(rtmpi_attr_t **head, int keyval, void *value, int *flag)
+{
+    if (!keyval_get(keyval, KV_WIN, 0))
+        return MPI_ERR_KEYVAL;
+    rtmpi_attr_t **pp = find(head, keyval);
+    *flag = *pp != NULL;
+    if (*pp)
+        *(void **)value = (*pp)->value;
+    return MPI_SUCCESS;
+}
+
+int rtmpi_win_attr_delete(MPI_Win win, rtmpi_attr_t **head, int keyval)
+{
+    if (!keyval_get(keyval, KV_WIN, 0))
+        return MPI_ERR_KEYVAL;
+    rtmpi_attr_t **pp = find(head, keyval);
+    if (!*pp)
+        return MPI_ERR_KEYVAL;
+    return delete_one(win, head, pp);
+}
+
+int rtmpi_win_attrs_delete_all(MPI_Win win, rtmpi_attr_t **head)
+{
+    return delete_all(win, head);
+}
 
 /* ---- Datatypes --------------------------------------------------------------------- */
 

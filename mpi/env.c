@@ -97,6 +97,7 @@ int PMPI_Finalize(void)
     rtmpi_attrs_finalize_self();
     /* Buffered sends must reach their destination before we leave. */
     rtmpi_bsend_detach_all();
+    rtmpi_win_finalize();   /* windows left: freed (collective, like MPI_Win_free) */
     rtmpi_comm_finalize();
     rtmpi_requests_finalize();
     rtmpi_sched_finalize();

@@ -203,23 +203,18 @@ static const char *error_text(int code)
     return "unknown error";
 }
 
-static int invoke(MPI_Comm comm, const char *fn, int errclass, const char *detail)
+/* Calls handler eh for the object whose handle is *obj (a communicator or,
+ * one-sided, a window: both handles are ints and their handler functions
+ * have one signature), or ends the job under MPI_ERRORS_ARE_FATAL. */
+static int invoke_eh(MPI_Errhandler eh, int *obj, const char *fn, int errclass,
+                     const char *detail)
 {
-    /* A communicator freed while requests hold it keeps its handler. */
-    rtmpi_comm_t *c = rtmpi_state.initialized && !rtmpi_state.finalized
-                    ? rtmpi_comm_obj(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm)
-                    : NULL;
-    MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
-
     if (eh == MPI_ERRORS_RETURN)
         return errclass;
     if (user_handler(eh)) {
-        MPI_Comm ucomm = c ? comm : MPI_COMM_WORLD;
         int code = errclass;
 
-        if (ucomm == MPI_COMM_NULL)
-            ucomm = MPI_COMM_WORLD;
-        errhandlers[eh].fn(&ucomm, &code);
+        errhandlers[eh].fn(obj, &code);
         return errclass;
     }
 
@@ -237,6 +232,37 @@ static int invoke(MPI_Comm comm, const char *fn, int errclass, const char *detai
     if (rtm_initialized())
         rtm_abort(errclass, line);
     exit(errclass);
+}
+
+static int invoke(MPI_Comm comm, const char *fn, int errclass, const char *detail)
+{
+    /* A communicator freed while requests hold it keeps its handler. */
+    rtmpi_comm_t *c = rtmpi_state.initialized && !rtmpi_state.finalized
+                    ? rtmpi_comm_obj(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm)
+                    : NULL;
+    MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
+    MPI_Comm ucomm = c && comm != MPI_COMM_NULL ? comm : MPI_COMM_WORLD;
+
+    return invoke_eh(eh, &ucomm, fn, errclass, detail);
+}
+
+int rtmpi_error_win(MPI_Win win, MPI_Errhandler eh, const char *fn, int errclass,
+                    const char *fmt, ...)
+{
+    char detail[768];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    if (errclass <= MPI_SUCCESS || errclass > rtmpi_err_lastused())
+        errclass = MPI_ERR_INTERN;
+    return invoke_eh(eh, &win, fn, errclass, detail);
+}
+
+int rtmpi_errhandler_valid(MPI_Errhandler eh)
+{
+    return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || user_handler(eh);
 }
 
 int rtmpi_error(MPI_Comm comm, const char *fn, int errclass, const char *fmt, ...)

@@ -55,7 +55,8 @@ mpi_libmpi_la_SOURCES = \
 	mpi/request.c \
 	mpi/topo.c \
 	mpi/topo.h \
-	mpi/win.c
+	mpi/rma.c \
+	mpi/win.c mpi/win_impl.h
 mpi_libmpi_la_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/mpi/view
 
 # The runtime's side of runtime/binding.h, compiled with the runtime.

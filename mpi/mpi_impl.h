@@ -468,6 +468,30 @@ void rtmpi_bsend_release(rtmpi_request_t *r);
 /* Waits until every buffered message has left the attached buffer. */
 int rtmpi_bsend_detach_all(void);
 
+/* ---- One-sided communication (win.c, rma.c, win_impl.h) ------------------ */
+
+/* Raises errclass on window `win` through its handler eh (errors.c). */
+int rtmpi_error_win(MPI_Win win, MPI_Errhandler eh, const char *fn, int errclass,
+                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int rtmpi_errhandler_valid(MPI_Errhandler eh);
+/* Window keyvals and attributes (attr.c); the set/get/delete ones return an
+ * error class (MPI_ERR_KEYVAL: not a window keyval) and raise nothing. */
+int rtmpi_win_keyval_create(MPI_Win_copy_attr_function *copy_fn,
+                            MPI_Win_delete_attr_function *delete_fn, int *keyval,
+                            void *extra_state);
+int rtmpi_win_keyval_free(int *keyval);
+int rtmpi_win_attr_set(MPI_Win win, rtmpi_attr_t **head, int keyval, void *value);
+int rtmpi_win_attr_get(rtmpi_attr_t **head, int keyval, void *value, int *flag);
+int rtmpi_win_attr_delete(MPI_Win win, rtmpi_attr_t **head, int keyval);
+int rtmpi_win_attrs_delete_all(MPI_Win win, rtmpi_attr_t **head);
+/* Windows that exist: while nonzero the blocking paths drive
+ * rtmpi_progress (so a target blocked anywhere serves one-sided
+ * operations) instead of the runtime's own waits. */
+extern int rtmpi_rma_nactive;
+int rtmpi_rma_progress(void);
+/* Frees the windows the program left (MPI_Finalize, collective). */
+void rtmpi_win_finalize(void);
+
 /* ---- Collectives (coll_sched.c, coll_*.c) --------------------------------- */
 
 int rtmpi_sched_progress_all(void);
@@ -477,5 +501,13 @@ int rtmpi_sched_error(struct rtmpi_sched *s);
 void rtmpi_sched_free(struct rtmpi_sched *s);
 /* Frees the scratch blocks kept between collectives (MPI_Finalize). */
 void rtmpi_sched_finalize(void);
+
+/* 1 when the binding has work of its own to drive (collective schedules,
+ * one-sided windows to serve): blocking calls then poll rtmpi_progress
+ * rather than block in the runtime's own waits. */
+static inline int rtmpi_own_work(void)
+{
+    return rtmpi_rma_nactive || rtmpi_sched_active();
+}
 
 #endif

@@ -106,7 +106,7 @@ static int send_common(const char *fn, const void *buf, int count, MPI_Datatype 
     if (mode == RTMPI_SEND_BUFFERED)
         return rtmpi_bsend_start(fn, buf, count, d, dest, tag, comm, c);
     /* Fast path: nothing of the binding's own needs driving meanwhile. */
-    if (rtmpi_dtype_contig(d, count, &off) && !rtmpi_sched_active()) {
+    if (rtmpi_dtype_contig(d, count, &off) && !rtmpi_own_work()) {
         size_t bytes = (size_t)count * (size_t)d->size;
         rtm_status_t st = mode == RTMPI_SEND_SYNC
                         ? rtm_ssend((const char *)buf + off, bytes, dest, tag, c->pt2pt)
@@ -271,7 +271,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     rtmpi_call_enter(__func__, source, tag, comm);   /* job-state reports (mpi_state.h) */
     if ((rc = check_recv(__func__, buf, count, datatype, source, tag, comm, &c, &d)))
         return rc;
-    if (rtmpi_dtype_contig(d, count, &off) && !rtmpi_sched_active() &&
+    if (rtmpi_dtype_contig(d, count, &off) && !rtmpi_own_work() &&
         source != MPI_PROC_NULL) {
         rtm_msg_status_t ns;
         rtm_status_t st = rtm_recv((char *)buf + off, (size_t)count * (size_t)d->size, source,
@@ -464,6 +464,8 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
         return MPI_SUCCESS;
     }
     rtmpi_sched_progress_all();
+    if (rtmpi_rma_nactive)   /* a one-sided target polling for messages serves too */
+        rtmpi_rma_progress();
     st = rtm_iprobe(source, tag, c->pt2pt, flag, &ns);
     if (st != RTM_OK)
         return rtmpi_error_rtm(comm, __func__, st);
@@ -488,7 +490,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
         proc_null_status(status);
         return MPI_SUCCESS;
     }
-    if (!rtmpi_sched_active()) {
+    if (!rtmpi_own_work()) {
         st = rtm_probe(source, tag, c->pt2pt, &ns);
     } else {
         do {
@@ -543,6 +545,8 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
         return MPI_SUCCESS;
     }
     rtmpi_sched_progress_all();
+    if (rtmpi_rma_nactive)   /* a one-sided target polling for messages serves too */
+        rtmpi_rma_progress();
     st = rtm_improbe(source, tag, c->pt2pt, flag, &nm, &ns);
     if (st != RTM_OK)
         return rtmpi_error_rtm(comm, __func__, st);
@@ -567,7 +571,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
         return rc;
     if (!message)
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "message is NULL");
-    if (!rtmpi_sched_active() && source != MPI_PROC_NULL) {
+    if (!rtmpi_own_work() && source != MPI_PROC_NULL) {
         rtm_msg_status_t ns;
         rtm_message_t nm;
         rtm_status_t st = rtm_mprobe(source, tag, c->pt2pt, &nm, &ns);

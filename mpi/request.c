@@ -243,6 +243,8 @@ int rtmpi_progress(void)
     int n = rtm_progress();
 
     n += rtmpi_sched_progress_all();
+    if (rtmpi_rma_nactive)   /* one-sided targets are served here (rma.c) */
+        n += rtmpi_rma_progress();
     if (orphans)
         n += orphans_progress();
     return n;
@@ -257,7 +259,7 @@ void rtmpi_req_wait_complete(rtmpi_request_t *r)
     /* Nothing of the binding's own to drive: the runtime's wait (with its
      * spin-then-back-off) is the fastest way. */
     if (r->kind != RTMPI_REQ_COLL && r->native != RTM_REQUEST_NULL &&
-        !rtmpi_sched_active() && !orphans) {
+        !rtmpi_sched_active() && !orphans && !rtmpi_rma_nactive) {
         rtm_msg_status_t ns;
         rtm_status_t rc = rtm_wait(&r->native, &ns);
 

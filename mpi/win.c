@@ -1,17 +1,25 @@
 /*
- * One-sided communication (MPI_Win_*, Put, Get, Accumulate, ...) is not
- * supported yet: every call exists so codes link, and returns
- * MPI_ERR_UNSUPPORTED_OPERATION through the error handler (the
- * communicator's when there is one, else MPI_COMM_WORLD's). docs/mpi.md
- * lists this. Output handles are set to their null values.
+ * Window objects: creation (Win_create, Win_allocate, Win_allocate_shared,
+ * Win_create_dynamic), attach/detach, Win_free, and what a window carries
+ * (group, name, info, error handler, attributes). The communication and
+ * synchronization calls are in rma.c; win_impl.h describes the design.
  */
 #include "config.h"
 
-#include "mpi_impl.h"
+#include "win_impl.h"
+#include "intercomm.h"
 
-#define UNSUPPORTED(_comm) \
-    rtmpi_error(_comm, __func__, MPI_ERR_UNSUPPORTED_OPERATION, \
-                "one-sided communication is not supported yet (see docs/mpi.md)")
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+rtmpi_win_t **rtmpi_wins;
+int rtmpi_nwins = 1;   /* 0 is MPI_WIN_NULL */
+static int wins_cap;
 
 int MPI_WIN_DUP_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
                    void *attribute_val_out, int *flag)
@@ -22,536 +30,668 @@ int MPI_WIN_DUP_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attr
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+#define GET_WIN(_win, _w) \
+    rtmpi_win_t *_w = rtmpi_win_get(_win); \
+    if (!_w) \
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_WIN, "invalid window %d", (_win))
+
+static int handle_new(rtmpi_win_t *w)
 {
-    (void)base;
-    (void)size;
-    (void)disp_unit;
-    (void)info;
-    (void)win;
+    for (int i = 1; i < rtmpi_nwins; i++)
+        if (!rtmpi_wins[i]) {
+            rtmpi_wins[i] = w;
+            w->handle = i;
+            return MPI_SUCCESS;
+        }
+    if (rtmpi_nwins >= wins_cap) {
+        int cap = wins_cap ? wins_cap * 2 : 16;
+        rtmpi_win_t **t = realloc(rtmpi_wins, (size_t)cap * sizeof(*t));
+
+        if (!t)
+            return MPI_ERR_NO_MEM;
+        memset(t + wins_cap, 0, (size_t)(cap - wins_cap) * sizeof(*t));
+        rtmpi_wins = t;
+        wins_cap = cap;
+    }
+    rtmpi_wins[rtmpi_nwins] = w;
+    w->handle = rtmpi_nwins++;
+    return MPI_SUCCESS;
+}
+
+static void win_destroy(rtmpi_win_t *w)
+{
+    if (w->handle > 0 && w->handle < rtmpi_nwins && rtmpi_wins[w->handle] == w)
+        rtmpi_wins[w->handle] = NULL;
+    if (w->hcomm != MPI_COMM_NULL)
+        PMPI_Comm_free(&w->hcomm);
+    if (w->info != MPI_INFO_NULL)
+        PMPI_Info_free(&w->info);
+    rtmpi_errhandler_release(w->errhandler);
+    if (w->shm)
+        munmap(w->shm, w->shm_len);
+    free(w->alloc);
+    free(w->sizes);
+    free(w->disp_units);
+    free(w->shm_off);
+    free(w->regions);
+    free(w->waiters);
+    free(w->expose);
+    free(w->range_errs);
+    free(w->seq);
+    free(w->issued);
+    free(w->locked);
+    free(w->lock_nocheck);
+    free(w->access);
+    free(w->in_access);
+    free(w->pend);
+    free(w->sends);
+    free(w);
+}
+
+/* The collective part every constructor shares: checks, the hidden
+ * communicator, everyone's size and disp_unit. On error *wp is NULL and
+ * the error was raised on comm. */
+static int win_new(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit, MPI_Info info,
+                   int flavor, rtmpi_win_t **wp)
+{
+    rtmpi_comm_t *c = rtmpi_comm_get(comm);
+    rtm_comm_t n;
+    rtm_status_t st;
+    int rc;
+
+    *wp = NULL;
+    if (!c)
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COMM, "invalid communicator %d", comm);
+    if (c->inter)
+        return rtmpi_error(comm, fn, MPI_ERR_COMM,
+                           "a window needs an intracommunicator (comm %d is an "
+                           "intercommunicator)", comm);
+    if (size < 0)
+        return rtmpi_error(comm, fn, MPI_ERR_SIZE, "size %ld is negative", (long)size);
+    if (disp_unit <= 0)
+        return rtmpi_error(comm, fn, MPI_ERR_DISP, "disp_unit %d is not positive", disp_unit);
+
+    rtmpi_win_t *w = calloc(1, sizeof(*w));
+    if (!w)
+        return rtmpi_error(comm, fn, MPI_ERR_NO_MEM, "out of memory for a window");
+    w->hcomm = MPI_COMM_NULL;
+    w->info = MPI_INFO_NULL;
+    w->flavor = flavor;
+    w->win_size = size;
+    w->disp_unit = disp_unit;
+    w->model = MPI_WIN_UNIFIED;
+    w->lock_excl = -1;
+    w->nexpose = -1;
+    w->naccess = -1;
+    w->errhandler = MPI_ERRORS_ARE_FATAL;   /* MPI 3.1 8.3: windows' default */
+    /* The hidden communicator: the native duplicate (its own context) with
+     * none of comm's attributes, errors returned to this file. */
+    st = rtm_comm_dup(c->pt2pt, &n);
+    if (st != RTM_OK) {
+        free(w);
+        return rtmpi_error_rtm(comm, fn, st);
+    }
+    if ((rc = rtmpi_comm_wrap(n, fn, MPI_COMM_NULL, &w->hcomm))) {
+        free(w);
+        return rtmpi_error(comm, fn, rc, "cannot create the window's communicator");
+    }
+    rtmpi_comm_t *hc = rtmpi_comm_get(w->hcomm);
+    hc->errhandler = MPI_ERRORS_RETURN;   /* predefined: not counted */
+    snprintf(hc->name, sizeof(hc->name), "window of comm %d", comm);
+    w->nc = hc->pt2pt;
+    w->rank = hc->rank;
+    w->size = hc->size;
+    int p = w->size;
+    w->sizes = malloc((size_t)p * sizeof(*w->sizes));
+    w->disp_units = malloc((size_t)p * sizeof(*w->disp_units));
+    w->seq = calloc((size_t)p, sizeof(*w->seq));
+    w->issued = calloc((size_t)p, sizeof(*w->issued));
+    w->locked = calloc((size_t)p, sizeof(*w->locked));
+    w->lock_nocheck = calloc((size_t)p, sizeof(*w->lock_nocheck));
+    w->access = calloc((size_t)p, sizeof(*w->access));
+    w->in_access = calloc((size_t)p, 1);
+    w->expose = calloc((size_t)p, sizeof(*w->expose));
+    w->range_errs = calloc((size_t)p, sizeof(*w->range_errs));
+    rc = MPI_SUCCESS;
+    if (!w->sizes || !w->disp_units || !w->seq || !w->issued || !w->locked ||
+        !w->lock_nocheck || !w->access || !w->in_access || !w->expose || !w->range_errs)
+        rc = MPI_ERR_NO_MEM;
+    if (info != MPI_INFO_NULL && rc == MPI_SUCCESS && PMPI_Info_dup(info, &w->info))
+        rc = MPI_ERR_INFO;
+    /* Everyone learns of a failure here, so no rank is left with half a
+     * window. */
+    int bad = rc != MPI_SUCCESS, anybad = 0;
+    if (PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, w->hcomm) || anybad) {
+        win_destroy(w);
+        return rtmpi_error(comm, fn, rc ? rc : MPI_ERR_OTHER,
+                           rc ? "cannot create the window here" :
+                                "another rank could not create the window");
+    }
+    MPI_Aint mine[2] = { size, disp_unit };
+    MPI_Aint *all = malloc((size_t)p * 2 * sizeof(*all));
+    if (!all || PMPI_Allgather(mine, 2, MPI_AINT, all, 2, MPI_AINT, w->hcomm)) {
+        free(all);
+        win_destroy(w);
+        return rtmpi_error(comm, fn, MPI_ERR_NO_MEM, "exchanging window sizes failed");
+    }
+    for (int i = 0; i < p; i++) {
+        w->sizes[i] = all[2 * i];
+        w->disp_units[i] = (int)all[2 * i + 1];
+    }
+    free(all);
+    *wp = w;
+    return MPI_SUCCESS;
+}
+
+/* Makes w a window with a handle and starts serving it (collective: every
+ * rank gets here). */
+static int win_finish(const char *fn, MPI_Comm comm, rtmpi_win_t *w, MPI_Win *win)
+{
+    int rc = handle_new(w);
+
+    if (rc == MPI_SUCCESS)
+        rc = rtmpi_rma_win_start(w);
+    if (rc) {
+        win_destroy(w);
+        return rtmpi_error(comm, fn, rc, "out of memory for the window");
+    }
+    w->in_use = 1;
+    snprintf(w->name, sizeof(w->name), "window %d", w->handle);
+    *win = w->handle;
+    /* Nobody's operations may reach a window not served yet. */
+    rc = PMPI_Barrier(w->hcomm);
+    return rc ? rtmpi_error(comm, fn, rc, "synchronizing the window's creation failed")
+              : MPI_SUCCESS;
+}
+
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                    MPI_Win *win)
+{
+    rtmpi_win_t *w;
+    int rc;
+
     RTMPI_ENTER();
-    if (win)
-        *win = MPI_WIN_NULL;
-    return UNSUPPORTED(comm);
+    if (!win)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "win is NULL");
+    *win = MPI_WIN_NULL;
+    if (size > 0 && !base)
+        return rtmpi_error(comm, __func__, MPI_ERR_BASE, "base is NULL for %ld bytes",
+                           (long)size);
+    if ((rc = win_new(__func__, comm, size, disp_unit, info, MPI_WIN_FLAVOR_CREATE, &w)))
+        return rc;
+    w->base = base;
+    return win_finish(__func__, comm, w, win);
 }
 RTMPI_WEAK(Win_create)
 
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                      MPI_Win *win)
 {
-    (void)size;
-    (void)disp_unit;
-    (void)info;
-    (void)baseptr;
-    (void)win;
+    rtmpi_win_t *w;
+    int rc;
+
     RTMPI_ENTER();
-    if (win)
-        *win = MPI_WIN_NULL;
-    return UNSUPPORTED(comm);
+    if (!win || !baseptr)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "win or baseptr is NULL");
+    *win = MPI_WIN_NULL;
+    if ((rc = win_new(__func__, comm, size, disp_unit, info, MPI_WIN_FLAVOR_ALLOCATE, &w)))
+        return rc;
+    if (size > 0) {
+        /* Aligned for any basic type and for a later RDMA registration. */
+        if (posix_memalign(&w->alloc, 64, (size_t)size)) {
+            /* The others wait in win_finish's barrier: end the job rather
+             * than leave them there. */
+            win_destroy(w);
+            return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_NO_MEM,
+                               "cannot allocate %ld bytes for the window", (long)size);
+        }
+        memset(w->alloc, 0, (size_t)size);
+    }
+    w->base = w->alloc;
+    *(void **)baseptr = w->base;
+    return win_finish(__func__, comm, w, win);
 }
 RTMPI_WEAK(Win_allocate)
 
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+/* One POSIX shm segment for the whole communicator (one host): rank 0
+ * creates it under a random name it broadcasts, everyone maps it, and the
+ * name is unlinked once all have, so nothing outlives the job. */
+static int shared_map(rtmpi_win_t *w, int noncontig)
 {
-    (void)size;
-    (void)disp_unit;
-    (void)info;
-    (void)baseptr;
-    (void)win;
+    int p = w->size;
+    size_t total = 0;
+
+    w->shm_off = malloc((size_t)p * sizeof(*w->shm_off));
+    if (!w->shm_off)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < p; i++) {
+        w->shm_off[i] = (MPI_Aint)total;
+        total += (size_t)w->sizes[i];
+        if (noncontig)
+            total = (total + 4095) & ~(size_t)4095;
+    }
+    if (total == 0)
+        return MPI_SUCCESS;
+    char name[64];
+    unsigned long long nonce = 0;
+    int fd = -1, ok = 1, allok = 0;
+
+    if (w->rank == 0) {
+        nonce = ((unsigned long long)getpid() << 32) ^
+                (unsigned long long)(rtm_wtime() * 1e9) ^ (unsigned long long)(uintptr_t)w;
+    }
+    if (PMPI_Bcast(&nonce, 1, MPI_UNSIGNED_LONG_LONG, 0, w->hcomm))
+        return MPI_ERR_OTHER;
+    snprintf(name, sizeof(name), "/rtmpi-win-%llx", nonce);
+    if (w->rank == 0) {
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd < 0 || ftruncate(fd, (off_t)total) != 0)
+            ok = 0;
+    }
+    if (PMPI_Bcast(&ok, 1, MPI_INT, 0, w->hcomm) || !ok) {
+        if (fd >= 0) {
+            close(fd);
+            shm_unlink(name);
+        }
+        return MPI_ERR_RMA_SHARED;
+    }
+    if (w->rank != 0 && (fd = shm_open(name, O_RDWR, 0600)) < 0)
+        ok = 0;
+    if (ok) {
+        void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+        if (m == MAP_FAILED) {
+            ok = 0;
+        } else {
+            w->shm = m;
+            w->shm_len = total;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    if (PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, w->hcomm))
+        allok = 0;
+    if (w->rank == 0)
+        shm_unlink(name);
+    if (!allok)
+        return MPI_ERR_RMA_SHARED;
+    w->base = (char *)w->shm + w->shm_off[w->rank];
+    if (w->rank == 0)
+        memset(w->shm, 0, total);
+    return PMPI_Barrier(w->hcomm) ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+static int info_true(MPI_Info info, const char *key)
+{
+    char v[16];
+    int flag = 0;
+
+    if (info == MPI_INFO_NULL)
+        return 0;
+    if (PMPI_Info_get(info, key, (int)sizeof(v) - 1, v, &flag) || !flag)
+        return 0;
+    return !strcmp(v, "true");
+}
+
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             void *baseptr, MPI_Win *win)
+{
+    rtmpi_win_t *w;
+    rtmpi_comm_t *c;
+    int rc;
+
     RTMPI_ENTER();
-    if (win)
-        *win = MPI_WIN_NULL;
-    return UNSUPPORTED(comm);
+    if (!win || !baseptr)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "win or baseptr is NULL");
+    *win = MPI_WIN_NULL;
+    if (!(c = rtmpi_comm_get(comm)))
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d",
+                           comm);
+    if (!c->inter) {
+        /* Every rank must share this host's memory. */
+        MPI_Comm sc;
+        int ssize = 0;
+
+        if ((rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &sc)))
+            return rc;
+        PMPI_Comm_size(sc, &ssize);
+        PMPI_Comm_free(&sc);
+        if (ssize != c->size)
+            return rtmpi_error(comm, __func__, MPI_ERR_RMA_SHARED,
+                               "the ranks of comm %d are on more than one host (%d of %d "
+                               "here)", comm, ssize, c->size);
+    }
+    if ((rc = win_new(__func__, comm, size, disp_unit, info, MPI_WIN_FLAVOR_SHARED, &w)))
+        return rc;
+    if ((rc = shared_map(w, info_true(info, "alloc_shared_noncontig")))) {
+        win_destroy(w);
+        return rtmpi_error(comm, __func__, rc, "cannot map the shared window's memory");
+    }
+    *(void **)baseptr = w->base;
+    return win_finish(__func__, comm, w, win);
 }
 RTMPI_WEAK(Win_allocate_shared)
 
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
-    (void)win;
-    (void)rank;
-    (void)size;
-    (void)disp_unit;
-    (void)baseptr;
     RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    GET_WIN(win, w);
+    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_FLAVOR,
+                       "window %d was not made by MPI_Win_allocate_shared", win);
+    if (!size || !disp_unit || !baseptr)
+        return WIN_ERR(w, __func__, MPI_ERR_ARG, "size, disp_unit or baseptr is NULL");
+    if (rank == MPI_PROC_NULL) {
+        /* The first rank with memory (MPI 3.1 11.2.3). */
+        rank = 0;
+        for (int i = 0; i < w->size; i++)
+            if (w->sizes[i] > 0) {
+                rank = i;
+                break;
+            }
+    } else if (rank < 0 || rank >= w->size) {
+        return WIN_ERR(w, __func__, MPI_ERR_RANK, "rank %d is not in window %d of %d ranks",
+                       rank, win, w->size);
+    }
+    *size = w->sizes[rank];
+    *disp_unit = w->disp_units[rank];
+    *(void **)baseptr = w->shm && w->sizes[rank] > 0 ? (char *)w->shm + w->shm_off[rank]
+                                                     : NULL;
+    return MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_shared_query)
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    (void)info;
-    (void)win;
+    rtmpi_win_t *w;
+    int rc;
+
     RTMPI_ENTER();
-    if (win)
-        *win = MPI_WIN_NULL;
-    return UNSUPPORTED(comm);
+    if (!win)
+        return rtmpi_error(comm, __func__, MPI_ERR_ARG, "win is NULL");
+    *win = MPI_WIN_NULL;
+    if ((rc = win_new(__func__, comm, 0, 1, info, MPI_WIN_FLAVOR_DYNAMIC, &w)))
+        return rc;
+    w->base = MPI_BOTTOM;
+    return win_finish(__func__, comm, w, win);
 }
 RTMPI_WEAK(Win_create_dynamic)
 
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
-    (void)win;
-    (void)base;
-    (void)size;
     RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    GET_WIN(win, w);
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_FLAVOR,
+                       "window %d was not made by MPI_Win_create_dynamic", win);
+    if (size < 0)
+        return WIN_ERR(w, __func__, MPI_ERR_SIZE, "size %ld is negative", (long)size);
+    if (!base && size > 0)
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_ATTACH, "base is NULL");
+    uintptr_t b = (uintptr_t)base;
+    for (int i = 0; i < w->nregions; i++)
+        if (b < w->regions[i].base + (uintptr_t)w->regions[i].len &&
+            w->regions[i].base < b + (uintptr_t)size)
+            return WIN_ERR(w, __func__, MPI_ERR_RMA_ATTACH,
+                           "[%p, +%ld) overlaps memory already attached", base, (long)size);
+    if (w->nregions == w->regions_cap) {
+        int cap = w->regions_cap ? 2 * w->regions_cap : 8;
+        rma_region_t *t = realloc(w->regions, (size_t)cap * sizeof(*t));
+
+        if (!t)
+            return WIN_ERR(w, __func__, MPI_ERR_NO_MEM, "out of memory");
+        w->regions = t;
+        w->regions_cap = cap;
+    }
+    w->regions[w->nregions].base = b;
+    w->regions[w->nregions].len = size;
+    w->nregions++;
+    return MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_attach)
 
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
-    (void)win;
-    (void)base;
     RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    GET_WIN(win, w);
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_FLAVOR,
+                       "window %d was not made by MPI_Win_create_dynamic", win);
+    for (int i = 0; i < w->nregions; i++)
+        if (w->regions[i].base == (uintptr_t)base) {
+            w->regions[i] = w->regions[--w->nregions];
+            return MPI_SUCCESS;
+        }
+    return WIN_ERR(w, __func__, MPI_ERR_RMA_ATTACH,
+                   "%p is not the base of memory attached to window %d", base, win);
 }
 RTMPI_WEAK(Win_detach)
 
+/* Collective end of window w: everyone's operations are complete (the
+ * program closed its epochs), then nothing is in flight. */
+static int win_free(const char *fn, rtmpi_win_t *w)
+{
+    int rc;
+
+    if ((rc = rtmpi_win_attrs_delete_all(w->handle, &w->attrs)))
+        return WIN_ERR(w, fn, rc, "an attribute delete callback failed");
+    rtmpi_rma_wait_pend(w, -1);
+    rc = PMPI_Barrier(w->hcomm);
+    rtmpi_rma_drain(w);
+    if (!rc)
+        rc = PMPI_Barrier(w->hcomm);
+    rtmpi_rma_win_stop(w);
+    w->in_use = 0;
+    win_destroy(w);
+    return rc;
+}
+
 int PMPI_Win_free(MPI_Win *win)
 {
-    (void)win;
     RTMPI_ENTER();
-    if (win)
-        *win = MPI_WIN_NULL;
-    return UNSUPPORTED(MPI_COMM_NULL);
+    if (!win)
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_ARG, "win is NULL");
+    GET_WIN(*win, w);
+    int held = w->lock_all;
+    for (int i = 0; i < w->size && !held; i++)
+        held = w->locked[i];
+    if (held || w->naccess >= 0 || w->nexpose >= 0)
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC,
+                       "window %d still has an open epoch (a lock, or a PSCW access or "
+                       "exposure epoch)", *win);
+    MPI_Errhandler eh = w->errhandler;
+    MPI_Win h = *win;
+    int rc = win_free(__func__, w);
+    *win = MPI_WIN_NULL;
+    return rc ? rtmpi_error_win(h, eh, __func__, rc, "freeing window %d failed", h)
+              : MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_free)
 
-int PMPI_Win_fence(int assert, MPI_Win win)
+void rtmpi_win_finalize(void)
 {
-    (void)assert;
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    for (int i = 1; i < rtmpi_nwins; i++)
+        if (rtmpi_wins[i] && rtmpi_wins[i]->in_use)
+            win_free("MPI_Finalize", rtmpi_wins[i]);
+    free(rtmpi_wins);
+    rtmpi_wins = NULL;
+    rtmpi_nwins = 1;
+    wins_cap = 0;
 }
-RTMPI_WEAK(Win_fence)
-
-int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
-{
-    (void)group;
-    (void)assert;
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Win_start)
-
-int PMPI_Win_complete(MPI_Win win)
-{
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Win_complete)
-
-int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
-{
-    (void)group;
-    (void)assert;
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Win_post)
-
-int PMPI_Win_wait(MPI_Win win)
-{
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Win_wait)
-
-int PMPI_Win_test(MPI_Win win, int *flag)
-{
-    (void)win;
-    (void)flag;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Win_test)
-
-int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
-{
-    (void)lock_type;
-    (void)rank;
-    (void)assert;
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Win_lock)
-
-int PMPI_Win_unlock(int rank, MPI_Win win)
-{
-    (void)rank;
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Win_unlock)
-
-int PMPI_Win_lock_all(int assert, MPI_Win win)
-{
-    (void)assert;
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Win_lock_all)
-
-int PMPI_Win_unlock_all(MPI_Win win)
-{
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Win_unlock_all)
-
-int PMPI_Win_flush(int rank, MPI_Win win)
-{
-    (void)rank;
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Win_flush)
-
-int PMPI_Win_flush_all(MPI_Win win)
-{
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Win_flush_all)
-
-int PMPI_Win_flush_local(int rank, MPI_Win win)
-{
-    (void)rank;
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Win_flush_local)
-
-int PMPI_Win_flush_local_all(MPI_Win win)
-{
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Win_flush_local_all)
-
-int PMPI_Win_sync(MPI_Win win)
-{
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Win_sync)
 
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
-    (void)win;
-    (void)group;
     RTMPI_ENTER();
-    if (group)
-        *group = MPI_GROUP_NULL;
-    return UNSUPPORTED(MPI_COMM_NULL);
+    GET_WIN(win, w);
+    if (!group)
+        return WIN_ERR(w, __func__, MPI_ERR_ARG, "group is NULL");
+    rtmpi_comm_t *hc = rtmpi_comm_get(w->hcomm);
+    int rc = rtmpi_group_new(hc->size, hc->world_ranks, group);
+    return rc ? WIN_ERR(w, __func__, rc, "out of memory") : MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_get_group)
 
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
-    (void)win;
-    (void)win_name;
     RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    GET_WIN(win, w);
+    if (!win_name)
+        return WIN_ERR(w, __func__, MPI_ERR_ARG, "win_name is NULL");
+    snprintf(w->name, sizeof(w->name), "%s", win_name);
+    return MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_set_name)
 
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
-    (void)win;
-    (void)win_name;
-    (void)resultlen;
     RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    GET_WIN(win, w);
+    if (!win_name || !resultlen)
+        return WIN_ERR(w, __func__, MPI_ERR_ARG, "win_name or resultlen is NULL");
+    snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w->name);
+    *resultlen = (int)strlen(win_name);
+    return MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_get_name)
 
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
-    (void)win;
-    (void)errhandler;
     RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    GET_WIN(win, w);
+    if (!rtmpi_errhandler_valid(errhandler))
+        return WIN_ERR(w, __func__, MPI_ERR_ARG, "invalid error handler %d", errhandler);
+    rtmpi_errhandler_retain(errhandler);
+    rtmpi_errhandler_release(w->errhandler);
+    w->errhandler = errhandler;
+    return MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_set_errhandler)
 
+/* A new reference, as MPI_Comm_get_errhandler hands out. */
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
-    (void)win;
-    (void)errhandler;
     RTMPI_ENTER();
-    if (errhandler)
-        *errhandler = MPI_ERRHANDLER_NULL;
-    return UNSUPPORTED(MPI_COMM_NULL);
+    GET_WIN(win, w);
+    if (!errhandler)
+        return WIN_ERR(w, __func__, MPI_ERR_ARG, "errhandler is NULL");
+    rtmpi_errhandler_retain(w->errhandler);
+    *errhandler = w->errhandler;
+    return MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_get_errhandler)
 
+/* Window and communicator handlers share one table: their functions have
+ * the same signature. */
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhandler *errhandler)
 {
-    (void)function;
-    (void)errhandler;
-    RTMPI_ENTER();
-    if (errhandler)
-        *errhandler = MPI_ERRHANDLER_NULL;
-    return UNSUPPORTED(MPI_COMM_NULL);
+    return PMPI_Comm_create_errhandler(function, errhandler);
 }
 RTMPI_WEAK(Win_create_errhandler)
 
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
-    (void)win;
-    (void)errorcode;
     RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    GET_WIN(win, w);
+    WIN_ERR(w, __func__, errorcode, "raised by the application");
+    return MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_call_errhandler)
 
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
-    (void)win;
-    (void)win_keyval;
-    (void)attribute_val;
-    (void)flag;
     RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    GET_WIN(win, w);
+    if (!attribute_val || !flag)
+        return WIN_ERR(w, __func__, MPI_ERR_ARG, "attribute_val or flag is NULL");
+    *flag = 1;
+    switch (win_keyval) {
+    case MPI_WIN_BASE:
+        *(void **)attribute_val = w->base;
+        return MPI_SUCCESS;
+    case MPI_WIN_SIZE:
+        *(void **)attribute_val = &w->win_size;
+        return MPI_SUCCESS;
+    case MPI_WIN_DISP_UNIT:
+        *(void **)attribute_val = &w->disp_unit;
+        return MPI_SUCCESS;
+    case MPI_WIN_CREATE_FLAVOR:
+        *(void **)attribute_val = &w->flavor;
+        return MPI_SUCCESS;
+    case MPI_WIN_MODEL:
+        *(void **)attribute_val = &w->model;
+        return MPI_SUCCESS;
+    default:
+        break;
+    }
+    int rc = rtmpi_win_attr_get(&w->attrs, win_keyval, attribute_val, flag);
+    return rc ? WIN_ERR(w, __func__, rc, "keyval %d is not a window keyval", win_keyval)
+              : MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_get_attr)
 
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
-    (void)win;
-    (void)win_keyval;
-    (void)attribute_val;
     RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    GET_WIN(win, w);
+    int rc = rtmpi_win_attr_set(win, &w->attrs, win_keyval, attribute_val);
+    return rc ? WIN_ERR(w, __func__, rc, "keyval %d is not a window keyval of the application "
+                        "(invalid, freed or predefined), or its old value's delete callback "
+                        "failed", win_keyval)
+              : MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_set_attr)
 
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
-    (void)win;
-    (void)win_keyval;
     RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    GET_WIN(win, w);
+    int rc = rtmpi_win_attr_delete(win, &w->attrs, win_keyval);
+    return rc ? WIN_ERR(w, __func__, rc, "no attribute with keyval %d, or its delete callback "
+                        "failed", win_keyval)
+              : MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_delete_attr)
 
-int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                           void *extra_state)
 {
-    (void)win_copy_attr_fn;
-    (void)win_delete_attr_fn;
-    (void)win_keyval;
-    (void)extra_state;
     RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    return rtmpi_win_keyval_create(win_copy_attr_fn, win_delete_attr_fn, win_keyval,
+                                   extra_state);
 }
 RTMPI_WEAK(Win_create_keyval)
 
 int PMPI_Win_free_keyval(int *win_keyval)
 {
-    (void)win_keyval;
     RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    return rtmpi_win_keyval_free(win_keyval);
 }
 RTMPI_WEAK(Win_free_keyval)
 
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
-    (void)win;
-    (void)info;
+    MPI_Info copy = MPI_INFO_NULL;
+
     RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    GET_WIN(win, w);
+    if (info != MPI_INFO_NULL && PMPI_Info_dup(info, &copy))
+        return WIN_ERR(w, __func__, MPI_ERR_INFO, "invalid info %d", info);
+    if (w->info != MPI_INFO_NULL)
+        PMPI_Info_free(&w->info);
+    w->info = copy;
+    return MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_set_info)
 
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
-    (void)win;
-    (void)info_used;
     RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
+    GET_WIN(win, w);
+    if (!info_used)
+        return WIN_ERR(w, __func__, MPI_ERR_ARG, "info_used is NULL");
+    int rc = w->info != MPI_INFO_NULL ? PMPI_Info_dup(w->info, info_used)
+                                      : PMPI_Info_create(info_used);
+    return rc ? WIN_ERR(w, __func__, rc, "cannot copy the window's info") : MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_get_info)
-
-int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
-{
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Put)
-
-int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
-{
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Get)
-
-int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
-{
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)op;
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Accumulate)
-
-int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
-{
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)result_addr;
-    (void)result_count;
-    (void)result_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)op;
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Get_accumulate)
-
-int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
-{
-    (void)origin_addr;
-    (void)result_addr;
-    (void)datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)op;
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Fetch_and_op)
-
-int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
-{
-    (void)origin_addr;
-    (void)compare_addr;
-    (void)result_addr;
-    (void)datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)win;
-    RTMPI_ENTER();
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Compare_and_swap)
-
-int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
-{
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)win;
-    (void)request;
-    RTMPI_ENTER();
-    if (request)
-        *request = MPI_REQUEST_NULL;
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Rput)
-
-int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
-{
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)win;
-    (void)request;
-    RTMPI_ENTER();
-    if (request)
-        *request = MPI_REQUEST_NULL;
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Rget)
-
-int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
-{
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)op;
-    (void)win;
-    (void)request;
-    RTMPI_ENTER();
-    if (request)
-        *request = MPI_REQUEST_NULL;
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Raccumulate)
-
-int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
-{
-    (void)origin_addr;
-    (void)origin_count;
-    (void)origin_datatype;
-    (void)result_addr;
-    (void)result_count;
-    (void)result_datatype;
-    (void)target_rank;
-    (void)target_disp;
-    (void)target_count;
-    (void)target_datatype;
-    (void)op;
-    (void)win;
-    (void)request;
-    RTMPI_ENTER();
-    if (request)
-        *request = MPI_REQUEST_NULL;
-    return UNSUPPORTED(MPI_COMM_NULL);
-}
-RTMPI_WEAK(Rget_accumulate)

@@ -1,0 +1,1639 @@
+/*
+ * The one-sided engine over the binding's point-to-point (win_impl.h has
+ * the design): the target's service of operation headers, the origin's
+ * Put/Get/Accumulate/Get_accumulate/Fetch_and_op/Compare_and_swap and
+ * their request-based forms, and the synchronization calls (fence, PSCW,
+ * locks, flushes, Win_sync).
+ */
+#include "config.h"
+
+#include "win_impl.h"
+#include "intercomm.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rtmpi_rma_nactive;
+static rtmpi_win_t *active;      /* windows served, linked by next_active */
+static int in_progress;          /* rtmpi_rma_progress is not reentrant */
+
+/* A header received at the target, then the operation it starts. */
+struct rma_tgt_op {
+    rma_tgt_op_t *next;
+    rtm_request_t req;           /* the header's receive, then runs' or data's */
+    int           source;
+    int           state;         /* 0 arrived, 1 runs coming, 2 data coming, 3 ready */
+    int           zero_copy;     /* the data was received into the window */
+    const rma_run_t *runs;
+    void         *runs_buf;
+    char         *data;
+    void         *data_buf;
+    union {
+        rma_hdr_t h;
+        _Alignas(16) char raw[RMA_HDR_MAX];
+    } m;
+};
+
+/* The MPI request of Rput & co.: a generalized request completed once
+ * every origin-side request of the operation has (`left` counts them and
+ * the issuer's hold). */
+struct rma_rreq {
+    MPI_Request greq;
+    int         left;
+};
+
+/* Recycled objects: steady-state operations allocate nothing of their own
+ * (a non-contiguous target type's run list and big replies excepted). */
+static rma_tgt_op_t *tgt_free;
+static void **hdr_free;
+static int nhdr_free, hdr_free_cap;
+
+static size_t data_off(uint32_t nruns)
+{
+    return (sizeof(rma_hdr_t) + (size_t)nruns * sizeof(rma_run_t) + 15) & ~(size_t)15;
+}
+
+static rma_tgt_op_t *tgt_get(void)
+{
+    rma_tgt_op_t *e = tgt_free;
+
+    if (e)
+        tgt_free = e->next;
+    else if (!(e = malloc(sizeof(*e))))
+        return NULL;
+    e->next = NULL;
+    e->req = RTM_REQUEST_NULL;
+    e->state = 0;
+    e->zero_copy = 0;
+    e->runs = NULL;
+    e->runs_buf = NULL;
+    e->data = NULL;
+    e->data_buf = NULL;
+    return e;
+}
+
+static void tgt_put(rma_tgt_op_t *e)
+{
+    free(e->runs_buf);
+    free(e->data_buf);
+    e->next = tgt_free;
+    tgt_free = e;
+}
+
+static void *hdr_get(void)
+{
+    if (nhdr_free)
+        return hdr_free[--nhdr_free];
+    return aligned_alloc(16, RMA_HDR_MAX);
+}
+
+static void hdr_put(void *b)
+{
+    if (nhdr_free == hdr_free_cap) {
+        int cap = hdr_free_cap ? 2 * hdr_free_cap : 64;
+        void **t = realloc(hdr_free, (size_t)cap * sizeof(*t));
+
+        if (!t) {
+            free(b);
+            return;
+        }
+        hdr_free = t;
+        hdr_free_cap = cap;
+    }
+    hdr_free[nhdr_free++] = b;
+}
+
+/* ---- the engine's own sends ---------------------------------------------------- */
+
+/* Keeps a started send until it completes; `buf` (pooled: a header
+ * buffer) is freed then. */
+static int sends_add(rtmpi_win_t *w, rtm_request_t req, void *buf, int pooled)
+{
+    if (w->nsends == w->sends_cap) {
+        int cap = w->sends_cap ? 2 * w->sends_cap : 32;
+        rma_send_t *t = realloc(w->sends, (size_t)cap * sizeof(*t));
+
+        if (!t)
+            return MPI_ERR_NO_MEM;
+        w->sends = t;
+        w->sends_cap = cap;
+    }
+    w->sends[w->nsends].req = req;
+    w->sends[w->nsends].buf = buf;
+    w->sends[w->nsends].pooled = pooled;
+    w->nsends++;
+    return MPI_SUCCESS;
+}
+
+static int sends_progress(rtmpi_win_t *w)
+{
+    int n = 0, j = 0;
+
+    for (int i = 0; i < w->nsends; i++) {
+        rma_send_t *s = &w->sends[i];
+        int flag = 0;
+
+        if (s->req != RTM_REQUEST_NULL)
+            rtm_test(&s->req, &flag, RTM_STATUS_IGNORE);
+        else
+            flag = 1;
+        if (flag) {
+            if (s->pooled)
+                hdr_put(s->buf);
+            else
+                free(s->buf);
+            n++;
+        } else {
+            w->sends[j++] = *s;
+        }
+    }
+    w->nsends = j;
+    return n;
+}
+
+static int send_own(rtmpi_win_t *w, const void *p, size_t len, int dst, int tag, void *buf,
+                    int pooled)
+{
+    rtm_request_t req = RTM_REQUEST_NULL;
+    rtm_status_t st = rtm_isend(p, len, dst, tag, w->nc, &req);
+
+    if (st != RTM_OK) {
+        if (pooled)
+            hdr_put(buf);
+        else
+            free(buf);
+        return rtmpi_class_of(st);
+    }
+    return sends_add(w, req, buf, pooled);
+}
+
+/* ---- origin-side requests -------------------------------------------------------- */
+
+static void rr_release(rma_rreq_t *rr)
+{
+    if (rr && --rr->left == 0) {
+        PMPI_Grequest_complete(rr->greq);
+        free(rr);
+    }
+}
+
+static int pend_start(rtmpi_win_t *w, rtmpi_req_kind_t kind, const void *buf, int count,
+                      MPI_Datatype dt, int target, int tag, rma_rreq_t *rr)
+{
+    if (w->npend == w->pend_cap) {
+        int cap = w->pend_cap ? 2 * w->pend_cap : 32;
+        rma_pend_t *t = realloc(w->pend, (size_t)cap * sizeof(*t));
+
+        if (!t)
+            return MPI_ERR_NO_MEM;
+        w->pend = t;
+        w->pend_cap = cap;
+    }
+    rtmpi_request_t *r = rtmpi_req_alloc(kind, w->hcomm);
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    int rc = rtmpi_p2p_start(r, kind, buf, count, dt, target, tag, w->nc, RTMPI_SEND_STANDARD);
+    if (rc) {
+        rtmpi_req_release(r);
+        return rc;
+    }
+    w->pend[w->npend].r = r;
+    w->pend[w->npend].target = target;
+    w->pend[w->npend].rr = rr;
+    w->npend++;
+    if (rr)
+        rr->left++;
+    return MPI_SUCCESS;
+}
+
+/* Retires the completed requests; returns how many are left for target
+ * (-1: any). */
+static int pend_poll(rtmpi_win_t *w, int target)
+{
+    int j = 0, left = 0;
+
+    for (int i = 0; i < w->npend; i++) {
+        rma_pend_t *p = &w->pend[i];
+
+        if (rtmpi_req_poll(p->r)) {
+            if (p->r->status.MPI_ERROR && !w->pend_err)
+                w->pend_err = p->r->status.MPI_ERROR;
+            rtmpi_req_release(p->r);
+            rr_release(p->rr);
+        } else {
+            if (target < 0 || p->target == target)
+                left++;
+            w->pend[j++] = *p;
+        }
+    }
+    w->npend = j;
+    return left;
+}
+
+static void spin(unsigned *polls)
+{
+    if (rtmpi_progress() > 0)
+        *polls = 0;
+    else
+        binding_idle(++*polls);
+}
+
+int rtmpi_rma_wait_pend(rtmpi_win_t *w, int target)
+{
+    unsigned polls = 0;
+
+    while (pend_poll(w, target) > 0)
+        spin(&polls);
+    int rc = w->pend_err;
+    w->pend_err = MPI_SUCCESS;
+    return rc;
+}
+
+/* ---- the target's service ---------------------------------------------------------- */
+
+static int post_hdr(rtmpi_win_t *w)
+{
+    rma_tgt_op_t *e = tgt_get();
+
+    if (!e)
+        return MPI_ERR_NO_MEM;
+    rtm_status_t st = rtm_irecv(e->m.raw, RMA_HDR_MAX, RTM_ANY_SOURCE, RMA_TAG_HDR, w->nc,
+                                &e->req);
+    if (st != RTM_OK) {
+        tgt_put(e);
+        return rtmpi_class_of(st);
+    }
+    w->posted = e;
+    return MPI_SUCCESS;
+}
+
+static int reply(rtmpi_win_t *w, int dst, uint32_t seq, const void *p, size_t len, void *buf)
+{
+    return send_own(w, p, len, dst, rma_tag(seq, 1), buf, 0);
+}
+
+/* A reply buffer of `bytes`, zeroed: from the header pool when it fits. */
+static void *reply_buf(size_t bytes, int *pooled)
+{
+    void *b;
+
+    *pooled = bytes <= RMA_HDR_MAX;
+    b = *pooled ? hdr_get() : malloc(bytes ? bytes : 1);
+    if (b)
+        memset(b, 0, bytes ? bytes : 1);
+    return b;
+}
+
+static void reply_data(rtmpi_win_t *w, int dst, uint32_t seq, void *buf, size_t bytes,
+                       int pooled)
+{
+    send_own(w, buf, buf ? bytes : 0, dst, rma_tag(seq, 1), buf, pooled);
+}
+
+/* The answer to a lock, unlock or flush: how many of the origin's
+ * operations fell outside the window since the last answer. */
+static void ack(rtmpi_win_t *w, int dst, uint32_t seq, int report)
+{
+    uint32_t *b = hdr_get();
+
+    if (!b) {
+        send_own(w, NULL, 0, dst, rma_tag(seq, 1), NULL, 0);   /* the origin sees 0 */
+        return;
+    }
+    *b = report ? w->range_errs[dst] : 0;
+    if (report)
+        w->range_errs[dst] = 0;
+    send_own(w, b, sizeof(*b), dst, rma_tag(seq, 1), b, 1);
+}
+
+static int lock_can(const rtmpi_win_t *w, int excl)
+{
+    return w->lock_excl < 0 && (!excl || w->lock_shared == 0);
+}
+
+static void lock_take(rtmpi_win_t *w, int origin, int excl, uint32_t seq)
+{
+    if (excl)
+        w->lock_excl = origin;
+    else
+        w->lock_shared++;
+    ack(w, origin, seq, 0);   /* a grant reports nothing: the epoch begins */
+}
+
+static void lock_grant_waiters(rtmpi_win_t *w)
+{
+    int i = 0;
+
+    while (i < w->nwaiters && lock_can(w, w->waiters[i].excl)) {
+        lock_take(w, w->waiters[i].origin, w->waiters[i].excl, w->waiters[i].seq);
+        i++;
+    }
+    if (i) {
+        memmove(w->waiters, w->waiters + i, (size_t)(w->nwaiters - i) * sizeof(*w->waiters));
+        w->nwaiters -= i;
+    }
+}
+
+static void lock_request(rtmpi_win_t *w, int origin, int excl, uint32_t seq)
+{
+    if (w->nwaiters == 0 && lock_can(w, excl)) {
+        lock_take(w, origin, excl, seq);
+        return;
+    }
+    if (w->nwaiters == w->waiters_cap) {
+        int cap = w->waiters_cap ? 2 * w->waiters_cap : 8;
+        rma_waiter_t *t = realloc(w->waiters, (size_t)cap * sizeof(*t));
+
+        if (!t)
+            rtm_abort(MPI_ERR_NO_MEM, "MPI_Win_lock: out of memory for a lock waiter");
+        w->waiters = t;
+        w->waiters_cap = cap;
+    }
+    w->waiters[w->nwaiters].origin = origin;
+    w->waiters[w->nwaiters].excl = excl;
+    w->waiters[w->nwaiters].seq = seq;
+    w->nwaiters++;
+}
+
+/* The target bytes [disp + lo, disp + hi) lie in the window (dynamic: in
+ * attached memory). The origin checked already where it could. */
+static char *tgt_addr(const rtmpi_win_t *w, int64_t disp, int64_t lo, int64_t hi)
+{
+    if (hi <= lo)
+        return w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? (char *)(uintptr_t)disp
+                                                   : (char *)w->base + disp;
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        uintptr_t a = (uintptr_t)disp + (uintptr_t)lo, b = (uintptr_t)disp + (uintptr_t)hi;
+
+        for (int i = 0; i < w->nregions; i++)
+            if (a >= w->regions[i].base && b <= w->regions[i].base + (uintptr_t)w->regions[i].len)
+                return (char *)(uintptr_t)disp;
+        return NULL;
+    }
+    if (disp + lo < 0 || disp + hi > w->win_size)
+        return NULL;
+    return (char *)w->base + disp;
+}
+
+static void runs_bounds(const rma_run_t *runs, uint32_t n, int64_t *lo, int64_t *hi)
+{
+    *lo = INT64_MAX;
+    *hi = INT64_MIN;
+    for (uint32_t i = 0; i < n; i++) {
+        if (runs[i].disp < *lo)
+            *lo = runs[i].disp;
+        if (runs[i].disp + runs[i].len > *hi)
+            *hi = runs[i].disp + runs[i].len;
+    }
+    if (n == 0)
+        *lo = *hi = 0;
+}
+
+static void scatter(char *t, const rma_run_t *runs, uint32_t n, const char *data)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        memcpy(t + runs[i].disp, data, (size_t)runs[i].len);
+        data += runs[i].len;
+    }
+}
+
+static void gather(char *out, const char *t, const rma_run_t *runs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        memcpy(out, t + runs[i].disp, (size_t)runs[i].len);
+        out += runs[i].len;
+    }
+}
+
+/* A pair type whose C struct has padding (MPI_DOUBLE_INT, MPI_SHORT_INT,
+ * ...): packed, an element is value then int with no gap, so the kernel
+ * gets it rebuilt as the struct. */
+static int pair_padded(int basic)
+{
+    const rtmpi_dtype_t *d = rtmpi_dtype_get(basic);
+
+    return d && (MPI_Aint)rtmpi_basic_size(basic) != d->extent;
+}
+
+static void accumulate(char *t, const rma_run_t *runs, uint32_t n, const char *data, MPI_Op op)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        size_t k = rtmpi_run_elems(runs[i].basic, runs[i].len);
+
+        if (k && pair_padded(runs[i].basic)) {
+            /* Its runs are the element's two members (never merged): the
+             * packed element starts here and spans both. */
+            const rtmpi_dtype_t *d = rtmpi_dtype_get(runs[i].basic);
+            size_t bs = rtmpi_basic_size(runs[i].basic);
+            _Alignas(16) char tmp[64];
+
+            for (size_t j = 0; j < k && (size_t)d->extent <= sizeof(tmp); j++) {
+                rtmpi_unpack(data + j * bs, bs, tmp, 1, d);
+                rtmpi_op_apply(op, tmp, t + runs[i].disp + (MPI_Aint)j * d->extent, 1,
+                               runs[i].basic);
+            }
+        } else if (k) {
+            rtmpi_op_apply(op, data, t + runs[i].disp, (MPI_Count)k, runs[i].basic);
+        }
+        data += runs[i].len;
+    }
+}
+
+static int kind_has_data(uint32_t kind)
+{
+    return kind == RMA_PUT || kind == RMA_ACC || kind == RMA_GACC || kind == RMA_CAS;
+}
+
+/* Applies a ready operation (state 3). */
+static void tgt_apply(rtmpi_win_t *w, rma_tgt_op_t *e)
+{
+    const rma_hdr_t *h = &e->m.h;
+    rma_run_t one = { 0, h->bytes, h->basic, 0 };
+    const rma_run_t *runs = h->nruns ? e->runs : &one;
+    uint32_t n = h->nruns ? h->nruns : 1;
+    int64_t lo = 0, hi = h->bytes;
+    int src = e->source;
+
+    if (h->nruns)
+        runs_bounds(runs, n, &lo, &hi);
+    char *t = kind_has_data(h->kind) || h->kind == RMA_GET ? tgt_addr(w, h->disp, lo, hi) : NULL;
+    size_t bytes = (size_t)h->bytes;
+    char *buf;
+
+    int pooled;
+
+    if (!t && h->bytes > 0 && (kind_has_data(h->kind) || h->kind == RMA_GET))
+        w->range_errs[src]++;
+    switch (h->kind) {
+    case RMA_PUT:
+        if (t && !e->zero_copy)
+            scatter(t, runs, n, e->data);
+        break;
+    case RMA_GET:
+        if (t && h->nruns == 0) {
+            reply(w, src, h->seq, t, bytes, NULL);   /* straight from the window */
+            break;
+        }
+        buf = reply_buf(bytes, &pooled);
+        if (buf && t)
+            gather(buf, t, runs, n);
+        reply_data(w, src, h->seq, buf, bytes, pooled);
+        break;
+    case RMA_ACC:
+        if (t)
+            accumulate(t, runs, n, e->data, h->op);
+        break;
+    case RMA_GACC:
+        buf = reply_buf(bytes, &pooled);
+        if (buf && t)
+            gather(buf, t, runs, n);
+        if (t && h->op != MPI_NO_OP)
+            accumulate(t, runs, n, e->data, h->op);
+        reply_data(w, src, h->seq, buf, bytes, pooled);
+        break;
+    case RMA_CAS:
+        buf = reply_buf(bytes, &pooled);
+        if (buf && t) {
+            memcpy(buf, t, bytes);
+            if (!memcmp(t, e->data + bytes, bytes))
+                memcpy(t, e->data, bytes);
+        }
+        reply_data(w, src, h->seq, buf, bytes, pooled);
+        break;
+    case RMA_LOCK:
+        lock_request(w, src, (h->flags & RMA_F_EXCL) != 0, h->seq);
+        break;
+    case RMA_UNLOCK:
+        if (!(h->flags & RMA_F_NOCHECK)) {
+            if (h->flags & RMA_F_EXCL)
+                w->lock_excl = -1;
+            else if (w->lock_shared > 0)
+                w->lock_shared--;
+            lock_grant_waiters(w);
+        }
+        ack(w, src, h->seq, 1);
+        break;
+    case RMA_FLUSH:
+        ack(w, src, h->seq, 1);
+        break;
+    case RMA_COMPLETE:
+        w->ncomplete++;
+        break;
+    default:
+        break;
+    }
+    if (h->flags & RMA_F_FENCE)
+        w->fence_applied++;
+}
+
+static int test_req(rtm_request_t *req)
+{
+    int flag = 1;
+
+    if (*req != RTM_REQUEST_NULL)
+        rtm_test(req, &flag, RTM_STATUS_IGNORE);
+    return flag;
+}
+
+/* Moves operation e on; 1 once applied. */
+static int tgt_advance(rtmpi_win_t *w, rma_tgt_op_t *e)
+{
+    const rma_hdr_t *h = &e->m.h;
+    size_t dbytes = (size_t)h->dbytes;
+
+    if (e->state == 0) {
+        if (h->flags & RMA_F_INLINE) {
+            e->runs = (const rma_run_t *)(const void *)(e->m.raw + sizeof(rma_hdr_t));
+            e->data = e->m.raw + data_off(h->nruns);
+            e->state = 3;
+        } else {
+            if (h->nruns) {
+                size_t rb = (size_t)h->nruns * sizeof(rma_run_t);
+
+                e->runs_buf = malloc(rb);
+                if (!e->runs_buf ||
+                    rtm_irecv(e->runs_buf, rb, e->source, rma_tag(h->seq, 0), w->nc,
+                              &e->req) != RTM_OK)
+                    rtm_abort(MPI_ERR_NO_MEM, "one-sided target: cannot receive a run list");
+                e->runs = e->runs_buf;
+            }
+            e->state = 1;
+        }
+    }
+    if (e->state == 1) {
+        if (!test_req(&e->req))
+            return 0;
+        if (dbytes) {
+            char *t = NULL;
+
+            if (h->kind == RMA_PUT && h->nruns == 0)
+                t = tgt_addr(w, h->disp, 0, h->bytes);
+            if (t && dbytes == (size_t)h->bytes) {
+                e->data = t;            /* zero-copy: straight into the window */
+                e->zero_copy = 1;
+            } else {
+                e->data = e->data_buf = malloc(dbytes);
+                if (!e->data)
+                    rtm_abort(MPI_ERR_NO_MEM, "one-sided target: out of memory for data");
+            }
+            if (rtm_irecv(e->data, dbytes, e->source, rma_tag(h->seq, 0), w->nc, &e->req) !=
+                RTM_OK)
+                rtm_abort(MPI_ERR_INTERN, "one-sided target: cannot receive data");
+        }
+        e->state = 2;
+    }
+    if (e->state == 2) {
+        if (!test_req(&e->req))
+            return 0;
+        e->state = 3;
+    }
+    tgt_apply(w, e);
+    return 1;
+}
+
+static int win_progress(rtmpi_win_t *w)
+{
+    int n = 0;
+
+    while (w->posted) {
+        rma_tgt_op_t *e = w->posted;
+        rtm_msg_status_t ns;
+        int flag = 0;
+
+        rtm_test(&e->req, &flag, &ns);
+        if (!flag)
+            break;
+        e->source = ns.source;
+        e->next = NULL;
+        if (w->fifo_tail)
+            w->fifo_tail->next = e;
+        else
+            w->fifo_head = e;
+        w->fifo_tail = e;
+        w->posted = NULL;
+        if (post_hdr(w))
+            rtm_abort(MPI_ERR_NO_MEM, "one-sided target: cannot post the header receive");
+        n++;
+    }
+    while (w->fifo_head && tgt_advance(w, w->fifo_head)) {
+        rma_tgt_op_t *e = w->fifo_head;
+
+        w->fifo_head = e->next;
+        if (!w->fifo_head)
+            w->fifo_tail = NULL;
+        tgt_put(e);
+        n++;
+    }
+    if (w->nsends)
+        n += sends_progress(w);
+    if (w->npend)
+        pend_poll(w, -1);
+    return n;
+}
+
+int rtmpi_rma_progress(void)
+{
+    int n = 0;
+
+    if (in_progress)
+        return 0;
+    in_progress = 1;
+    for (rtmpi_win_t *w = active; w; w = w->next_active)
+        n += win_progress(w);
+    in_progress = 0;
+    return n;
+}
+
+int rtmpi_rma_win_start(rtmpi_win_t *w)
+{
+    int rc = post_hdr(w);
+
+    if (rc)
+        return rc;
+    w->next_active = active;
+    active = w;
+    rtmpi_rma_nactive++;
+    return MPI_SUCCESS;
+}
+
+void rtmpi_rma_drain(rtmpi_win_t *w)
+{
+    unsigned polls = 0;
+
+    while (w->fifo_head || w->nsends || w->npend)
+        spin(&polls);
+}
+
+void rtmpi_rma_win_stop(rtmpi_win_t *w)
+{
+    for (rtmpi_win_t **pp = &active; *pp; pp = &(*pp)->next_active)
+        if (*pp == w) {
+            *pp = w->next_active;
+            rtmpi_rma_nactive--;
+            break;
+        }
+    if (w->posted) {
+        rtm_cancel(w->posted->req);
+        rtm_wait(&w->posted->req, RTM_STATUS_IGNORE);
+        tgt_put(w->posted);
+        w->posted = NULL;
+    }
+    while (w->fifo_head) {
+        rma_tgt_op_t *e = w->fifo_head;
+
+        w->fifo_head = e->next;
+        tgt_put(e);
+    }
+    w->fifo_tail = NULL;
+    if (!active) {
+        /* Nothing served any more: give the pools back. */
+        while (tgt_free) {
+            rma_tgt_op_t *e = tgt_free;
+
+            tgt_free = e->next;
+            free(e);
+        }
+        while (nhdr_free)
+            free(hdr_free[--nhdr_free]);
+        free(hdr_free);
+        hdr_free = NULL;
+        hdr_free_cap = 0;
+    }
+}
+
+/* ---- the origin: issuing operations ------------------------------------------------ */
+
+typedef struct rma_args {
+    uint32_t     kind;
+    const void  *oaddr;
+    int          ocount;
+    MPI_Datatype odt;
+    void        *raddr;
+    int          rcount;
+    MPI_Datatype rdt;
+    const void  *caddr;
+    int          target;
+    MPI_Aint     tdisp;
+    int          tcount;
+    MPI_Datatype tdt;
+    MPI_Op       op;
+} rma_args_t;
+
+/* Flattening the target datatype: count, then fill. */
+struct runs_fill {
+    rma_run_t *runs;
+    uint32_t   n;
+};
+
+static int run_count(MPI_Aint disp, MPI_Aint len, int basic, void *arg)
+{
+    (void)disp; (void)len; (void)basic;
+    ((struct runs_fill *)arg)->n++;
+    return 0;
+}
+
+static int run_fill(MPI_Aint disp, MPI_Aint len, int basic, void *arg)
+{
+    struct runs_fill *f = arg;
+    rma_run_t *r = &f->runs[f->n++];
+
+    r->disp = disp;
+    r->len = len;
+    r->basic = basic;
+    r->pad = 0;
+    return 0;
+}
+
+/* The epoch an operation to target runs in: RMA_F_FENCE for a fence
+ * epoch, 0 for a lock or PSCW epoch, -1 for none. */
+static int epoch_of(const rtmpi_win_t *w, int target)
+{
+    if (w->lock_all || w->locked[target] || (w->naccess >= 0 && w->in_access[target]))
+        return 0;
+    if (w->fence_open)
+        return (int)RMA_F_FENCE;
+    return -1;
+}
+
+static int is_accumulate(uint32_t kind)
+{
+    return kind == RMA_ACC || kind == RMA_GACC;
+}
+
+/* Put/Get on a shared window: tp is the target data's address in this
+ * process's mapping; runs (n of them) when the target type is not one
+ * byte range. */
+static int shm_copy(const rma_args_t *a, const rtmpi_dtype_t *od, char *tp,
+                    const rma_run_t *runs, uint32_t n, size_t tbytes)
+{
+    if (tbytes == 0)
+        return MPI_SUCCESS;
+    if (n == 0) {
+        if (a->kind == RMA_PUT)
+            rtmpi_pack(a->oaddr, a->ocount, od, tp);
+        else
+            rtmpi_unpack(tp, tbytes, (void *)a->oaddr, a->ocount, od);
+        return MPI_SUCCESS;
+    }
+    char *tmp = malloc(tbytes);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    if (a->kind == RMA_PUT) {
+        rtmpi_pack(a->oaddr, a->ocount, od, tmp);
+        scatter(tp, runs, n, tmp);
+    } else {
+        gather(tmp, tp, runs, n);
+        rtmpi_unpack(tmp, tbytes, (void *)a->oaddr, a->ocount, od);
+    }
+    free(tmp);
+    return MPI_SUCCESS;
+}
+
+/* Checks and issues one operation; raises its error on the window. */
+static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rreq_t *rr)
+{
+    rtmpi_dtype_t *od = NULL, *td, *rd = NULL;
+    int t = a->target, rc;
+    int with_origin = a->kind != RMA_GET && !(a->kind == RMA_GACC && a->op == MPI_NO_OP);
+    int with_result = a->kind == RMA_GET || a->kind == RMA_GACC || a->kind == RMA_CAS;
+
+    if (t == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (t < 0 || t >= w->size)
+        return WIN_ERR(w, fn, MPI_ERR_RANK, "target rank %d is not in window %d of %d ranks",
+                       t, w->handle, w->size);
+    int epoch = epoch_of(w, t);
+    if (epoch < 0)
+        return WIN_ERR(w, fn, MPI_ERR_RMA_SYNC,
+                       "no access epoch to rank %d is open on window %d (call MPI_Win_fence, "
+                       "MPI_Win_start, MPI_Win_lock or MPI_Win_lock_all first)", t, w->handle);
+    if (a->ocount < 0 || a->tcount < 0 || a->rcount < 0)
+        return WIN_ERR(w, fn, MPI_ERR_COUNT, "a count is negative");
+    if (rtmpi_dtype_check(a->tdt, &td))
+        return WIN_ERR(w, fn, MPI_ERR_TYPE, "the target datatype is invalid or not committed");
+    if (with_origin || a->kind == RMA_GET) {
+        if (rtmpi_dtype_check(a->odt, &od))
+            return WIN_ERR(w, fn, MPI_ERR_TYPE,
+                           "the origin datatype is invalid or not committed");
+    }
+    if (with_result && a->kind != RMA_GET && rtmpi_dtype_check(a->rdt, &rd))
+        return WIN_ERR(w, fn, MPI_ERR_TYPE, "the result datatype is invalid or not committed");
+    size_t tbytes = (size_t)a->tcount * (size_t)td->size;
+    if (od && (size_t)a->ocount * (size_t)od->size != tbytes)
+        return WIN_ERR(w, fn, MPI_ERR_TYPE,
+                       "the origin data (%zu bytes) does not match the target data (%zu bytes)",
+                       (size_t)a->ocount * (size_t)od->size, tbytes);
+    if (rd && (size_t)a->rcount * (size_t)rd->size != tbytes)
+        return WIN_ERR(w, fn, MPI_ERR_TYPE,
+                       "the result buffer (%zu bytes) does not match the target data (%zu "
+                       "bytes)", (size_t)a->rcount * (size_t)rd->size, tbytes);
+    if (is_accumulate(a->kind) || a->kind == RMA_CAS) {
+        if (a->kind != RMA_CAS && (a->op <= MPI_OP_NULL || a->op > MPI_NO_OP))
+            return WIN_ERR(w, fn, MPI_ERR_OP, "op %d is not a predefined operation (one-sided "
+                           "accumulates take predefined ops only)", a->op);
+        if (tbytes && td->basic == RTMPI_BASIC_MIXED)
+            return WIN_ERR(w, fn, MPI_ERR_TYPE,
+                           "the target datatype mixes basic types (an accumulate needs one)");
+        if (tbytes && ((od && od->basic != td->basic) || (rd && rd->basic != td->basic)))
+            return WIN_ERR(w, fn, MPI_ERR_TYPE, "the origin, result and target datatypes are "
+                           "not of the same basic type");
+        if (tbytes && a->kind != RMA_CAS && rtmpi_op_valid_for(a->op, td->basic))
+            return WIN_ERR(w, fn, MPI_ERR_OP, "op %d does not apply to the target's basic "
+                           "type", a->op);
+    }
+
+    /* Where the data lands: one byte range, or the type's runs. */
+    MPI_Aint toff = 0;
+    struct runs_fill f = { NULL, 0 };
+    int contig = tbytes == 0 || rtmpi_dtype_contig(td, a->tcount, &toff);
+    int64_t du = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : w->disp_units[t];
+    int64_t disp = (int64_t)a->tdisp * du, lo = toff, hi = toff + (int64_t)tbytes;
+    if (!contig) {
+        rtmpi_dtype_walk(td, a->tcount, run_count, &f);
+        f.runs = malloc((size_t)f.n * sizeof(rma_run_t));
+        if (!f.runs)
+            return WIN_ERR(w, fn, MPI_ERR_NO_MEM, "out of memory");
+        f.n = 0;
+        rtmpi_dtype_walk(td, a->tcount, run_fill, &f);
+        runs_bounds(f.runs, f.n, &lo, &hi);
+    } else {
+        disp += toff;
+        lo = 0;
+        hi = (int64_t)tbytes;
+    }
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC && tbytes &&
+        (disp + lo < 0 || disp + hi > (int64_t)w->sizes[t])) {
+        free(f.runs);
+        return WIN_ERR(w, fn, MPI_ERR_RMA_RANGE,
+                       "bytes [%lld, %lld) of rank %d's window, of %ld bytes",
+                       (long long)(disp + lo), (long long)(disp + hi), t, (long)w->sizes[t]);
+    }
+
+    /* A shared window's Put and Get are loads and stores into the peer's
+     * part, complete at once (accumulates still go through the target, so
+     * they stay atomic with respect to each other). */
+    if (w->shm && (a->kind == RMA_PUT || a->kind == RMA_GET)) {
+        char *tp = (char *)w->shm + w->shm_off[t] + disp;
+        int rc2 = shm_copy(a, od, tp, f.runs, f.n, tbytes);
+
+        free(f.runs);
+        return rc2 ? WIN_ERR(w, fn, rc2, "out of memory") : MPI_SUCCESS;
+    }
+
+    uint32_t seq = w->seq[t]++ & RMA_SEQ_MASK;
+    size_t dbytes = a->kind == RMA_CAS ? 2 * tbytes : with_origin ? tbytes : 0;
+    size_t total = data_off(f.n) + dbytes;
+    int inl = total <= RMA_HDR_MAX;
+    char *hb = hdr_get();
+    if (!hb) {
+        free(f.runs);
+        return WIN_ERR(w, fn, MPI_ERR_NO_MEM, "out of memory");
+    }
+    rma_hdr_t *h = (rma_hdr_t *)(void *)hb;
+    memset(h, 0, sizeof(*h));
+    h->kind = a->kind;
+    h->seq = seq;
+    h->flags = (uint32_t)epoch | (inl ? RMA_F_INLINE : 0);
+    h->op = a->kind == RMA_CAS ? MPI_REPLACE : a->op;
+    h->basic = td->basic;
+    h->nruns = f.n;
+    h->disp = disp;
+    h->bytes = (int64_t)tbytes;
+    h->dbytes = (int64_t)dbytes;
+
+    /* The reply's receive is posted before the header leaves. */
+    rc = MPI_SUCCESS;
+    if (a->kind == RMA_GET)
+        rc = pend_start(w, RTMPI_REQ_RECV, a->oaddr, a->ocount, a->odt, t, rma_tag(seq, 1), rr);
+    else if (with_result)
+        rc = pend_start(w, RTMPI_REQ_RECV, a->raddr, a->rcount, a->rdt, t, rma_tag(seq, 1), rr);
+    if (rc) {
+        hdr_put(hb);
+        free(f.runs);
+        return WIN_ERR(w, fn, rc, "cannot post the reply's receive");
+    }
+    if (inl) {
+        if (f.n)
+            memcpy(hb + sizeof(*h), f.runs, (size_t)f.n * sizeof(rma_run_t));
+        if (a->kind == RMA_CAS) {
+            memcpy(hb + data_off(0), a->oaddr, tbytes);
+            memcpy(hb + data_off(0) + tbytes, a->caddr, tbytes);
+        } else if (dbytes) {
+            rtmpi_pack(a->oaddr, a->ocount, od, hb + data_off(f.n));
+        }
+        free(f.runs);
+        rc = send_own(w, hb, total, t, RMA_TAG_HDR, hb, 1);
+    } else {
+        rc = send_own(w, hb, sizeof(*h), t, RMA_TAG_HDR, hb, 1);
+        if (!rc && f.n)
+            rc = send_own(w, f.runs, (size_t)f.n * sizeof(rma_run_t), t, rma_tag(seq, 0),
+                          f.runs, 0);
+        else
+            free(f.runs);
+        /* Sent from the user's buffer (packed by the binding when it is
+         * not contiguous): no copy of ours. */
+        if (!rc && dbytes)
+            rc = pend_start(w, RTMPI_REQ_SEND, a->oaddr, a->ocount, a->odt, t,
+                            rma_tag(seq, 0), rr);
+    }
+    if (rc)
+        return WIN_ERR(w, fn, rc, "cannot send the operation to rank %d", t);
+    if (epoch == (int)RMA_F_FENCE)
+        w->issued[t]++;
+    return MPI_SUCCESS;
+}
+
+#define GET_WIN(_win, _w) \
+    rtmpi_win_t *_w = rtmpi_win_get(_win); \
+    if (!_w) \
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_WIN, "invalid window %d", (_win))
+
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count,
+             MPI_Datatype target_datatype, MPI_Win win)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    rma_args_t a = { .kind = RMA_PUT, .oaddr = origin_addr, .ocount = origin_count,
+                     .odt = origin_datatype, .target = target_rank, .tdisp = target_disp,
+                     .tcount = target_count, .tdt = target_datatype, .op = MPI_REPLACE };
+    return rma_issue(__func__, w, &a, NULL);
+}
+RTMPI_WEAK(Put)
+
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    rma_args_t a = { .kind = RMA_GET, .oaddr = origin_addr, .ocount = origin_count,
+                     .odt = origin_datatype, .target = target_rank, .tdisp = target_disp,
+                     .tcount = target_count, .tdt = target_datatype, .op = MPI_NO_OP };
+    return rma_issue(__func__, w, &a, NULL);
+}
+RTMPI_WEAK(Get)
+
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    rma_args_t a = { .kind = RMA_ACC, .oaddr = origin_addr, .ocount = origin_count,
+                     .odt = origin_datatype, .target = target_rank, .tdisp = target_disp,
+                     .tcount = target_count, .tdt = target_datatype, .op = op };
+    /* MPI_NO_OP changes nothing: an accumulate of it is a no-op at the
+     * target, sent anyway so its ordering and counting stay uniform. */
+    return rma_issue(__func__, w, &a, NULL);
+}
+RTMPI_WEAK(Accumulate)
+
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    rma_args_t a = { .kind = RMA_GACC, .oaddr = origin_addr, .ocount = origin_count,
+                     .odt = origin_datatype, .raddr = result_addr, .rcount = result_count,
+                     .rdt = result_datatype, .target = target_rank, .tdisp = target_disp,
+                     .tcount = target_count, .tdt = target_datatype, .op = op };
+    return rma_issue(__func__, w, &a, NULL);
+}
+RTMPI_WEAK(Get_accumulate)
+
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    rma_args_t a = { .kind = RMA_GACC, .oaddr = origin_addr, .ocount = 1, .odt = datatype,
+                     .raddr = result_addr, .rcount = 1, .rdt = datatype,
+                     .target = target_rank, .tdisp = target_disp, .tcount = 1,
+                     .tdt = datatype, .op = op };
+    rtmpi_dtype_t *d = rtmpi_dtype_get(datatype);
+    if (d && !d->predefined)
+        return WIN_ERR(w, __func__, MPI_ERR_TYPE, "MPI_Fetch_and_op takes a predefined "
+                       "datatype");
+    return rma_issue(__func__, w, &a, NULL);
+}
+RTMPI_WEAK(Fetch_and_op)
+
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Win win)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    rtmpi_dtype_t *d = rtmpi_dtype_get(datatype);
+    if (d && !d->predefined)
+        return WIN_ERR(w, __func__, MPI_ERR_TYPE, "MPI_Compare_and_swap takes a predefined "
+                       "datatype");
+    if (!origin_addr || !compare_addr || !result_addr)
+        return WIN_ERR(w, __func__, MPI_ERR_BUFFER,
+                       "origin_addr, compare_addr or result_addr is NULL");
+    rma_args_t a = { .kind = RMA_CAS, .oaddr = origin_addr, .ocount = 1, .odt = datatype,
+                     .raddr = result_addr, .rcount = 1, .rdt = datatype, .caddr = compare_addr,
+                     .target = target_rank, .tdisp = target_disp, .tcount = 1,
+                     .tdt = datatype, .op = MPI_REPLACE };
+    return rma_issue(__func__, w, &a, NULL);
+}
+RTMPI_WEAK(Compare_and_swap)
+
+/* ---- request-based operations -------------------------------------------------------- */
+
+static int rr_query(void *extra, MPI_Status *status)
+{
+    (void)extra;
+    status->MPI_SOURCE = MPI_UNDEFINED;
+    status->MPI_TAG = MPI_UNDEFINED;
+    PMPI_Status_set_cancelled(status, 0);
+    PMPI_Status_set_elements(status, MPI_BYTE, 0);
+    return MPI_SUCCESS;
+}
+
+static int rr_free(void *extra)
+{
+    (void)extra;
+    return MPI_SUCCESS;
+}
+
+static int rr_cancel(void *extra, int complete)
+{
+    (void)extra; (void)complete;
+    return MPI_SUCCESS;   /* one-sided operations cannot be cancelled */
+}
+
+static int rissue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, MPI_Request *request)
+{
+    if (!request)
+        return WIN_ERR(w, fn, MPI_ERR_ARG, "request is NULL");
+    *request = MPI_REQUEST_NULL;
+    if (a->target != MPI_PROC_NULL && a->target >= 0 && a->target < w->size &&
+        !w->lock_all && !w->locked[a->target])
+        return WIN_ERR(w, fn, MPI_ERR_RMA_SYNC, "request-based operations need a passive "
+                       "target epoch (MPI_Win_lock or MPI_Win_lock_all) to rank %d", a->target);
+    rma_rreq_t *rr = malloc(sizeof(*rr));
+    if (!rr)
+        return WIN_ERR(w, fn, MPI_ERR_NO_MEM, "out of memory");
+    rr->left = 1;
+    if (PMPI_Grequest_start(rr_query, rr_free, rr_cancel, NULL, &rr->greq)) {
+        free(rr);
+        return WIN_ERR(w, fn, MPI_ERR_NO_MEM, "out of memory for a request");
+    }
+    *request = rr->greq;
+    int rc = rma_issue(fn, w, a, rr);
+    rr_release(rr);
+    return rc;
+}
+
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, int target_count,
+              MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    rma_args_t a = { .kind = RMA_PUT, .oaddr = origin_addr, .ocount = origin_count,
+                     .odt = origin_datatype, .target = target_rank, .tdisp = target_disp,
+                     .tcount = target_count, .tdt = target_datatype, .op = MPI_REPLACE };
+    return rissue(__func__, w, &a, request);
+}
+RTMPI_WEAK(Rput)
+
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    rma_args_t a = { .kind = RMA_GET, .oaddr = origin_addr, .ocount = origin_count,
+                     .odt = origin_datatype, .target = target_rank, .tdisp = target_disp,
+                     .tcount = target_count, .tdt = target_datatype, .op = MPI_NO_OP };
+    return rissue(__func__, w, &a, request);
+}
+RTMPI_WEAK(Rget)
+
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, int target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                     MPI_Request *request)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    rma_args_t a = { .kind = RMA_ACC, .oaddr = origin_addr, .ocount = origin_count,
+                     .odt = origin_datatype, .target = target_rank, .tdisp = target_disp,
+                     .tcount = target_count, .tdt = target_datatype, .op = op };
+    return rissue(__func__, w, &a, request);
+}
+RTMPI_WEAK(Raccumulate)
+
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
+                         MPI_Datatype origin_datatype, void *result_addr, int result_count,
+                         MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                         MPI_Win win, MPI_Request *request)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    rma_args_t a = { .kind = RMA_GACC, .oaddr = origin_addr, .ocount = origin_count,
+                     .odt = origin_datatype, .raddr = result_addr, .rcount = result_count,
+                     .rdt = result_datatype, .target = target_rank, .tdisp = target_disp,
+                     .tcount = target_count, .tdt = target_datatype, .op = op };
+    return rissue(__func__, w, &a, request);
+}
+RTMPI_WEAK(Rget_accumulate)
+
+/* ---- synchronization ---------------------------------------------------------------- */
+
+/* A control message to target; with ack != NULL the zero-byte answer's
+ * receive is posted first into *ack. */
+static int ctrl_send(rtmpi_win_t *w, int t, uint32_t kind, uint32_t flags,
+                     rtm_request_t *ackreq, uint32_t *errs)
+{
+    uint32_t seq = w->seq[t]++ & RMA_SEQ_MASK;
+    rtm_status_t st;
+
+    /* A shared window's direct stores before the message that ends or
+     * flushes their epoch. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (ackreq) {
+        *ackreq = RTM_REQUEST_NULL;
+        *errs = 0;
+        if ((st = rtm_irecv(errs, sizeof(*errs), t, rma_tag(seq, 1), w->nc, ackreq)) !=
+            RTM_OK)
+            return rtmpi_class_of(st);
+    }
+    char *hb = hdr_get();
+    if (!hb)
+        return MPI_ERR_NO_MEM;
+    rma_hdr_t *h = (rma_hdr_t *)(void *)hb;
+    memset(h, 0, sizeof(*h));
+    h->kind = kind;
+    h->seq = seq;
+    h->flags = flags;
+    return send_own(w, hb, sizeof(*h), t, RMA_TAG_HDR, hb, 1);
+}
+
+static void wait_reqs(rtm_request_t *reqs, int n)
+{
+    unsigned polls = 0;
+
+    for (int i = 0; i < n; i++)
+        while (!test_req(&reqs[i]))
+            spin(&polls);
+}
+
+/* Sends `kind` to every target in ts (n of them) and waits for the
+ * answers; MPI_ERR_RMA_RANGE when a target reports operations of ours
+ * that fell outside its window. */
+static int ctrl_all(rtmpi_win_t *w, const int *ts, int n, uint32_t kind, uint32_t flags)
+{
+    rtm_request_t one, *acks = n > 1 ? malloc((size_t)n * sizeof(*acks)) : &one;
+    uint32_t one_err, *errs = n > 1 ? malloc((size_t)n * sizeof(*errs)) : &one_err;
+    int rc = MPI_SUCCESS;
+
+    if (!acks || !errs) {
+        if (acks != &one)
+            free(acks);
+        if (errs != &one_err)
+            free(errs);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < n; i++) {
+        acks[i] = RTM_REQUEST_NULL;
+        errs[i] = 0;
+        if (!rc)
+            rc = ctrl_send(w, ts[i], kind, flags, &acks[i], &errs[i]);
+    }
+    wait_reqs(acks, n);
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 0; i < n && !rc; i++)
+        if (errs[i])
+            rc = MPI_ERR_RMA_RANGE;
+    if (acks != &one)
+        free(acks);
+    if (errs != &one_err)
+        free(errs);
+    return rc;
+}
+
+static int *all_ranks(const rtmpi_win_t *w)
+{
+    int *ts = malloc((size_t)w->size * sizeof(*ts));
+
+    if (ts)
+        for (int i = 0; i < w->size; i++)
+            ts[i] = i;
+    return ts;
+}
+
+static int any_lock(const rtmpi_win_t *w)
+{
+    if (w->lock_all)
+        return 1;
+    for (int i = 0; i < w->size; i++)
+        if (w->locked[i])
+            return 1;
+    return 0;
+}
+
+#define FENCE_ASSERTS (MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)
+
+int PMPI_Win_fence(int assert, MPI_Win win)
+{
+    int rc = MPI_SUCCESS, range = 0;
+
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    if (assert & ~FENCE_ASSERTS)
+        return WIN_ERR(w, __func__, MPI_ERR_ASSERT, "assert %#x has bits MPI_Win_fence does "
+                       "not know", assert);
+    if (w->naccess >= 0 || w->nexpose >= 0 || any_lock(w))
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is in a PSCW or lock epoch",
+                       win);
+    atomic_thread_fence(memory_order_seq_cst);   /* shared windows' direct stores */
+    if (!(assert & MPI_MODE_NOPRECEDE)) {
+        /* Each target learns how many operations of the epoch to expect. */
+        uint64_t expect = 0;
+        unsigned polls = 0;
+
+        rc = PMPI_Reduce_scatter_block(w->issued, &expect, 1, MPI_UINT64_T, MPI_SUM, w->hcomm);
+        memset(w->issued, 0, (size_t)w->size * sizeof(*w->issued));
+        while (!rc && w->fence_applied < expect)
+            spin(&polls);
+        w->fence_applied -= expect;
+        int prc = rtmpi_rma_wait_pend(w, -1);
+        if (!rc)
+            rc = prc;
+        if (!rc && w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+            /* Only a dynamic window's targets find addresses outside it:
+             * each origin learns how many of its operations they were. */
+            uint32_t *mine = calloc((size_t)w->size, sizeof(*mine));
+
+            if (!mine)
+                return WIN_ERR(w, __func__, MPI_ERR_NO_MEM, "out of memory");
+            rc = PMPI_Alltoall(w->range_errs, 1, MPI_UINT32_T, mine, 1, MPI_UINT32_T,
+                               w->hcomm);
+            memset(w->range_errs, 0, (size_t)w->size * sizeof(*w->range_errs));
+            for (int i = 0; i < w->size && !rc; i++)
+                if (mine[i])
+                    range = 1;
+            free(mine);
+        }
+    }
+    /* The next epoch's operations must not reach a rank still in this
+     * fence. */
+    if (!rc && !(assert & MPI_MODE_NOSUCCEED))
+        rc = PMPI_Barrier(w->hcomm);
+    if (!rc && range)
+        rc = MPI_ERR_RMA_RANGE;
+    atomic_thread_fence(memory_order_seq_cst);
+    w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
+    return rc ? WIN_ERR(w, __func__, rc, rc == MPI_ERR_RMA_RANGE ?
+                        "a target found operations of this rank outside its window" :
+                        "the fence failed") : MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_fence)
+
+/* The window ranks of group's members (in *ranks_p, malloc'ed). */
+static int group_ranks(const rtmpi_win_t *w, MPI_Group group, int **ranks_p, int *n_p)
+{
+    const int *world;
+    int n, rc = rtmpi_group_members(group, &n, &world);
+
+    if (rc)
+        return MPI_ERR_GROUP;
+    rtmpi_comm_t *hc = rtmpi_comm_get(w->hcomm);
+    int *r = malloc((size_t)(n ? n : 1) * sizeof(*r));
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++) {
+        r[i] = -1;
+        for (int j = 0; j < hc->size; j++)
+            if (hc->world_ranks[j] == world[i]) {
+                r[i] = j;
+                break;
+            }
+        if (r[i] < 0) {
+            free(r);
+            return MPI_ERR_GROUP;
+        }
+    }
+    *ranks_p = r;
+    *n_p = n;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+{
+    int *ranks, n, rc;
+
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    if (assert & ~(MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT))
+        return WIN_ERR(w, __func__, MPI_ERR_ASSERT, "assert %#x is not valid for "
+                       "MPI_Win_post", assert);
+    if (w->nexpose >= 0)
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d already has an exposure "
+                       "epoch (MPI_Win_post without MPI_Win_wait)", win);
+    if ((rc = group_ranks(w, group, &ranks, &n)))
+        return WIN_ERR(w, __func__, rc, "group %d is not a group of window %d's ranks",
+                       group, win);
+    memcpy(w->expose, ranks, (size_t)n * sizeof(*ranks));
+    free(ranks);
+    w->nexpose = n;
+    if (!(assert & MPI_MODE_NOCHECK))
+        for (int i = 0; i < n && !rc; i++)
+            rc = send_own(w, NULL, 0, w->expose[i], RMA_TAG_POST, NULL, 0);
+    return rc ? WIN_ERR(w, __func__, rc, "cannot notify the origins") : MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_post)
+
+int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+{
+    int *ranks, n, rc;
+
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    if (assert & ~MPI_MODE_NOCHECK)
+        return WIN_ERR(w, __func__, MPI_ERR_ASSERT, "assert %#x is not valid for "
+                       "MPI_Win_start", assert);
+    if (w->naccess >= 0)
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d already has an access "
+                       "epoch (MPI_Win_start without MPI_Win_complete)", win);
+    if ((rc = group_ranks(w, group, &ranks, &n)))
+        return WIN_ERR(w, __func__, rc, "group %d is not a group of window %d's ranks",
+                       group, win);
+    if (!(assert & MPI_MODE_NOCHECK)) {
+        /* Access begins once each target has posted. */
+        rtm_request_t *posts = calloc((size_t)(n ? n : 1), sizeof(*posts));
+
+        if (!posts) {
+            free(ranks);
+            return WIN_ERR(w, __func__, MPI_ERR_NO_MEM, "out of memory");
+        }
+        for (int i = 0; i < n; i++)
+            rtm_irecv(NULL, 0, ranks[i], RMA_TAG_POST, w->nc, &posts[i]);
+        wait_reqs(posts, n);
+        free(posts);
+    }
+    memcpy(w->access, ranks, (size_t)n * sizeof(*ranks));
+    for (int i = 0; i < n; i++)
+        w->in_access[ranks[i]] = 1;
+    w->naccess = n;
+    free(ranks);
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_start)
+
+int PMPI_Win_complete(MPI_Win win)
+{
+    int rc = MPI_SUCCESS;
+
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    if (w->naccess < 0)
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d has no access epoch "
+                       "(MPI_Win_complete without MPI_Win_start)", win);
+    /* Behind the epoch's operations in each target's order. */
+    for (int i = 0; i < w->naccess && !rc; i++)
+        rc = ctrl_send(w, w->access[i], RMA_COMPLETE, 0, NULL, NULL);
+    int prc = rtmpi_rma_wait_pend(w, -1);
+    for (int i = 0; i < w->naccess; i++)
+        w->in_access[w->access[i]] = 0;
+    w->naccess = -1;
+    if (!rc)
+        rc = prc;
+    return rc ? WIN_ERR(w, __func__, rc, "completing the access epoch failed") : MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_complete)
+
+static void exposure_end(rtmpi_win_t *w)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    w->ncomplete -= w->nexpose;
+    w->nexpose = -1;
+}
+
+int PMPI_Win_wait(MPI_Win win)
+{
+    unsigned polls = 0;
+
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    if (w->nexpose < 0)
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d has no exposure epoch "
+                       "(MPI_Win_wait without MPI_Win_post)", win);
+    while (w->ncomplete < w->nexpose)
+        spin(&polls);
+    exposure_end(w);
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_wait)
+
+int PMPI_Win_test(MPI_Win win, int *flag)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    if (!flag)
+        return WIN_ERR(w, __func__, MPI_ERR_ARG, "flag is NULL");
+    if (w->nexpose < 0)
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d has no exposure epoch "
+                       "(MPI_Win_test without MPI_Win_post)", win);
+    rtmpi_progress();
+    *flag = w->ncomplete >= w->nexpose;
+    if (*flag)
+        exposure_end(w);
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_test)
+
+int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
+        return WIN_ERR(w, __func__, MPI_ERR_LOCKTYPE, "lock type %d is neither "
+                       "MPI_LOCK_SHARED nor MPI_LOCK_EXCLUSIVE", lock_type);
+    if (assert & ~MPI_MODE_NOCHECK)
+        return WIN_ERR(w, __func__, MPI_ERR_ASSERT, "assert %#x is not valid for "
+                       "MPI_Win_lock", assert);
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (rank < 0 || rank >= w->size)
+        return WIN_ERR(w, __func__, MPI_ERR_RANK, "rank %d is not in window %d of %d ranks",
+                       rank, win, w->size);
+    if (w->locked[rank] || w->lock_all)
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is already locked at rank %d",
+                       win, rank);
+    int rc = MPI_SUCCESS;
+    if (!(assert & MPI_MODE_NOCHECK))
+        rc = ctrl_all(w, &rank, 1, RMA_LOCK, lock_type == MPI_LOCK_EXCLUSIVE ? RMA_F_EXCL : 0);
+    if (rc)
+        return WIN_ERR(w, __func__, rc, "cannot lock rank %d", rank);
+    w->locked[rank] = lock_type;
+    w->lock_nocheck[rank] = (assert & MPI_MODE_NOCHECK) != 0;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_lock)
+
+int PMPI_Win_unlock(int rank, MPI_Win win)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (rank < 0 || rank >= w->size)
+        return WIN_ERR(w, __func__, MPI_ERR_RANK, "rank %d is not in window %d of %d ranks",
+                       rank, win, w->size);
+    if (!w->locked[rank])
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is not locked at rank %d "
+                       "(MPI_Win_unlock without MPI_Win_lock)", win, rank);
+    uint32_t flags = (w->locked[rank] == MPI_LOCK_EXCLUSIVE ? RMA_F_EXCL : 0) |
+                     (w->lock_nocheck[rank] ? RMA_F_NOCHECK : 0);
+    int rc = ctrl_all(w, &rank, 1, RMA_UNLOCK, flags);
+    int prc = rtmpi_rma_wait_pend(w, rank);
+    w->locked[rank] = 0;
+    if (!rc)
+        rc = prc;
+    return rc ? WIN_ERR(w, __func__, rc, "unlocking rank %d failed", rank) : MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_unlock)
+
+int PMPI_Win_lock_all(int assert, MPI_Win win)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    if (assert & ~MPI_MODE_NOCHECK)
+        return WIN_ERR(w, __func__, MPI_ERR_ASSERT, "assert %#x is not valid for "
+                       "MPI_Win_lock_all", assert);
+    if (any_lock(w))
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is already locked", win);
+    int rc = MPI_SUCCESS;
+    if (!(assert & MPI_MODE_NOCHECK)) {
+        int *ts = all_ranks(w);
+
+        rc = ts ? ctrl_all(w, ts, w->size, RMA_LOCK, 0) : MPI_ERR_NO_MEM;
+        free(ts);
+    }
+    if (rc)
+        return WIN_ERR(w, __func__, rc, "cannot lock the window");
+    w->lock_all = assert & MPI_MODE_NOCHECK ? 2 : 1;
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_lock_all)
+
+int PMPI_Win_unlock_all(MPI_Win win)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    if (!w->lock_all)
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is not locked with "
+                       "MPI_Win_lock_all", win);
+    int *ts = all_ranks(w);
+    int rc = ts ? ctrl_all(w, ts, w->size, RMA_UNLOCK, w->lock_all == 2 ? RMA_F_NOCHECK : 0)
+                : MPI_ERR_NO_MEM;
+    free(ts);
+    int prc = rtmpi_rma_wait_pend(w, -1);
+    w->lock_all = 0;
+    if (!rc)
+        rc = prc;
+    return rc ? WIN_ERR(w, __func__, rc, "unlocking the window failed") : MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_unlock_all)
+
+/* Flushes are allowed in a passive target epoch to the rank. */
+static int check_passive(const char *fn, rtmpi_win_t *w, int rank)
+{
+    if (rank < 0 || rank >= w->size)
+        return WIN_ERR(w, fn, MPI_ERR_RANK, "rank %d is not in window %d of %d ranks", rank,
+                       w->handle, w->size);
+    if (!w->lock_all && !w->locked[rank])
+        return WIN_ERR(w, fn, MPI_ERR_RMA_SYNC, "window %d has no passive target epoch to "
+                       "rank %d (lock it first)", w->handle, rank);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_flush(int rank, MPI_Win win)
+{
+    int rc;
+
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if ((rc = check_passive(__func__, w, rank)))
+        return rc;
+    rc = ctrl_all(w, &rank, 1, RMA_FLUSH, 0);
+    int prc = rtmpi_rma_wait_pend(w, rank);
+    if (!rc)
+        rc = prc;
+    return rc ? WIN_ERR(w, __func__, rc, "flushing rank %d failed", rank) : MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_flush)
+
+int PMPI_Win_flush_all(MPI_Win win)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    int n = 0, *ts = malloc((size_t)w->size * sizeof(*ts));
+    if (!ts)
+        return WIN_ERR(w, __func__, MPI_ERR_NO_MEM, "out of memory");
+    for (int i = 0; i < w->size; i++)
+        if (w->lock_all || w->locked[i])
+            ts[n++] = i;
+    if (n == 0) {
+        free(ts);
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d has no passive target "
+                       "epoch (lock it first)", win);
+    }
+    int rc = ctrl_all(w, ts, n, RMA_FLUSH, 0);
+    free(ts);
+    int prc = rtmpi_rma_wait_pend(w, -1);
+    if (!rc)
+        rc = prc;
+    return rc ? WIN_ERR(w, __func__, rc, "flushing the window failed") : MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_flush_all)
+
+int PMPI_Win_flush_local(int rank, MPI_Win win)
+{
+    int rc;
+
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if ((rc = check_passive(__func__, w, rank)))
+        return rc;
+    rc = rtmpi_rma_wait_pend(w, rank);
+    return rc ? WIN_ERR(w, __func__, rc, "an operation to rank %d failed", rank) : MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_flush_local)
+
+int PMPI_Win_flush_local_all(MPI_Win win)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    if (!any_lock(w))
+        return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d has no passive target "
+                       "epoch (lock it first)", win);
+    int rc = rtmpi_rma_wait_pend(w, -1);
+    return rc ? WIN_ERR(w, __func__, rc, "an operation failed") : MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_flush_local_all)
+
+int PMPI_Win_sync(MPI_Win win)
+{
+    RTMPI_ENTER();
+    GET_WIN(win, w);
+    (void)w;
+    /* The unified model: the public and private copies are one memory;
+     * only the compiler's and the CPU's reordering is in the way. */
+    atomic_thread_fence(memory_order_seq_cst);
+    rtmpi_progress();
+    return MPI_SUCCESS;
+}
+RTMPI_WEAK(Win_sync)
