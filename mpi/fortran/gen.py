@@ -5,6 +5,7 @@
     mpif.h        the constants of mpi.h as fixed- and free-form Fortran,
                   the special addresses (COMMON blocks), the EXTERNALs
     mpi_consts.h  the same constants without the EXTERNALs, for mpi.f90
+    mpi_ifaces.h  explicit interfaces of the routines of the mpi module
     bindings.c    the gfortran entry points mpi_x_ (weak) / pmpi_x_
     symbols.txt   every C function of mpi.h and its Fortran entry point, or
                   why it has none (tests/mpi/mpi_fortran_wrap.sh checks it)
@@ -292,6 +293,121 @@ class Gen:
         return "\n".join(out)
 
 
+# ---- Explicit interfaces of the mpi module ---------------------------------
+
+# The hand-written entry points' Fortran arguments: (name, declaration);
+# "choice" takes any type and rank (NO_ARG_CHECK).
+A = "integer(kind=MPI_ADDRESS_KIND)"
+MANUAL_IFACES = {
+    "Init": [], "Finalize": [],
+    "Init_thread": [("required", "integer"), ("provided", "integer")],
+    "Buffer_detach": [("buffer_addr", "choice"), ("size", "integer")],
+    "Info_get": [("info", "integer"), ("key", "character(len=*)"), ("valuelen", "integer"),
+                 ("value", "character(len=*)"), ("flag", "logical")],
+    "Attr_put": [("comm", "integer"), ("keyval", "integer"), ("attribute_val", "integer")],
+    "Attr_get": [("comm", "integer"), ("keyval", "integer"), ("attribute_val", "integer"),
+                 ("flag", "logical")],
+    "Keyval_create": [("copy_fn", "external"), ("delete_fn", "external"),
+                      ("keyval", "integer"), ("extra_state", "integer")],
+    "Op_create": [("user_fn", "external"), ("commute", "logical"), ("op", "integer")],
+    "Grequest_start": [("query_fn", "external"), ("free_fn", "external"),
+                       ("cancel_fn", "external"), ("extra_state", A), ("request", "integer")],
+    "Address": [("location", "choice"), ("address", "integer")],
+    "Type_hvector": [("count", "integer"), ("blocklength", "integer"), ("stride", "integer"),
+                     ("oldtype", "integer"), ("newtype", "integer")],
+    "Type_hindexed": [("count", "integer"), ("array_of_blocklengths", "integer, dimension(*)"),
+                      ("array_of_displacements", "integer, dimension(*)"),
+                      ("oldtype", "integer"), ("newtype", "integer")],
+    "Type_struct": [("count", "integer"), ("array_of_blocklengths", "integer, dimension(*)"),
+                    ("array_of_displacements", "integer, dimension(*)"),
+                    ("array_of_types", "integer, dimension(*)"), ("newtype", "integer")],
+}
+for _h in ("Comm", "Type", "Win"):
+    MANUAL_IFACES[_h + "_set_attr"] = [("obj", "integer"), ("keyval", "integer"),
+                                       ("attribute_val", A)]
+    MANUAL_IFACES[_h + "_get_attr"] = [("obj", "integer"), ("keyval", "integer"),
+                                       ("attribute_val", A), ("flag", "logical")]
+    MANUAL_IFACES[_h + "_create_keyval"] = [("copy_fn", "external"), ("delete_fn", "external"),
+                                            ("keyval", "integer"), ("extra_state", A)]
+for _f in ("Type_extent", "Type_lb", "Type_ub"):
+    MANUAL_IFACES[_f] = [("datatype", "integer"), ("v", "integer")]
+for _f in ("Comm_create_errhandler", "Win_create_errhandler", "Errhandler_create"):
+    MANUAL_IFACES[_f] = [("function", "external"), ("errhandler", "integer")]
+
+
+def fortran_arg(fn, ctype, name, arr):
+    """The Fortran declaration of one argument of a generated entry point."""
+    base = ctype.replace("const ", "").strip()
+    if (name in CHOICE or name in BASEPTR) and base == "void *":
+        return "choice"
+    if base == "int" and not arr:
+        return "logical" if matches(LOGICAL_IN, fn, name) else "integer"
+    if base == "int *" and not arr:
+        return "logical" if matches(LOGICAL_OUT, fn, name) else "integer"
+    if base == "int" and arr == "[]":
+        if name in ("periods", "remain_dims"):
+            return "logical, dimension(*)"
+        return "integer, dimension(*)"
+    if base == "int" and arr == "[][3]":
+        return "integer, dimension(3, *)"
+    if base.rstrip(" *") in INT_HANDLES or base.rstrip(" *") in ("MPI_Request", "MPI_Message"):
+        return "integer, dimension(*)" if arr else "integer"
+    if base in ("MPI_Status *", "MPI_Status"):
+        if arr:
+            return "integer, dimension(MPI_STATUS_SIZE, *)"
+        return "integer, dimension(MPI_STATUS_SIZE)"
+    if base.rstrip(" *") == "MPI_Aint":
+        return A + (", dimension(*)" if arr else "")
+    if base.rstrip(" *") == "MPI_Count":
+        return "integer(kind=MPI_COUNT_KIND)"
+    if base.rstrip(" *") == "MPI_Offset":
+        return "integer(kind=MPI_OFFSET_KIND)"
+    if base in ("char *", "char"):
+        return "character(len=*)"
+    raise SystemExit("gen.py: MPI_%s: no Fortran type for %s %s%s" % (fn, ctype, name, arr))
+
+
+def iface_text(items):
+    """items: (Fortran name, [(arg, decl)]): subroutines with ierror."""
+    out = ["! Generated by mpi/fortran/gen.py from include/mpi.h: do not edit.",
+           "! Explicit interfaces of the mpi module: choice buffers take any type",
+           "! and rank (gfortran's NO_ARG_CHECK), every other argument is checked.",
+           "  interface"]
+    for fname, args in items:
+        names = [a for a, _ in args] + ["ierror"]
+        line = "    subroutine %s(" % fname
+        cur = line
+        lines = []
+        for i, n in enumerate(names):
+            piece = n + (", " if i < len(names) - 1 else ")")
+            if len(cur) + len(piece) > 90:
+                lines.append(cur.rstrip() + " &")
+                cur = "        "
+            cur += piece
+        lines.append(cur)
+        out.extend(lines)
+        imports = set()
+        for _, d in args:
+            for k in ("MPI_ADDRESS_KIND", "MPI_COUNT_KIND", "MPI_OFFSET_KIND", "MPI_STATUS_SIZE"):
+                if k in d:
+                    imports.add(k)
+        if imports:
+            out.append("      import :: %s" % ", ".join(sorted(imports)))
+        out.append("      implicit none")
+        for a, d in args:
+            if d == "choice":
+                out.append("!GCC$ ATTRIBUTES NO_ARG_CHECK :: %s" % a)
+                out.append("      type(*), dimension(*) :: %s" % a)
+            elif d == "external":
+                out.append("      external :: %s" % a)
+            else:
+                out.append("      %s :: %s" % (d, a))
+        out.append("      integer :: ierror")
+        out.append("    end subroutine %s" % fname)
+    out.append("  end interface")
+    return "\n".join(out) + "\n"
+
+
 # ---- Constants -----------------------------------------------------------
 
 def read_consts(mpi_h):
@@ -401,18 +517,23 @@ def main():
     consts = read_consts(mpi_h)
     body = [HEADER_C]
     table = []
+    ifaces = []
     for name, args, old in funcs:
         if name.startswith(C_ONLY_PREFIXES) or name in C_ONLY or name.endswith(("_c2f", "_f2c")):
             table.append("MPI_%s - C-only (MPI 3.1: no Fortran binding)" % name)
             continue
         if name in MANUAL:
             table.append("MPI_%s mpi_%s_ fortran.c" % (name, name.lower()))
+            if name in MANUAL_IFACES:
+                ifaces.append(("MPI_" + name.upper(), MANUAL_IFACES[name]))
             continue
         g = Gen(name, parse_args(args))
         code = g.emit(old)
         if code is None:
             sys.exit("gen.py: MPI_%s: no rule for argument %s" % (name, g.unsupported))
         body.append(code)
+        ifaces.append(("MPI_" + name.upper(),
+                       [(a[1], fortran_arg(name, *a)) for a in parse_args(args)]))
         table.append("MPI_%s mpi_%s_ bindings.c" % (name, name.lower()))
     # The c2f/f2c functions are not in RTMPI_API lines.
     for h in ("Comm", "Group", "Type", "Op", "Info", "Errhandler", "Request", "Message",
@@ -425,6 +546,7 @@ def main():
         "mpif.h": mpif_text(consts),
         "mpi_consts.h": consts_text(consts),
         "symbols.txt": "\n".join(sorted(table)) + "\n",
+        "mpi_ifaces.h": iface_text(ifaces),
     }
     for fname, text in files.items():
         with open(os.path.join(outdir, fname), "w") as f:

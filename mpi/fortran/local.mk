@@ -19,7 +19,7 @@ librtmsg_mpifh_la_LIBADD = librtmsg.la -lpthread
 librtmsg_mpifh_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
 	-export-symbols-regex '^(rtm_mpi_f_|mpi_|pmpi_)'
 EXTRA_DIST += mpi/fortran/gen.py mpi/fortran/mpif.h mpi/fortran/mpi_consts.h \
-	mpi/fortran/symbols.txt mpi/fortran/mpi.f90 mpi/mpifort.in
+	mpi/fortran/symbols.txt mpi/fortran/mpi.f90 mpi/fortran/mpi_ifaces.h mpi/mpifort.in
 
 fortran-regen:
 	cd $(top_srcdir) && python3 mpi/fortran/gen.py .
@@ -33,7 +33,8 @@ fmoddir = $(libdir)/fortran/$(RTM_FC_MODDIR)
 fmod_DATA = mpi/fortran/mod/mpi.mod
 CLEANFILES += mpi/fortran/mod/mpi.mod mpi/fortran/mod/mpi.o
 
-mpi/fortran/mod/mpi.mod: $(top_srcdir)/mpi/fortran/mpi.f90 $(top_srcdir)/mpi/fortran/mpi_consts.h
+mpi/fortran/mod/mpi.mod: $(top_srcdir)/mpi/fortran/mpi.f90 $(top_srcdir)/mpi/fortran/mpi_consts.h \
+		$(top_srcdir)/mpi/fortran/mpi_ifaces.h
 	$(AM_V_GEN)$(MKDIR_P) mpi/fortran/mod && \
 		$(FC) -c -I$(top_srcdir)/mpi/fortran -Jmpi/fortran/mod \
 			-o mpi/fortran/mod/mpi.o $(top_srcdir)/mpi/fortran/mpi.f90

@@ -48,7 +48,7 @@ done
 if command -v python3 >/dev/null 2>&1; then
     mkdir "$tmp/gen" && python3 "$top_srcdir/mpi/fortran/gen.py" "$top_srcdir" "$tmp/gen" ||
         fail "gen.py"
-    for f in bindings.c mpif.h mpi_consts.h symbols.txt; do
+    for f in bindings.c mpif.h mpi_consts.h mpi_ifaces.h symbols.txt; do
         cmp -s "$tmp/gen/$f" "$top_srcdir/mpi/fortran/$f" ||
             fail "mpi/fortran/$f is stale: run make fortran-regen"
     done
