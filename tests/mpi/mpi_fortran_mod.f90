@@ -3,7 +3,7 @@
 module fcheck
   implicit none
   integer :: handler_calls = 0, handler_code = 0, handler_comm = -1
-  integer :: deletes = 0
+  integer :: deletes = 0, gfrees = 0
 contains
   subroutine check(ok, code)
     logical, intent(in) :: ok
@@ -65,11 +65,44 @@ subroutine count_delete(comm, keyval, val, extra, ierr)
   ierr = MPI_SUCCESS
 end subroutine count_delete
 
+subroutine gq_query(extra, status, ierr)
+  use mpi
+  implicit none
+  integer(kind=MPI_ADDRESS_KIND) :: extra
+  integer :: status(MPI_STATUS_SIZE), ierr
+  status(MPI_SOURCE) = 0
+  status(MPI_TAG) = int(extra)
+  status(MPI_ERROR) = MPI_SUCCESS
+  call MPI_STATUS_SET_ELEMENTS(status, MPI_INTEGER, 3, ierr)
+  call MPI_STATUS_SET_CANCELLED(status, .false., ierr)
+end subroutine gq_query
+
+subroutine gq_free(extra, ierr)
+  use mpi
+  use fcheck
+  implicit none
+  integer(kind=MPI_ADDRESS_KIND) :: extra
+  integer :: ierr
+  gfrees = gfrees + int(extra)
+  ierr = MPI_SUCCESS
+end subroutine gq_free
+
+subroutine gq_cancel(extra, complete, ierr)
+  use mpi
+  implicit none
+  integer(kind=MPI_ADDRESS_KIND) :: extra
+  logical :: complete
+  integer :: ierr
+  ierr = MPI_SUCCESS
+  if (complete .and. extra < 0) ierr = MPI_ERR_OTHER
+end subroutine gq_cancel
+
 program fortran_mod
   use mpi
   use fcheck
   implicit none
-  external :: affine, my_handler, copy_plus1, count_delete
+  external :: affine, my_handler, copy_plus1, count_delete, gq_query, gq_free, gq_cancel
+  integer :: greq, ilb, iext, tstruct, ivals(3), idisp(2), iaddr1, iaddr2
   integer :: ierr, rank, nprocs, i, n, cls, color, sub, subsize, subrank
   integer :: st(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 4), reqs(4), idx, outcnt
   integer :: indices(4)
@@ -297,6 +330,36 @@ program fortran_mod
   call check(cls == MPI_ERR_TYPE, 114)
   call MPI_COMM_FREE(dup, ierr)
   call check(deletes == 2, 115)
+
+  ! A generalized request with Fortran callbacks.
+  call MPI_GREQUEST_START(gq_query, gq_free, gq_cancel, 77_MPI_ADDRESS_KIND, greq, ierr)
+  call check(ierr == MPI_SUCCESS .and. greq /= MPI_REQUEST_NULL, 130)
+  call MPI_TEST(greq, flag, st, ierr)
+  call check(.not. flag, 131)
+  call MPI_GREQUEST_COMPLETE(greq, ierr)
+  call MPI_WAIT(greq, st, ierr)
+  call check(ierr == MPI_SUCCESS .and. greq == MPI_REQUEST_NULL .and. gfrees == 77, 132)
+  call MPI_GET_COUNT(st, MPI_INTEGER, n, ierr)
+  call check(st(MPI_TAG) == 77 .and. n == 3, 133)
+  call MPI_TEST_CANCELLED(st, flag, ierr)
+  call check(.not. flag, 134)
+
+  ! MPI-1 names with INTEGER addresses and extents.
+  call MPI_TYPE_EXTENT(MPI_DOUBLE_PRECISION, iext, ierr)
+  call MPI_TYPE_LB(MPI_INTEGER, ilb, ierr)
+  call check(iext == 8 .and. ilb == 0, 140)
+  call MPI_ADDRESS(ivals(1), iaddr1, ierr)
+  call MPI_ADDRESS(ivals(3), iaddr2, ierr)
+  call check(iaddr2 - iaddr1 == 8, 141)
+  idisp = (/ 0, 8 /)
+  call MPI_TYPE_STRUCT(2, (/ 1, 1 /), idisp, (/ MPI_INTEGER, MPI_INTEGER /), tstruct, ierr)
+  call MPI_TYPE_COMMIT(tstruct, ierr)
+  ivals = (/ 4, 5, 6 /)
+  col = 0
+  call MPI_SENDRECV(ivals, 1, tstruct, rank, 12, col, 2, MPI_INTEGER, rank, 12, &
+                    MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+  call check(ierr == MPI_SUCCESS .and. col(1) == 4 .and. col(2) == 6, 142)
+  call MPI_TYPE_FREE(tstruct, ierr)
 
   t1 = MPI_WTIME()
   call check(t1 >= t0, 120)
