@@ -1,0 +1,85 @@
+/*
+ * The Fortran binding's helpers (mpi/fortran/fortran.c), shared by the
+ * generated entry points (bindings.c) and the hand-written ones.
+ *
+ * Conventions of gfortran on x86_64 that the binding relies on:
+ *  - every argument by reference, external names lower case with one
+ *    trailing underscore (mpi_send_, also for names with underscores);
+ *  - a CHARACTER argument adds a hidden size_t length after all the
+ *    others, one per CHARACTER argument, in order;
+ *  - INTEGER and LOGICAL are 4 bytes (MPI_Fint), .TRUE. is 1, .FALSE. 0;
+ *    INTEGER(KIND=8) is MPI_Aint / MPI_Count / MPI_Offset;
+ *  - COMMON /x/ is the global symbol x_, which is how the special
+ *    addresses (MPI_BOTTOM, MPI_STATUS_IGNORE, ...) are recognised.
+ */
+#ifndef RTM_MPI_FORTRAN_IMPL_H
+#define RTM_MPI_FORTRAN_IMPL_H
+
+/* The MPI-1 functions are bound too (old Fortran codes call them). */
+#define RTMPI_NO_DEPRECATION_WARNINGS 1
+#include <mpi.h>
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RTM_F_TRUE  1
+#define RTM_F_FALSE 0
+/* Arrays of requests and statuses up to this long are converted on the
+ * stack; longer ones are allocated. */
+#define RTM_F_STACK 16
+
+#define RTM_F_STR(_x) #_x
+#define RTM_F_WEAK(_n) _Pragma(RTM_F_STR(weak mpi_##_n##_ = pmpi_##_n##_))
+
+/* The COMMON blocks of mpif.h / the mpi module (sizes as declared there). */
+extern MPI_Fint rtm_mpi_f_bottom_;
+extern MPI_Fint rtm_mpi_f_in_place_;
+extern MPI_Fint rtm_mpi_f_st_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_Fint rtm_mpi_f_sts_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_Fint rtm_mpi_f_unweighted_[1];
+extern MPI_Fint rtm_mpi_f_weights_empty_[1];
+
+#define RTM_F_BUF(_p) \
+    ((const void *)(_p) == (const void *)&rtm_mpi_f_bottom_ ? MPI_BOTTOM : \
+     (const void *)(_p) == (const void *)&rtm_mpi_f_in_place_ ? MPI_IN_PLACE : (void *)(_p))
+#define RTM_F_WEIGHTS(_p) \
+    ((_p) == rtm_mpi_f_unweighted_ ? MPI_UNWEIGHTED : \
+     (_p) == rtm_mpi_f_weights_empty_ ? MPI_WEIGHTS_EMPTY : (_p))
+/* Either IGNORE is taken for the other: the standard keeps them apart only
+ * for type checking. */
+#define RTM_F_IS_STATUS_IGNORE(_s) \
+    ((_s) == rtm_mpi_f_st_ignore_ || (_s) == rtm_mpi_f_sts_ignore_ || \
+     (_s) == MPI_F_STATUS_IGNORE || (_s) == MPI_F_STATUSES_IGNORE)
+#define RTM_F_IS_STATUSES_IGNORE(_s) RTM_F_IS_STATUS_IGNORE(_s)
+
+/* Raises errclass on MPI_COMM_WORLD's error handler for Fortran function
+ * fn; returns errclass (for ierror). */
+int rtm_f_error(const char *fn, int errclass);
+
+/* Statuses: a Fortran status is mpi.h's MPI_F_STATUS_SIZE integers. */
+void rtm_f_status_in(const MPI_Fint *f, MPI_Status *c);
+void rtm_f_status_out(const MPI_Status *c, MPI_Fint *f);
+/* n statuses: `stack` (RTM_F_STACK of them) when they fit, else malloc;
+ * NULL when out of memory. */
+MPI_Status *rtm_f_statuses_alloc(int n, MPI_Status *stack);
+/* The first n (none if n is MPI_UNDEFINED) back to Fortran. */
+void rtm_f_statuses_out(const MPI_Status *c, MPI_Fint *f, int n);
+
+/* n Fortran requests as C ones, in `stack` or allocated (NULL: no memory). */
+MPI_Request *rtm_f_requests_in(const MPI_Fint *f, int n, MPI_Request *stack);
+void rtm_f_requests_out(MPI_Fint *f, const MPI_Request *c, int n);
+
+/* 0-based indices C wrote become Fortran's 1-based ones (n may be
+ * MPI_UNDEFINED). */
+void rtm_f_indices(MPI_Fint *idx, int n);
+/* LOGICALs C wrote as 0/nonzero become .FALSE./.TRUE. */
+void rtm_f_logicals(MPI_Fint *a, int n);
+
+/* A Fortran string as a C one (trailing blanks dropped), allocated: NULL
+ * when out of memory. */
+char *rtm_f_string_in(const char *f, size_t flen);
+/* A C string into a Fortran one, truncated or padded with blanks. */
+void rtm_f_string_out(const char *c, char *f, size_t flen);
+
+#endif

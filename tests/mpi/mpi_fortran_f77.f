@@ -1,0 +1,69 @@
+C     mpif.h in fixed form (issue 16), run by mpi_fortran_wrap.sh on 1,
+C     2 and 3 ranks: point to point with status fields, MPI_IN_PLACE,
+C     a CHARACTER broadcast, error codes under MPI_ERRORS_RETURN.
+      PROGRAM F77
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER IERR, RANK, NPROCS, I, N, CLS, ISTAT(MPI_STATUS_SIZE)
+      INTEGER IBUF(10), IREQ
+      DOUBLE PRECISION DBUF(4), T0
+      CHARACTER*12 WORD
+      LOGICAL FLAG
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NPROCS, IERR)
+      T0 = MPI_WTIME()
+      IF (NPROCS .GT. 1) THEN
+         IF (RANK .EQ. 0) THEN
+            DO 10 I = 1, 4
+               DBUF(I) = 0.5D0 * I
+   10       CONTINUE
+            CALL MPI_SEND(DBUF, 3, MPI_DOUBLE_PRECISION, 1, 33,
+     &                    MPI_COMM_WORLD, IERR)
+         ELSE IF (RANK .EQ. 1) THEN
+            CALL MPI_RECV(DBUF, 4, MPI_DOUBLE_PRECISION, MPI_ANY_SOURCE,
+     &                    MPI_ANY_TAG, MPI_COMM_WORLD, ISTAT, IERR)
+            CALL MPI_GET_COUNT(ISTAT, MPI_DOUBLE_PRECISION, N, IERR)
+            IF (ISTAT(MPI_SOURCE) .NE. 0) CALL FAIL(1)
+            IF (ISTAT(MPI_TAG) .NE. 33) CALL FAIL(2)
+            IF (N .NE. 3 .OR. DBUF(3) .NE. 1.5D0) CALL FAIL(3)
+         END IF
+      END IF
+      DO 20 I = 1, 10
+         IBUF(I) = RANK + I
+   20 CONTINUE
+      CALL MPI_ALLREDUCE(MPI_IN_PLACE, IBUF, 10, MPI_INTEGER, MPI_SUM,
+     &                   MPI_COMM_WORLD, IERR)
+      IF (IBUF(10) .NE. NPROCS*(NPROCS-1)/2 + 10*NPROCS) CALL FAIL(4)
+      WORD = ' '
+      IF (RANK .EQ. 0) WORD = 'fixed form'
+      CALL MPI_BCAST(WORD, 12, MPI_CHARACTER, 0, MPI_COMM_WORLD, IERR)
+      IF (WORD .NE. 'fixed form') CALL FAIL(5)
+      CALL MPI_IRECV(IBUF, 1, MPI_INTEGER, RANK, 1, MPI_COMM_WORLD,
+     &               IREQ, IERR)
+      CALL MPI_SEND(RANK, 1, MPI_INTEGER, RANK, 1, MPI_COMM_WORLD, IERR)
+      CALL MPI_WAIT(IREQ, ISTAT, IERR)
+      IF (IREQ .NE. MPI_REQUEST_NULL) CALL FAIL(6)
+      IF (IBUF(1) .NE. RANK) CALL FAIL(11)
+      CALL MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD, MPI_ERRORS_RETURN,
+     &                             IERR)
+      CALL MPI_SEND(IBUF, 1, MPI_INTEGER, NPROCS, 0, MPI_COMM_WORLD,
+     &              IERR)
+      CALL MPI_ERROR_CLASS(IERR, CLS, I)
+      IF (CLS .NE. MPI_ERR_RANK) CALL FAIL(7)
+      CALL MPI_COMM_SIZE(MPI_COMM_NULL, N, IERR)
+      IF (IERR .EQ. MPI_SUCCESS) CALL FAIL(8)
+      CALL MPI_IPROBE(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, FLAG,
+     &                ISTAT, IERR)
+      IF (FLAG) CALL FAIL(9)
+      IF (MPI_WTIME() .LT. T0) CALL FAIL(10)
+      CALL MPI_FINALIZE(IERR)
+      IF (RANK .EQ. 0) PRINT *, 'F77 OK', NPROCS
+      END
+
+      SUBROUTINE FAIL(N)
+      INTEGER N, IERR
+      PRINT *, 'FAIL: check', N
+      CALL MPI_ABORT(1, N, IERR)
+      STOP 1
+      END
