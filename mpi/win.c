@@ -196,7 +196,7 @@ static int win_finish(const char *fn, MPI_Comm comm, rtmpi_win_t *w, MPI_Win *wi
         return rtmpi_error(comm, fn, rc, "out of memory for the window");
     }
     w->in_use = 1;
-    snprintf(w->name, sizeof(w->name), "window %d", w->handle);
+    w->name[0] = '\0';   /* MPI 3.1 6.8: no name until MPI_Win_set_name */
     *win = w->handle;
     /* Nobody's operations may reach a window not served yet. */
     rc = PMPI_Barrier(w->hcomm);

@@ -71,6 +71,8 @@ static void test_objects(int rank, int size)
     EXPECT(res == MPI_IDENT, "window group compares %d to the world's", res);
     MPI_Group_free(&g);
     MPI_Group_free(&wg);
+    CHECK_RC(MPI_Win_get_name(win, name, &len));
+    EXPECT(len == 0 && name[0] == '\0', "a new window's name is '%s' (%d), not empty", name, len);
     CHECK_RC(MPI_Win_set_name(win, "rma_fence window"));
     CHECK_RC(MPI_Win_get_name(win, name, &len));
     EXPECT(!strcmp(name, "rma_fence window") && len == 16, "name '%s' (%d)", name, len);
