@@ -5,8 +5,8 @@
 # librtmsg yet: built and shipped, not run by make check (run one by hand:
 # make check TESTS=tests/mpi/rmas_sync.sh). A driver moves to
 # RMA_SUITE_TESTS, which INTEGRATION_TESTS runs, once it passes.
-RMA_SUITE_PROGS = tests/mpi/rmas_sync tests/mpi/rmas_acc tests/mpi/rmas_dtype
-RMA_SUITE_PENDING = tests/mpi/rmas_sync.sh tests/mpi/rmas_acc.sh tests/mpi/rmas_dtype.sh
+RMA_SUITE_PROGS = tests/mpi/rmas_sync tests/mpi/rmas_acc tests/mpi/rmas_dtype tests/mpi/rmas_win
+RMA_SUITE_PENDING = tests/mpi/rmas_sync.sh tests/mpi/rmas_acc.sh tests/mpi/rmas_dtype.sh tests/mpi/rmas_win.sh
 RMA_SUITE_TESTS =
 check_PROGRAMS += $(RMA_SUITE_PROGS)
 noinst_HEADERS += tests/mpi/rmas_common.h
@@ -16,6 +16,8 @@ tests_mpi_rmas_acc_LDADD = librtmsg.la
 tests_mpi_rmas_acc_LDFLAGS = $(MPITEST_LINK_FLAGS)
 tests_mpi_rmas_dtype_LDADD = librtmsg.la
 tests_mpi_rmas_dtype_LDFLAGS = $(MPITEST_LINK_FLAGS)
+tests_mpi_rmas_win_LDADD = librtmsg.la
+tests_mpi_rmas_win_LDFLAGS = $(MPITEST_LINK_FLAGS)
 EXTRA_DIST += $(RMA_SUITE_PENDING) tests/mpi/rmas_lib.sh
 dist_noinst_SCRIPTS += $(RMA_SUITE_TESTS)
 INTEGRATION_TESTS += $(RMA_SUITE_TESTS)
