@@ -30,7 +30,7 @@ rmas_job() {
         rc=$?
     fi
     if [ $rc -ne 0 ]; then
-        echo "FAIL: $(basename "$prog") $* on $label with $np rank(s) exited $rc" >&2
+        echo "FAIL: $(basename "$prog")${*:+ $*} on $label with $np rank(s) exited $rc" >&2
         rmas_failed=1
     fi
 }
