@@ -20,9 +20,12 @@
 # PAPI off and no graphs, as in a default OSU build; the table says so.
 #
 # Runs: pt2pt and startup programs with 2 ranks; collectives with
-# OSU_COLL_NP ranks (4) and --oversubscribe; one-sided programs are run too
-# and must end with MPI_ERR_UNSUPPORTED_OPERATION (one-sided is not
-# implemented, docs/mpi.md), reported "n/a"; osu_latency_mt needs
+# OSU_COLL_NP ranks (4) and --oversubscribe; one-sided programs with 2 ranks
+# once per window creation (-w create, allocate, dynamic) and per
+# synchronization mode the program offers (-s, ONESIDED_SYNC below; a mode
+# the program's own -h does not list is skipped), with -c where the
+# program's -h offers validation; every run must exit 0 (and print
+# no validation failure); osu_latency_mt needs
 # MPI_THREAD_MULTIPLE, which we do not provide, and must say so itself;
 # neighbourhood collectives do not compile (MPI_Neighbor_* is not declared).
 #
@@ -35,6 +38,11 @@
 #   OSU_COLL_NP        (4)
 #   OSU_TIMEOUT        seconds per job (120)
 #   OSU_ONLY           space-separated program names to build and run
+#   OSU_MPI            rtmsg (default) | openmpi | mpich: the same programs
+#                      built with mpicc.openmpi / mpicc.mpich and run with
+#                      their mpirun, for the one-sided comparison of
+#                      docs/benchmarks.md (MPICC/RTRUN then unused)
+#   OSU_ONESIDED_ARGS  (-i 100 -x 10 -m 1:65536)
 set -uo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -60,12 +68,26 @@ if [ -z "$rtrun" ]; then
     if [ -x "$build_dir/rtrun" ]; then rtrun=$build_dir/rtrun
     else rtrun=$(command -v rtrun || true); fi
 fi
+peer=${OSU_MPI:-rtmsg}
+case $peer in
+rtmsg) ;;
+openmpi|mpich)
+    mpicc=$(command -v "mpicc.$peer" || true)
+    rtrun=$(command -v "mpirun.$peer" || true) ;;
+*) echo "osu.sh: OSU_MPI is rtmsg, openmpi or mpich" >&2; exit 2 ;;
+esac
 [ -n "$mpicc" ] && [ -x "$mpicc" ] || { echo "osu.sh: no mpicc (set MPICC)" >&2; exit 2; }
 [ -n "$rtrun" ] && [ -x "$rtrun" ] || { echo "osu.sh: no rtrun (set RTRUN)" >&2; exit 2; }
-mpicc_version=$("$mpicc" --showme:version 2>/dev/null | head -n 1)
-if [[ "$mpicc_version" != *librtmsg* ]]; then
-    echo "osu.sh: $mpicc is not librtmsg's mpicc" >&2
-    exit 2
+mpicxx=${mpicc%cc}cxx
+[ "$peer" = rtmsg ] || mpicxx=mpicxx.$peer
+if [ "$peer" = rtmsg ]; then
+    mpicc_version=$("$mpicc" --showme:version 2>/dev/null | head -n 1)
+    if [[ "$mpicc_version" != *librtmsg* ]]; then
+        echo "osu.sh: $mpicc is not librtmsg's mpicc" >&2
+        exit 2
+    fi
+else
+    mpicc_version="$peer ($("$mpicc" --version 2>/dev/null | head -n 1))"
 fi
 
 # The version as OSU's configure.ac states it (AC_INIT), else unknown.
@@ -205,7 +227,7 @@ declare -A built
 if [ "$mode" = configure ]; then
     echo "== OSU $version: configure CC=$mpicc in $out/build"
     mkdir -p "$out/build"
-    (cd "$out/build" && "$src/configure" CC="$mpicc" CXX="${mpicc%cc}cxx" \
+    (cd "$out/build" && "$src/configure" CC="$mpicc" CXX="$mpicxx" \
         >"$out/logs/configure.log" 2>&1 && make -j2 >"$out/logs/make.log" 2>&1)
     echo "   configure+make exit $? (logs/configure.log, logs/make.log)"
     for p in "${progs[@]}"; do
@@ -236,10 +258,71 @@ fi
 # run NAME NP ARGS...: the job's exit status; output in logs/NAME.run
 run() {
     local n=$1 np=$2; shift 2
-    local over=()
-    [ "$np" -gt 2 ] && over=(--oversubscribe)
-    "$rtrun" -n "$np" "${over[@]}" --timeout "$job_timeout" "$out/bin/$n" "$@" \
-        >"$out/logs/$n.run" 2>&1
+    local over=() log=$out/logs/$n${RUN_TAG:-}.run
+    case $peer in
+    rtmsg)
+        [ "$np" -gt 2 ] && over=(--oversubscribe)
+        "$rtrun" -n "$np" "${over[@]}" --timeout "$job_timeout" "$out/bin/$n" "$@" ;;
+    openmpi)
+        timeout -k 5 "$job_timeout" "$rtrun" --oversubscribe --allow-run-as-root -n "$np" \
+            "$out/bin/$n" "$@" ;;
+    mpich)
+        timeout -k 5 "$job_timeout" "$rtrun" -n "$np" "$out/bin/$n" "$@" ;;
+    esac >"$log" 2>&1
+}
+
+# The synchronization modes (-s) of each one-sided program, as OSU 7.x
+# documents them; run_onesided keeps those the program's -h names.
+declare -A ONESIDED_SYNC=(
+    [osu_put_latency]="lock flush flush_local lock_all pscw fence"
+    [osu_get_latency]="lock flush flush_local lock_all pscw fence"
+    [osu_put_bw]="lock flush flush_local lock_all pscw fence"
+    [osu_get_bw]="lock flush flush_local lock_all pscw fence"
+    [osu_put_bibw]="pscw fence"
+    [osu_acc_latency]="lock flush flush_local lock_all pscw fence"
+    [osu_fop_latency]="lock flush flush_local lock_all pscw fence"
+    [osu_cas_latency]="lock flush flush_local lock_all pscw fence"
+    [osu_get_acc_latency]="lock flush flush_local lock_all pscw fence"
+)
+
+# run_onesided NAME: every -w x -s combination with 2 ranks; sets
+# onesided_row to the table's text and returns non-zero if any run failed.
+run_onesided() {
+    local n=$1 w s help syncs ran=0 bad=0 skipped="" valid=() failed_runs="" used=""
+    local -a args
+    read -r -a args <<<"${OSU_ONESIDED_ARGS:--i 100 -x 10 -m 1:65536}"
+    RUN_TAG=.help run "$n" 2 -h
+    help=$out/logs/$n.help.run
+    grep -q -- '--validation\|-c, ' "$help" && valid=(-c)
+    syncs=${ONESIDED_SYNC[$n]:-}
+    [ -n "$syncs" ] || syncs="default"
+    for w in create allocate dynamic; do
+        for s in $syncs; do
+            local sopt=()
+            if [ "$s" != default ]; then
+                if ! grep -qw -- "$s" "$help"; then
+                    [[ " $skipped " == *" $s "* ]] || skipped+=" $s"
+                    continue
+                fi
+                sopt=(-s "$s")
+            fi
+            [ "$w" = create ] && used+="/$s"
+            RUN_TAG=".w$w.s$s" run "$n" 2 -w "$w" "${sopt[@]}" "${valid[@]}" "${args[@]}"
+            local rc=$? log=$out/logs/$n.w$w.s$s.run
+            ran=$((ran + 1))
+            if [ $rc -ne 0 ] || grep -qi 'validation fail\|fail$' "$log"; then
+                bad=$((bad + 1))
+                failed_runs+=" -w $w -s $s (logs/${log##*/})"
+            fi
+        done
+    done
+    if [ $bad -eq 0 ]; then
+        onesided_row="ran $ran (-w create/allocate/dynamic x -s ${used#/})${valid:+, validation -c}"
+    else
+        onesided_row="FAIL: $bad of $ran runs:$failed_runs"
+    fi
+    [ -n "$skipped" ] && onesided_row+="; not offered by -h:$skipped"
+    return $((bad > 0))
 }
 
 fails=0
@@ -262,13 +345,8 @@ for p in "${progs[@]}"; do
     fi
     case "$dir" in
     one-sided)
-        run "$n" 2 -i 10 -x 1 -m 1:64
-        if grep -q MPI_ERR_UNSUPPORTED_OPERATION "$out/logs/$n.run"; then
-            rows+=("$p|n/a: ended with MPI_ERR_UNSUPPORTED_OPERATION (one-sided not implemented)")
-        else
-            rows+=("$p|FAIL: one-sided program did not end with MPI_ERR_UNSUPPORTED_OPERATION")
-            fails=$((fails + 1))
-        fi
+        run_onesided "$n" || fails=$((fails + 1))
+        rows+=("$p|$onesided_row")
         continue ;;
     collective) np=$coll_np; read -r -a args <<<"$coll_args" ;;
     startup) np=2; args=() ;;
