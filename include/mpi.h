@@ -125,6 +125,9 @@ extern int rtm_mpi_weights_empty[1];
 #define MPI_COMBINER_SUBARRAY       11
 #define MPI_COMBINER_DARRAY         12
 #define MPI_COMBINER_RESIZED        13
+#define MPI_COMBINER_F90_REAL       14
+#define MPI_COMBINER_F90_COMPLEX    15
+#define MPI_COMBINER_F90_INTEGER    16
 
 /* One-sided constants */
 #define MPI_MODE_NOCHECK    1
@@ -852,6 +855,11 @@ RTMPI_API(Type_create_darray, (int size, int rank, int ndims, const int array_of
 #define MPI_TYPECLASS_INTEGER 2
 #define MPI_TYPECLASS_COMPLEX 3
 RTMPI_API(Type_match_size, (int typeclass, int size, MPI_Datatype *datatype))
+/* gfortran's kinds of SELECTED_INT_KIND(r) / SELECTED_REAL_KIND(p, r);
+ * MPI_UNDEFINED leaves p or r (not both) unconstrained for real and complex */
+RTMPI_API(Type_create_f90_integer, (int r, MPI_Datatype *newtype))
+RTMPI_API(Type_create_f90_real, (int p, int r, MPI_Datatype *newtype))
+RTMPI_API(Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype))
 /* Representation "external32" only (big-endian, the standard's sizes) */
 RTMPI_API(Pack_external, (const char datarep[], const void *inbuf, int incount,
                           MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,

@@ -14,7 +14,7 @@
 #include <string.h>
 
 
-enum step_kind { STEP_SEND, STEP_RECV, STEP_REDUCE, STEP_COPY };
+enum step_kind { STEP_SEND, STEP_RECV, STEP_REDUCE, STEP_COPY, STEP_CALL };
 
 typedef struct step {
     int          kind;
@@ -27,6 +27,8 @@ typedef struct step {
     MPI_Op       op;
     MPI_Count    rcount;
     MPI_Datatype rdt;
+    rtmpi_sched_fn *fn;      /* STEP_CALL */
+    void        *arg;
     rtmpi_request_t req;     /* send/recv in flight */
 } step_t;
 
@@ -267,6 +269,38 @@ int rtmpi_sched_copy(rtmpi_sched_t *s, const void *sbuf, MPI_Count scount, MPI_D
     return MPI_SUCCESS;
 }
 
+int rtmpi_sched_call(rtmpi_sched_t *s, rtmpi_sched_fn *fn, void *arg)
+{
+    step_t *st = add(s, STEP_CALL);
+
+    if (!st)
+        return MPI_ERR_NO_MEM;
+    st->fn = fn;
+    st->arg = arg;
+    return MPI_SUCCESS;
+}
+
+/* A call step: what fn adds goes to rounds after every step there is, so
+ * the round running now is not changed under it; a nonblocking schedule
+ * holds the types and ops of those steps too. */
+static int do_call(rtmpi_sched_t *s, int i)
+{
+    rtmpi_sched_fn *fn = s->steps[i].fn;
+    void *arg = s->steps[i].arg;
+    int before = s->nsteps, rc;
+
+    s->round = s->steps[s->nsteps - 1].round + 1;
+    rc = fn(s, arg);
+    if (s->held) {
+        for (int k = before; k < s->nsteps; k++) {
+            rtmpi_dtype_retain(s->steps[k].dt);
+            rtmpi_dtype_retain(s->steps[k].rdt);
+            rtmpi_op_retain(s->steps[k].op);
+        }
+    }
+    return rc ? rc : s->build_error;
+}
+
 void *rtmpi_sched_tmp(rtmpi_sched_t *s, size_t bytes)
 {
     struct scratch b;
@@ -378,6 +412,8 @@ static void start_round(rtmpi_sched_t *s)
             rc = rtmpi_op_apply(st->op, st->sbuf, st->rbuf, st->count, st->dt);
         else if (st->kind == STEP_COPY)
             rc = do_copy(st);
+        else if (st->kind == STEP_CALL)
+            rc = do_call(s, i);   /* may move s->steps: st is not used after */
         if (rc) {
             s->end = s->cur;   /* nothing posted */
             s->error = rc;

@@ -33,6 +33,12 @@ int rtmpi_sched_reduce(rtmpi_sched_t *s, const void *in, void *inout, MPI_Count 
 /* Copies scount elements of stype to rbuf as rtype (pack + unpack). */
 int rtmpi_sched_copy(rtmpi_sched_t *s, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
                      void *rbuf, MPI_Count rcount, MPI_Datatype rtype);
+/* A local step that calls fn(s, arg) when its round runs: fn may add steps
+ * (they run in rounds after all the others), so a schedule can decide its
+ * next rounds on what earlier ones received (MPI_Comm_idup's agreement).
+ * A nonzero return is the schedule's error class and ends it. */
+typedef int rtmpi_sched_fn(rtmpi_sched_t *s, void *arg);
+int rtmpi_sched_call(rtmpi_sched_t *s, rtmpi_sched_fn *fn, void *arg);
 /* Scratch memory owned by the schedule: `bytes` bytes, or room for `count`
  * elements of dt laid out as in a user buffer (the pointer accounts for
  * the type's lower bound). NULL when out of memory. */

@@ -9,6 +9,7 @@
 #include "intercomm.h"
 #include "coll_sched.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,14 +49,19 @@ int rtmpi_comm_add(rtmpi_comm_t *c, MPI_Comm *newcomm_p)
     return handle_new(c, newcomm_p);
 }
 
-int rtmpi_comm_wrap(rtm_comm_t pt2pt, const char *fn, MPI_Comm parent, MPI_Comm *newcomm_p)
+/* coll: the hidden collective communicator made already, or RTM_COMM_NULL
+ * to duplicate pt2pt for it (collective over pt2pt). */
+static int comm_wrap(rtm_comm_t pt2pt, rtm_comm_t coll, MPI_Comm parent, MPI_Comm *newcomm_p)
 {
     rtmpi_comm_t *c = calloc(1, sizeof(*c)), *p = rtmpi_comm_get(parent);
-    rtm_status_t st;
+    rtm_status_t st = RTM_OK;
     int rc = MPI_ERR_NO_MEM;
 
-    if (!c)
+    if (!c) {
+        if (coll != RTM_COMM_NULL)
+            rtm_comm_free(&coll);
         goto err_free_native;
+    }
     c->in_use = 1;
     c->pt2pt = pt2pt;
     c->errhandler = p ? p->errhandler : MPI_ERRORS_ARE_FATAL;
@@ -67,7 +73,10 @@ int rtmpi_comm_wrap(rtm_comm_t pt2pt, const char *fn, MPI_Comm parent, MPI_Comm 
         goto err_free_comm;
     for (int i = 0; i < c->size; i++)
         rtm_comm_world_rank(pt2pt, i, &c->world_ranks[i]);
-    st = rtm_comm_dup(pt2pt, &c->coll);
+    if (coll != RTM_COMM_NULL)
+        c->coll = coll;
+    else
+        st = rtm_comm_dup(pt2pt, &c->coll);
     if (st != RTM_OK) {
         rc = rtmpi_class_of(st);
         goto err_free_ranks;
@@ -87,8 +96,13 @@ err_free_comm:
 err_free_native:
     if (pt2pt != RTM_COMM_WORLD && pt2pt != RTM_COMM_SELF)
         rtm_comm_free(&pt2pt);
-    (void)fn;
     return rc;
+}
+
+int rtmpi_comm_wrap(rtm_comm_t pt2pt, const char *fn, MPI_Comm parent, MPI_Comm *newcomm_p)
+{
+    (void)fn;
+    return comm_wrap(pt2pt, RTM_COMM_NULL, parent, newcomm_p);
 }
 
 int rtmpi_comm_init(void)
@@ -436,25 +450,177 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 }
 RTMPI_WEAK(Comm_get_name)
 
-/* Nonblocking in name only: the duplicate is made at once, which waits
- * for every member to call MPI_Comm_idup, and the request is complete. */
+/* MPI_Comm_idup agrees on the new communicator's two context ids (its
+ * point-to-point one and its hidden collective one) in a schedule, so it
+ * waits for nobody. The blocking creations AND the members' masks of free
+ * ids, which needs every member's mask at one time; here each round every
+ * member proposes (and takes, so no other creation can use them) its two
+ * lowest free ids from `start` up, the MAX of the proposals is the
+ * candidate pair (the second above the first, as on every member), and
+ * each member takes it if it can; the MIN of their answers says whether
+ * all could. If not, every member gives back what it took and the next
+ * round starts above the first candidate, so the rounds end. (Open MPI
+ * agrees on its ids in the same way.) */
+#define IDUP_NONE INT_MAX   /* no id to propose: above every id */
+typedef struct idup {
+    MPI_Comm  comm, *newcomm;
+    int       rank, size;    /* in the parent's collective communicator */
+    int       start;
+    int       mine[2];       /* proposed and taken (-1: none) */
+    int       held[2];       /* the candidates this member holds */
+    int       val[2], tmp[2];
+    int       ok, oktmp;
+} idup_t;
+
+/* buf = op of every member's buf: a binomial reduce to rank 0 then a
+ * binomial broadcast over the same tree (between a parent and a child one
+ * message each way). */
+static int idup_allreduce(rtmpi_sched_t *s, idup_t *d, int *buf, int *tmp, int count, MPI_Op op)
+{
+    int mask, lowbit = 1;
+
+    while (lowbit < d->size)
+        lowbit <<= 1;   /* rank 0: above every child */
+    rtmpi_sched_round(s);
+    for (mask = 1; mask < d->size; mask <<= 1) {
+        if (d->rank & mask) {
+            rtmpi_sched_send(s, buf, count, MPI_INT, d->rank - mask);
+            rtmpi_sched_round(s);
+            rtmpi_sched_recv(s, buf, count, MPI_INT, d->rank - mask);
+            rtmpi_sched_round(s);
+            lowbit = mask;
+            break;
+        }
+        if (d->rank + mask < d->size) {
+            rtmpi_sched_recv(s, tmp, count, MPI_INT, d->rank + mask);
+            rtmpi_sched_round(s);
+            rtmpi_sched_reduce(s, tmp, buf, count, MPI_INT, op);
+        }
+    }
+    /* the children are rank + mask for every mask below the lowest bit of rank */
+    for (mask = lowbit >> 1; mask > 0; mask >>= 1)
+        if (d->rank + mask < d->size)
+            rtmpi_sched_send(s, buf, count, MPI_INT, d->rank + mask);
+    rtmpi_sched_round(s);
+    return rtmpi_sched_failed(s);
+}
+
+static int idup_check(rtmpi_sched_t *s, void *arg);
+static int idup_decide(rtmpi_sched_t *s, void *arg);
+
+static int idup_propose(rtmpi_sched_t *s, void *arg)
+{
+    idup_t *d = arg;
+
+    d->mine[0] = binding_ctxid_take_from(d->start);
+    d->mine[1] = d->mine[0] >= 0 ? binding_ctxid_take_from(d->mine[0] + 1) : -1;
+    for (int k = 0; k < 2; k++)
+        d->val[k] = d->mine[k] >= 0 ? d->mine[k] : IDUP_NONE;
+    if (idup_allreduce(s, d, d->val, d->tmp, 2, MPI_MAX))
+        return MPI_ERR_NO_MEM;
+    return rtmpi_sched_call(s, idup_check, d);
+}
+
+static int idup_check(rtmpi_sched_t *s, void *arg)
+{
+    idup_t *d = arg;
+
+    d->ok = 1;
+    for (int k = 0; k < 2; k++) {
+        int id = d->val[k];
+
+        d->held[k] = id == d->mine[0] || id == d->mine[1] || binding_ctxid_take(id);
+        d->ok &= d->held[k];
+    }
+    for (int k = 0; k < 2; k++)
+        if (d->mine[k] >= 0 && d->mine[k] != d->val[0] && d->mine[k] != d->val[1])
+            binding_ctxid_release(d->mine[k]);
+    d->mine[0] = d->mine[1] = -1;
+    if (d->val[1] >= IDUP_NONE) {
+        /* some member has no two ids free from start up: all see it */
+        for (int k = 0; k < 2; k++)
+            if (d->held[k])
+                binding_ctxid_release(d->val[k]);
+        return MPI_ERR_INTERN;
+    }
+    if (idup_allreduce(s, d, &d->ok, &d->oktmp, 1, MPI_MIN))
+        return MPI_ERR_NO_MEM;
+    return rtmpi_sched_call(s, idup_decide, d);
+}
+
+static int idup_decide(rtmpi_sched_t *s, void *arg)
+{
+    idup_t *d = arg;
+    rtmpi_comm_t *c = rtmpi_comm_get(d->comm);
+    rtm_comm_t p2p = RTM_COMM_NULL, coll = RTM_COMM_NULL;
+    MPI_Comm h;
+    int rc;
+
+    if (!d->ok) {
+        for (int k = 0; k < 2; k++)
+            if (d->held[k])
+                binding_ctxid_release(d->val[k]);
+        d->start = d->val[0] + 1;
+        return idup_propose(s, d);
+    }
+    if (binding_comm_clone(c->pt2pt, d->val[0], &p2p) != RTM_OK) {
+        binding_ctxid_release(d->val[0]);
+        binding_ctxid_release(d->val[1]);
+        return MPI_ERR_NO_MEM;
+    }
+    if (binding_comm_clone(c->coll, d->val[1], &coll) != RTM_OK) {
+        rtm_comm_free(&p2p);
+        binding_ctxid_release(d->val[1]);
+        return MPI_ERR_NO_MEM;
+    }
+    if ((rc = comm_wrap(p2p, coll, d->comm, &h)))
+        return rc;
+    rtmpi_comm_t *nc = rtmpi_comm_get(h);
+    nc->topo = rtmpi_topo_copy(c->topo);
+    if ((rc = rtmpi_attrs_copy(d->comm, c, nc))) {
+        PMPI_Comm_free(&h);
+        return rc;
+    }
+    *d->newcomm = h;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     rtmpi_sched_t *s;
+    idup_t *d;
     int rc;
 
     RTMPI_ENTER();
     GET_COMM(comm, c);
-    (void)c;
     if (!newcomm || !request)
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "newcomm or request is NULL");
-    if ((rc = PMPI_Comm_dup(comm, newcomm)))
-        return rc;
-    s = rtmpi_sched_new(comm);
-    if (!s || (rc = rtmpi_sched_start(s, request))) {
-        PMPI_Comm_free(newcomm);
-        return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "no memory for the request");
+    if (c->inter) {
+        /* an intercommunicator's duplicate is still made at once (docs/mpi.md) */
+        if ((rc = PMPI_Comm_dup(comm, newcomm)))
+            return rc;
+        s = rtmpi_sched_new(comm);
+        if (!s || (rc = rtmpi_sched_start(s, request))) {
+            PMPI_Comm_free(newcomm);
+            return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "no memory for the request");
+        }
+        return MPI_SUCCESS;
     }
+    *newcomm = MPI_COMM_NULL;   /* valid at completion only */
+    s = rtmpi_sched_new(comm);
+    d = s ? rtmpi_sched_tmp(s, sizeof(*d)) : NULL;
+    if (d) {
+        memset(d, 0, sizeof(*d));
+        d->comm = comm;
+        d->newcomm = newcomm;
+        d->rank = c->rank;
+        d->size = c->size;
+        d->start = 0;
+        d->mine[0] = d->mine[1] = -1;
+        rtmpi_sched_call(s, idup_propose, d);
+    }
+    if (!s || (rc = rtmpi_sched_start(s, request)))
+        return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "no memory for the request");
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Comm_idup)

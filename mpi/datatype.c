@@ -253,10 +253,15 @@ void rtmpi_dtype_finalize(void)
             dtype_put(d);
         }
     }
-    /* a type is older than the types built on it: newest first */
-    for (int i = rtmpi_ntypes - 1; i >= RTMPI_N_PREDEFINED_TYPES; i--)
+    /* a type is older than the types built on it: newest first. An f90
+     * type (dtype_f90_new) is predefined, so dtype_put never frees it: it
+     * goes here, once every type that could refer to it is gone. */
+    for (int i = rtmpi_ntypes - 1; i >= RTMPI_N_PREDEFINED_TYPES; i--) {
+        if (rtmpi_types[i] && rtmpi_types[i]->predefined)
+            dtype_destroy(rtmpi_types[i]);
         while (rtmpi_types[i])
             dtype_put(rtmpi_types[i]);
+    }
     free(rtmpi_types);
     rtmpi_types = NULL;
     rtmpi_ntypes = types_cap = 0;
@@ -747,6 +752,31 @@ int dtype_set_contents(rtmpi_dtype_t *d, int nints, const int *ints, int naints,
         dtype_hold(c->types[i]);
     }
     c->ntypes = ntypes;
+    return MPI_SUCCESS;
+}
+
+int dtype_f90_new(MPI_Datatype base, int combiner, int nints, const int *ints,
+                  MPI_Datatype *newtype)
+{
+    rtmpi_dtype_t *d = dtype_clone(rtmpi_types[base]);
+    int rc;
+
+    if (!d)
+        return MPI_ERR_NO_MEM;
+    contents_clear(&d->contents);
+    d->combiner = combiner;
+    if ((rc = dtype_set_contents(d, nints, ints, 0, NULL, 0, NULL))) {
+        dtype_destroy(d);
+        return rc;
+    }
+    if (nints == 2)
+        snprintf(d->name, sizeof(d->name), "%.32s (p=%d, r=%d)", rtmpi_types[base]->name, ints[0],
+                 ints[1]);
+    else
+        snprintf(d->name, sizeof(d->name), "%.32s (r=%d)", rtmpi_types[base]->name, ints[0]);
+    if ((rc = dtype_handle_new(d, newtype)))
+        return rc;   /* d is freed: it is not predefined yet */
+    d->predefined = 1;
     return MPI_SUCCESS;
 }
 

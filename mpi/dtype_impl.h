@@ -42,6 +42,12 @@ int dtype_set_contents(rtmpi_dtype_t *d, int nints, const int *ints, int naints,
 /* A new object equivalent to d (same typemap, bounds, combiner and
  * contents), with one reference; NULL when out of memory. */
 rtmpi_dtype_t *dtype_clone(const rtmpi_dtype_t *d);
+/* A type of MPI_Type_create_f90_* (dtype_match.c): the named type base
+ * under a new handle, predefined (MPI_Type_free refuses it; finalize frees
+ * it), with the combiner and the (p, r) or (r) it was asked for as
+ * contents. */
+int dtype_f90_new(MPI_Datatype base, int combiner, int nints, const int *ints,
+                  MPI_Datatype *newtype);
 
 /* Grid types (subarray, darray): in dimension k the indices first + r *
  * every + i, i < len, r < repeat, of up to two such blocks, in increasing

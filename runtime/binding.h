@@ -205,4 +205,16 @@ rtm_status_t binding_comm_inter(rtm_comm_t bridge, int color, int side, int key,
 rtm_status_t binding_comm_group(rtm_comm_t comm, int n, const int *members, int tag,
                                 rtm_comm_t *newcomm_p);
 
+/* Context ids agreed by the binding in messages of its own (MPI_Comm_idup,
+ * whose agreement is a nonblocking schedule): a slot taken here is out of
+ * every other agreement until released or used by binding_comm_clone.
+ * binding_ctxid_take_from: the lowest free slot >= start, now taken (-1:
+ * none); binding_ctxid_take: 1 if slot was free and is now taken, else 0. */
+int binding_ctxid_take_from(int start);
+int binding_ctxid_take(int slot);
+void binding_ctxid_release(int slot);
+/* A communicator of model's members, ranks and remote group, on `slot`
+ * (taken by the caller on every member). Local: no message. */
+rtm_status_t binding_comm_clone(rtm_comm_t model, int slot, rtm_comm_t *newcomm_p);
+
 #endif

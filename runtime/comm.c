@@ -690,6 +690,46 @@ out_free:
     return status;
 }
 
+int binding_ctxid_take_from(int start)
+{
+    for (int slot = start < 0 ? 0 : start; slot < RTM_CTXID_SLOTS; slot++) {
+        if (ctxid_is_free(&ctx_free, slot)) {
+            ctxid_take(&ctx_free, slot);
+            return slot;
+        }
+    }
+    return -1;
+}
+
+int binding_ctxid_take(int slot)
+{
+    if (slot < 0 || slot >= RTM_CTXID_SLOTS || !ctxid_is_free(&ctx_free, slot))
+        return 0;
+    ctxid_take(&ctx_free, slot);
+    return 1;
+}
+
+void binding_ctxid_release(int slot)
+{
+    if (slot >= 0 && slot < RTM_CTXID_SLOTS)
+        ctxid_release(&ctx_free, slot);
+}
+
+rtm_status_t binding_comm_clone(rtm_comm_t model, int slot, rtm_comm_t *newcomm_p)
+{
+    rtm_comm_obj_t *m = &rtm_rt.comms[model];
+    int *world = malloc((size_t)m->size * sizeof(int));
+    rtm_status_t status;
+
+    if (world == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "no memory for a communicator");
+    memcpy(world, m->world_ranks, (size_t)m->size * sizeof(int));
+    status = comm_create(m->rank, m->size, world, slot, newcomm_p);
+    if (status != RTM_OK)
+        free(world);
+    return status;
+}
+
 rtm_status_t binding_comm_inter(rtm_comm_t bridge, int color, int side, int key,
                                 rtm_comm_t *inter_p)
 {
