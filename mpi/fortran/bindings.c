@@ -2515,6 +2515,33 @@ void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *dataty
         *ierr = rc;
 }
 RTM_F_WEAK(type_match_size)
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr);
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    rc = MPI_Type_create_f90_integer(*r, newtype);
+    if (ierr)
+        *ierr = rc;
+}
+RTM_F_WEAK(type_create_f90_integer)
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr);
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    rc = MPI_Type_create_f90_real(*p, *r, newtype);
+    if (ierr)
+        *ierr = rc;
+}
+RTM_F_WEAK(type_create_f90_real)
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr);
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+    rc = MPI_Type_create_f90_complex(*p, *r, newtype);
+    if (ierr)
+        *ierr = rc;
+}
+RTM_F_WEAK(type_create_f90_complex)
 void pmpi_pack_external_(const char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint * position, MPI_Fint *ierr, size_t datarep_len);
 void pmpi_pack_external_(const char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint * position, MPI_Fint *ierr, size_t datarep_len)
 {

@@ -2416,6 +2416,26 @@
       integer :: datatype
       integer :: ierror
     end subroutine MPI_TYPE_MATCH_SIZE
+    subroutine MPI_TYPE_CREATE_F90_INTEGER(r, newtype, ierror)
+      implicit none
+      integer :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_F90_INTEGER
+    subroutine MPI_TYPE_CREATE_F90_REAL(p, r, newtype, ierror)
+      implicit none
+      integer :: p
+      integer :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_F90_REAL
+    subroutine MPI_TYPE_CREATE_F90_COMPLEX(p, r, newtype, ierror)
+      implicit none
+      integer :: p
+      integer :: r
+      integer :: newtype
+      integer :: ierror
+    end subroutine MPI_TYPE_CREATE_F90_COMPLEX
     subroutine MPI_PACK_EXTERNAL(datarep, inbuf, incount, datatype, outbuf, outsize, &
         position, ierror)
       import :: MPI_ADDRESS_KIND
