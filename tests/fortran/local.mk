@@ -1,1 +1,11 @@
 # tests/fortran/local.mk: (issue 16) Fortran tests and the Fortran examples; included by Makefile.am.
+# The programs are not built by make: each driver compiles its program
+# with the build-tree mpifort (tests/mpi/mpifort, from mpi/fortran/) as a
+# user would, and skips when that wrapper is not there.
+EXTRA_DIST += \
+	tests/fortran/flib.sh \
+	tests/fortran/f_mpifh.f
+dist_noinst_SCRIPTS += \
+	tests/fortran/f_mpifh.sh
+INTEGRATION_TESTS += \
+	tests/fortran/f_mpifh.sh
