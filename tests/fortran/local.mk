@@ -4,8 +4,11 @@
 # user would, and skips when that wrapper is not there.
 EXTRA_DIST += \
 	tests/fortran/flib.sh \
-	tests/fortran/f_mpifh.f
+	tests/fortran/f_mpifh.f \
+	tests/fortran/f_usempi.f90
 dist_noinst_SCRIPTS += \
-	tests/fortran/f_mpifh.sh
+	tests/fortran/f_mpifh.sh \
+	tests/fortran/f_usempi.sh
 INTEGRATION_TESTS += \
-	tests/fortran/f_mpifh.sh
+	tests/fortran/f_mpifh.sh \
+	tests/fortran/f_usempi.sh
