@@ -5,10 +5,14 @@
 EXTRA_DIST += \
 	tests/fortran/flib.sh \
 	tests/fortran/f_mpifh.f \
-	tests/fortran/f_usempi.f90
+	tests/fortran/f_usempi.f90 \
+	tests/fortran/f_mixed.f90 \
+	tests/fortran/f_mixed.c
 dist_noinst_SCRIPTS += \
 	tests/fortran/f_mpifh.sh \
-	tests/fortran/f_usempi.sh
+	tests/fortran/f_usempi.sh \
+	tests/fortran/f_mixed.sh
 INTEGRATION_TESTS += \
 	tests/fortran/f_mpifh.sh \
-	tests/fortran/f_usempi.sh
+	tests/fortran/f_usempi.sh \
+	tests/fortran/f_mixed.sh
