@@ -74,11 +74,21 @@ f_run_bad() {
     np=$1; prog=$2
     f_launch "$@"
     rc=$?
+    shift 2
     if [ $rc -ne 0 ] && grep -qx FAIL "$ftmp/out"; then
-        echo "ok: $prog $* failed as it must"
+        echo "ok: $prog $* on $np rank(s) failed as it must"
     else
         cat "$ftmp/out"
-        echo "FAIL: $prog $* exited $rc, expected non-zero and FAIL" >&2
+        echo "FAIL: $prog $* on $np rank(s) exited $rc, expected non-zero and FAIL" >&2
         failed=1
     fi
+}
+
+# f_need_f08: skips unless $MPIFORT compiles a program that uses mpi_f08
+# (the module comes after mpif.h and mpi in the bindings).
+f_need_f08() {
+    printf 'program p\n    use mpi_f08\n    type(MPI_Comm) :: c\n    c = MPI_COMM_WORLD\nend program p\n' \
+        > "$ftmp/probe08.f90"
+    "$MPIFORT" -o "$ftmp/probe08" "$ftmp/probe08.f90" >/dev/null 2>&1 ||
+        t_skip "$MPIFORT has no mpi_f08 module"
 }
