@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2034 # fsrc and failed are for the drivers
 # Sourced by the tests/fortran/*.sh drivers: builds a Fortran MPI program
 # with mpifort and runs it on 1 to 4 ranks. By default the build-tree
 # wrapper and rtrun; MPIFORT / MPICC / FRUN point them at another MPI so
