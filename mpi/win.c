@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 rtmpi_win_t **rtmpi_wins;
@@ -276,14 +277,15 @@ static int shared_map(rtmpi_win_t *w, int noncontig)
     unsigned long long nonce = 0;
     int fd = -1, ok = 1, allok = 0;
 
-    if (w->rank == 0) {
-        nonce = ((unsigned long long)getpid() << 32) ^
-                (unsigned long long)(rtm_wtime() * 1e9) ^ (unsigned long long)(uintptr_t)w;
-    }
+    /* Unpredictable, so no other local user can take the name first (O_EXCL
+     * would then refuse the window); the kernel's generator, not the pid or
+     * the clock. */
+    if (w->rank == 0 && getrandom(&nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce))
+        ok = 0;
     if (PMPI_Bcast(&nonce, 1, MPI_UNSIGNED_LONG_LONG, 0, w->hcomm))
         return MPI_ERR_OTHER;
     snprintf(name, sizeof(name), "/rtmpi-win-%llx", nonce);
-    if (w->rank == 0) {
+    if (w->rank == 0 && ok) {
         fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
         if (fd < 0 || ftruncate(fd, (off_t)total) != 0)
             ok = 0;
