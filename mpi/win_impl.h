@@ -19,52 +19,7 @@
 
 #include <stdint.h>
 
-/* Message tags on the hidden communicator. Data and replies of operation
- * `seq` (counted per origin-target pair) use their own tag so a receive
- * names exactly its message. */
-#define RMA_TAG_HDR   1
-#define RMA_TAG_POST  2
-#define RMA_TAG_DATA  16
-#define RMA_SEQ_MASK  0xfffffu
-static inline int rma_tag(uint32_t seq, int reply)
-{
-    return RMA_TAG_DATA + (int)((seq & RMA_SEQ_MASK) << 1) + reply;
-}
-
-enum rma_kind {
-    RMA_PUT = 1, RMA_GET, RMA_ACC, RMA_GACC, RMA_CAS,
-    RMA_LOCK, RMA_UNLOCK, RMA_FLUSH, RMA_COMPLETE,
-};
-
-/* rma_hdr_t.flags */
-#define RMA_F_INLINE  1u    /* runs and data follow the header in its message */
-#define RMA_F_FENCE   2u    /* issued in a fence epoch: counted for the fence */
-#define RMA_F_EXCL    4u    /* lock/unlock: exclusive */
-#define RMA_F_NOCHECK 8u    /* unlock of a lock taken with MPI_MODE_NOCHECK */
-
-typedef struct rma_hdr {
-    uint32_t kind;
-    uint32_t seq;
-    uint32_t flags;
-    int32_t  op;        /* accumulates: a predefined MPI_Op */
-    int32_t  basic;     /* nruns == 0: the basic type of the target data */
-    uint32_t nruns;     /* 0: the target data is one byte range at disp */
-    int64_t  disp;      /* bytes from the target's base (dynamic: an address) */
-    int64_t  bytes;     /* bytes of target data */
-    int64_t  dbytes;    /* bytes of data the origin sends (CAS: value, compare) */
-} rma_hdr_t;
-
-/* A run of the target datatype (rtmpi_dtype_walk), relative to disp. */
-typedef struct rma_run {
-    int64_t disp;
-    int64_t len;
-    int32_t basic;
-    int32_t pad;
-} rma_run_t;
-
-/* Header messages are at most this long (a receive of this size is posted
- * for them); bigger payloads travel as their own message. */
-#define RMA_HDR_MAX 4096
+#include "rma_wire.h"
 
 typedef struct rma_tgt_op rma_tgt_op_t;
 typedef struct rma_rreq rma_rreq_t;
