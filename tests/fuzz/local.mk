@@ -18,7 +18,7 @@
 # the tier targets leave them out (NO_SANITIZER_TESTS, tests/local.mk).
 
 FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire rtd_hs tcp_frames tcp_handshake tcp_hs am config \
-	addr vrb_addr rtd_msg
+	addr vrb_addr rtd_msg rma_hdr
 
 FUZZ_BINS = $(FUZZ_NAMES:%=tests/fuzz/fuzz_%)
 # Spelled out: automake rewrites a substitution reference inside TESTS
@@ -37,7 +37,8 @@ FUZZ_TESTS += \
 	tests/fuzz/config.sh \
 	tests/fuzz/addr.sh \
 	tests/fuzz/vrb_addr.sh \
-	tests/fuzz/rtd_msg.sh
+	tests/fuzz/rtd_msg.sh \
+	tests/fuzz/rma_hdr.sh
 NO_SANITIZER_TESTS += $(FUZZ_NAMES:%=tests/fuzz/%.sh)
 EXTRA_DIST += $(FUZZ_NAMES:%=tests/fuzz/%.sh) $(FUZZ_NAMES:%=tests/fuzz/fuzz_%.c) \
 	tests/fuzz/run.sh tests/fuzz/fuzz.h tests/fuzz/fuzz_tcp.h tests/fuzz/corpus
@@ -169,4 +170,10 @@ tests/fuzz/fuzz_vrb_addr: $(top_srcdir)/tests/fuzz/fuzz_vrb_addr.c $(FUZZ_COMMON
 # check both call first (launcher/rtd_msg.c).
 tests/fuzz/fuzz_rtd_msg: $(top_srcdir)/tests/fuzz/fuzz_rtd_msg.c $(FUZZ_COMMON) \
 		$(top_srcdir)/launcher/rtd_msg.c
+	$(FUZZ_COMPILE) $(fuzz_srcs)
+
+# What a one-sided target receives (mpi/rma.c), through its checks
+# (mpi/rma_wire.c): header messages, inline or with a separate run list.
+tests/fuzz/fuzz_rma_hdr: $(top_srcdir)/tests/fuzz/fuzz_rma_hdr.c $(FUZZ_COMMON) \
+		$(top_srcdir)/mpi/rma_wire.c
 	$(FUZZ_COMPILE) $(fuzz_srcs)
