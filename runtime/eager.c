@@ -60,7 +60,7 @@ void eager_recv(int src, const void *data, size_t len)
     }
     ue = match_unexp_alloc(&rtm_rt.contexts);
     if (ue == NULL)
-        peer_protocol_error(src, "out of memory for an unexpected message");
+        peer_no_memory(src, plen);
     ue->am_id = RTM_AM_EAGER;
     ue->peer = src;
     ue->src = m->src;
@@ -72,7 +72,7 @@ void eager_recv(int src, const void *data, size_t len)
         /* Bounded: the sender holds at most RTM_EAGER_CREDITS of these. */
         ue->data = malloc(plen);
         if (ue->data == NULL)
-            peer_protocol_error(src, "out of memory for an unexpected message");
+            peer_no_memory(src, plen);
     }
     memcpy(ue->data, m + 1, plen);
     match_unexp_add(mctx, ue);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 rtm_status_t peers_init(void)
 {
@@ -107,6 +108,21 @@ void peer_protocol_error(int src, const char *what)
              rtm_rt.world_rank, rtm_rt.hostname, src, job_peer_hostname(src), what);
     rtm_error("%s", msg);
     job_abort(70, msg);
+}
+
+void peer_no_memory(int src, size_t bytes)
+{
+    /* Nothing here allocates: no PMIx lookup of the peer's host and no
+     * PMIx_Abort (both need memory; PMIx_Abort was seen to crash on a failed
+     * malloc). The line goes out with one write(2) and the rank exits; rtrun
+     * ends the job when a rank exits non-zero. The message cannot be dropped
+     * (that would lose data silently) nor left in the transport, which has
+     * consumed it. */
+    rtm_error("rank %d (%s): out of memory: no room to hold a %zu-byte message from rank %d "
+              "that arrived before its receive was posted; the job ends as the message "
+              "cannot be kept (post receives earlier, or give the ranks more memory)",
+              rtm_rt.world_rank, rtm_rt.hostname, bytes, src);
+    _exit(75); /* EX_TEMPFAIL: with more memory it may run */
 }
 
 rtm_status_t rtm_world_node(int world_rank, int *node_p)

@@ -45,6 +45,9 @@ static inline void peer_pending_add(rtm_peer_t *peer)
 /* A message from src breaks the protocol: the job ends with
  * "corrupt message from rank N", naming what was wrong. */
 void peer_protocol_error(int src, const char *what) __attribute__((noreturn));
+/* No memory to keep a message from src that arrived unexpected: the job
+ * ends (exit 75) with a line that says so. */
+void peer_no_memory(int src, size_t bytes) __attribute__((noreturn));
 
 /* A matched message (EAGER, RTS) from src: transports deliver in order per
  * peer, so a sequence gap means a transport bug; matching out of order

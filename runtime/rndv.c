@@ -355,7 +355,7 @@ void rndv_recv_rts(int src, const void *data, size_t len)
     }
     ue = match_unexp_alloc(&rtm_rt.contexts);
     if (ue == NULL)
-        peer_protocol_error(src, "out of memory for an unexpected message");
+        peer_no_memory(src, sizeof(*rts));
     ue->am_id = RTM_AM_RTS;
     ue->peer = src;
     ue->src = rts->m.src;
