@@ -1,6 +1,11 @@
 #!/bin/bash
-# A verbs peer whose link softib cut (SOFTIB_FAULT=cut=all@5: every packet
-# after the fifth is dropped): the probe hang over verbs. Once both ranks
+# A verbs peer whose link softib cut: the probe hang over verbs. Rank 0's
+# softib alone gets SOFTIB_FAULT=cut=all@8 (after its eighth packet, every
+# packet to or from rank 1 is dropped): MPI_Init's own traffic (the context
+# id agreement of MPI_COMM_WORLD's collective twin) is fewer packets than
+# that, so the cut falls in rank 0's eager sends. Cut on both sides, a rank 1
+# slowed down by a loaded machine counted its own acknowledgements of those
+# sends to its limit before it left MPI_Init, and never got out of it. Once both ranks
 # are in their calls, SIGUSR1 to rtrun: rank 0's summary names its send
 # queued at the transport and the QP (RTS, work requests outstanding, no
 # send credits), the JSON holds the QP state; then the QP's retries run
@@ -10,8 +15,10 @@
 t_softib_preload || t_skip "libsoftib is not built: no verbs device to test on"
 export SOFTIB_DIR=$DIAG_DIR RTM_TRANSPORTS=self,verbs
 
-(cd "$DIAG_DIR" && SOFTIB_FAULT=cut=all@5 LD_PRELOAD="$T_SOFTIB_PRELOAD" \
-    exec timeout -k 5 120 "$RTRUN" -x DIAG_TEST_MARK="$MARK" -n 2 "$HANG" probe 80) \
+# shellcheck disable=SC2016 # expanded by each rank's shell
+(cd "$DIAG_DIR" && LD_PRELOAD="$T_SOFTIB_PRELOAD" \
+    exec timeout -k 5 120 "$RTRUN" -x DIAG_TEST_MARK="$MARK" -n 2 sh -c \
+    '[ "$PMIX_RANK" = 0 ] && export SOFTIB_FAULT=cut=all@8; exec "$0" "$@"' "$HANG" probe 80) \
     > "$OUT" 2> "$ERR" &
 job=$!
 for _ in $(seq 600); do
