@@ -26,6 +26,10 @@
 #                      T_SOFTIB_PRELOAD (what LD_PRELOAD takes: the ASan
 #                      runtime first when libsoftib is a sanitizer build);
 #                      returns 1 when libsoftib is not built
+#   t_np FULL [SAN]    the rank counts a driver loops over: RTMTEST_NP if
+#                      set; else FULL, or SAN (default FULL) in the
+#                      sanitizer pass (RTMTEST_SANITIZER_PASS=1, set by
+#                      make check in a --enable-sanitizers build)
 [ -n "${T_LIB_SOURCED:-}" ] && return 0
 T_LIB_SOURCED=1
 
@@ -127,4 +131,20 @@ t_softib_preload() {
         T_SOFTIB_PRELOAD="$(gcc -print-file-name=libasan.so):$T_SOFTIB"
     fi
     return 0
+}
+
+# The sanitizer pass looks for memory errors and undefined behaviour on the
+# code paths a job takes; the plain pass has run the full matrix of rank
+# counts already. Where a driver gives a shorter list, the sanitizer pass
+# takes it: every process there is 2-5 times slower, and a rank count above
+# the cores (oversubscription) slower again (docs/testing.md, "Which tests
+# the sanitizer pass runs").
+t_np() {
+    if [ -n "${RTMTEST_NP:-}" ]; then
+        echo "$RTMTEST_NP"
+    elif [ "${RTMTEST_SANITIZER_PASS:-0}" = 1 ]; then
+        echo "${2:-$1}"
+    else
+        echo "$1"
+    fi
 }

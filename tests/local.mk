@@ -101,7 +101,8 @@ AM_TESTS_ENVIRONMENT += \
 	ASAN_OPTIONS='detect_leaks=1:abort_on_error=0'; \
 	LSAN_OPTIONS='suppressions=$(abs_top_srcdir)/tests/lsan.supp:print_suppressions=0'; \
 	UBSAN_OPTIONS='halt_on_error=1:print_stacktrace=1'; \
-	export ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS;
+	RTMTEST_SANITIZER_PASS=1; \
+	export ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS RTMTEST_SANITIZER_PASS;
 endif
 
 # One tier at a time: `make check-unit` runs the unit tier in parallel
@@ -115,7 +116,9 @@ endif
 # `make check` and TESTS=... still run them there.
 NO_SANITIZER_TESTS = \
 	tests/integration/install.sh \
-	tests/mpi/mpi_wrappers.sh
+	tests/mpi/mpi_wrappers.sh \
+	tests/multihost/integration_a.sh \
+	tests/multihost/integration_b.sh
 if RTM_SANITIZERS
 tier_filter = $(NO_SANITIZER_TESTS)
 else

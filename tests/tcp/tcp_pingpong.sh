@@ -13,7 +13,7 @@ failed=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-for n in 2 3 4; do
+for n in $(t_np "2 3 4" "3"); do   # the sanitizer pass: 3 only
     echo "+ RTM_TRANSPORTS=$RTM_TRANSPORTS $RTRUN -n $n --oversubscribe $PROG"
     RTM_LOG_LEVEL=debug timeout -k 5 120 "$RTRUN" -n "$n" --oversubscribe "$PROG" >"$out" 2>&1
     rc=$?
