@@ -25,6 +25,7 @@
 
 #include "fortran_impl.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -200,6 +201,21 @@ void pmpi_f_sync_reg_f08ts_(CFI_cdesc_t *buf)
     (void)buf;
 }
 RTM_F08_WEAK(f_sync_reg_f08ts)
+
+/* MPI_Sizeof (mpi and mpi_f08): the element size of the descriptor. */
+void pmpi_sizeof_f08ts_(CFI_cdesc_t *x, MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_sizeof_f08ts_(CFI_cdesc_t *x, MPI_Fint *size, MPI_Fint *ierr)
+{
+    int rc = MPI_SUCCESS;
+
+    if (!x || x->elem_len > INT_MAX)
+        rc = rtm_f_error("MPI_Sizeof", MPI_ERR_ARG);
+    else
+        *size = (MPI_Fint)x->elem_len;
+    if (ierr)
+        *ierr = rc;
+}
+RTM_F08_WEAK(sizeof_f08ts)
 
 #endif /* RTM_F08 */
 

@@ -7,8 +7,11 @@
     mpi_consts.h  the same constants without the EXTERNALs, for mpi.f90
     mpi_ifaces.h  explicit interfaces of the routines of the mpi module
     bindings.c    the gfortran entry points mpi_x_ (weak) / pmpi_x_
-    symbols.txt   every C function of mpi.h and its Fortran entry point, or
-                  why it has none (tests/mpi/mpi_fortran_wrap.sh checks it)
+    symbols.txt   every C function of mpi.h, its mpif.h entry point and its
+                  mpi_f08 one (- for none), or why it has none
+                  (tests/mpi/mpi_fortran_wrap.sh checks it)
+    mpi_f08_consts.h, mpi_f08_ifaces.h
+                  the constants and the routines of the mpi_f08 module
 
 The output is committed, so a build needs no python; `make fortran-regen`
 runs this script again after mpi.h changes, and the test fails while the
@@ -794,10 +797,12 @@ def main():
     f08 = []
     for name, args, old in funcs:
         if name.startswith(C_ONLY_PREFIXES) or name in C_ONLY or name.endswith(("_c2f", "_f2c")):
-            table.append("MPI_%s - C-only (MPI 3.1: no Fortran binding)" % name)
+            table.append("MPI_%s - - C-only (MPI 3.1: no Fortran binding)" % name)
             continue
         if name in MANUAL:
-            table.append("MPI_%s mpi_%s_ fortran.c" % (name, name.lower()))
+            table.append("MPI_%s mpi_%s_ %s fortran.c" % (
+                name, name.lower(),
+                "mpi_%s_f08_" % name.lower() if name in F08_CALLBACK_IFACES else "-"))
             if name in MANUAL_IFACES:
                 ifaces.append(("MPI_" + name.upper(), MANUAL_IFACES[name]))
             if name in F08_CALLBACK_IFACES:
@@ -810,9 +815,12 @@ def main():
         body.append(code)
         ifaces.append(("MPI_" + name.upper(),
                        [(a[1], fortran_arg(name, *a)) for a in parse_args(args)]))
-        table.append("MPI_%s mpi_%s_ bindings.c" % (name, name.lower()))
         if name in F08_REMOVED:
+            table.append("MPI_%s mpi_%s_ - bindings.c" % (name, name.lower()))
             continue
+        has_choice = any(a[1] in CHOICE and "void" in a[0] for a in parse_args(args))
+        table.append("MPI_%s mpi_%s_ mpi_%s_%s_ bindings.c" % (
+            name, name.lower(), name.lower(), "f08ts" if has_choice else "f08"))
         fargs = []
         bind = False
         for a in parse_args(args):
@@ -827,7 +835,7 @@ def main():
     for h in ("Comm", "Group", "Type", "Op", "Info", "Errhandler", "Request", "Message",
               "Win"):
         for d in ("c2f", "f2c"):
-            table.append("MPI_%s_%s - C-only (MPI 3.1: no Fortran binding)" % (h, d))
+            table.append("MPI_%s_%s - - C-only (MPI 3.1: no Fortran binding)" % (h, d))
     files = {
         "bindings.c": "".join(s if s.endswith("\n") else s + "\n" for s in body).rstrip("\n")
         + "\n",

@@ -172,79 +172,79 @@ module mpi_f08
 
   include 'mpi_f08_ifaces.h'
   ! .EQ./==, .NE./= on handles: compare MPI_VAL (rtm_f08_<kind>_eq_/ne_ in
-  ! librtmsg_mpifh, pure).
+  ! librtmsg_mpifh, elemental).
   interface operator(==)
-    pure logical function rtm_f08_comm_eq(a, b)
+    elemental logical function rtm_f08_comm_eq(a, b)
       import :: MPI_Comm
       type(MPI_Comm), intent(in) :: a, b
     end function rtm_f08_comm_eq
-    pure logical function rtm_f08_datatype_eq(a, b)
+    elemental logical function rtm_f08_datatype_eq(a, b)
       import :: MPI_Datatype
       type(MPI_Datatype), intent(in) :: a, b
     end function rtm_f08_datatype_eq
-    pure logical function rtm_f08_group_eq(a, b)
+    elemental logical function rtm_f08_group_eq(a, b)
       import :: MPI_Group
       type(MPI_Group), intent(in) :: a, b
     end function rtm_f08_group_eq
-    pure logical function rtm_f08_op_eq(a, b)
+    elemental logical function rtm_f08_op_eq(a, b)
       import :: MPI_Op
       type(MPI_Op), intent(in) :: a, b
     end function rtm_f08_op_eq
-    pure logical function rtm_f08_info_eq(a, b)
+    elemental logical function rtm_f08_info_eq(a, b)
       import :: MPI_Info
       type(MPI_Info), intent(in) :: a, b
     end function rtm_f08_info_eq
-    pure logical function rtm_f08_errhandler_eq(a, b)
+    elemental logical function rtm_f08_errhandler_eq(a, b)
       import :: MPI_Errhandler
       type(MPI_Errhandler), intent(in) :: a, b
     end function rtm_f08_errhandler_eq
-    pure logical function rtm_f08_request_eq(a, b)
+    elemental logical function rtm_f08_request_eq(a, b)
       import :: MPI_Request
       type(MPI_Request), intent(in) :: a, b
     end function rtm_f08_request_eq
-    pure logical function rtm_f08_message_eq(a, b)
+    elemental logical function rtm_f08_message_eq(a, b)
       import :: MPI_Message
       type(MPI_Message), intent(in) :: a, b
     end function rtm_f08_message_eq
-    pure logical function rtm_f08_win_eq(a, b)
+    elemental logical function rtm_f08_win_eq(a, b)
       import :: MPI_Win
       type(MPI_Win), intent(in) :: a, b
     end function rtm_f08_win_eq
   end interface operator(==)
   interface operator(/=)
-    pure logical function rtm_f08_comm_ne(a, b)
+    elemental logical function rtm_f08_comm_ne(a, b)
       import :: MPI_Comm
       type(MPI_Comm), intent(in) :: a, b
     end function rtm_f08_comm_ne
-    pure logical function rtm_f08_datatype_ne(a, b)
+    elemental logical function rtm_f08_datatype_ne(a, b)
       import :: MPI_Datatype
       type(MPI_Datatype), intent(in) :: a, b
     end function rtm_f08_datatype_ne
-    pure logical function rtm_f08_group_ne(a, b)
+    elemental logical function rtm_f08_group_ne(a, b)
       import :: MPI_Group
       type(MPI_Group), intent(in) :: a, b
     end function rtm_f08_group_ne
-    pure logical function rtm_f08_op_ne(a, b)
+    elemental logical function rtm_f08_op_ne(a, b)
       import :: MPI_Op
       type(MPI_Op), intent(in) :: a, b
     end function rtm_f08_op_ne
-    pure logical function rtm_f08_info_ne(a, b)
+    elemental logical function rtm_f08_info_ne(a, b)
       import :: MPI_Info
       type(MPI_Info), intent(in) :: a, b
     end function rtm_f08_info_ne
-    pure logical function rtm_f08_errhandler_ne(a, b)
+    elemental logical function rtm_f08_errhandler_ne(a, b)
       import :: MPI_Errhandler
       type(MPI_Errhandler), intent(in) :: a, b
     end function rtm_f08_errhandler_ne
-    pure logical function rtm_f08_request_ne(a, b)
+    elemental logical function rtm_f08_request_ne(a, b)
       import :: MPI_Request
       type(MPI_Request), intent(in) :: a, b
     end function rtm_f08_request_ne
-    pure logical function rtm_f08_message_ne(a, b)
+    elemental logical function rtm_f08_message_ne(a, b)
       import :: MPI_Message
       type(MPI_Message), intent(in) :: a, b
     end function rtm_f08_message_ne
-    pure logical function rtm_f08_win_ne(a, b)
+    elemental logical function rtm_f08_win_ne(a, b)
       import :: MPI_Win
       type(MPI_Win), intent(in) :: a, b
     end function rtm_f08_win_ne
@@ -325,4 +325,19 @@ module mpi_f08
       type(*), dimension(..), asynchronous :: buf
     end subroutine PMPI_F_sync_reg_f08ts
   end interface PMPI_F_sync_reg
+  ! MPI_Sizeof: the size in bytes of one element of x (any type and rank).
+  interface MPI_Sizeof
+    subroutine MPI_Sizeof_f08ts(x, size, ierror) bind(C, name="mpi_sizeof_f08ts_")
+      type(*), dimension(..), intent(in) :: x
+      integer, intent(out) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Sizeof_f08ts
+  end interface MPI_Sizeof
+  interface PMPI_Sizeof
+    subroutine PMPI_Sizeof_f08ts(x, size, ierror) bind(C, name="pmpi_sizeof_f08ts_")
+      type(*), dimension(..), intent(in) :: x
+      integer, intent(out) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine PMPI_Sizeof_f08ts
+  end interface PMPI_Sizeof
 end module mpi_f08
