@@ -181,7 +181,7 @@ void pmpi_send_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI
 {
     rtm_f08_buf_t b_buf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Send", "buf", buf, RTM_F08_PACK_IN, &b_buf);
+    rc = rtm_f08_buf_sized("MPI_Send", "buf", buf, RTM_F08_PACK_IN, count, datatype, &b_buf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -207,7 +207,7 @@ void pmpi_ssend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MP
 {
     rtm_f08_buf_t b_buf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Ssend", "buf", buf, RTM_F08_PACK_IN, &b_buf);
+    rc = rtm_f08_buf_sized("MPI_Ssend", "buf", buf, RTM_F08_PACK_IN, count, datatype, &b_buf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -233,7 +233,7 @@ void pmpi_rsend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MP
 {
     rtm_f08_buf_t b_buf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Rsend", "buf", buf, RTM_F08_PACK_IN, &b_buf);
+    rc = rtm_f08_buf_sized("MPI_Rsend", "buf", buf, RTM_F08_PACK_IN, count, datatype, &b_buf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -259,7 +259,7 @@ void pmpi_bsend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MP
 {
     rtm_f08_buf_t b_buf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Bsend", "buf", buf, RTM_F08_PACK_IN, &b_buf);
+    rc = rtm_f08_buf_sized("MPI_Bsend", "buf", buf, RTM_F08_PACK_IN, count, datatype, &b_buf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -314,7 +314,7 @@ void pmpi_recv_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI
 {
     rtm_f08_buf_t b_buf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Recv", "buf", buf, RTM_F08_PACK, &b_buf);
+    rc = rtm_f08_buf_sized("MPI_Recv", "buf", buf, RTM_F08_PACK, count, datatype, &b_buf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -484,13 +484,13 @@ void pmpi_sendrecv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Sendrecv", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Sendrecv", "sendbuf", sendbuf, RTM_F08_PACK_IN, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
         return;
     }
-    rc = rtm_f08_buf_in("MPI_Sendrecv", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    rc = rtm_f08_buf_sized("MPI_Sendrecv", "recvbuf", recvbuf, RTM_F08_PACK, recvcount, recvtype, &b_recvbuf);
     if (rc != MPI_SUCCESS) {
         rtm_f08_buf_out(&b_sendbuf, 0);
         if (ierr)
@@ -521,7 +521,7 @@ void pmpi_sendrecv_replace_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *d
 {
     rtm_f08_buf_t b_buf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Sendrecv_replace", "buf", buf, RTM_F08_PACK, &b_buf);
+    rc = rtm_f08_buf_sized("MPI_Sendrecv_replace", "buf", buf, RTM_F08_PACK, count, datatype, &b_buf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -612,7 +612,7 @@ void pmpi_mrecv_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MP
 {
     rtm_f08_buf_t b_buf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Mrecv", "buf", buf, RTM_F08_PACK, &b_buf);
+    rc = rtm_f08_buf_sized("MPI_Mrecv", "buf", buf, RTM_F08_PACK, count, datatype, &b_buf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -1995,13 +1995,13 @@ void pmpi_reduce_local_f08ts_(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Fin
     rtm_f08_buf_t b_inbuf;
     rtm_f08_buf_t b_inoutbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Reduce_local", "inbuf", inbuf, RTM_F08_PACK_IN, &b_inbuf);
+    rc = rtm_f08_buf_sized("MPI_Reduce_local", "inbuf", inbuf, RTM_F08_PACK_IN, count, datatype, &b_inbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
         return;
     }
-    rc = rtm_f08_buf_in("MPI_Reduce_local", "inoutbuf", inoutbuf, RTM_F08_PACK, &b_inoutbuf);
+    rc = rtm_f08_buf_sized("MPI_Reduce_local", "inoutbuf", inoutbuf, RTM_F08_PACK, count, datatype, &b_inoutbuf);
     if (rc != MPI_SUCCESS) {
         rtm_f08_buf_out(&b_inbuf, 0);
         if (ierr)
@@ -2039,7 +2039,7 @@ void pmpi_bcast_f08ts_(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype,
 {
     rtm_f08_buf_t b_buffer;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Bcast", "buffer", buffer, RTM_F08_PACK, &b_buffer);
+    rc = rtm_f08_buf_sized("MPI_Bcast", "buffer", buffer, RTM_F08_PACK, count, datatype, &b_buffer);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -2066,7 +2066,7 @@ void pmpi_reduce_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *co
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Reduce", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Reduce", "sendbuf", sendbuf, RTM_F08_PACK_IN, count, datatype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -2101,13 +2101,13 @@ void pmpi_allreduce_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint 
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Allreduce", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Allreduce", "sendbuf", sendbuf, RTM_F08_PACK_IN, count, datatype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
         return;
     }
-    rc = rtm_f08_buf_in("MPI_Allreduce", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    rc = rtm_f08_buf_sized("MPI_Allreduce", "recvbuf", recvbuf, RTM_F08_PACK, count, datatype, &b_recvbuf);
     if (rc != MPI_SUCCESS) {
         rtm_f08_buf_out(&b_sendbuf, 0);
         if (ierr)
@@ -2136,7 +2136,7 @@ void pmpi_gather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sen
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Gather", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Gather", "sendbuf", sendbuf, RTM_F08_PACK_IN, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -2171,7 +2171,7 @@ void pmpi_gatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Gatherv", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Gatherv", "sendbuf", sendbuf, RTM_F08_PACK_IN, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -2212,7 +2212,7 @@ void pmpi_scatter_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
             *ierr = rc;
         return;
     }
-    rc = rtm_f08_buf_in("MPI_Scatter", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    rc = rtm_f08_buf_sized("MPI_Scatter", "recvbuf", recvbuf, RTM_F08_PACK, recvcount, recvtype, &b_recvbuf);
     if (rc != MPI_SUCCESS) {
         rtm_f08_buf_out(&b_sendbuf, 0);
         if (ierr)
@@ -2247,7 +2247,7 @@ void pmpi_scatterv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *
             *ierr = rc;
         return;
     }
-    rc = rtm_f08_buf_in("MPI_Scatterv", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    rc = rtm_f08_buf_sized("MPI_Scatterv", "recvbuf", recvbuf, RTM_F08_PACK, recvcount, recvtype, &b_recvbuf);
     if (rc != MPI_SUCCESS) {
         rtm_f08_buf_out(&b_sendbuf, 0);
         if (ierr)
@@ -2276,7 +2276,7 @@ void pmpi_allgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Allgather", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Allgather", "sendbuf", sendbuf, RTM_F08_PACK_IN, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -2311,7 +2311,7 @@ void pmpi_allgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint 
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Allgatherv", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Allgatherv", "sendbuf", sendbuf, RTM_F08_PACK_IN, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -2521,13 +2521,13 @@ void pmpi_scan_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *coun
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Scan", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Scan", "sendbuf", sendbuf, RTM_F08_PACK_IN, count, datatype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
         return;
     }
-    rc = rtm_f08_buf_in("MPI_Scan", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    rc = rtm_f08_buf_sized("MPI_Scan", "recvbuf", recvbuf, RTM_F08_PACK, count, datatype, &b_recvbuf);
     if (rc != MPI_SUCCESS) {
         rtm_f08_buf_out(&b_sendbuf, 0);
         if (ierr)
@@ -2556,13 +2556,13 @@ void pmpi_exscan_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *co
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Exscan", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Exscan", "sendbuf", sendbuf, RTM_F08_PACK_IN, count, datatype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
         return;
     }
-    rc = rtm_f08_buf_in("MPI_Exscan", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    rc = rtm_f08_buf_sized("MPI_Exscan", "recvbuf", recvbuf, RTM_F08_PACK, count, datatype, &b_recvbuf);
     if (rc != MPI_SUCCESS) {
         rtm_f08_buf_out(&b_sendbuf, 0);
         if (ierr)
@@ -2633,7 +2633,7 @@ void pmpi_ireduce_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *c
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Ireduce", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Ireduce", "sendbuf", sendbuf, RTM_F08_CONTIG, count, datatype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -2670,13 +2670,13 @@ void pmpi_iallreduce_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Iallreduce", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Iallreduce", "sendbuf", sendbuf, RTM_F08_CONTIG, count, datatype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
         return;
     }
-    rc = rtm_f08_buf_in("MPI_Iallreduce", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    rc = rtm_f08_buf_sized("MPI_Iallreduce", "recvbuf", recvbuf, RTM_F08_CONTIG, count, datatype, &b_recvbuf);
     if (rc != MPI_SUCCESS) {
         rtm_f08_buf_out(&b_sendbuf, 0);
         if (ierr)
@@ -2707,7 +2707,7 @@ void pmpi_igather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Igather", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Igather", "sendbuf", sendbuf, RTM_F08_CONTIG, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -2744,7 +2744,7 @@ void pmpi_igatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Igatherv", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Igatherv", "sendbuf", sendbuf, RTM_F08_CONTIG, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -2787,7 +2787,7 @@ void pmpi_iscatter_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
             *ierr = rc;
         return;
     }
-    rc = rtm_f08_buf_in("MPI_Iscatter", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    rc = rtm_f08_buf_sized("MPI_Iscatter", "recvbuf", recvbuf, RTM_F08_CONTIG, recvcount, recvtype, &b_recvbuf);
     if (rc != MPI_SUCCESS) {
         rtm_f08_buf_out(&b_sendbuf, 0);
         if (ierr)
@@ -2824,7 +2824,7 @@ void pmpi_iscatterv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint 
             *ierr = rc;
         return;
     }
-    rc = rtm_f08_buf_in("MPI_Iscatterv", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    rc = rtm_f08_buf_sized("MPI_Iscatterv", "recvbuf", recvbuf, RTM_F08_CONTIG, recvcount, recvtype, &b_recvbuf);
     if (rc != MPI_SUCCESS) {
         rtm_f08_buf_out(&b_sendbuf, 0);
         if (ierr)
@@ -2855,7 +2855,7 @@ void pmpi_iallgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint 
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Iallgather", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Iallgather", "sendbuf", sendbuf, RTM_F08_CONTIG, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -2892,7 +2892,7 @@ void pmpi_iallgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Iallgatherv", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Iallgatherv", "sendbuf", sendbuf, RTM_F08_CONTIG, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -3114,13 +3114,13 @@ void pmpi_iscan_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *cou
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Iscan", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Iscan", "sendbuf", sendbuf, RTM_F08_CONTIG, count, datatype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
         return;
     }
-    rc = rtm_f08_buf_in("MPI_Iscan", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    rc = rtm_f08_buf_sized("MPI_Iscan", "recvbuf", recvbuf, RTM_F08_CONTIG, count, datatype, &b_recvbuf);
     if (rc != MPI_SUCCESS) {
         rtm_f08_buf_out(&b_sendbuf, 0);
         if (ierr)
@@ -3151,13 +3151,13 @@ void pmpi_iexscan_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *c
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Iexscan", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Iexscan", "sendbuf", sendbuf, RTM_F08_CONTIG, count, datatype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
         return;
     }
-    rc = rtm_f08_buf_in("MPI_Iexscan", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    rc = rtm_f08_buf_sized("MPI_Iexscan", "recvbuf", recvbuf, RTM_F08_CONTIG, count, datatype, &b_recvbuf);
     if (rc != MPI_SUCCESS) {
         rtm_f08_buf_out(&b_sendbuf, 0);
         if (ierr)
@@ -4096,7 +4096,7 @@ void pmpi_neighbor_allgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, M
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Neighbor_allgather", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Neighbor_allgather", "sendbuf", sendbuf, RTM_F08_PACK_IN, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -4131,7 +4131,7 @@ void pmpi_neighbor_allgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, 
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Neighbor_allgatherv", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Neighbor_allgatherv", "sendbuf", sendbuf, RTM_F08_PACK_IN, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -4273,7 +4273,7 @@ void pmpi_ineighbor_allgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, 
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Ineighbor_allgather", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Ineighbor_allgather", "sendbuf", sendbuf, RTM_F08_CONTIG, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -4310,7 +4310,7 @@ void pmpi_ineighbor_allgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount,
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_in("MPI_Ineighbor_allgatherv", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    rc = rtm_f08_buf_sized("MPI_Ineighbor_allgatherv", "sendbuf", sendbuf, RTM_F08_CONTIG, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;

@@ -120,6 +120,35 @@ int rtm_f08_buf_in(const char *fn, const char *arg, CFI_cdesc_t *d, int mode, rt
     return MPI_SUCCESS;
 }
 
+int rtm_f08_buf_sized(const char *fn, const char *arg, CFI_cdesc_t *d, int mode,
+                      MPI_Fint *count, MPI_Fint *datatype, rtm_f08_buf_t *b)
+{
+    size_t n;
+    MPI_Aint lb, extent, tlb, textent;
+    int rc;
+
+    if (!d || mode == RTM_F08_CONTIG || f08_contiguous(d, &n) || *count <= 0)
+        return rtm_f08_buf_in(fn, arg, d, mode, b);
+    /* A section is copied: it must hold count of datatype (the end of the
+     * last one), or the call would write past the copy. */
+    rc = MPI_Type_get_extent((MPI_Datatype)*datatype, &lb, &extent);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_get_true_extent((MPI_Datatype)*datatype, &tlb, &textent);
+    if (rc != MPI_SUCCESS) {
+        f08_buf_init(b, d, mode, NULL, NULL);
+        return rc;
+    }
+    double need = (double)tlb + (double)(*count - 1) * (double)extent + (double)textent;
+    double have = (double)n * (double)d->elem_len;
+    if (tlb < 0 || need > have) {
+        f08_buf_init(b, d, mode, NULL, NULL);
+        fprintf(stderr, "rtmsg: %s (mpi_f08): %s is an array section of %.0f bytes, "
+                "%d of its datatype need %.0f\n", fn, arg, have, (int)*count, need);
+        return rtm_f_error(fn, MPI_ERR_COUNT);
+    }
+    return rtm_f08_buf_in(fn, arg, d, mode, b);
+}
+
 int rtm_f08_buf_typed(const char *fn, const char *arg, CFI_cdesc_t *d, MPI_Fint *count,
                       MPI_Fint *datatype, rtm_f08_buf_t *b)
 {

@@ -124,6 +124,10 @@ typedef struct {
 /* fn's buffer arg d in the given mode; MPI_SUCCESS or the error raised. */
 int rtm_f08_buf_in(const char *fn, const char *arg, CFI_cdesc_t *d, int mode,
                    rtm_f08_buf_t *b);
+/* The same for a buffer that holds count of datatype: a section that is
+ * too small to is refused (MPI_ERR_COUNT) rather than copied. */
+int rtm_f08_buf_sized(const char *fn, const char *arg, CFI_cdesc_t *d, int mode,
+                      MPI_Fint *count, MPI_Fint *datatype, rtm_f08_buf_t *b);
 /* The same for a buffer kept after the call with its (count, datatype):
  * a section becomes a datatype (b->countp, b->typep). */
 int rtm_f08_buf_typed(const char *fn, const char *arg, CFI_cdesc_t *d, MPI_Fint *count,

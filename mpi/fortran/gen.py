@@ -339,6 +339,10 @@ class Gen:
             if typed:
                 body.append("    rc = rtm_f08_buf_typed(\"MPI_%s\", \"%s\", %s, %s, %s, &b_%s);"
                             % (self.fn, n, n, typed[1], typed[2], n))
+            elif f08_sized(self.fn, self.args, n) and m != "RTM_F08_ADDR":
+                cn, tn = f08_sized(self.fn, self.args, n)
+                body.append("    rc = rtm_f08_buf_sized(\"MPI_%s\", \"%s\", %s, %s, %s, %s, "
+                            "&b_%s);" % (self.fn, n, n, m, cn, tn, n))
             else:
                 body.append("    rc = rtm_f08_buf_in(\"MPI_%s\", \"%s\", %s, %s, &b_%s);"
                             % (self.fn, n, n, m, n))
@@ -599,6 +603,27 @@ F08_TYPED = {"Isend": ("buf", "count", "datatype"), "Issend": ("buf", "count", "
              "Send_init": ("buf", "count", "datatype"), "Ssend_init": ("buf", "count", "datatype"),
              "Rsend_init": ("buf", "count", "datatype"), "Bsend_init": ("buf", "count", "datatype"),
              "Recv_init": ("buf", "count", "datatype"), "Ibcast": ("buffer", "count", "datatype")}
+
+
+def f08_sized(fn, args, buf):
+    """(count, datatype) of a buffer that holds exactly count of datatype
+    (a copied section is checked to hold them), or None."""
+    scalars = {a[1] for a in args if a[0] == "int" and not a[2]}
+    types = {a[1] for a in args if a[0] == "MPI_Datatype" and not a[2]}
+    pairs = []
+    if buf in ("buf", "buffer"):
+        pairs.append(("count", "datatype"))
+    if buf == "sendbuf" and not re.search(r"scatter|alltoall", fn.lower()):
+        pairs.append(("sendcount", "sendtype"))
+    if buf == "recvbuf" and not re.search(r"gather|alltoall|^i?reduce$", fn.lower()):
+        pairs.append(("recvcount", "recvtype"))
+    if buf in ("sendbuf", "recvbuf", "inbuf", "inoutbuf") and "scatter" not in fn.lower():
+        if not (buf == "recvbuf" and re.search(r"^i?reduce$", fn.lower())):
+            pairs.append(("count", "datatype"))
+    for c, t in pairs:
+        if c in scalars and t in types:
+            return c, t
+    return None
 
 
 def f08_keeps(fn):
