@@ -3,7 +3,8 @@
 ! MPI_Send_f08ts (calling the PMPI_ ones), handle values equal to the mpi
 ! module's, statuses arrays, LOGICAL and CHARACTER arguments, nonblocking
 ! point-to-point on non-contiguous sections (2-D too), a Gatherv into a
-! strided section, a refused section (MPI_ERR_BUFFER) for MPI_Iallreduce,
+! strided section, Allreduce between sections, a section too small for its
+! count (MPI_ERR_COUNT), a refused section (MPI_ERR_BUFFER) for MPI_Iallreduce,
 ! an mpi_f08 error handler, attribute callbacks, TYPE(C_PTR) from
 ! MPI_Alloc_mem / MPI_Win_allocate / MPI_Buffer_detach, one-sided Put,
 ! MPI_Wtime, MPI_Aint_add/diff, MPI_Get_address, MPI_Sizeof. Any number
@@ -155,15 +156,24 @@ program f_f08x
                                   i = 0, nproc - 1)]) .and. all(g(2:40:2) == -1), &
                             'Gatherv into a strided section')
 
+    ! Allreduce between sections (copied), sum over the ranks
+    b = -1
+    call MPI_Allreduce(a(2:8:3), b(20:14:-3), 3, MPI_INTEGER, MPI_SUM, dup)
+    call chk(all(b(20:14:-3) == [(sum([(k * 100 + i, k = 0, nproc - 1)]), i = 2, 8, 3)]) .and. &
+             count(b == -1) == 17, 'Allreduce from and into strided sections')
+
     ! Iallreduce on a section is refused; an mpi_f08 error handler sees it
     call MPI_Comm_create_errhandler(on_error, eh)
     call MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh)
     call MPI_Iallreduce(a(1:4:2), b(1:4:2), 2, MPI_INTEGER, MPI_SUM, dup, reqs(1), ierr)
     call chk(ierr == MPI_ERR_BUFFER .and. nerrh == 1 .and. lasterr == MPI_ERR_BUFFER, &
              'non-contiguous Iallreduce: MPI_ERR_BUFFER to the error handler')
+    call MPI_Bcast(b(1:6:2), 5, MPI_INTEGER, 0, dup, ierr)
+    call chk(ierr == MPI_ERR_COUNT .and. nerrh == 2 .and. lasterr == MPI_ERR_COUNT, &
+             'a section smaller than count: MPI_ERR_COUNT')
     call MPI_Comm_set_errhandler(dup, eh)
     call MPI_Send(a, 1, MPI_INTEGER, nproc, 0, dup, ierr)
-    call chk(ierr == MPI_ERR_RANK .and. nerrh == 2 .and. lasterr == MPI_ERR_RANK, &
+    call chk(ierr == MPI_ERR_RANK .and. nerrh == 3 .and. lasterr == MPI_ERR_RANK, &
              'mpi_f08 error handler on a communicator')
     call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL)
     call MPI_Errhandler_free(eh)
