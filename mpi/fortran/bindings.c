@@ -2707,7 +2707,7 @@ void pmpi_igather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_sized("MPI_Igather", "sendbuf", sendbuf, RTM_F08_CONTIG, sendcount, sendtype, &b_sendbuf);
+    rc = rtm_f08_buf_typed("MPI_Igather", "sendbuf", sendbuf, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -2720,7 +2720,7 @@ void pmpi_igather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
             *ierr = rc;
         return;
     }
-    pmpi_igather_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcount, recvtype, root, comm, request, ierr);
+    pmpi_igather_(b_sendbuf.ptr, b_sendbuf.countp, b_sendbuf.typep, b_recvbuf.ptr, recvcount, recvtype, root, comm, request, ierr);
     rtm_f08_buf_out(&b_recvbuf, 1);
     rtm_f08_buf_out(&b_sendbuf, 1);
 }
@@ -2744,7 +2744,7 @@ void pmpi_igatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_sized("MPI_Igatherv", "sendbuf", sendbuf, RTM_F08_CONTIG, sendcount, sendtype, &b_sendbuf);
+    rc = rtm_f08_buf_typed("MPI_Igatherv", "sendbuf", sendbuf, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -2757,7 +2757,7 @@ void pmpi_igatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
             *ierr = rc;
         return;
     }
-    pmpi_igatherv_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcounts, displs, recvtype, root, comm, request, ierr);
+    pmpi_igatherv_(b_sendbuf.ptr, b_sendbuf.countp, b_sendbuf.typep, b_recvbuf.ptr, recvcounts, displs, recvtype, root, comm, request, ierr);
     rtm_f08_buf_out(&b_recvbuf, 1);
     rtm_f08_buf_out(&b_sendbuf, 1);
 }
@@ -2787,14 +2787,14 @@ void pmpi_iscatter_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
             *ierr = rc;
         return;
     }
-    rc = rtm_f08_buf_sized("MPI_Iscatter", "recvbuf", recvbuf, RTM_F08_CONTIG, recvcount, recvtype, &b_recvbuf);
+    rc = rtm_f08_buf_typed("MPI_Iscatter", "recvbuf", recvbuf, recvcount, recvtype, &b_recvbuf);
     if (rc != MPI_SUCCESS) {
         rtm_f08_buf_out(&b_sendbuf, 0);
         if (ierr)
             *ierr = rc;
         return;
     }
-    pmpi_iscatter_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcount, recvtype, root, comm, request, ierr);
+    pmpi_iscatter_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, b_recvbuf.countp, b_recvbuf.typep, root, comm, request, ierr);
     rtm_f08_buf_out(&b_recvbuf, 1);
     rtm_f08_buf_out(&b_sendbuf, 1);
 }
@@ -2824,14 +2824,14 @@ void pmpi_iscatterv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint 
             *ierr = rc;
         return;
     }
-    rc = rtm_f08_buf_sized("MPI_Iscatterv", "recvbuf", recvbuf, RTM_F08_CONTIG, recvcount, recvtype, &b_recvbuf);
+    rc = rtm_f08_buf_typed("MPI_Iscatterv", "recvbuf", recvbuf, recvcount, recvtype, &b_recvbuf);
     if (rc != MPI_SUCCESS) {
         rtm_f08_buf_out(&b_sendbuf, 0);
         if (ierr)
             *ierr = rc;
         return;
     }
-    pmpi_iscatterv_(b_sendbuf.ptr, sendcounts, displs, sendtype, b_recvbuf.ptr, recvcount, recvtype, root, comm, request, ierr);
+    pmpi_iscatterv_(b_sendbuf.ptr, sendcounts, displs, sendtype, b_recvbuf.ptr, b_recvbuf.countp, b_recvbuf.typep, root, comm, request, ierr);
     rtm_f08_buf_out(&b_recvbuf, 1);
     rtm_f08_buf_out(&b_sendbuf, 1);
 }
@@ -2855,7 +2855,7 @@ void pmpi_iallgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint 
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_sized("MPI_Iallgather", "sendbuf", sendbuf, RTM_F08_CONTIG, sendcount, sendtype, &b_sendbuf);
+    rc = rtm_f08_buf_typed("MPI_Iallgather", "sendbuf", sendbuf, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -2868,7 +2868,7 @@ void pmpi_iallgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint 
             *ierr = rc;
         return;
     }
-    pmpi_iallgather_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcount, recvtype, comm, request, ierr);
+    pmpi_iallgather_(b_sendbuf.ptr, b_sendbuf.countp, b_sendbuf.typep, b_recvbuf.ptr, recvcount, recvtype, comm, request, ierr);
     rtm_f08_buf_out(&b_recvbuf, 1);
     rtm_f08_buf_out(&b_sendbuf, 1);
 }
@@ -2892,7 +2892,7 @@ void pmpi_iallgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_sized("MPI_Iallgatherv", "sendbuf", sendbuf, RTM_F08_CONTIG, sendcount, sendtype, &b_sendbuf);
+    rc = rtm_f08_buf_typed("MPI_Iallgatherv", "sendbuf", sendbuf, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -2905,7 +2905,7 @@ void pmpi_iallgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint
             *ierr = rc;
         return;
     }
-    pmpi_iallgatherv_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcounts, displs, recvtype, comm, request, ierr);
+    pmpi_iallgatherv_(b_sendbuf.ptr, b_sendbuf.countp, b_sendbuf.typep, b_recvbuf.ptr, recvcounts, displs, recvtype, comm, request, ierr);
     rtm_f08_buf_out(&b_recvbuf, 1);
     rtm_f08_buf_out(&b_sendbuf, 1);
 }
@@ -4273,7 +4273,7 @@ void pmpi_ineighbor_allgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, 
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_sized("MPI_Ineighbor_allgather", "sendbuf", sendbuf, RTM_F08_CONTIG, sendcount, sendtype, &b_sendbuf);
+    rc = rtm_f08_buf_typed("MPI_Ineighbor_allgather", "sendbuf", sendbuf, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -4286,7 +4286,7 @@ void pmpi_ineighbor_allgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, 
             *ierr = rc;
         return;
     }
-    pmpi_ineighbor_allgather_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcount, recvtype, comm, request, ierr);
+    pmpi_ineighbor_allgather_(b_sendbuf.ptr, b_sendbuf.countp, b_sendbuf.typep, b_recvbuf.ptr, recvcount, recvtype, comm, request, ierr);
     rtm_f08_buf_out(&b_recvbuf, 1);
     rtm_f08_buf_out(&b_sendbuf, 1);
 }
@@ -4310,7 +4310,7 @@ void pmpi_ineighbor_allgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount,
     rtm_f08_buf_t b_sendbuf;
     rtm_f08_buf_t b_recvbuf;
     int rc = MPI_SUCCESS;
-    rc = rtm_f08_buf_sized("MPI_Ineighbor_allgatherv", "sendbuf", sendbuf, RTM_F08_CONTIG, sendcount, sendtype, &b_sendbuf);
+    rc = rtm_f08_buf_typed("MPI_Ineighbor_allgatherv", "sendbuf", sendbuf, sendcount, sendtype, &b_sendbuf);
     if (rc != MPI_SUCCESS) {
         if (ierr)
             *ierr = rc;
@@ -4323,7 +4323,7 @@ void pmpi_ineighbor_allgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount,
             *ierr = rc;
         return;
     }
-    pmpi_ineighbor_allgatherv_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcounts, displs, recvtype, comm, request, ierr);
+    pmpi_ineighbor_allgatherv_(b_sendbuf.ptr, b_sendbuf.countp, b_sendbuf.typep, b_recvbuf.ptr, recvcounts, displs, recvtype, comm, request, ierr);
     rtm_f08_buf_out(&b_recvbuf, 1);
     rtm_f08_buf_out(&b_sendbuf, 1);
 }

@@ -12,8 +12,10 @@
  *    temporary before the call and, unless the C argument is const, back
  *    after it (the whole section, so what the call does not write keeps
  *    its value);
- *  - RTM_F08_CONTIG with a (count, datatype) pair (nonblocking and
- *    persistent point-to-point, MPI_Ibcast): when the datatype's extent is
+ *  - RTM_F08_CONTIG with a (count, datatype) pair of this process
+ *    (nonblocking and persistent point-to-point, MPI_Ibcast, the send side
+ *    of MPI_Igather(v) / Iallgather(v) / Ineighbor_allgather(v), the
+ *    receive side of MPI_Iscatter(v)): when the datatype's extent is
  *    the element's size, the call gets one hindexed-block datatype over
  *    the section's first `count` elements instead (no copy; the request
  *    holds the type, which is freed here at once);

@@ -305,8 +305,11 @@ class Gen:
         choice = [a for a in self.args if a[1] in CHOICE and "void" in a[0]]
         if not choice:
             return ["RTM_F08_ALIAS(%s, %s_f08);" % (lname, lname)]
-        typed = F08_TYPED.get(self.fn)
         mode = f08_buf_mode(self.fn)
+        typed = {}
+        if mode == "RTM_F08_CONTIG":
+            typed = {a[1]: f08_typed(self.fn, self.args, a[1]) for a in choice}
+            typed = {k: v for k, v in typed.items() if v}
         sparams, fargs = [], []
         strs = [a[1] for a in self.args if "char" in a[0]]
         for p in params:
@@ -321,9 +324,9 @@ class Gen:
                 sparams.append(p)
                 fargs.append(n)
         fargs += ["%s->elem_len" % n for n in strs]
-        if typed:
-            fargs = ["b_%s.countp" % typed[0] if x == typed[1] else
-                     "b_%s.typep" % typed[0] if x == typed[2] else x for x in fargs]
+        for bn, (cn, tn) in typed.items():
+            fargs = ["b_%s.countp" % bn if x == cn else "b_%s.typep" % bn if x == tn else x
+                     for x in fargs]
         body = ["#if RTM_F08"]
         body.append("void pmpi_%s_f08ts_(%s);" % (lname, ", ".join(sparams)))
         body.append("void pmpi_%s_f08ts_(%s)" % (lname, ", ".join(sparams)))
@@ -336,9 +339,9 @@ class Gen:
             n = a[1]
             const = a[0].startswith("const")
             m = mode if mode != "RTM_F08_PACK" or not const else "RTM_F08_PACK_IN"
-            if typed:
+            if n in typed:
                 body.append("    rc = rtm_f08_buf_typed(\"MPI_%s\", \"%s\", %s, %s, %s, &b_%s);"
-                            % (self.fn, n, n, typed[1], typed[2], n))
+                            % (self.fn, n, n, typed[n][0], typed[n][1], n))
             elif f08_sized(self.fn, self.args, n) and m != "RTM_F08_ADDR":
                 cn, tn = f08_sized(self.fn, self.args, n)
                 body.append("    rc = rtm_f08_buf_sized(\"MPI_%s\", \"%s\", %s, %s, %s, %s, "
@@ -595,14 +598,12 @@ F08_ADDR = {"Get_address", "Free_mem"}
 # non-contiguous section cannot be copied for them.
 F08_KEEPS = {"Put", "Get", "Accumulate", "Get_accumulate", "Fetch_and_op", "Compare_and_swap",
              "Rput", "Rget", "Raccumulate", "Rget_accumulate", "Buffer_attach"}
-# Of those, the ones whose buffer is one (count, datatype) pair: a
-# section is described by a derived datatype instead (no copy).
-F08_TYPED = {"Isend": ("buf", "count", "datatype"), "Issend": ("buf", "count", "datatype"),
-             "Irsend": ("buf", "count", "datatype"), "Ibsend": ("buf", "count", "datatype"),
-             "Irecv": ("buf", "count", "datatype"), "Imrecv": ("buf", "count", "datatype"),
-             "Send_init": ("buf", "count", "datatype"), "Ssend_init": ("buf", "count", "datatype"),
-             "Rsend_init": ("buf", "count", "datatype"), "Bsend_init": ("buf", "count", "datatype"),
-             "Recv_init": ("buf", "count", "datatype"), "Ibcast": ("buffer", "count", "datatype")}
+# Of those, the buffers that are one (count, datatype) of this process
+# (nonblocking and persistent point-to-point, the send side of nonblocking
+# gathers, the receive side of scatters, MPI_Ibcast), in a routine that
+# holds its datatypes until it completes and has no reduction op: a section
+# is described by a derived datatype instead (no copy). One-sided routines
+# do not hold the origin datatype.
 
 
 def f08_sized(fn, args, buf):
@@ -624,6 +625,12 @@ def f08_sized(fn, args, buf):
         if c in scalars and t in types:
             return c, t
     return None
+
+
+def f08_typed(fn, args, buf):
+    if fn in F08_KEEPS or fn.startswith("Win_") or any(a[0] == "MPI_Op" for a in args):
+        return None
+    return f08_sized(fn, args, buf)
 
 
 def f08_keeps(fn):

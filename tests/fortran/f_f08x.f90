@@ -2,7 +2,8 @@
 ! names and a Fortran profiler that replaces MPI_Barrier_f08 and
 ! MPI_Send_f08ts (calling the PMPI_ ones), handle values equal to the mpi
 ! module's, statuses arrays, LOGICAL and CHARACTER arguments, nonblocking
-! point-to-point on non-contiguous sections (2-D too), a Gatherv into a
+! point-to-point on non-contiguous sections (2-D too), Igather from one, a
+! Gatherv into a
 ! strided section, Allreduce between sections, a section too small for its
 ! count (MPI_ERR_COUNT), a refused section (MPI_ERR_BUFFER) for MPI_Iallreduce,
 ! an mpi_f08 error handler, attribute callbacks, TYPE(C_PTR) from
@@ -155,6 +156,14 @@ program f_f08x
     if (rank == 0) call chk(all([(g(4 * i + 1) == i * 100 + 1 .and. g(4 * i + 3) == i * 100 + 3, &
                                   i = 0, nproc - 1)]) .and. all(g(2:40:2) == -1), &
                             'Gatherv into a strided section')
+
+    ! Igather from a strided section (a datatype, no copy)
+    g = -1
+    call MPI_Igather(a(3:9:3), 3, MPI_INTEGER, g, 3, MPI_INTEGER, nproc - 1, dup, reqs(1))
+    call MPI_Wait(reqs(1), MPI_STATUS_IGNORE)
+    if (rank == nproc - 1) call chk(all([((g(3 * k + i) == k * 100 + 3 * i, i = 1, 3), &
+                                          k = 0, nproc - 1)]) .and. g(3 * nproc + 1) == -1, &
+                                    'Igather from a strided section')
 
     ! Allreduce between sections (copied), sum over the ranks
     b = -1
