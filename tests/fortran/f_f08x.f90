@@ -8,7 +8,8 @@
 ! count (MPI_ERR_COUNT), a refused section (MPI_ERR_BUFFER) for MPI_Iallreduce,
 ! an mpi_f08 error handler, attribute callbacks, TYPE(C_PTR) from
 ! MPI_Alloc_mem / MPI_Win_allocate / MPI_Buffer_detach, one-sided Put,
-! MPI_Wtime, MPI_Aint_add/diff, MPI_Get_address, MPI_Sizeof. Any number
+! MPI_Pack_external, MPI_Wtime, MPI_Aint_add/diff, MPI_Get_address,
+! MPI_Sizeof. Any number
 ! of ranks.
 module f08x_prof
     implicit none
@@ -89,6 +90,7 @@ program f_f08x
     integer :: a(20), b(20), m(5, 6), mm(5, 6), g(40), counts(64), displs(64)
     integer(kind=MPI_ADDRESS_KIND) :: a1, a2, val
     character(len=MPI_MAX_OBJECT_NAME) :: name
+    character(len=1) :: pk(64)
     double precision :: t0
     real :: x(3)
     integer, allocatable :: bsbuf(:)
@@ -237,6 +239,20 @@ program f_f08x
              'Win_allocate (TYPE(C_PTR)) and Put')
     call MPI_Win_free(win)
     call chk(win == MPI_WIN_NULL, 'Win_free')
+
+    ! Pack_external: CHARACTER and buffers in one BIND(C) routine, sections
+    call MPI_Pack_external_size('external32', 3, MPI_INTEGER, a2)
+    a1 = 0
+    call MPI_Pack_external('external32', a(1:5:2), 3, MPI_INTEGER, pk, 64_MPI_ADDRESS_KIND, a1)
+    n = a1
+    b = 0
+    a1 = 0
+    call MPI_Unpack_external(' external32 ', pk, 64_MPI_ADDRESS_KIND, a1, b(2:10:3), 3, &
+                             MPI_INTEGER, ierr)
+    call chk(a2 == 12 .and. n == 12 .and. a1 == 12 .and. ierr == MPI_SUCCESS .and. &
+             ichar(pk(4)) == mod(rank * 100 + 1, 256) .and. &
+             all(b(2:10:3) == [a(1), a(3), a(5)]) .and. count(b == 0) == 17, &
+             'Pack_external / Unpack_external (big-endian) of sections')
 
     ! addresses and sizes
     call MPI_Get_address(m(1, 2), a1)
