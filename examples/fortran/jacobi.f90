@@ -155,6 +155,7 @@ program jacobi
     end if
     call MPI_Type_free(rowt)
     call MPI_Comm_free(cart)
+    deallocate (u, unew)
     call MPI_Finalize()
     if (.not. ok) stop 1
 

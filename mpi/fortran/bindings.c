@@ -22,6 +22,7 @@ void pmpi_initialized_(MPI_Fint *flag, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(initialized)
+RTM_F08_ALIAS(initialized, initialized_f08);
 void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr);
 void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr)
 {
@@ -33,6 +34,7 @@ void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(finalized)
+RTM_F08_ALIAS(finalized, finalized_f08);
 void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
 void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
 {
@@ -42,6 +44,7 @@ void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(abort)
+RTM_F08_ALIAS(abort, abort_f08);
 void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr);
 void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr)
 {
@@ -51,6 +54,7 @@ void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(query_thread)
+RTM_F08_ALIAS(query_thread, query_thread_f08);
 void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierr);
 void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierr)
 {
@@ -62,6 +66,7 @@ void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(is_thread_main)
+RTM_F08_ALIAS(is_thread_main, is_thread_main_f08);
 void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierr);
 void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierr)
 {
@@ -71,6 +76,7 @@ void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(get_version)
+RTM_F08_ALIAS(get_version, get_version_f08);
 void pmpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierr, size_t version_len);
 void pmpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierr, size_t version_len)
 {
@@ -83,6 +89,7 @@ void pmpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ier
         *ierr = rc;
 }
 RTM_F_WEAK(get_library_version)
+RTM_F08_ALIAS(get_library_version, get_library_version_f08);
 void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t name_len);
 void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t name_len)
 {
@@ -95,6 +102,7 @@ void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierr, s
         *ierr = rc;
 }
 RTM_F_WEAK(get_processor_name)
+RTM_F08_ALIAS(get_processor_name, get_processor_name_f08);
 void pmpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr);
 void pmpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
 {
@@ -104,6 +112,7 @@ void pmpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *i
         *ierr = rc;
 }
 RTM_F_WEAK(comm_set_errhandler)
+RTM_F08_ALIAS(comm_set_errhandler, comm_set_errhandler_f08);
 void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr);
 void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
 {
@@ -113,6 +122,7 @@ void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *i
         *ierr = rc;
 }
 RTM_F_WEAK(comm_get_errhandler)
+RTM_F08_ALIAS(comm_get_errhandler, comm_get_errhandler_f08);
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr);
 void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr)
 {
@@ -122,6 +132,7 @@ void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *i
         *ierr = rc;
 }
 RTM_F_WEAK(comm_call_errhandler)
+RTM_F08_ALIAS(comm_call_errhandler, comm_call_errhandler_f08);
 void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierr);
 void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierr)
 {
@@ -131,6 +142,7 @@ void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(errhandler_free)
+RTM_F08_ALIAS(errhandler_free, errhandler_free_f08);
 void pmpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierr, size_t string_len);
 void pmpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierr, size_t string_len)
 {
@@ -143,6 +155,7 @@ void pmpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, 
         *ierr = rc;
 }
 RTM_F_WEAK(error_string)
+RTM_F08_ALIAS(error_string, error_string_f08);
 void pmpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierr);
 void pmpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierr)
 {
@@ -152,6 +165,7 @@ void pmpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierr
         *ierr = rc;
 }
 RTM_F_WEAK(error_class)
+RTM_F08_ALIAS(error_class, error_class_f08);
 void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -161,6 +175,23 @@ void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, 
         *ierr = rc;
 }
 RTM_F_WEAK(send)
+#if RTM_F08
+void pmpi_send_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_send_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Send", "buf", buf, RTM_F08_PACK_IN, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_send_(b_buf.ptr, count, datatype, dest, tag, comm, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(send_f08ts)
+#endif
 void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -170,6 +201,23 @@ void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
         *ierr = rc;
 }
 RTM_F_WEAK(ssend)
+#if RTM_F08
+void pmpi_ssend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_ssend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Ssend", "buf", buf, RTM_F08_PACK_IN, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ssend_(b_buf.ptr, count, datatype, dest, tag, comm, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(ssend_f08ts)
+#endif
 void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -179,6 +227,23 @@ void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
         *ierr = rc;
 }
 RTM_F_WEAK(rsend)
+#if RTM_F08
+void pmpi_rsend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_rsend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Rsend", "buf", buf, RTM_F08_PACK_IN, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_rsend_(b_buf.ptr, count, datatype, dest, tag, comm, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(rsend_f08ts)
+#endif
 void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -188,6 +253,23 @@ void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
         *ierr = rc;
 }
 RTM_F_WEAK(bsend)
+#if RTM_F08
+void pmpi_bsend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_bsend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Bsend", "buf", buf, RTM_F08_PACK_IN, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_bsend_(b_buf.ptr, count, datatype, dest, tag, comm, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(bsend_f08ts)
+#endif
 void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr);
 void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr)
 {
@@ -197,6 +279,23 @@ void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(buffer_attach)
+#if RTM_F08
+void pmpi_buffer_attach_f08ts_(CFI_cdesc_t *buffer, MPI_Fint *size, MPI_Fint *ierr);
+void pmpi_buffer_attach_f08ts_(CFI_cdesc_t *buffer, MPI_Fint *size, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buffer;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Buffer_attach", "buffer", buffer, RTM_F08_CONTIG, &b_buffer);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_buffer_attach_(b_buffer.ptr, size, ierr);
+    rtm_f08_buf_out(&b_buffer, 1);
+}
+RTM_F08_WEAK(buffer_attach_f08ts)
+#endif
 void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -209,6 +308,23 @@ void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source
         *ierr = rc;
 }
 RTM_F_WEAK(recv)
+#if RTM_F08
+void pmpi_recv_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_recv_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Recv", "buf", buf, RTM_F08_PACK, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_recv_(b_buf.ptr, count, datatype, source, tag, comm, status, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(recv_f08ts)
+#endif
 void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -220,6 +336,23 @@ void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest,
         *ierr = rc;
 }
 RTM_F_WEAK(isend)
+#if RTM_F08
+void pmpi_isend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_isend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Isend", "buf", buf, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_isend_(b_buf.ptr, b_buf.countp, b_buf.typep, dest, tag, comm, request, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(isend_f08ts)
+#endif
 void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -231,6 +364,23 @@ void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest
         *ierr = rc;
 }
 RTM_F_WEAK(issend)
+#if RTM_F08
+void pmpi_issend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_issend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Issend", "buf", buf, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_issend_(b_buf.ptr, b_buf.countp, b_buf.typep, dest, tag, comm, request, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(issend_f08ts)
+#endif
 void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -242,6 +392,23 @@ void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest
         *ierr = rc;
 }
 RTM_F_WEAK(irsend)
+#if RTM_F08
+void pmpi_irsend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_irsend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Irsend", "buf", buf, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_irsend_(b_buf.ptr, b_buf.countp, b_buf.typep, dest, tag, comm, request, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(irsend_f08ts)
+#endif
 void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -253,6 +420,23 @@ void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest
         *ierr = rc;
 }
 RTM_F_WEAK(ibsend)
+#if RTM_F08
+void pmpi_ibsend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ibsend_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Ibsend", "buf", buf, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ibsend_(b_buf.ptr, b_buf.countp, b_buf.typep, dest, tag, comm, request, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(ibsend_f08ts)
+#endif
 void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -264,6 +448,23 @@ void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *sourc
         *ierr = rc;
 }
 RTM_F_WEAK(irecv)
+#if RTM_F08
+void pmpi_irecv_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_irecv_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Irecv", "buf", buf, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_irecv_(b_buf.ptr, b_buf.countp, b_buf.typep, source, tag, comm, request, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(irecv_f08ts)
+#endif
 void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -276,6 +477,32 @@ void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_
         *ierr = rc;
 }
 RTM_F_WEAK(sendrecv)
+#if RTM_F08
+void pmpi_sendrecv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_sendrecv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Sendrecv", "sendbuf", sendbuf, RTM_F08_PACK_IN, sendcount, sendtype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_sized("MPI_Sendrecv", "recvbuf", recvbuf, RTM_F08_PACK, recvcount, recvtype, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_sendrecv_(b_sendbuf.ptr, sendcount, sendtype, dest, sendtag, b_recvbuf.ptr, recvcount, recvtype, source, recvtag, comm, status, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(sendrecv_f08ts)
+#endif
 void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -288,6 +515,23 @@ void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_
         *ierr = rc;
 }
 RTM_F_WEAK(sendrecv_replace)
+#if RTM_F08
+void pmpi_sendrecv_replace_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_sendrecv_replace_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Sendrecv_replace", "buf", buf, RTM_F08_PACK, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_sendrecv_replace_(b_buf.ptr, count, datatype, dest, sendtag, source, recvtag, comm, status, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(sendrecv_replace_f08ts)
+#endif
 void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -300,6 +544,7 @@ void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *stat
         *ierr = rc;
 }
 RTM_F_WEAK(probe)
+RTM_F08_ALIAS(probe, probe_f08);
 void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -314,6 +559,7 @@ void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *fla
         *ierr = rc;
 }
 RTM_F_WEAK(iprobe)
+RTM_F08_ALIAS(iprobe, iprobe_f08);
 void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -328,6 +574,7 @@ void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *mes
         *ierr = rc;
 }
 RTM_F_WEAK(mprobe)
+RTM_F08_ALIAS(mprobe, mprobe_f08);
 void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -344,6 +591,7 @@ void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *fl
         *ierr = rc;
 }
 RTM_F_WEAK(improbe)
+RTM_F08_ALIAS(improbe, improbe_f08);
 void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -358,6 +606,23 @@ void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *messa
         *ierr = rc;
 }
 RTM_F_WEAK(mrecv)
+#if RTM_F08
+void pmpi_mrecv_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr);
+void pmpi_mrecv_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Mrecv", "buf", buf, RTM_F08_PACK, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_mrecv_(b_buf.ptr, count, datatype, message, status, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(mrecv_f08ts)
+#endif
 void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -371,6 +636,23 @@ void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *mess
         *ierr = rc;
 }
 RTM_F_WEAK(imrecv)
+#if RTM_F08
+void pmpi_imrecv_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_imrecv_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Imrecv", "buf", buf, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_imrecv_(b_buf.ptr, b_buf.countp, b_buf.typep, message, request, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(imrecv_f08ts)
+#endif
 void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -382,6 +664,23 @@ void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *d
         *ierr = rc;
 }
 RTM_F_WEAK(send_init)
+#if RTM_F08
+void pmpi_send_init_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_send_init_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Send_init", "buf", buf, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_send_init_(b_buf.ptr, b_buf.countp, b_buf.typep, dest, tag, comm, request, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(send_init_f08ts)
+#endif
 void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -393,6 +692,23 @@ void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *
         *ierr = rc;
 }
 RTM_F_WEAK(ssend_init)
+#if RTM_F08
+void pmpi_ssend_init_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ssend_init_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Ssend_init", "buf", buf, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ssend_init_(b_buf.ptr, b_buf.countp, b_buf.typep, dest, tag, comm, request, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(ssend_init_f08ts)
+#endif
 void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -404,6 +720,23 @@ void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *
         *ierr = rc;
 }
 RTM_F_WEAK(rsend_init)
+#if RTM_F08
+void pmpi_rsend_init_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_rsend_init_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Rsend_init", "buf", buf, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_rsend_init_(b_buf.ptr, b_buf.countp, b_buf.typep, dest, tag, comm, request, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(rsend_init_f08ts)
+#endif
 void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -415,6 +748,23 @@ void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *
         *ierr = rc;
 }
 RTM_F_WEAK(bsend_init)
+#if RTM_F08
+void pmpi_bsend_init_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_bsend_init_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Bsend_init", "buf", buf, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_bsend_init_(b_buf.ptr, b_buf.countp, b_buf.typep, dest, tag, comm, request, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(bsend_init_f08ts)
+#endif
 void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -426,6 +776,23 @@ void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *s
         *ierr = rc;
 }
 RTM_F_WEAK(recv_init)
+#if RTM_F08
+void pmpi_recv_init_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_recv_init_f08ts_(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Recv_init", "buf", buf, count, datatype, &b_buf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_recv_init_(b_buf.ptr, b_buf.countp, b_buf.typep, source, tag, comm, request, ierr);
+    rtm_f08_buf_out(&b_buf, 1);
+}
+RTM_F08_WEAK(recv_init_f08ts)
+#endif
 void pmpi_start_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_start_(MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -437,6 +804,7 @@ void pmpi_start_(MPI_Fint *request, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(start)
+RTM_F08_ALIAS(start, start_f08);
 void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr);
 void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierr)
 {
@@ -453,6 +821,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(startall)
+RTM_F08_ALIAS(startall, startall_f08);
 void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -467,6 +836,7 @@ void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(wait)
+RTM_F08_ALIAS(wait, wait_f08);
 void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierr);
 void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
 {
@@ -490,6 +860,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(waitall)
+RTM_F08_ALIAS(waitall, waitall_f08);
 void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -510,6 +881,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(waitany)
+RTM_F08_ALIAS(waitany, waitany_f08);
 void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr);
 void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
 {
@@ -534,6 +906,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(waitsome)
+RTM_F08_ALIAS(waitsome, waitsome_f08);
 void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -550,6 +923,7 @@ void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *i
         *ierr = rc;
 }
 RTM_F_WEAK(test)
+RTM_F08_ALIAS(test, test_f08);
 void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierr);
 void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
 {
@@ -575,6 +949,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(testall)
+RTM_F08_ALIAS(testall, testall_f08);
 void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -597,6 +972,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(testany)
+RTM_F08_ALIAS(testany, testany_f08);
 void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr);
 void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierr)
 {
@@ -621,6 +997,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(testsome)
+RTM_F08_ALIAS(testsome, testsome_f08);
 void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -632,6 +1009,7 @@ void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(cancel)
+RTM_F08_ALIAS(cancel, cancel_f08);
 void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr);
 void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr)
 {
@@ -645,6 +1023,7 @@ void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(test_cancelled)
+RTM_F08_ALIAS(test_cancelled, test_cancelled_f08);
 void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -656,6 +1035,7 @@ void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(request_free)
+RTM_F08_ALIAS(request_free, request_free_f08);
 void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -670,6 +1050,7 @@ void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *statu
         *ierr = rc;
 }
 RTM_F_WEAK(request_get_status)
+RTM_F08_ALIAS(request_get_status, request_get_status_f08);
 void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr);
 void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
 {
@@ -681,6 +1062,7 @@ void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_
         *ierr = rc;
 }
 RTM_F_WEAK(get_count)
+RTM_F08_ALIAS(get_count, get_count_f08);
 void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr);
 void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
 {
@@ -692,6 +1074,7 @@ void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, M
         *ierr = rc;
 }
 RTM_F_WEAK(get_elements)
+RTM_F08_ALIAS(get_elements, get_elements_f08);
 void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count * count, MPI_Fint *ierr);
 void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count * count, MPI_Fint *ierr)
 {
@@ -703,6 +1086,7 @@ void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count * coun
         *ierr = rc;
 }
 RTM_F_WEAK(get_elements_x)
+RTM_F08_ALIAS(get_elements_x, get_elements_x_f08);
 void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr);
 void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierr)
 {
@@ -715,6 +1099,7 @@ void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *c
         *ierr = rc;
 }
 RTM_F_WEAK(status_set_elements)
+RTM_F08_ALIAS(status_set_elements, status_set_elements_f08);
 void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr);
 void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierr)
 {
@@ -727,6 +1112,7 @@ void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count
         *ierr = rc;
 }
 RTM_F_WEAK(status_set_elements_x)
+RTM_F08_ALIAS(status_set_elements_x, status_set_elements_x_f08);
 void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr);
 void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr)
 {
@@ -739,6 +1125,7 @@ void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierr
         *ierr = rc;
 }
 RTM_F_WEAK(status_set_cancelled)
+RTM_F08_ALIAS(status_set_cancelled, status_set_cancelled_f08);
 void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -748,6 +1135,7 @@ void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype
         *ierr = rc;
 }
 RTM_F_WEAK(type_contiguous)
+RTM_F08_ALIAS(type_contiguous, type_contiguous_f08);
 void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -757,6 +1145,7 @@ void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride,
         *ierr = rc;
 }
 RTM_F_WEAK(type_vector)
+RTM_F08_ALIAS(type_vector, type_vector_f08);
 void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -766,6 +1155,7 @@ void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint 
         *ierr = rc;
 }
 RTM_F_WEAK(type_create_hvector)
+RTM_F08_ALIAS(type_create_hvector, type_create_hvector_f08);
 void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -775,6 +1165,7 @@ void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fi
         *ierr = rc;
 }
 RTM_F_WEAK(type_indexed)
+RTM_F08_ALIAS(type_indexed, type_indexed_f08);
 void pmpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -784,6 +1175,7 @@ void pmpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths
         *ierr = rc;
 }
 RTM_F_WEAK(type_create_hindexed)
+RTM_F08_ALIAS(type_create_hindexed, type_create_hindexed_f08);
 void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -793,6 +1185,7 @@ void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI
         *ierr = rc;
 }
 RTM_F_WEAK(type_create_indexed_block)
+RTM_F08_ALIAS(type_create_indexed_block, type_create_indexed_block_f08);
 void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -802,6 +1195,7 @@ void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MP
         *ierr = rc;
 }
 RTM_F_WEAK(type_create_hindexed_block)
+RTM_F08_ALIAS(type_create_hindexed_block, type_create_hindexed_block_f08);
 void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -811,6 +1205,7 @@ void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, 
         *ierr = rc;
 }
 RTM_F_WEAK(type_create_struct)
+RTM_F08_ALIAS(type_create_struct, type_create_struct_f08);
 void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -820,6 +1215,7 @@ void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_F
         *ierr = rc;
 }
 RTM_F_WEAK(type_create_subarray)
+RTM_F08_ALIAS(type_create_subarray, type_create_subarray_f08);
 void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -829,6 +1225,7 @@ void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent
         *ierr = rc;
 }
 RTM_F_WEAK(type_create_resized)
+RTM_F08_ALIAS(type_create_resized, type_create_resized_f08);
 void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -838,6 +1235,7 @@ void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(type_dup)
+RTM_F08_ALIAS(type_dup, type_dup_f08);
 void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr);
 void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr)
 {
@@ -847,6 +1245,7 @@ void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(type_commit)
+RTM_F08_ALIAS(type_commit, type_commit_f08);
 void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr);
 void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr)
 {
@@ -856,6 +1255,7 @@ void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(type_free)
+RTM_F08_ALIAS(type_free, type_free_f08);
 void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr);
 void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr)
 {
@@ -865,6 +1265,7 @@ void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(type_size)
+RTM_F08_ALIAS(type_size, type_size_f08);
 void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count * size, MPI_Fint *ierr);
 void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count * size, MPI_Fint *ierr)
 {
@@ -874,6 +1275,7 @@ void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count * size, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(type_size_x)
+RTM_F08_ALIAS(type_size_x, type_size_x_f08);
 void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint * lb, MPI_Aint * extent, MPI_Fint *ierr);
 void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint * lb, MPI_Aint * extent, MPI_Fint *ierr)
 {
@@ -883,6 +1285,7 @@ void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint * lb, MPI_Aint * extent,
         *ierr = rc;
 }
 RTM_F_WEAK(type_get_extent)
+RTM_F08_ALIAS(type_get_extent, type_get_extent_f08);
 void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count * lb, MPI_Count * extent, MPI_Fint *ierr);
 void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count * lb, MPI_Count * extent, MPI_Fint *ierr)
 {
@@ -892,6 +1295,7 @@ void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count * lb, MPI_Count * ext
         *ierr = rc;
 }
 RTM_F_WEAK(type_get_extent_x)
+RTM_F08_ALIAS(type_get_extent_x, type_get_extent_x_f08);
 void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint * true_lb, MPI_Aint * true_extent, MPI_Fint *ierr);
 void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint * true_lb, MPI_Aint * true_extent, MPI_Fint *ierr)
 {
@@ -901,6 +1305,7 @@ void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint * true_lb, MPI_Aint
         *ierr = rc;
 }
 RTM_F_WEAK(type_get_true_extent)
+RTM_F08_ALIAS(type_get_true_extent, type_get_true_extent_f08);
 void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count * true_lb, MPI_Count * true_extent, MPI_Fint *ierr);
 void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count * true_lb, MPI_Count * true_extent, MPI_Fint *ierr)
 {
@@ -910,6 +1315,7 @@ void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count * true_lb, MPI_C
         *ierr = rc;
 }
 RTM_F_WEAK(type_get_true_extent_x)
+RTM_F08_ALIAS(type_get_true_extent_x, type_get_true_extent_x_f08);
 void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t type_name_len);
 void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t type_name_len)
 {
@@ -922,6 +1328,7 @@ void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultle
         *ierr = rc;
 }
 RTM_F_WEAK(type_get_name)
+RTM_F08_ALIAS(type_get_name, type_get_name_f08);
 void pmpi_type_set_name_(MPI_Fint *datatype, const char *type_name, MPI_Fint *ierr, size_t type_name_len);
 void pmpi_type_set_name_(MPI_Fint *datatype, const char *type_name, MPI_Fint *ierr, size_t type_name_len)
 {
@@ -936,6 +1343,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(type_set_name)
+RTM_F08_ALIAS(type_set_name, type_set_name_f08);
 void pmpi_get_address_(void *location, MPI_Aint * address, MPI_Fint *ierr);
 void pmpi_get_address_(void *location, MPI_Aint * address, MPI_Fint *ierr)
 {
@@ -945,6 +1353,23 @@ void pmpi_get_address_(void *location, MPI_Aint * address, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(get_address)
+#if RTM_F08
+void pmpi_get_address_f08ts_(CFI_cdesc_t *location, MPI_Aint * address, MPI_Fint *ierr);
+void pmpi_get_address_f08ts_(CFI_cdesc_t *location, MPI_Aint * address, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_location;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Get_address", "location", location, RTM_F08_ADDR, &b_location);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_get_address_(b_location.ptr, address, ierr);
+    rtm_f08_buf_out(&b_location, 1);
+}
+RTM_F08_WEAK(get_address_f08ts)
+#endif
 void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -954,6 +1379,32 @@ void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf
         *ierr = rc;
 }
 RTM_F_WEAK(pack)
+#if RTM_F08
+void pmpi_pack_f08ts_(CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_pack_f08ts_(CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_inbuf;
+    rtm_f08_buf_t b_outbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Pack", "inbuf", inbuf, RTM_F08_PACK_IN, &b_inbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Pack", "outbuf", outbuf, RTM_F08_PACK, &b_outbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_inbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_pack_(b_inbuf.ptr, incount, datatype, b_outbuf.ptr, outsize, position, comm, ierr);
+    rtm_f08_buf_out(&b_outbuf, 1);
+    rtm_f08_buf_out(&b_inbuf, 1);
+}
+RTM_F08_WEAK(pack_f08ts)
+#endif
 void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -963,6 +1414,32 @@ void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbu
         *ierr = rc;
 }
 RTM_F_WEAK(unpack)
+#if RTM_F08
+void pmpi_unpack_f08ts_(CFI_cdesc_t *inbuf, MPI_Fint *insize, MPI_Fint *position, CFI_cdesc_t *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_unpack_f08ts_(CFI_cdesc_t *inbuf, MPI_Fint *insize, MPI_Fint *position, CFI_cdesc_t *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_inbuf;
+    rtm_f08_buf_t b_outbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Unpack", "inbuf", inbuf, RTM_F08_PACK_IN, &b_inbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Unpack", "outbuf", outbuf, RTM_F08_PACK, &b_outbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_inbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_unpack_(b_inbuf.ptr, insize, position, b_outbuf.ptr, outcount, datatype, comm, ierr);
+    rtm_f08_buf_out(&b_outbuf, 1);
+    rtm_f08_buf_out(&b_inbuf, 1);
+}
+RTM_F08_WEAK(unpack_f08ts)
+#endif
 void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
 void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
 {
@@ -972,6 +1449,7 @@ void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_
         *ierr = rc;
 }
 RTM_F_WEAK(pack_size)
+RTM_F08_ALIAS(pack_size, pack_size_f08);
 void pmpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
 void pmpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
 {
@@ -981,6 +1459,7 @@ void pmpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(comm_size)
+RTM_F08_ALIAS(comm_size, comm_size_f08);
 void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr);
 void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr)
 {
@@ -990,6 +1469,7 @@ void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(comm_rank)
+RTM_F08_ALIAS(comm_rank, comm_rank_f08);
 void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
 {
@@ -999,6 +1479,7 @@ void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(comm_dup)
+RTM_F08_ALIAS(comm_dup, comm_dup_f08);
 void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
 {
@@ -1008,6 +1489,7 @@ void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm,
         *ierr = rc;
 }
 RTM_F_WEAK(comm_dup_with_info)
+RTM_F08_ALIAS(comm_dup_with_info, comm_dup_with_info_f08);
 void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierr)
 {
@@ -1017,6 +1499,7 @@ void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *
         *ierr = rc;
 }
 RTM_F_WEAK(comm_split)
+RTM_F08_ALIAS(comm_split, comm_split_f08);
 void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierr)
 {
@@ -1026,6 +1509,7 @@ void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, 
         *ierr = rc;
 }
 RTM_F_WEAK(comm_split_type)
+RTM_F08_ALIAS(comm_split_type, comm_split_type_f08);
 void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierr)
 {
@@ -1035,6 +1519,7 @@ void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_F
         *ierr = rc;
 }
 RTM_F_WEAK(comm_create)
+RTM_F08_ALIAS(comm_create, comm_create_f08);
 void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1044,6 +1529,7 @@ void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(comm_free)
+RTM_F08_ALIAS(comm_free, comm_free_f08);
 void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr);
 void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierr)
 {
@@ -1053,6 +1539,7 @@ void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_
         *ierr = rc;
 }
 RTM_F_WEAK(comm_compare)
+RTM_F08_ALIAS(comm_compare, comm_compare_f08);
 void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
 void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
 {
@@ -1062,6 +1549,7 @@ void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(comm_group)
+RTM_F08_ALIAS(comm_group, comm_group_f08);
 void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr);
 void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr)
 {
@@ -1073,6 +1561,7 @@ void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(comm_test_inter)
+RTM_F08_ALIAS(comm_test_inter, comm_test_inter_f08);
 void pmpi_comm_set_name_(MPI_Fint *comm, const char *comm_name, MPI_Fint *ierr, size_t comm_name_len);
 void pmpi_comm_set_name_(MPI_Fint *comm, const char *comm_name, MPI_Fint *ierr, size_t comm_name_len)
 {
@@ -1087,6 +1576,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(comm_set_name)
+RTM_F08_ALIAS(comm_set_name, comm_set_name_f08);
 void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t comm_name_len);
 void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t comm_name_len)
 {
@@ -1099,6 +1589,7 @@ void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, M
         *ierr = rc;
 }
 RTM_F_WEAK(comm_get_name)
+RTM_F08_ALIAS(comm_get_name, comm_get_name_f08);
 void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierr);
 void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierr)
 {
@@ -1108,6 +1599,7 @@ void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(comm_free_keyval)
+RTM_F08_ALIAS(comm_free_keyval, comm_free_keyval_f08);
 void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierr);
 void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierr)
 {
@@ -1117,6 +1609,7 @@ void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ier
         *ierr = rc;
 }
 RTM_F_WEAK(comm_delete_attr)
+RTM_F08_ALIAS(comm_delete_attr, comm_delete_attr_f08);
 void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierr);
 void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierr)
 {
@@ -1126,6 +1619,7 @@ void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(group_size)
+RTM_F08_ALIAS(group_size, group_size_f08);
 void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierr);
 void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierr)
 {
@@ -1135,6 +1629,7 @@ void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(group_rank)
+RTM_F08_ALIAS(group_rank, group_rank_f08);
 void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierr);
 void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierr)
 {
@@ -1144,6 +1639,7 @@ void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *n
         *ierr = rc;
 }
 RTM_F_WEAK(group_incl)
+RTM_F08_ALIAS(group_incl, group_incl_f08);
 void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierr);
 void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierr)
 {
@@ -1153,6 +1649,7 @@ void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *n
         *ierr = rc;
 }
 RTM_F_WEAK(group_excl)
+RTM_F08_ALIAS(group_excl, group_excl_f08);
 void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierr);
 void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierr)
 {
@@ -1162,6 +1659,7 @@ void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_
         *ierr = rc;
 }
 RTM_F_WEAK(group_range_incl)
+RTM_F08_ALIAS(group_range_incl, group_range_incl_f08);
 void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierr);
 void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierr)
 {
@@ -1171,6 +1669,7 @@ void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_
         *ierr = rc;
 }
 RTM_F_WEAK(group_range_excl)
+RTM_F08_ALIAS(group_range_excl, group_range_excl_f08);
 void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierr);
 void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierr)
 {
@@ -1180,6 +1679,7 @@ void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, M
         *ierr = rc;
 }
 RTM_F_WEAK(group_union)
+RTM_F08_ALIAS(group_union, group_union_f08);
 void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierr);
 void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierr)
 {
@@ -1189,6 +1689,7 @@ void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newg
         *ierr = rc;
 }
 RTM_F_WEAK(group_intersection)
+RTM_F08_ALIAS(group_intersection, group_intersection_f08);
 void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierr);
 void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierr)
 {
@@ -1198,6 +1699,7 @@ void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgro
         *ierr = rc;
 }
 RTM_F_WEAK(group_difference)
+RTM_F08_ALIAS(group_difference, group_difference_f08);
 void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierr);
 void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierr)
 {
@@ -1207,6 +1709,7 @@ void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1
         *ierr = rc;
 }
 RTM_F_WEAK(group_translate_ranks)
+RTM_F08_ALIAS(group_translate_ranks, group_translate_ranks_f08);
 void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierr);
 void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierr)
 {
@@ -1216,6 +1719,7 @@ void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, M
         *ierr = rc;
 }
 RTM_F_WEAK(group_compare)
+RTM_F08_ALIAS(group_compare, group_compare_f08);
 void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierr);
 void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierr)
 {
@@ -1225,6 +1729,7 @@ void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(group_free)
+RTM_F08_ALIAS(group_free, group_free_f08);
 void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierr);
 void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierr)
 {
@@ -1234,6 +1739,7 @@ void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(info_create)
+RTM_F08_ALIAS(info_create, info_create_f08);
 void pmpi_info_set_(MPI_Fint *info, const char *key, const char *value, MPI_Fint *ierr, size_t key_len, size_t value_len);
 void pmpi_info_set_(MPI_Fint *info, const char *key, const char *value, MPI_Fint *ierr, size_t key_len, size_t value_len)
 {
@@ -1252,6 +1758,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(info_set)
+RTM_F08_ALIAS(info_set, info_set_f08);
 void pmpi_info_get_valuelen_(MPI_Fint *info, const char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierr, size_t key_len);
 void pmpi_info_get_valuelen_(MPI_Fint *info, const char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierr, size_t key_len)
 {
@@ -1268,6 +1775,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(info_get_valuelen)
+RTM_F08_ALIAS(info_get_valuelen, info_get_valuelen_f08);
 void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierr);
 void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierr)
 {
@@ -1277,6 +1785,7 @@ void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(info_get_nkeys)
+RTM_F08_ALIAS(info_get_nkeys, info_get_nkeys_f08);
 void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierr, size_t key_len);
 void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierr, size_t key_len)
 {
@@ -1289,6 +1798,7 @@ void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ier
         *ierr = rc;
 }
 RTM_F_WEAK(info_get_nthkey)
+RTM_F08_ALIAS(info_get_nthkey, info_get_nthkey_f08);
 void pmpi_info_delete_(MPI_Fint *info, const char *key, MPI_Fint *ierr, size_t key_len);
 void pmpi_info_delete_(MPI_Fint *info, const char *key, MPI_Fint *ierr, size_t key_len)
 {
@@ -1303,6 +1813,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(info_delete)
+RTM_F08_ALIAS(info_delete, info_delete_f08);
 void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierr);
 void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierr)
 {
@@ -1312,6 +1823,7 @@ void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(info_dup)
+RTM_F08_ALIAS(info_dup, info_dup_f08);
 void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierr);
 void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierr)
 {
@@ -1321,6 +1833,7 @@ void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(info_free)
+RTM_F08_ALIAS(info_free, info_free_f08);
 void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierr);
 void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierr)
 {
@@ -1330,6 +1843,7 @@ void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_
         *ierr = rc;
 }
 RTM_F_WEAK(cart_create)
+RTM_F08_ALIAS(cart_create, cart_create_f08);
 void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierr);
 void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierr)
 {
@@ -1339,6 +1853,7 @@ void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fi
         *ierr = rc;
 }
 RTM_F_WEAK(cart_coords)
+RTM_F08_ALIAS(cart_coords, cart_coords_f08);
 void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierr);
 void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierr)
 {
@@ -1348,6 +1863,7 @@ void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint 
         *ierr = rc;
 }
 RTM_F_WEAK(cart_rank)
+RTM_F08_ALIAS(cart_rank, cart_rank_f08);
 void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierr);
 void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierr)
 {
@@ -1357,6 +1873,7 @@ void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_F
         *ierr = rc;
 }
 RTM_F_WEAK(cart_shift)
+RTM_F08_ALIAS(cart_shift, cart_shift_f08);
 void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierr);
 void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierr)
 {
@@ -1367,6 +1884,7 @@ void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint 
         *ierr = rc;
 }
 RTM_F_WEAK(cart_get)
+RTM_F08_ALIAS(cart_get, cart_get_f08);
 void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr);
 void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr)
 {
@@ -1376,6 +1894,7 @@ void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(cartdim_get)
+RTM_F08_ALIAS(cartdim_get, cartdim_get_f08);
 void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierr)
 {
@@ -1385,6 +1904,7 @@ void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MP
         *ierr = rc;
 }
 RTM_F_WEAK(cart_sub)
+RTM_F08_ALIAS(cart_sub, cart_sub_f08);
 void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierr);
 void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierr)
 {
@@ -1394,6 +1914,7 @@ void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fi
         *ierr = rc;
 }
 RTM_F_WEAK(dims_create)
+RTM_F08_ALIAS(dims_create, dims_create_f08);
 void pmpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierr);
 void pmpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierr)
 {
@@ -1403,6 +1924,7 @@ void pmpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MP
         *ierr = rc;
 }
 RTM_F_WEAK(dist_graph_create_adjacent)
+RTM_F08_ALIAS(dist_graph_create_adjacent, dist_graph_create_adjacent_f08);
 void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierr);
 void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierr)
 {
@@ -1414,6 +1936,7 @@ void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fi
         *ierr = rc;
 }
 RTM_F_WEAK(dist_graph_neighbors_count)
+RTM_F08_ALIAS(dist_graph_neighbors_count, dist_graph_neighbors_count_f08);
 void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierr);
 void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierr)
 {
@@ -1423,6 +1946,7 @@ void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint 
         *ierr = rc;
 }
 RTM_F_WEAK(dist_graph_neighbors)
+RTM_F08_ALIAS(dist_graph_neighbors, dist_graph_neighbors_f08);
 void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr);
 void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
 {
@@ -1432,6 +1956,7 @@ void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(topo_test)
+RTM_F08_ALIAS(topo_test, topo_test_f08);
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr);
 void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr)
 {
@@ -1441,6 +1966,7 @@ void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(op_free)
+RTM_F08_ALIAS(op_free, op_free_f08);
 void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr);
 void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr)
 {
@@ -1452,6 +1978,7 @@ void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(op_commutative)
+RTM_F08_ALIAS(op_commutative, op_commutative_f08);
 void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr);
 void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr)
 {
@@ -1461,6 +1988,32 @@ void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *
         *ierr = rc;
 }
 RTM_F_WEAK(reduce_local)
+#if RTM_F08
+void pmpi_reduce_local_f08ts_(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr);
+void pmpi_reduce_local_f08ts_(CFI_cdesc_t *inbuf, CFI_cdesc_t *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_inbuf;
+    rtm_f08_buf_t b_inoutbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Reduce_local", "inbuf", inbuf, RTM_F08_PACK_IN, count, datatype, &b_inbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_sized("MPI_Reduce_local", "inoutbuf", inoutbuf, RTM_F08_PACK, count, datatype, &b_inoutbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_inbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_reduce_local_(b_inbuf.ptr, b_inoutbuf.ptr, count, datatype, op, ierr);
+    rtm_f08_buf_out(&b_inoutbuf, 1);
+    rtm_f08_buf_out(&b_inbuf, 1);
+}
+RTM_F08_WEAK(reduce_local_f08ts)
+#endif
 void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1470,6 +2023,7 @@ void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(barrier)
+RTM_F08_ALIAS(barrier, barrier_f08);
 void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1479,6 +2033,23 @@ void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ro
         *ierr = rc;
 }
 RTM_F_WEAK(bcast)
+#if RTM_F08
+void pmpi_bcast_f08ts_(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_bcast_f08ts_(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buffer;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Bcast", "buffer", buffer, RTM_F08_PACK, count, datatype, &b_buffer);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_bcast_(b_buffer.ptr, count, datatype, root, comm, ierr);
+    rtm_f08_buf_out(&b_buffer, 1);
+}
+RTM_F08_WEAK(bcast_f08ts)
+#endif
 void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1488,6 +2059,32 @@ void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datat
         *ierr = rc;
 }
 RTM_F_WEAK(reduce)
+#if RTM_F08
+void pmpi_reduce_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_reduce_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Reduce", "sendbuf", sendbuf, RTM_F08_PACK_IN, count, datatype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Reduce", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_reduce_(b_sendbuf.ptr, b_recvbuf.ptr, count, datatype, op, root, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(reduce_f08ts)
+#endif
 void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1497,6 +2094,32 @@ void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *da
         *ierr = rc;
 }
 RTM_F_WEAK(allreduce)
+#if RTM_F08
+void pmpi_allreduce_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_allreduce_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Allreduce", "sendbuf", sendbuf, RTM_F08_PACK_IN, count, datatype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_sized("MPI_Allreduce", "recvbuf", recvbuf, RTM_F08_PACK, count, datatype, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_allreduce_(b_sendbuf.ptr, b_recvbuf.ptr, count, datatype, op, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(allreduce_f08ts)
+#endif
 void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1506,6 +2129,32 @@ void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *
         *ierr = rc;
 }
 RTM_F_WEAK(gather)
+#if RTM_F08
+void pmpi_gather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_gather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Gather", "sendbuf", sendbuf, RTM_F08_PACK_IN, sendcount, sendtype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Gather", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_gather_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcount, recvtype, root, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(gather_f08ts)
+#endif
 void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1515,6 +2164,32 @@ void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void 
         *ierr = rc;
 }
 RTM_F_WEAK(gatherv)
+#if RTM_F08
+void pmpi_gatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_gatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Gatherv", "sendbuf", sendbuf, RTM_F08_PACK_IN, sendcount, sendtype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Gatherv", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_gatherv_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcounts, displs, recvtype, root, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(gatherv_f08ts)
+#endif
 void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1524,6 +2199,32 @@ void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void 
         *ierr = rc;
 }
 RTM_F_WEAK(scatter)
+#if RTM_F08
+void pmpi_scatter_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_scatter_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Scatter", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_sized("MPI_Scatter", "recvbuf", recvbuf, RTM_F08_PACK, recvcount, recvtype, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_scatter_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcount, recvtype, root, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(scatter_f08ts)
+#endif
 void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1533,6 +2234,32 @@ void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_F
         *ierr = rc;
 }
 RTM_F_WEAK(scatterv)
+#if RTM_F08
+void pmpi_scatterv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_scatterv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Scatterv", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_sized("MPI_Scatterv", "recvbuf", recvbuf, RTM_F08_PACK, recvcount, recvtype, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_scatterv_(b_sendbuf.ptr, sendcounts, displs, sendtype, b_recvbuf.ptr, recvcount, recvtype, root, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(scatterv_f08ts)
+#endif
 void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1542,6 +2269,32 @@ void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, voi
         *ierr = rc;
 }
 RTM_F_WEAK(allgather)
+#if RTM_F08
+void pmpi_allgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_allgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Allgather", "sendbuf", sendbuf, RTM_F08_PACK_IN, sendcount, sendtype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Allgather", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_allgather_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcount, recvtype, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(allgather_f08ts)
+#endif
 void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1551,6 +2304,32 @@ void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, vo
         *ierr = rc;
 }
 RTM_F_WEAK(allgatherv)
+#if RTM_F08
+void pmpi_allgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_allgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Allgatherv", "sendbuf", sendbuf, RTM_F08_PACK_IN, sendcount, sendtype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Allgatherv", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_allgatherv_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcounts, displs, recvtype, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(allgatherv_f08ts)
+#endif
 void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1560,6 +2339,32 @@ void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void
         *ierr = rc;
 }
 RTM_F_WEAK(alltoall)
+#if RTM_F08
+void pmpi_alltoall_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_alltoall_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Alltoall", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Alltoall", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_alltoall_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcount, recvtype, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(alltoall_f08ts)
+#endif
 void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1569,6 +2374,32 @@ void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI
         *ierr = rc;
 }
 RTM_F_WEAK(alltoallv)
+#if RTM_F08
+void pmpi_alltoallv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_alltoallv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Alltoallv", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Alltoallv", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_alltoallv_(b_sendbuf.ptr, sendcounts, sdispls, sendtype, b_recvbuf.ptr, recvcounts, rdispls, recvtype, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(alltoallv_f08ts)
+#endif
 void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1578,6 +2409,32 @@ void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI
         *ierr = rc;
 }
 RTM_F_WEAK(alltoallw)
+#if RTM_F08
+void pmpi_alltoallw_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_alltoallw_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Alltoallw", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Alltoallw", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_alltoallw_(b_sendbuf.ptr, sendcounts, sdispls, sendtypes, b_recvbuf.ptr, recvcounts, rdispls, recvtypes, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(alltoallw_f08ts)
+#endif
 void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1587,6 +2444,32 @@ void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MP
         *ierr = rc;
 }
 RTM_F_WEAK(reduce_scatter)
+#if RTM_F08
+void pmpi_reduce_scatter_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_reduce_scatter_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Reduce_scatter", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Reduce_scatter", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_reduce_scatter_(b_sendbuf.ptr, b_recvbuf.ptr, recvcounts, datatype, op, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(reduce_scatter_f08ts)
+#endif
 void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1596,6 +2479,32 @@ void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcoun
         *ierr = rc;
 }
 RTM_F_WEAK(reduce_scatter_block)
+#if RTM_F08
+void pmpi_reduce_scatter_block_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_reduce_scatter_block_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Reduce_scatter_block", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Reduce_scatter_block", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_reduce_scatter_block_(b_sendbuf.ptr, b_recvbuf.ptr, recvcount, datatype, op, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(reduce_scatter_block_f08ts)
+#endif
 void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1605,6 +2514,32 @@ void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatyp
         *ierr = rc;
 }
 RTM_F_WEAK(scan)
+#if RTM_F08
+void pmpi_scan_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_scan_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Scan", "sendbuf", sendbuf, RTM_F08_PACK_IN, count, datatype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_sized("MPI_Scan", "recvbuf", recvbuf, RTM_F08_PACK, count, datatype, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_scan_(b_sendbuf.ptr, b_recvbuf.ptr, count, datatype, op, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(scan_f08ts)
+#endif
 void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -1614,6 +2549,32 @@ void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datat
         *ierr = rc;
 }
 RTM_F_WEAK(exscan)
+#if RTM_F08
+void pmpi_exscan_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_exscan_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Exscan", "sendbuf", sendbuf, RTM_F08_PACK_IN, count, datatype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_sized("MPI_Exscan", "recvbuf", recvbuf, RTM_F08_PACK, count, datatype, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_exscan_(b_sendbuf.ptr, b_recvbuf.ptr, count, datatype, op, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(exscan_f08ts)
+#endif
 void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1625,6 +2586,7 @@ void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(ibarrier)
+RTM_F08_ALIAS(ibarrier, ibarrier_f08);
 void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1636,6 +2598,23 @@ void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *r
         *ierr = rc;
 }
 RTM_F_WEAK(ibcast)
+#if RTM_F08
+void pmpi_ibcast_f08ts_(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ibcast_f08ts_(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_buffer;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Ibcast", "buffer", buffer, count, datatype, &b_buffer);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ibcast_(b_buffer.ptr, b_buffer.countp, b_buffer.typep, root, comm, request, ierr);
+    rtm_f08_buf_out(&b_buffer, 1);
+}
+RTM_F08_WEAK(ibcast_f08ts)
+#endif
 void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1647,6 +2626,32 @@ void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *data
         *ierr = rc;
 }
 RTM_F_WEAK(ireduce)
+#if RTM_F08
+void pmpi_ireduce_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ireduce_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Ireduce", "sendbuf", sendbuf, RTM_F08_CONTIG, count, datatype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Ireduce", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ireduce_(b_sendbuf.ptr, b_recvbuf.ptr, count, datatype, op, root, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(ireduce_f08ts)
+#endif
 void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1658,6 +2663,32 @@ void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *d
         *ierr = rc;
 }
 RTM_F_WEAK(iallreduce)
+#if RTM_F08
+void pmpi_iallreduce_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_iallreduce_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Iallreduce", "sendbuf", sendbuf, RTM_F08_CONTIG, count, datatype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_sized("MPI_Iallreduce", "recvbuf", recvbuf, RTM_F08_CONTIG, count, datatype, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_iallreduce_(b_sendbuf.ptr, b_recvbuf.ptr, count, datatype, op, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(iallreduce_f08ts)
+#endif
 void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1669,6 +2700,32 @@ void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void 
         *ierr = rc;
 }
 RTM_F_WEAK(igather)
+#if RTM_F08
+void pmpi_igather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_igather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Igather", "sendbuf", sendbuf, sendcount, sendtype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Igather", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_igather_(b_sendbuf.ptr, b_sendbuf.countp, b_sendbuf.typep, b_recvbuf.ptr, recvcount, recvtype, root, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(igather_f08ts)
+#endif
 void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1680,6 +2737,32 @@ void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void
         *ierr = rc;
 }
 RTM_F_WEAK(igatherv)
+#if RTM_F08
+void pmpi_igatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_igatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Igatherv", "sendbuf", sendbuf, sendcount, sendtype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Igatherv", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_igatherv_(b_sendbuf.ptr, b_sendbuf.countp, b_sendbuf.typep, b_recvbuf.ptr, recvcounts, displs, recvtype, root, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(igatherv_f08ts)
+#endif
 void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1691,6 +2774,32 @@ void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void
         *ierr = rc;
 }
 RTM_F_WEAK(iscatter)
+#if RTM_F08
+void pmpi_iscatter_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_iscatter_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Iscatter", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_typed("MPI_Iscatter", "recvbuf", recvbuf, recvcount, recvtype, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_iscatter_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, b_recvbuf.countp, b_recvbuf.typep, root, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(iscatter_f08ts)
+#endif
 void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1702,6 +2811,32 @@ void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_
         *ierr = rc;
 }
 RTM_F_WEAK(iscatterv)
+#if RTM_F08
+void pmpi_iscatterv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_iscatterv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Iscatterv", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_typed("MPI_Iscatterv", "recvbuf", recvbuf, recvcount, recvtype, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_iscatterv_(b_sendbuf.ptr, sendcounts, displs, sendtype, b_recvbuf.ptr, b_recvbuf.countp, b_recvbuf.typep, root, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(iscatterv_f08ts)
+#endif
 void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1713,6 +2848,32 @@ void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, vo
         *ierr = rc;
 }
 RTM_F_WEAK(iallgather)
+#if RTM_F08
+void pmpi_iallgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_iallgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Iallgather", "sendbuf", sendbuf, sendcount, sendtype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Iallgather", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_iallgather_(b_sendbuf.ptr, b_sendbuf.countp, b_sendbuf.typep, b_recvbuf.ptr, recvcount, recvtype, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(iallgather_f08ts)
+#endif
 void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1724,6 +2885,32 @@ void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, v
         *ierr = rc;
 }
 RTM_F_WEAK(iallgatherv)
+#if RTM_F08
+void pmpi_iallgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_iallgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Iallgatherv", "sendbuf", sendbuf, sendcount, sendtype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Iallgatherv", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_iallgatherv_(b_sendbuf.ptr, b_sendbuf.countp, b_sendbuf.typep, b_recvbuf.ptr, recvcounts, displs, recvtype, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(iallgatherv_f08ts)
+#endif
 void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1735,6 +2922,32 @@ void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, voi
         *ierr = rc;
 }
 RTM_F_WEAK(ialltoall)
+#if RTM_F08
+void pmpi_ialltoall_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ialltoall_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Ialltoall", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Ialltoall", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ialltoall_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcount, recvtype, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(ialltoall_f08ts)
+#endif
 void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1746,6 +2959,32 @@ void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MP
         *ierr = rc;
 }
 RTM_F_WEAK(ialltoallv)
+#if RTM_F08
+void pmpi_ialltoallv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ialltoallv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Ialltoallv", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Ialltoallv", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ialltoallv_(b_sendbuf.ptr, sendcounts, sdispls, sendtype, b_recvbuf.ptr, recvcounts, rdispls, recvtype, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(ialltoallv_f08ts)
+#endif
 void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1757,6 +2996,32 @@ void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MP
         *ierr = rc;
 }
 RTM_F_WEAK(ialltoallw)
+#if RTM_F08
+void pmpi_ialltoallw_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ialltoallw_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Ialltoallw", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Ialltoallw", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ialltoallw_(b_sendbuf.ptr, sendcounts, sdispls, sendtypes, b_recvbuf.ptr, recvcounts, rdispls, recvtypes, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(ialltoallw_f08ts)
+#endif
 void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1768,6 +3033,32 @@ void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, M
         *ierr = rc;
 }
 RTM_F_WEAK(ireduce_scatter)
+#if RTM_F08
+void pmpi_ireduce_scatter_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ireduce_scatter_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Ireduce_scatter", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Ireduce_scatter", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ireduce_scatter_(b_sendbuf.ptr, b_recvbuf.ptr, recvcounts, datatype, op, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(ireduce_scatter_f08ts)
+#endif
 void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1779,6 +3070,32 @@ void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcou
         *ierr = rc;
 }
 RTM_F_WEAK(ireduce_scatter_block)
+#if RTM_F08
+void pmpi_ireduce_scatter_block_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ireduce_scatter_block_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Ireduce_scatter_block", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Ireduce_scatter_block", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ireduce_scatter_block_(b_sendbuf.ptr, b_recvbuf.ptr, recvcount, datatype, op, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(ireduce_scatter_block_f08ts)
+#endif
 void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1790,6 +3107,32 @@ void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *dataty
         *ierr = rc;
 }
 RTM_F_WEAK(iscan)
+#if RTM_F08
+void pmpi_iscan_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_iscan_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Iscan", "sendbuf", sendbuf, RTM_F08_CONTIG, count, datatype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_sized("MPI_Iscan", "recvbuf", recvbuf, RTM_F08_CONTIG, count, datatype, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_iscan_(b_sendbuf.ptr, b_recvbuf.ptr, count, datatype, op, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(iscan_f08ts)
+#endif
 void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -1801,6 +3144,32 @@ void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *data
         *ierr = rc;
 }
 RTM_F_WEAK(iexscan)
+#if RTM_F08
+void pmpi_iexscan_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_iexscan_f08ts_(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Iexscan", "sendbuf", sendbuf, RTM_F08_CONTIG, count, datatype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_sized("MPI_Iexscan", "recvbuf", recvbuf, RTM_F08_CONTIG, count, datatype, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_iexscan_(b_sendbuf.ptr, b_recvbuf.ptr, count, datatype, op, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(iexscan_f08ts)
+#endif
 void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1810,6 +3179,23 @@ void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint 
         *ierr = rc;
 }
 RTM_F_WEAK(win_create)
+#if RTM_F08
+void pmpi_win_create_f08ts_(CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_win_create_f08ts_(CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_base;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Win_create", "base", base, RTM_F08_CONTIG, &b_base);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_win_create_(b_base.ptr, size, disp_unit, info, comm, win, ierr);
+    rtm_f08_buf_out(&b_base, 1);
+}
+RTM_F08_WEAK(win_create_f08ts)
+#endif
 void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1819,6 +3205,7 @@ void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI
         *ierr = rc;
 }
 RTM_F_WEAK(win_allocate)
+RTM_F08_ALIAS(win_allocate, win_allocate_f08);
 void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1828,6 +3215,7 @@ void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *in
         *ierr = rc;
 }
 RTM_F_WEAK(win_allocate_shared)
+RTM_F08_ALIAS(win_allocate_shared, win_allocate_shared_f08);
 void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint * size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierr);
 void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint * size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierr)
 {
@@ -1837,6 +3225,7 @@ void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint * size, MPI_
         *ierr = rc;
 }
 RTM_F_WEAK(win_shared_query)
+RTM_F08_ALIAS(win_shared_query, win_shared_query_f08);
 void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1846,6 +3235,7 @@ void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI
         *ierr = rc;
 }
 RTM_F_WEAK(win_create_dynamic)
+RTM_F08_ALIAS(win_create_dynamic, win_create_dynamic_f08);
 void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierr);
 void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierr)
 {
@@ -1855,6 +3245,23 @@ void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_attach)
+#if RTM_F08
+void pmpi_win_attach_f08ts_(MPI_Fint *win, CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *ierr);
+void pmpi_win_attach_f08ts_(MPI_Fint *win, CFI_cdesc_t *base, MPI_Aint *size, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_base;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Win_attach", "base", base, RTM_F08_CONTIG, &b_base);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_win_attach_(win, b_base.ptr, size, ierr);
+    rtm_f08_buf_out(&b_base, 1);
+}
+RTM_F08_WEAK(win_attach_f08ts)
+#endif
 void pmpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierr);
 void pmpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierr)
 {
@@ -1864,6 +3271,23 @@ void pmpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_detach)
+#if RTM_F08
+void pmpi_win_detach_f08ts_(MPI_Fint *win, CFI_cdesc_t *base, MPI_Fint *ierr);
+void pmpi_win_detach_f08ts_(MPI_Fint *win, CFI_cdesc_t *base, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_base;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Win_detach", "base", base, RTM_F08_CONTIG, &b_base);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_win_detach_(win, b_base.ptr, ierr);
+    rtm_f08_buf_out(&b_base, 1);
+}
+RTM_F08_WEAK(win_detach_f08ts)
+#endif
 void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1873,6 +3297,7 @@ void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_free)
+RTM_F08_ALIAS(win_free, win_free_f08);
 void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1882,6 +3307,7 @@ void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_fence)
+RTM_F08_ALIAS(win_fence, win_fence_f08);
 void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1891,6 +3317,7 @@ void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint 
         *ierr = rc;
 }
 RTM_F_WEAK(win_start)
+RTM_F08_ALIAS(win_start, win_start_f08);
 void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1900,6 +3327,7 @@ void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_complete)
+RTM_F08_ALIAS(win_complete, win_complete_f08);
 void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1909,6 +3337,7 @@ void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *
         *ierr = rc;
 }
 RTM_F_WEAK(win_post)
+RTM_F08_ALIAS(win_post, win_post_f08);
 void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1918,6 +3347,7 @@ void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_wait)
+RTM_F08_ALIAS(win_wait, win_wait_f08);
 void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr);
 void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr)
 {
@@ -1929,6 +3359,7 @@ void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_test)
+RTM_F08_ALIAS(win_test, win_test_f08);
 void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1938,6 +3369,7 @@ void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_F
         *ierr = rc;
 }
 RTM_F_WEAK(win_lock)
+RTM_F08_ALIAS(win_lock, win_lock_f08);
 void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1947,6 +3379,7 @@ void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_unlock)
+RTM_F08_ALIAS(win_unlock, win_unlock_f08);
 void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1956,6 +3389,7 @@ void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_lock_all)
+RTM_F08_ALIAS(win_lock_all, win_lock_all_f08);
 void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1965,6 +3399,7 @@ void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_unlock_all)
+RTM_F08_ALIAS(win_unlock_all, win_unlock_all_f08);
 void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1974,6 +3409,7 @@ void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_flush)
+RTM_F08_ALIAS(win_flush, win_flush_f08);
 void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1983,6 +3419,7 @@ void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_flush_all)
+RTM_F08_ALIAS(win_flush_all, win_flush_all_f08);
 void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -1992,6 +3429,7 @@ void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_flush_local)
+RTM_F08_ALIAS(win_flush_local, win_flush_local_f08);
 void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -2001,6 +3439,7 @@ void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_flush_local_all)
+RTM_F08_ALIAS(win_flush_local_all, win_flush_local_all_f08);
 void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -2010,6 +3449,7 @@ void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_sync)
+RTM_F08_ALIAS(win_sync, win_sync_f08);
 void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierr);
 void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierr)
 {
@@ -2019,6 +3459,7 @@ void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_get_group)
+RTM_F08_ALIAS(win_get_group, win_get_group_f08);
 void pmpi_win_set_name_(MPI_Fint *win, const char *win_name, MPI_Fint *ierr, size_t win_name_len);
 void pmpi_win_set_name_(MPI_Fint *win, const char *win_name, MPI_Fint *ierr, size_t win_name_len)
 {
@@ -2033,6 +3474,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(win_set_name)
+RTM_F08_ALIAS(win_set_name, win_set_name_f08);
 void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t win_name_len);
 void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierr, size_t win_name_len)
 {
@@ -2045,6 +3487,7 @@ void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_
         *ierr = rc;
 }
 RTM_F_WEAK(win_get_name)
+RTM_F08_ALIAS(win_get_name, win_get_name_f08);
 void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierr);
 void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierr)
 {
@@ -2054,6 +3497,7 @@ void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ier
         *ierr = rc;
 }
 RTM_F_WEAK(win_set_errhandler)
+RTM_F08_ALIAS(win_set_errhandler, win_set_errhandler_f08);
 void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierr);
 void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierr)
 {
@@ -2063,6 +3507,7 @@ void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ier
         *ierr = rc;
 }
 RTM_F_WEAK(win_get_errhandler)
+RTM_F08_ALIAS(win_get_errhandler, win_get_errhandler_f08);
 void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierr);
 void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierr)
 {
@@ -2072,6 +3517,7 @@ void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ier
         *ierr = rc;
 }
 RTM_F_WEAK(win_call_errhandler)
+RTM_F08_ALIAS(win_call_errhandler, win_call_errhandler_f08);
 void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierr);
 void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierr)
 {
@@ -2081,6 +3527,7 @@ void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_delete_attr)
+RTM_F08_ALIAS(win_delete_attr, win_delete_attr_f08);
 void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierr);
 void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierr)
 {
@@ -2090,6 +3537,7 @@ void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_free_keyval)
+RTM_F08_ALIAS(win_free_keyval, win_free_keyval_f08);
 void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierr);
 void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierr)
 {
@@ -2099,6 +3547,7 @@ void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_set_info)
+RTM_F08_ALIAS(win_set_info, win_set_info_f08);
 void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierr);
 void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierr)
 {
@@ -2108,6 +3557,7 @@ void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(win_get_info)
+RTM_F08_ALIAS(win_get_info, win_get_info_f08);
 void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -2117,6 +3567,23 @@ void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datat
         *ierr = rc;
 }
 RTM_F_WEAK(put)
+#if RTM_F08
+void pmpi_put_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_put_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_origin_addr;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Put", "origin_addr", origin_addr, RTM_F08_CONTIG, &b_origin_addr);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_put_(b_origin_addr.ptr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierr);
+    rtm_f08_buf_out(&b_origin_addr, 1);
+}
+RTM_F08_WEAK(put_f08ts)
+#endif
 void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -2126,6 +3593,23 @@ void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datat
         *ierr = rc;
 }
 RTM_F_WEAK(get)
+#if RTM_F08
+void pmpi_get_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_get_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_origin_addr;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Get", "origin_addr", origin_addr, RTM_F08_CONTIG, &b_origin_addr);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_get_(b_origin_addr.ptr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, ierr);
+    rtm_f08_buf_out(&b_origin_addr, 1);
+}
+RTM_F08_WEAK(get_f08ts)
+#endif
 void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -2135,6 +3619,23 @@ void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origi
         *ierr = rc;
 }
 RTM_F_WEAK(accumulate)
+#if RTM_F08
+void pmpi_accumulate_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_accumulate_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_origin_addr;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Accumulate", "origin_addr", origin_addr, RTM_F08_CONTIG, &b_origin_addr);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_accumulate_(b_origin_addr.ptr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierr);
+    rtm_f08_buf_out(&b_origin_addr, 1);
+}
+RTM_F08_WEAK(accumulate_f08ts)
+#endif
 void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -2144,6 +3645,32 @@ void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *o
         *ierr = rc;
 }
 RTM_F_WEAK(get_accumulate)
+#if RTM_F08
+void pmpi_get_accumulate_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_get_accumulate_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_origin_addr;
+    rtm_f08_buf_t b_result_addr;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Get_accumulate", "origin_addr", origin_addr, RTM_F08_CONTIG, &b_origin_addr);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Get_accumulate", "result_addr", result_addr, RTM_F08_CONTIG, &b_result_addr);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_origin_addr, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_get_accumulate_(b_origin_addr.ptr, origin_count, origin_datatype, b_result_addr.ptr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, ierr);
+    rtm_f08_buf_out(&b_result_addr, 1);
+    rtm_f08_buf_out(&b_origin_addr, 1);
+}
+RTM_F08_WEAK(get_accumulate_f08ts)
+#endif
 void pmpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -2153,6 +3680,32 @@ void pmpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype
         *ierr = rc;
 }
 RTM_F_WEAK(fetch_and_op)
+#if RTM_F08
+void pmpi_fetch_and_op_f08ts_(CFI_cdesc_t *origin_addr, CFI_cdesc_t *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_fetch_and_op_f08ts_(CFI_cdesc_t *origin_addr, CFI_cdesc_t *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_origin_addr;
+    rtm_f08_buf_t b_result_addr;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Fetch_and_op", "origin_addr", origin_addr, RTM_F08_CONTIG, &b_origin_addr);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Fetch_and_op", "result_addr", result_addr, RTM_F08_CONTIG, &b_result_addr);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_origin_addr, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_fetch_and_op_(b_origin_addr.ptr, b_result_addr.ptr, datatype, target_rank, target_disp, op, win, ierr);
+    rtm_f08_buf_out(&b_result_addr, 1);
+    rtm_f08_buf_out(&b_origin_addr, 1);
+}
+RTM_F08_WEAK(fetch_and_op_f08ts)
+#endif
 void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierr);
 void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierr)
 {
@@ -2162,6 +3715,42 @@ void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_
         *ierr = rc;
 }
 RTM_F_WEAK(compare_and_swap)
+#if RTM_F08
+void pmpi_compare_and_swap_f08ts_(CFI_cdesc_t *origin_addr, CFI_cdesc_t *compare_addr, CFI_cdesc_t *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierr);
+void pmpi_compare_and_swap_f08ts_(CFI_cdesc_t *origin_addr, CFI_cdesc_t *compare_addr, CFI_cdesc_t *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_origin_addr;
+    rtm_f08_buf_t b_compare_addr;
+    rtm_f08_buf_t b_result_addr;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Compare_and_swap", "origin_addr", origin_addr, RTM_F08_CONTIG, &b_origin_addr);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Compare_and_swap", "compare_addr", compare_addr, RTM_F08_CONTIG, &b_compare_addr);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_origin_addr, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Compare_and_swap", "result_addr", result_addr, RTM_F08_CONTIG, &b_result_addr);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_compare_addr, 0);
+        rtm_f08_buf_out(&b_origin_addr, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_compare_and_swap_(b_origin_addr.ptr, b_compare_addr.ptr, b_result_addr.ptr, datatype, target_rank, target_disp, win, ierr);
+    rtm_f08_buf_out(&b_result_addr, 1);
+    rtm_f08_buf_out(&b_compare_addr, 1);
+    rtm_f08_buf_out(&b_origin_addr, 1);
+}
+RTM_F08_WEAK(compare_and_swap_f08ts)
+#endif
 void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -2173,6 +3762,23 @@ void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_data
         *ierr = rc;
 }
 RTM_F_WEAK(rput)
+#if RTM_F08
+void pmpi_rput_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_rput_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_origin_addr;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Rput", "origin_addr", origin_addr, RTM_F08_CONTIG, &b_origin_addr);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_rput_(b_origin_addr.ptr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierr);
+    rtm_f08_buf_out(&b_origin_addr, 1);
+}
+RTM_F08_WEAK(rput_f08ts)
+#endif
 void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -2184,6 +3790,23 @@ void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_data
         *ierr = rc;
 }
 RTM_F_WEAK(rget)
+#if RTM_F08
+void pmpi_rget_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_rget_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_origin_addr;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Rget", "origin_addr", origin_addr, RTM_F08_CONTIG, &b_origin_addr);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_rget_(b_origin_addr.ptr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, ierr);
+    rtm_f08_buf_out(&b_origin_addr, 1);
+}
+RTM_F08_WEAK(rget_f08ts)
+#endif
 void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -2195,6 +3818,23 @@ void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *orig
         *ierr = rc;
 }
 RTM_F_WEAK(raccumulate)
+#if RTM_F08
+void pmpi_raccumulate_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_raccumulate_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_origin_addr;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Raccumulate", "origin_addr", origin_addr, RTM_F08_CONTIG, &b_origin_addr);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_raccumulate_(b_origin_addr.ptr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierr);
+    rtm_f08_buf_out(&b_origin_addr, 1);
+}
+RTM_F08_WEAK(raccumulate_f08ts)
+#endif
 void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -2206,6 +3846,32 @@ void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *
         *ierr = rc;
 }
 RTM_F_WEAK(rget_accumulate)
+#if RTM_F08
+void pmpi_rget_accumulate_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_rget_accumulate_f08ts_(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_origin_addr;
+    rtm_f08_buf_t b_result_addr;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Rget_accumulate", "origin_addr", origin_addr, RTM_F08_CONTIG, &b_origin_addr);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Rget_accumulate", "result_addr", result_addr, RTM_F08_CONTIG, &b_result_addr);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_origin_addr, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_rget_accumulate_(b_origin_addr.ptr, origin_count, origin_datatype, b_result_addr.ptr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, ierr);
+    rtm_f08_buf_out(&b_result_addr, 1);
+    rtm_f08_buf_out(&b_origin_addr, 1);
+}
+RTM_F08_WEAK(rget_accumulate_f08ts)
+#endif
 void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierr);
 void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierr)
 {
@@ -2215,6 +3881,7 @@ void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ie
         *ierr = rc;
 }
 RTM_F_WEAK(alloc_mem)
+RTM_F08_ALIAS(alloc_mem, alloc_mem_f08);
 void pmpi_free_mem_(void *base, MPI_Fint *ierr);
 void pmpi_free_mem_(void *base, MPI_Fint *ierr)
 {
@@ -2224,6 +3891,23 @@ void pmpi_free_mem_(void *base, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(free_mem)
+#if RTM_F08
+void pmpi_free_mem_f08ts_(CFI_cdesc_t *base, MPI_Fint *ierr);
+void pmpi_free_mem_f08ts_(CFI_cdesc_t *base, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_base;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Free_mem", "base", base, RTM_F08_ADDR, &b_base);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_free_mem_(b_base.ptr, ierr);
+    rtm_f08_buf_out(&b_base, 1);
+}
+RTM_F08_WEAK(free_mem_f08ts)
+#endif
 void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr);
 void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierr)
 {
@@ -2233,6 +3917,7 @@ void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fi
         *ierr = rc;
 }
 RTM_F_WEAK(intercomm_create)
+RTM_F08_ALIAS(intercomm_create, intercomm_create_f08);
 void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierr);
 void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierr)
 {
@@ -2242,6 +3927,7 @@ void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newint
         *ierr = rc;
 }
 RTM_F_WEAK(intercomm_merge)
+RTM_F08_ALIAS(intercomm_merge, intercomm_merge_f08);
 void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr);
 void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
 {
@@ -2251,6 +3937,7 @@ void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(comm_remote_size)
+RTM_F08_ALIAS(comm_remote_size, comm_remote_size_f08);
 void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr);
 void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
 {
@@ -2260,6 +3947,7 @@ void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(comm_remote_group)
+RTM_F08_ALIAS(comm_remote_group, comm_remote_group_f08);
 void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -2271,6 +3959,7 @@ void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_F
         *ierr = rc;
 }
 RTM_F_WEAK(comm_idup)
+RTM_F08_ALIAS(comm_idup, comm_idup_f08);
 void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierr);
 void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierr)
 {
@@ -2280,6 +3969,7 @@ void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI
         *ierr = rc;
 }
 RTM_F_WEAK(comm_create_group)
+RTM_F08_ALIAS(comm_create_group, comm_create_group_f08);
 void pmpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr);
 void pmpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr)
 {
@@ -2289,6 +3979,7 @@ void pmpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(comm_set_info)
+RTM_F08_ALIAS(comm_set_info, comm_set_info_f08);
 void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr);
 void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
 {
@@ -2298,6 +3989,7 @@ void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(comm_get_info)
+RTM_F08_ALIAS(comm_get_info, comm_get_info_f08);
 void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -2307,6 +3999,7 @@ void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(comm_disconnect)
+RTM_F08_ALIAS(comm_disconnect, comm_disconnect_f08);
 void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr);
 void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierr)
 {
@@ -2316,6 +4009,7 @@ void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *p
         *ierr = rc;
 }
 RTM_F_WEAK(cart_map)
+RTM_F08_ALIAS(cart_map, cart_map_f08);
 void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierr);
 void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierr)
 {
@@ -2325,6 +4019,7 @@ void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, M
         *ierr = rc;
 }
 RTM_F_WEAK(graph_create)
+RTM_F08_ALIAS(graph_create, graph_create_f08);
 void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr);
 void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierr)
 {
@@ -2334,6 +4029,7 @@ void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint
         *ierr = rc;
 }
 RTM_F_WEAK(graph_map)
+RTM_F08_ALIAS(graph_map, graph_map_f08);
 void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierr);
 void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierr)
 {
@@ -2343,6 +4039,7 @@ void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI
         *ierr = rc;
 }
 RTM_F_WEAK(graphdims_get)
+RTM_F08_ALIAS(graphdims_get, graphdims_get_f08);
 void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierr);
 void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierr)
 {
@@ -2352,6 +4049,7 @@ void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI
         *ierr = rc;
 }
 RTM_F_WEAK(graph_get)
+RTM_F08_ALIAS(graph_get, graph_get_f08);
 void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierr);
 void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierr)
 {
@@ -2361,6 +4059,7 @@ void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneig
         *ierr = rc;
 }
 RTM_F_WEAK(graph_neighbors_count)
+RTM_F08_ALIAS(graph_neighbors_count, graph_neighbors_count_f08);
 void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierr);
 void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierr)
 {
@@ -2370,6 +4069,7 @@ void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbor
         *ierr = rc;
 }
 RTM_F_WEAK(graph_neighbors)
+RTM_F08_ALIAS(graph_neighbors, graph_neighbors_f08);
 void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierr);
 void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierr)
 {
@@ -2379,6 +4079,7 @@ void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources,
         *ierr = rc;
 }
 RTM_F_WEAK(dist_graph_create)
+RTM_F08_ALIAS(dist_graph_create, dist_graph_create_f08);
 void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -2388,6 +4089,32 @@ void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *send
         *ierr = rc;
 }
 RTM_F_WEAK(neighbor_allgather)
+#if RTM_F08
+void pmpi_neighbor_allgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_neighbor_allgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Neighbor_allgather", "sendbuf", sendbuf, RTM_F08_PACK_IN, sendcount, sendtype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Neighbor_allgather", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_neighbor_allgather_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcount, recvtype, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(neighbor_allgather_f08ts)
+#endif
 void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -2397,6 +4124,32 @@ void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sen
         *ierr = rc;
 }
 RTM_F_WEAK(neighbor_allgatherv)
+#if RTM_F08
+void pmpi_neighbor_allgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_neighbor_allgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_sized("MPI_Neighbor_allgatherv", "sendbuf", sendbuf, RTM_F08_PACK_IN, sendcount, sendtype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Neighbor_allgatherv", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_neighbor_allgatherv_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcounts, displs, recvtype, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(neighbor_allgatherv_f08ts)
+#endif
 void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -2406,6 +4159,32 @@ void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendt
         *ierr = rc;
 }
 RTM_F_WEAK(neighbor_alltoall)
+#if RTM_F08
+void pmpi_neighbor_alltoall_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_neighbor_alltoall_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Neighbor_alltoall", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Neighbor_alltoall", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_neighbor_alltoall_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcount, recvtype, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(neighbor_alltoall_f08ts)
+#endif
 void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -2415,6 +4194,32 @@ void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdi
         *ierr = rc;
 }
 RTM_F_WEAK(neighbor_alltoallv)
+#if RTM_F08
+void pmpi_neighbor_alltoallv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_neighbor_alltoallv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Neighbor_alltoallv", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Neighbor_alltoallv", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_neighbor_alltoallv_(b_sendbuf.ptr, sendcounts, sdispls, sendtype, b_recvbuf.ptr, recvcounts, rdispls, recvtype, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(neighbor_alltoallv_f08ts)
+#endif
 void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr);
 void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr)
 {
@@ -2424,6 +4229,32 @@ void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdi
         *ierr = rc;
 }
 RTM_F_WEAK(neighbor_alltoallw)
+#if RTM_F08
+void pmpi_neighbor_alltoallw_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr);
+void pmpi_neighbor_alltoallw_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Neighbor_alltoallw", "sendbuf", sendbuf, RTM_F08_PACK_IN, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Neighbor_alltoallw", "recvbuf", recvbuf, RTM_F08_PACK, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_neighbor_alltoallw_(b_sendbuf.ptr, sendcounts, sdispls, sendtypes, b_recvbuf.ptr, recvcounts, rdispls, recvtypes, comm, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(neighbor_alltoallw_f08ts)
+#endif
 void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -2435,6 +4266,32 @@ void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sen
         *ierr = rc;
 }
 RTM_F_WEAK(ineighbor_allgather)
+#if RTM_F08
+void pmpi_ineighbor_allgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ineighbor_allgather_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Ineighbor_allgather", "sendbuf", sendbuf, sendcount, sendtype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Ineighbor_allgather", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ineighbor_allgather_(b_sendbuf.ptr, b_sendbuf.countp, b_sendbuf.typep, b_recvbuf.ptr, recvcount, recvtype, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(ineighbor_allgather_f08ts)
+#endif
 void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -2446,6 +4303,32 @@ void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
         *ierr = rc;
 }
 RTM_F_WEAK(ineighbor_allgatherv)
+#if RTM_F08
+void pmpi_ineighbor_allgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ineighbor_allgatherv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_typed("MPI_Ineighbor_allgatherv", "sendbuf", sendbuf, sendcount, sendtype, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Ineighbor_allgatherv", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ineighbor_allgatherv_(b_sendbuf.ptr, b_sendbuf.countp, b_sendbuf.typep, b_recvbuf.ptr, recvcounts, displs, recvtype, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(ineighbor_allgatherv_f08ts)
+#endif
 void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -2457,6 +4340,32 @@ void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *send
         *ierr = rc;
 }
 RTM_F_WEAK(ineighbor_alltoall)
+#if RTM_F08
+void pmpi_ineighbor_alltoall_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ineighbor_alltoall_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Ineighbor_alltoall", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Ineighbor_alltoall", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ineighbor_alltoall_(b_sendbuf.ptr, sendcount, sendtype, b_recvbuf.ptr, recvcount, recvtype, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(ineighbor_alltoall_f08ts)
+#endif
 void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -2468,6 +4377,32 @@ void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sd
         *ierr = rc;
 }
 RTM_F_WEAK(ineighbor_alltoallv)
+#if RTM_F08
+void pmpi_ineighbor_alltoallv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ineighbor_alltoallv_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Ineighbor_alltoallv", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Ineighbor_alltoallv", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ineighbor_alltoallv_(b_sendbuf.ptr, sendcounts, sdispls, sendtype, b_recvbuf.ptr, recvcounts, rdispls, recvtype, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(ineighbor_alltoallv_f08ts)
+#endif
 void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -2479,6 +4414,32 @@ void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sd
         *ierr = rc;
 }
 RTM_F_WEAK(ineighbor_alltoallw)
+#if RTM_F08
+void pmpi_ineighbor_alltoallw_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr);
+void pmpi_ineighbor_alltoallw_f08ts_(CFI_cdesc_t *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_sendbuf;
+    rtm_f08_buf_t b_recvbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Ineighbor_alltoallw", "sendbuf", sendbuf, RTM_F08_CONTIG, &b_sendbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Ineighbor_alltoallw", "recvbuf", recvbuf, RTM_F08_CONTIG, &b_recvbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_sendbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_ineighbor_alltoallw_(b_sendbuf.ptr, sendcounts, sdispls, sendtypes, b_recvbuf.ptr, recvcounts, rdispls, recvtypes, comm, request, ierr);
+    rtm_f08_buf_out(&b_recvbuf, 1);
+    rtm_f08_buf_out(&b_sendbuf, 1);
+}
+RTM_F08_WEAK(ineighbor_alltoallw_f08ts)
+#endif
 void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierr);
 void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierr)
 {
@@ -2488,6 +4449,7 @@ void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fin
         *ierr = rc;
 }
 RTM_F_WEAK(type_get_envelope)
+RTM_F08_ALIAS(type_get_envelope, type_get_envelope_f08);
 void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierr);
 void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierr)
 {
@@ -2497,6 +4459,7 @@ void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fin
         *ierr = rc;
 }
 RTM_F_WEAK(type_get_contents)
+RTM_F08_ALIAS(type_get_contents, type_get_contents_f08);
 void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -2506,6 +4469,7 @@ void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, M
         *ierr = rc;
 }
 RTM_F_WEAK(type_create_darray)
+RTM_F08_ALIAS(type_create_darray, type_create_darray_f08);
 void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierr);
 void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierr)
 {
@@ -2515,6 +4479,7 @@ void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *dataty
         *ierr = rc;
 }
 RTM_F_WEAK(type_match_size)
+RTM_F08_ALIAS(type_match_size, type_match_size_f08);
 void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -2524,6 +4489,7 @@ void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ier
         *ierr = rc;
 }
 RTM_F_WEAK(type_create_f90_integer)
+RTM_F08_ALIAS(type_create_f90_integer, type_create_f90_integer_f08);
 void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -2533,6 +4499,7 @@ void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI
         *ierr = rc;
 }
 RTM_F_WEAK(type_create_f90_real)
+RTM_F08_ALIAS(type_create_f90_real, type_create_f90_real_f08);
 void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr);
 void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierr)
 {
@@ -2542,6 +4509,7 @@ void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, 
         *ierr = rc;
 }
 RTM_F_WEAK(type_create_f90_complex)
+RTM_F08_ALIAS(type_create_f90_complex, type_create_f90_complex_f08);
 void pmpi_pack_external_(const char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint * position, MPI_Fint *ierr, size_t datarep_len);
 void pmpi_pack_external_(const char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint * position, MPI_Fint *ierr, size_t datarep_len)
 {
@@ -2556,6 +4524,32 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(pack_external)
+#if RTM_F08
+void pmpi_pack_external_f08ts_(CFI_cdesc_t *datarep, CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Aint *outsize, MPI_Aint * position, MPI_Fint *ierr);
+void pmpi_pack_external_f08ts_(CFI_cdesc_t *datarep, CFI_cdesc_t *inbuf, MPI_Fint *incount, MPI_Fint *datatype, CFI_cdesc_t *outbuf, MPI_Aint *outsize, MPI_Aint * position, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_inbuf;
+    rtm_f08_buf_t b_outbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Pack_external", "inbuf", inbuf, RTM_F08_PACK_IN, &b_inbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Pack_external", "outbuf", outbuf, RTM_F08_PACK, &b_outbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_inbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_pack_external_((const char *)datarep->base_addr, b_inbuf.ptr, incount, datatype, b_outbuf.ptr, outsize, position, ierr, datarep->elem_len);
+    rtm_f08_buf_out(&b_outbuf, 1);
+    rtm_f08_buf_out(&b_inbuf, 1);
+}
+RTM_F08_WEAK(pack_external_f08ts)
+#endif
 void pmpi_unpack_external_(const char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint * position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierr, size_t datarep_len);
 void pmpi_unpack_external_(const char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint * position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierr, size_t datarep_len)
 {
@@ -2570,6 +4564,32 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(unpack_external)
+#if RTM_F08
+void pmpi_unpack_external_f08ts_(CFI_cdesc_t *datarep, CFI_cdesc_t *inbuf, MPI_Aint *insize, MPI_Aint * position, CFI_cdesc_t *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierr);
+void pmpi_unpack_external_f08ts_(CFI_cdesc_t *datarep, CFI_cdesc_t *inbuf, MPI_Aint *insize, MPI_Aint * position, CFI_cdesc_t *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierr)
+{
+    rtm_f08_buf_t b_inbuf;
+    rtm_f08_buf_t b_outbuf;
+    int rc = MPI_SUCCESS;
+    rc = rtm_f08_buf_in("MPI_Unpack_external", "inbuf", inbuf, RTM_F08_PACK_IN, &b_inbuf);
+    if (rc != MPI_SUCCESS) {
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    rc = rtm_f08_buf_in("MPI_Unpack_external", "outbuf", outbuf, RTM_F08_PACK, &b_outbuf);
+    if (rc != MPI_SUCCESS) {
+        rtm_f08_buf_out(&b_inbuf, 0);
+        if (ierr)
+            *ierr = rc;
+        return;
+    }
+    pmpi_unpack_external_((const char *)datarep->base_addr, b_inbuf.ptr, insize, position, b_outbuf.ptr, outcount, datatype, ierr, datarep->elem_len);
+    rtm_f08_buf_out(&b_outbuf, 1);
+    rtm_f08_buf_out(&b_inbuf, 1);
+}
+RTM_F08_WEAK(unpack_external_f08ts)
+#endif
 void pmpi_pack_external_size_(const char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint * size, MPI_Fint *ierr, size_t datarep_len);
 void pmpi_pack_external_size_(const char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint * size, MPI_Fint *ierr, size_t datarep_len)
 {
@@ -2584,6 +4604,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(pack_external_size)
+RTM_F08_ALIAS(pack_external_size, pack_external_size_f08);
 void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr);
 void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr)
 {
@@ -2593,6 +4614,7 @@ void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(add_error_class)
+RTM_F08_ALIAS(add_error_class, add_error_class_f08);
 void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierr);
 void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierr)
 {
@@ -2602,6 +4624,7 @@ void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *i
         *ierr = rc;
 }
 RTM_F_WEAK(add_error_code)
+RTM_F08_ALIAS(add_error_code, add_error_code_f08);
 void pmpi_add_error_string_(MPI_Fint *errorcode, const char *string, MPI_Fint *ierr, size_t string_len);
 void pmpi_add_error_string_(MPI_Fint *errorcode, const char *string, MPI_Fint *ierr, size_t string_len)
 {
@@ -2616,6 +4639,7 @@ out:
         *ierr = rc;
 }
 RTM_F_WEAK(add_error_string)
+RTM_F08_ALIAS(add_error_string, add_error_string_f08);
 void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr);
 void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr)
 {
@@ -2625,6 +4649,7 @@ void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(grequest_complete)
+RTM_F08_ALIAS(grequest_complete, grequest_complete_f08);
 void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierr);
 void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierr)
 {
@@ -2634,6 +4659,7 @@ void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(type_free_keyval)
+RTM_F08_ALIAS(type_free_keyval, type_free_keyval_f08);
 void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierr);
 void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierr)
 {
@@ -2643,6 +4669,7 @@ void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint 
         *ierr = rc;
 }
 RTM_F_WEAK(type_delete_attr)
+RTM_F08_ALIAS(type_delete_attr, type_delete_attr_f08);
 void pmpi_errhandler_set_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr);
 void pmpi_errhandler_set_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierr)
 {
@@ -2670,6 +4697,7 @@ void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(keyval_free)
+RTM_F08_ALIAS(keyval_free, keyval_free_f08);
 void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr);
 void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr)
 {
@@ -2679,3 +4707,4 @@ void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierr)
         *ierr = rc;
 }
 RTM_F_WEAK(attr_delete)
+RTM_F08_ALIAS(attr_delete, attr_delete_f08);

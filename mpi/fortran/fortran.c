@@ -723,3 +723,27 @@ void pmpi_type_struct_(MPI_Fint *count, MPI_Fint *blocklengths, MPI_Fint *displs
         *ierr = rc;
 }
 RTM_F_WEAK(type_struct)
+
+/* ---- mpi_f08 names of the entry points above (same arguments) ---------- */
+
+RTM_F08_ALIAS(init, init_f08);
+RTM_F08_ALIAS(init_thread, init_thread_f08);
+RTM_F08_ALIAS(finalize, finalize_f08);
+RTM_F08_ALIAS(pcontrol, pcontrol_f08);
+RTM_F08_ALIAS(info_get, info_get_f08);
+RTM_F08_ALIAS(comm_set_attr, comm_set_attr_f08);
+RTM_F08_ALIAS(comm_get_attr, comm_get_attr_f08);
+RTM_F08_ALIAS(type_set_attr, type_set_attr_f08);
+RTM_F08_ALIAS(type_get_attr, type_get_attr_f08);
+RTM_F08_ALIAS(win_set_attr, win_set_attr_f08);
+RTM_F08_ALIAS(win_get_attr, win_get_attr_f08);
+RTM_F08_ALIAS(comm_create_keyval, comm_create_keyval_f08);
+RTM_F08_ALIAS(type_create_keyval, type_create_keyval_f08);
+RTM_F08_ALIAS(win_create_keyval, win_create_keyval_f08);
+RTM_F08_ALIAS(op_create, op_create_f08);
+RTM_F08_ALIAS(comm_create_errhandler, comm_create_errhandler_f08);
+RTM_F08_ALIAS(win_create_errhandler, win_create_errhandler_f08);
+RTM_F08_ALIAS(grequest_start, grequest_start_f08);
+RTM_F08_ALIAS(attr_put, attr_put_f08);
+RTM_F08_ALIAS(attr_get, attr_get_f08);
+RTM_F08_ALIAS(keyval_create, keyval_create_f08);

@@ -82,4 +82,58 @@ char *rtm_f_string_in(const char *f, size_t flen);
 /* A C string into a Fortran one, truncated or padded with blanks. */
 void rtm_f_string_out(const char *c, char *f, size_t flen);
 
+/* ---- mpi_f08 (f08.c) ---- */
+
+/* The mpi_f08 names of an entry point whose arguments are the mpif.h
+ * ones: pmpi_<a>_ an alias of pmpi_<n>_, mpi_<a>_ a weak one. */
+#define RTM_F08_ALIAS(_n, _a) \
+    extern __typeof__(pmpi_##_n##_) pmpi_##_a##_ __attribute__((alias("pmpi_" #_n "_"))); \
+    extern __typeof__(pmpi_##_n##_) mpi_##_a##_ __attribute__((weak, alias("pmpi_" #_n "_")))
+#define RTM_F08_WEAK(_n) RTM_F_WEAK(_n)
+
+/* Choice buffers of mpi_f08 come as CFI descriptors: gfortran's
+ * ISO_Fortran_binding.h (with gcc's headers). Without it the mpi_f08
+ * entry points with buffers are left out (there is no gfortran either). */
+#if defined(__has_include)
+#if __has_include(<ISO_Fortran_binding.h>)
+#include <ISO_Fortran_binding.h>
+#define RTM_F08 1
+#endif
+#endif
+#ifndef RTM_F08
+#define RTM_F08 0
+#endif
+
+#if RTM_F08
+enum {
+    RTM_F08_ADDR,      /* only the address is used */
+    RTM_F08_CONTIG,    /* used after the call: must be contiguous */
+    RTM_F08_PACK_IN,   /* blocking, read: a section is copied in */
+    RTM_F08_PACK       /* blocking, written: copied in and back out */
+};
+typedef struct {
+    void *ptr;               /* what the C call gets */
+    void *tmp;               /* the copy of a section, or NULL */
+    CFI_cdesc_t *d;
+    size_t nelem;
+    int mode;
+    MPI_Fint *countp, *typep; /* (count, datatype) the call gets */
+    MPI_Fint fcount, ftype;
+    MPI_Datatype ctype;      /* a datatype over a section, to free */
+} rtm_f08_buf_t;
+/* fn's buffer arg d in the given mode; MPI_SUCCESS or the error raised. */
+int rtm_f08_buf_in(const char *fn, const char *arg, CFI_cdesc_t *d, int mode,
+                   rtm_f08_buf_t *b);
+/* The same for a buffer that holds count of datatype: a section that is
+ * too small to is refused (MPI_ERR_COUNT) rather than copied. */
+int rtm_f08_buf_sized(const char *fn, const char *arg, CFI_cdesc_t *d, int mode,
+                      MPI_Fint *count, MPI_Fint *datatype, rtm_f08_buf_t *b);
+/* The same for a buffer kept after the call with its (count, datatype):
+ * a section becomes a datatype (b->countp, b->typep). */
+int rtm_f08_buf_typed(const char *fn, const char *arg, CFI_cdesc_t *d, MPI_Fint *count,
+                      MPI_Fint *datatype, rtm_f08_buf_t *b);
+/* After the call (done) or instead of it: copies back, frees. */
+void rtm_f08_buf_out(rtm_f08_buf_t *b, int done);
+#endif
+
 #endif

@@ -7,8 +7,11 @@
     mpi_consts.h  the same constants without the EXTERNALs, for mpi.f90
     mpi_ifaces.h  explicit interfaces of the routines of the mpi module
     bindings.c    the gfortran entry points mpi_x_ (weak) / pmpi_x_
-    symbols.txt   every C function of mpi.h and its Fortran entry point, or
-                  why it has none (tests/mpi/mpi_fortran_wrap.sh checks it)
+    symbols.txt   every C function of mpi.h, its mpif.h entry point and its
+                  mpi_f08 one (- for none), or why it has none
+                  (tests/mpi/mpi_fortran_wrap.sh checks it)
+    mpi_f08_consts.h, mpi_f08_ifaces.h
+                  the constants and the routines of the mpi_f08 module
 
 The output is committed, so a build needs no python; `make fortran-regen`
 runs this script again after mpi.h changes, and the test fails while the
@@ -289,8 +292,78 @@ class Gen:
         out.append("        *ierr = rc;")
         out.append("}")
         out.append("RTM_F_WEAK(%s)" % lname)
+        if self.fn not in F08_REMOVED:
+            out.extend(self.emit_f08(self.params + ["MPI_Fint *ierr"]))
         out.append("")
         return "\n".join(out)
+
+    def emit_f08(self, params):
+        """The mpi_f08 entry point: without a choice buffer the F77 one under
+        the names mpi_x_f08_ / pmpi_x_f08_ (the same arguments); with one a
+        shim taking the buffers' (and strings') CFI descriptors."""
+        lname = self.fn.lower()
+        choice = [a for a in self.args if a[1] in CHOICE and "void" in a[0]]
+        if not choice:
+            return ["RTM_F08_ALIAS(%s, %s_f08);" % (lname, lname)]
+        mode = f08_buf_mode(self.fn)
+        typed = {}
+        if mode == "RTM_F08_CONTIG":
+            typed = {a[1]: f08_typed(self.fn, self.args, a[1]) for a in choice}
+            typed = {k: v for k, v in typed.items() if v}
+        sparams, fargs = [], []
+        strs = [a[1] for a in self.args if "char" in a[0]]
+        for p in params:
+            n = re.search(r"(\w+)$", p).group(1)
+            if n in [a[1] for a in choice]:
+                sparams.append("CFI_cdesc_t *%s" % n)
+                fargs.append("b_%s.ptr" % n)
+            elif n in strs:
+                sparams.append("CFI_cdesc_t *%s" % n)
+                fargs.append("(%s)%s->base_addr" % (p.rsplit("*", 1)[0].strip() + " *", n))
+            else:
+                sparams.append(p)
+                fargs.append(n)
+        fargs += ["%s->elem_len" % n for n in strs]
+        for bn, (cn, tn) in typed.items():
+            fargs = ["b_%s.countp" % bn if x == cn else "b_%s.typep" % bn if x == tn else x
+                     for x in fargs]
+        body = ["#if RTM_F08"]
+        body.append("void pmpi_%s_f08ts_(%s);" % (lname, ", ".join(sparams)))
+        body.append("void pmpi_%s_f08ts_(%s)" % (lname, ", ".join(sparams)))
+        body.append("{")
+        for a in choice:
+            body.append("    rtm_f08_buf_t b_%s;" % a[1])
+        body.append("    int rc = MPI_SUCCESS;")
+        done = []
+        for a in choice:
+            n = a[1]
+            const = a[0].startswith("const")
+            m = mode if mode != "RTM_F08_PACK" or not const else "RTM_F08_PACK_IN"
+            if n in typed:
+                body.append("    rc = rtm_f08_buf_typed(\"MPI_%s\", \"%s\", %s, %s, %s, &b_%s);"
+                            % (self.fn, n, n, typed[n][0], typed[n][1], n))
+            elif f08_sized(self.fn, self.args, n) and m != "RTM_F08_ADDR":
+                cn, tn = f08_sized(self.fn, self.args, n)
+                body.append("    rc = rtm_f08_buf_sized(\"MPI_%s\", \"%s\", %s, %s, %s, %s, "
+                            "&b_%s);" % (self.fn, n, n, m, cn, tn, n))
+            else:
+                body.append("    rc = rtm_f08_buf_in(\"MPI_%s\", \"%s\", %s, %s, &b_%s);"
+                            % (self.fn, n, n, m, n))
+            body.append("    if (rc != MPI_SUCCESS) {")
+            for d in reversed(done):
+                body.append("        rtm_f08_buf_out(&b_%s, 0);" % d)
+            body.append("        if (ierr)")
+            body.append("            *ierr = rc;")
+            body.append("        return;")
+            body.append("    }")
+            done.append(n)
+        body.append("    pmpi_%s_(%s);" % (lname, ", ".join(fargs)))
+        for d in reversed(done):
+            body.append("    rtm_f08_buf_out(&b_%s, 1);" % d)
+        body.append("}")
+        body.append("RTM_F08_WEAK(%s_f08ts)" % lname)
+        body.append("#endif")
+        return body
 
 
 # ---- Explicit interfaces of the mpi module ---------------------------------
@@ -509,6 +582,241 @@ HEADER_C = """/*
 """
 
 
+# ---- The mpi_f08 module (MPI 3.1 section 17.2) ------------------------------
+
+F08_HANDLES = ("MPI_Comm", "MPI_Group", "MPI_Datatype", "MPI_Op", "MPI_Errhandler",
+               "MPI_Info", "MPI_Win", "MPI_Request", "MPI_Message")
+# Removed in MPI 3.0 (no mpi_f08 binding); the MPI-2-deprecated attribute
+# functions (Attr_*, Keyval_*) keep one.
+F08_REMOVED = {"Address", "Errhandler_create", "Errhandler_get", "Errhandler_set",
+               "Type_extent", "Type_lb", "Type_ub", "Type_struct", "Type_hvector",
+               "Type_hindexed"}
+# Buffers whose address is all the call takes (never copied).
+F08_ADDR = {"Get_address", "Free_mem"}
+# Buffers the library keeps using after the call returns (nonblocking,
+# persistent, one-sided, window memory, the Bsend buffer): a
+# non-contiguous section cannot be copied for them.
+F08_KEEPS = {"Put", "Get", "Accumulate", "Get_accumulate", "Fetch_and_op", "Compare_and_swap",
+             "Rput", "Rget", "Raccumulate", "Rget_accumulate", "Buffer_attach"}
+# Of those, the buffers that are one (count, datatype) of this process
+# (nonblocking and persistent point-to-point, the send side of nonblocking
+# gathers, the receive side of scatters, MPI_Ibcast), in a routine that
+# holds its datatypes until it completes and has no reduction op: a section
+# is described by a derived datatype instead (no copy). One-sided routines
+# do not hold the origin datatype.
+
+
+def f08_sized(fn, args, buf):
+    """(count, datatype) of a buffer that holds exactly count of datatype
+    (a copied section is checked to hold them), or None."""
+    scalars = {a[1] for a in args if a[0] == "int" and not a[2]}
+    types = {a[1] for a in args if a[0] == "MPI_Datatype" and not a[2]}
+    pairs = []
+    if buf in ("buf", "buffer"):
+        pairs.append(("count", "datatype"))
+    if buf == "sendbuf" and not re.search(r"scatter|alltoall", fn.lower()):
+        pairs.append(("sendcount", "sendtype"))
+    if buf == "recvbuf" and not re.search(r"gather|alltoall|^i?reduce$", fn.lower()):
+        pairs.append(("recvcount", "recvtype"))
+    if buf in ("sendbuf", "recvbuf", "inbuf", "inoutbuf") and "scatter" not in fn.lower():
+        if not (buf == "recvbuf" and re.search(r"^i?reduce$", fn.lower())):
+            pairs.append(("count", "datatype"))
+    for c, t in pairs:
+        if c in scalars and t in types:
+            return c, t
+    return None
+
+
+def f08_typed(fn, args, buf):
+    if fn in F08_KEEPS or fn.startswith("Win_") or any(a[0] == "MPI_Op" for a in args):
+        return None
+    return f08_sized(fn, args, buf)
+
+
+def f08_keeps(fn):
+    return (re.match(r"I[a-z]", fn) is not None or fn.endswith("_init") or fn in F08_KEEPS
+            or fn.startswith("Win_"))
+
+
+def f08_buf_mode(fn):
+    if fn in F08_ADDR:
+        return "RTM_F08_ADDR"
+    if f08_keeps(fn):
+        return "RTM_F08_CONTIG"
+    return "RTM_F08_PACK"
+
+
+def f08_arg(fn, ctype, name, arr):
+    """The mpi_f08 declaration of one argument (without intent)."""
+    base = ctype.replace("const ", "").strip()
+    b = base.rstrip(" *")
+    if name in CHOICE and base == "void *":
+        return "choice"
+    if name in BASEPTR and base == "void *":
+        return "type(c_ptr)"
+    if b in F08_HANDLES:
+        return "type(%s)" % b + (", dimension(*)" if arr else "")
+    if b == "MPI_Status":
+        return "type(MPI_Status)" + (", dimension(*)" if arr else "")
+    return fortran_arg(fn, ctype, name, arr)
+
+
+def f08_intent(ctype, name, arr):
+    """intent(in) for what C takes by value or through a const pointer."""
+    base = ctype.replace("const ", "").strip()
+    if name in CHOICE:
+        return ", intent(in)" if ctype.startswith("const") else ""
+    if not arr and "*" not in base:
+        return ", intent(in)"
+    if ctype.startswith("const"):
+        return ", intent(in)"
+    return ""
+
+
+F08_CALLBACK_IFACES = {
+    "Op_create": [("user_fn", "procedure(MPI_User_function)"), ("commute", "logical, intent(in)"),
+                  ("op", "type(MPI_Op)")],
+    "Comm_create_errhandler": [("comm_errhandler_fn",
+                                "procedure(MPI_Comm_errhandler_function)"),
+                               ("errhandler", "type(MPI_Errhandler)")],
+    "Win_create_errhandler": [("win_errhandler_fn", "procedure(MPI_Win_errhandler_function)"),
+                              ("errhandler", "type(MPI_Errhandler)")],
+    "Grequest_start": [("query_fn", "procedure(MPI_Grequest_query_function)"),
+                       ("free_fn", "procedure(MPI_Grequest_free_function)"),
+                       ("cancel_fn", "procedure(MPI_Grequest_cancel_function)"),
+                       ("extra_state", A + ", intent(in)"), ("request", "type(MPI_Request)")],
+    "Init": [], "Finalize": [],
+    "Init_thread": [("required", "integer, intent(in)"), ("provided", "integer")],
+    "Buffer_detach": [("buffer_addr", "type(c_ptr)"), ("size", "integer")],
+    "Info_get": [("info", "type(MPI_Info), intent(in)"), ("key", "character(len=*), intent(in)"),
+                 ("valuelen", "integer, intent(in)"), ("value", "character(len=*)"),
+                 ("flag", "logical")],
+    "Attr_put": [("comm", "type(MPI_Comm), intent(in)"), ("keyval", "integer, intent(in)"),
+                 ("attribute_val", "integer, intent(in)")],
+    "Attr_get": [("comm", "type(MPI_Comm), intent(in)"), ("keyval", "integer, intent(in)"),
+                 ("attribute_val", "integer"), ("flag", "logical")],
+    "Keyval_create": [("copy_fn", "procedure(MPI_Copy_function)"),
+                      ("delete_fn", "procedure(MPI_Delete_function)"),
+                      ("keyval", "integer"), ("extra_state", "integer, intent(in)")],
+}
+for _h, _t in (("Comm", "MPI_Comm"), ("Type", "MPI_Datatype"), ("Win", "MPI_Win")):
+    F08_CALLBACK_IFACES[_h + "_set_attr"] = [
+        ("obj", "type(%s), intent(in)" % _t), ("keyval", "integer, intent(in)"),
+        ("attribute_val", A + ", intent(in)")]
+    F08_CALLBACK_IFACES[_h + "_get_attr"] = [
+        ("obj", "type(%s), intent(in)" % _t), ("keyval", "integer, intent(in)"),
+        ("attribute_val", A), ("flag", "logical")]
+    F08_CALLBACK_IFACES[_h + "_create_keyval"] = [
+        ("%s_copy_attr_fn" % _h.lower(), "procedure(MPI_%s_copy_attr_function)" % _h),
+        ("%s_delete_attr_fn" % _h.lower(), "procedure(MPI_%s_delete_attr_function)" % _h),
+        ("keyval", "integer"), ("extra_state", A + ", intent(in)")]
+
+
+def f08_sub(fname, bind, args, ierror=True):
+    """One interface body: args are (name, declaration) pairs; "choice" is
+    an assumed-type assumed-rank buffer (then the interface is BIND(C), the
+    buffer passed as a CFI descriptor)."""
+    names = [a for a, _ in args] + (["ierror"] if ierror else [])
+    head = "    subroutine %s(%s)" % (fname, ", ".join(names))
+    if bind:
+        head += " bind(C, name=\"%s\")" % bind
+    out = wrap(head)
+    imports = []
+    text = " ".join(d for _, d in args)
+    for k in ("MPI_ADDRESS_KIND", "MPI_COUNT_KIND", "MPI_OFFSET_KIND", "MPI_Status") + F08_HANDLES:
+        if re.search(r"\b%s\b" % k, text):
+            imports.append(k)
+    for k in re.findall(r"procedure\((\w+)\)", text):
+        imports.append(k)
+    if "c_ptr" in text:
+        imports.append("c_ptr")
+    if imports:
+        out.extend(wrap("      import :: " + ", ".join(sorted(set(imports)))))
+    out.append("      implicit none")
+    for a, d in args:
+        if d.startswith("choice"):
+            out.append("      type(*), dimension(..)%s :: %s" % (d[6:], a))
+        else:
+            out.append("      %s :: %s" % (d, a))
+    if ierror:
+        out.append("      integer, optional, intent(out) :: ierror")
+    out.append("    end subroutine %s" % fname)
+    return out
+
+
+def wrap(line):
+    out = []
+    cur = line
+    while len(cur) > 100:
+        cut = cur.rfind(", ", 0, 96) + 2
+        out.append(cur[:cut].rstrip() + " &")
+        cur = "        " + cur[cut:]
+    out.append(cur)
+    return out
+
+
+def f08_iface_text(items):
+    """items: (C name, args, bind): the generic MPI_X and PMPI_X, each with
+    its one specific procedure MPI_X_f08 / MPI_X_f08ts (MPI 3.1 17.1.5)."""
+    out = ["! Generated by mpi/fortran/gen.py from include/mpi.h: do not edit.",
+           "! The routines of the mpi_f08 module: a generic name per routine with",
+           "! one specific procedure, MPI_X_f08ts (choice buffers, TS 29113, BIND(C)",
+           "! with the binding label mpi_x_f08ts_) or MPI_X_f08 (external name",
+           "! mpi_x_f08_); PMPI_X the same with pmpi_x_f08[ts]_ (MPI 3.1 17.1.5)."]
+    for fn, args, bind in items:
+        suffix = "_f08ts" if bind else "_f08"
+        for pre in ("MPI_", "PMPI_"):
+            spec = pre + fn + suffix
+            out.append("  interface %s%s" % (pre, fn))
+            out.extend(f08_sub(spec, spec.lower() + "_" if bind else None, args))
+            out.append("  end interface %s%s" % (pre, fn))
+    return "\n".join(out) + "\n"
+
+
+def f08_consts_text(consts, handle_of):
+    out = ["! Generated by mpi/fortran/gen.py from include/mpi.h: do not edit.",
+           "! The constants of mpi.h for the mpi_f08 module: handles as their",
+           "! TYPE(MPI_Xxx), everything else as in mpif.h (the same values)."]
+    for name, val in consts + EXTRA_INT:
+        t = handle_of(name)
+        if t:
+            out.append("  type(%s), parameter :: %s = %s(%d)" % (t, name, t, val))
+        else:
+            out.append("  integer, parameter :: %s = %d" % (name, val))
+    return "\n".join(out) + "\n"
+
+
+def handle_classifier(mpi_h):
+    text = open(mpi_h).read()
+    sec = text.split("/* ---- Predefined handles ---- */", 1)[1]
+    sec = sec.split("/* Predefined attribute keys */", 1)[0]
+    dt = sec.split("/* Datatypes", 1)[1].split("/* Reduction operations */", 1)
+    datatypes = set(re.findall(r"^#define (MPI_\w+)", dt[0], flags=re.M))
+    ops = set(re.findall(r"^#define (MPI_\w+)", dt[1], flags=re.M))
+    prefixes = (("MPI_COMM_", "MPI_Comm"), ("MPI_GROUP_", "MPI_Group"),
+                ("MPI_ERRHANDLER_", "MPI_Errhandler"), ("MPI_ERRORS_", "MPI_Errhandler"),
+                ("MPI_INFO_", "MPI_Info"), ("MPI_WIN_", "MPI_Win"))
+    handles = set(re.findall(r"^#define (MPI_\w+)", sec.split("/* Datatypes", 1)[0],
+                             flags=re.M))
+
+    def handle_of(name):
+        if name in datatypes:
+            return "MPI_Datatype"
+        if name in ops:
+            return "MPI_Op"
+        if name in ("MPI_REQUEST_NULL",):
+            return "MPI_Request"
+        if name in ("MPI_MESSAGE_NULL", "MPI_MESSAGE_NO_PROC"):
+            return "MPI_Message"
+        if name in handles:
+            for p, t in prefixes:
+                if name.startswith(p):
+                    return t
+            raise SystemExit("gen.py: no handle type for %s" % name)
+        return None
+    return handle_of
+
+
 def main():
     src = sys.argv[1] if len(sys.argv) > 1 else "."
     mpi_h = os.path.join(src, "include", "mpi.h")
@@ -518,14 +826,19 @@ def main():
     body = [HEADER_C]
     table = []
     ifaces = []
+    f08 = []
     for name, args, old in funcs:
         if name.startswith(C_ONLY_PREFIXES) or name in C_ONLY or name.endswith(("_c2f", "_f2c")):
-            table.append("MPI_%s - C-only (MPI 3.1: no Fortran binding)" % name)
+            table.append("MPI_%s - - C-only (MPI 3.1: no Fortran binding)" % name)
             continue
         if name in MANUAL:
-            table.append("MPI_%s mpi_%s_ fortran.c" % (name, name.lower()))
+            table.append("MPI_%s mpi_%s_ %s fortran.c" % (
+                name, name.lower(),
+                "mpi_%s_f08_" % name.lower() if name in F08_CALLBACK_IFACES else "-"))
             if name in MANUAL_IFACES:
                 ifaces.append(("MPI_" + name.upper(), MANUAL_IFACES[name]))
+            if name in F08_CALLBACK_IFACES:
+                f08.append((name, F08_CALLBACK_IFACES[name], False))
             continue
         g = Gen(name, parse_args(args))
         code = g.emit(old)
@@ -534,12 +847,27 @@ def main():
         body.append(code)
         ifaces.append(("MPI_" + name.upper(),
                        [(a[1], fortran_arg(name, *a)) for a in parse_args(args)]))
-        table.append("MPI_%s mpi_%s_ bindings.c" % (name, name.lower()))
+        if name in F08_REMOVED:
+            table.append("MPI_%s mpi_%s_ - bindings.c" % (name, name.lower()))
+            continue
+        has_choice = any(a[1] in CHOICE and "void" in a[0] for a in parse_args(args))
+        table.append("MPI_%s mpi_%s_ mpi_%s_%s_ bindings.c" % (
+            name, name.lower(), name.lower(), "f08ts" if has_choice else "f08"))
+        fargs = []
+        bind = False
+        for a in parse_args(args):
+            d = f08_arg(name, *a)
+            if d == "choice":
+                bind = True
+                if f08_keeps(name):
+                    d += ", asynchronous"
+            fargs.append((a[1], d + f08_intent(*a)))
+        f08.append((name, fargs, bind))
     # The c2f/f2c functions are not in RTMPI_API lines.
     for h in ("Comm", "Group", "Type", "Op", "Info", "Errhandler", "Request", "Message",
               "Win"):
         for d in ("c2f", "f2c"):
-            table.append("MPI_%s_%s - C-only (MPI 3.1: no Fortran binding)" % (h, d))
+            table.append("MPI_%s_%s - - C-only (MPI 3.1: no Fortran binding)" % (h, d))
     files = {
         "bindings.c": "".join(s if s.endswith("\n") else s + "\n" for s in body).rstrip("\n")
         + "\n",
@@ -547,6 +875,8 @@ def main():
         "mpi_consts.h": consts_text(consts),
         "symbols.txt": "\n".join(sorted(table)) + "\n",
         "mpi_ifaces.h": iface_text(ifaces),
+        "mpi_f08_ifaces.h": f08_iface_text(f08),
+        "mpi_f08_consts.h": f08_consts_text(consts, handle_classifier(mpi_h)),
     }
     for fname, text in files.items():
         with open(os.path.join(outdir, fname), "w") as f:

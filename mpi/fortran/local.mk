@@ -14,12 +14,14 @@ lib_LTLIBRARIES += librtmsg_mpifh.la
 librtmsg_mpifh_la_SOURCES = \
 	mpi/fortran/bindings.c \
 	mpi/fortran/fortran.c \
+	mpi/fortran/f08.c \
 	mpi/fortran/fortran_impl.h
 librtmsg_mpifh_la_LIBADD = librtmsg.la -lpthread
 librtmsg_mpifh_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
-	-export-symbols-regex '^(rtm_mpi_f_|mpi_|pmpi_)'
+	-export-symbols-regex '^(rtm_mpi_f_|rtm_f08_|mpi_|pmpi_)'
 EXTRA_DIST += mpi/fortran/gen.py mpi/fortran/mpif.h mpi/fortran/mpi_consts.h \
-	mpi/fortran/symbols.txt mpi/fortran/mpi.f90 mpi/fortran/mpi_ifaces.h mpi/mpifort.in
+	mpi/fortran/symbols.txt mpi/fortran/mpi.f90 mpi/fortran/mpi_ifaces.h mpi/mpifort.in \
+	mpi/fortran/mpi_f08.f90 mpi/fortran/mpi_f08_consts.h mpi/fortran/mpi_f08_ifaces.h
 
 fortran-regen:
 	cd $(top_srcdir) && python3 mpi/fortran/gen.py .
@@ -30,14 +32,23 @@ if RTM_FORTRAN
 # $(libdir)/fortran/gfortran-mod-<module format version>.
 include_HEADERS += mpi/fortran/mpif.h
 fmoddir = $(libdir)/fortran/$(RTM_FC_MODDIR)
-fmod_DATA = mpi/fortran/mod/mpi.mod
-CLEANFILES += mpi/fortran/mod/mpi.mod mpi/fortran/mod/mpi.o
+fmod_DATA = mpi/fortran/mod/mpi.mod mpi/fortran/mod/mpi_f08.mod
+CLEANFILES += mpi/fortran/mod/mpi.mod mpi/fortran/mod/mpi.o \
+	mpi/fortran/mod/mpi_f08.mod mpi/fortran/mod/mpi_f08.o
 
 mpi/fortran/mod/mpi.mod: $(top_srcdir)/mpi/fortran/mpi.f90 $(top_srcdir)/mpi/fortran/mpi_consts.h \
 		$(top_srcdir)/mpi/fortran/mpi_ifaces.h
 	$(AM_V_GEN)$(MKDIR_P) mpi/fortran/mod && \
 		$(FC) -c -I$(top_srcdir)/mpi/fortran -Jmpi/fortran/mod \
 			-o mpi/fortran/mod/mpi.o $(top_srcdir)/mpi/fortran/mpi.f90
+
+# mpi_f08 has no code of its own (its routines, operators and special
+# variables are in librtmsg_mpifh): the object is not linked anywhere.
+mpi/fortran/mod/mpi_f08.mod: $(top_srcdir)/mpi/fortran/mpi_f08.f90 \
+		$(top_srcdir)/mpi/fortran/mpi_f08_consts.h $(top_srcdir)/mpi/fortran/mpi_f08_ifaces.h
+	$(AM_V_GEN)$(MKDIR_P) mpi/fortran/mod && \
+		$(FC) -c -I$(top_srcdir)/mpi/fortran -Jmpi/fortran/mod \
+			-o mpi/fortran/mod/mpi_f08.o $(top_srcdir)/mpi/fortran/mpi_f08.f90
 
 # Wrappers: installed ones point at the prefix, tests/mpi/mpifort at this
 # build tree (mpif.h from the source tree, the module and libraries from
@@ -51,7 +62,8 @@ rtmpi_fedit = sed -e 's|@RTMPI_FC@|$(FC)|g' -e 's|@RTMPI_FC_EXTRA@|$(RTM_FC_EXTR
 mpifort: $(top_srcdir)/mpi/mpifort.in Makefile
 	$(AM_V_GEN)$(rtmpi_fedit) $(rtmpi_installed) -e 's|@RTMPI_MODDIR@|$(fmoddir)|g' \
 		$(top_srcdir)/mpi/mpifort.in > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
-tests/mpi/mpifort: $(top_srcdir)/mpi/mpifort.in Makefile mpi/fortran/mod/mpi.mod
+tests/mpi/mpifort: $(top_srcdir)/mpi/mpifort.in Makefile mpi/fortran/mod/mpi.mod \
+		mpi/fortran/mod/mpi_f08.mod
 	$(AM_V_GEN)$(MKDIR_P) tests/mpi && $(rtmpi_fedit) \
 		-e 's|@RTMPI_INCDIR@|$(abs_top_srcdir)/mpi/fortran|g' \
 		-e 's|@RTMPI_LIBDIR@|$(abs_top_builddir)/.libs|g' \

@@ -24,6 +24,24 @@ module mpi
       integer :: level
     end subroutine MPI_PCONTROL
   end interface
+  ! MPI_SIZEOF: the size in bytes of one element of X (any type, any
+  ! rank), the entry point of mpi_f08's MPI_Sizeof.
+  interface MPI_SIZEOF
+    subroutine MPI_SIZEOF_TS(x, size, ierror) bind(C, name="mpi_sizeof_f08ts_")
+      type(*), dimension(..), intent(in) :: x
+      integer, intent(out) :: size
+      integer :: ierror
+    end subroutine MPI_SIZEOF_TS
+  end interface MPI_SIZEOF
+  ! PMPI_SIZEOF: the size in bytes of one element of X (any type, any
+  ! rank), the entry point of mpi_f08's PMPI_Sizeof.
+  interface PMPI_SIZEOF
+    subroutine PMPI_SIZEOF_TS(x, size, ierror) bind(C, name="pmpi_sizeof_f08ts_")
+      type(*), dimension(..), intent(in) :: x
+      integer, intent(out) :: size
+      integer :: ierror
+    end subroutine PMPI_SIZEOF_TS
+  end interface PMPI_SIZEOF
   double precision, external :: PMPI_WTIME, PMPI_WTICK
   external :: MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, MPI_COMM_DUP_FN
   external :: MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, MPI_TYPE_DUP_FN

@@ -11,6 +11,7 @@ EXTRA_DIST += \
 	tests/fortran/f_mixed.f90 \
 	tests/fortran/f_mixed.c \
 	tests/fortran/f_f08.f90 \
+	tests/fortran/f_f08x.f90 \
 	examples/fortran/pi.f \
 	examples/fortran/jacobi.f90
 dist_noinst_SCRIPTS += \
@@ -19,11 +20,13 @@ dist_noinst_SCRIPTS += \
 	tests/fortran/f_mixed.sh \
 	tests/fortran/f_pi.sh \
 	tests/fortran/f_jacobi.sh \
-	tests/fortran/f_f08.sh
+	tests/fortran/f_f08.sh \
+	tests/fortran/f_f08x.sh
 INTEGRATION_TESTS += \
 	tests/fortran/f_mpifh.sh \
 	tests/fortran/f_usempi.sh \
 	tests/fortran/f_mixed.sh \
 	tests/fortran/f_pi.sh \
 	tests/fortran/f_jacobi.sh \
-	tests/fortran/f_f08.sh
+	tests/fortran/f_f08.sh \
+	tests/fortran/f_f08x.sh

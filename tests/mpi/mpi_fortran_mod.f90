@@ -126,6 +126,13 @@ program fortran_mod
   call MPI_COMM_SIZE(MPI_COMM_WORLD, nprocs, ierr)
   t0 = MPI_WTIME()
   call check(MPI_WTICK() > 0d0 .and. MPI_WTICK() < 1d0, 3)
+  ! MPI_SIZEOF: bytes of one element, any type and rank
+  call MPI_SIZEOF(t0, n, ierr)
+  call MPI_SIZEOF(buf, i, ierr)
+  call check(n == 8 .and. i == 4 .and. ierr == MPI_SUCCESS, 4)
+  call MPI_SIZEOF(aval, n, ierr)
+  call MPI_SIZEOF(word, i, ierr)
+  call check(n == 8 .and. i == 16, 5)
 
   ! Point to point: status fields, count, MPI_STATUS_IGNORE, PROC_NULL.
   if (nprocs > 1) then

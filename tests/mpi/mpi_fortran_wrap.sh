@@ -2,8 +2,9 @@
 # The Fortran binding (issue 16) through the build-tree mpifort: its
 # options; programs through mpif.h in fixed form (.f) and free form (.f90)
 # and through `use mpi`, as singletons and on 2 and 3 ranks; every C
-# function of mpi.h has its Fortran entry point (mpi_x_ weak, pmpi_x_) or
-# is listed as C-only; the generated files are those gen.py writes.
+# function of mpi.h has its Fortran entry point (mpi_x_ weak, pmpi_x_) and,
+# unless removed in MPI 3.0, its mpi_f08 one (mpi_x_f08[ts]_, pmpi_x_f08[ts]_)
+# or is listed as C-only; the generated files are those gen.py writes.
 . "$top_srcdir/tests/mpi/common.sh"
 mpifort="$top_builddir/tests/mpi/mpifort"
 lib="$top_builddir/.libs/librtmsg_mpifh.so"
@@ -33,14 +34,21 @@ missing=$(sort -u "$tmp/c_funcs" | comm -23 - "$tmp/listed")
 [ -z "$missing" ] || fail "not in symbols.txt (run make fortran-regen): $missing"
 nm -D --defined-only "$lib" > "$tmp/nm" || fail "nm $lib"
 n=0
-while read -r cname fname where; do
+n08=0
+while read -r cname fname f08name where; do
     [ "$fname" = - ] && continue
     grep -q " W $fname\$" "$tmp/nm" || fail "$cname: no weak $fname in librtmsg_mpifh"
     grep -q " T p$fname\$" "$tmp/nm" || fail "$cname: no p$fname in librtmsg_mpifh"
+    if [ "$f08name" != - ]; then
+        grep -q " W $f08name\$" "$tmp/nm" || fail "$cname: no weak $f08name (mpi_f08)"
+        grep -q " T p$f08name\$" "$tmp/nm" || fail "$cname: no p$f08name (mpi_f08)"
+        n08=$((n08 + 1))
+    fi
     n=$((n + 1))
 done < "$syms"
 [ "$n" -gt 250 ] || fail "only $n Fortran entry points"
-echo "$n Fortran entry points, $(grep -c ' - ' "$syms") C-only functions"
+[ "$n08" -gt 250 ] || fail "only $n08 mpi_f08 entry points"
+echo "$n Fortran entry points ($n08 of them with mpi_f08 ones), $(grep -c ' - - ' "$syms") C-only functions"
 for cb in mpi_comm_null_copy_fn_ mpi_comm_dup_fn_ mpi_type_null_delete_fn_ mpi_dup_fn_ \
           rtm_mpi_f_bottom_ rtm_mpi_f_in_place_ rtm_mpi_f_st_ignore_; do
     grep -q " $cb\$" "$tmp/nm" || fail "librtmsg_mpifh lacks $cb"
@@ -48,7 +56,8 @@ done
 if command -v python3 >/dev/null 2>&1; then
     mkdir "$tmp/gen" && python3 "$top_srcdir/mpi/fortran/gen.py" "$top_srcdir" "$tmp/gen" ||
         fail "gen.py"
-    for f in bindings.c mpif.h mpi_consts.h mpi_ifaces.h symbols.txt; do
+    for f in bindings.c mpif.h mpi_consts.h mpi_ifaces.h symbols.txt mpi_f08_consts.h \
+             mpi_f08_ifaces.h; do
         cmp -s "$tmp/gen/$f" "$top_srcdir/mpi/fortran/$f" ||
             fail "mpi/fortran/$f is stale: run make fortran-regen"
     done
