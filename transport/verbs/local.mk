@@ -28,6 +28,7 @@ VERBS_SOURCES = \
 	transport/verbs/vrb_rcache.c \
 	transport/verbs/vrb_rcache.h \
 	transport/verbs/vrb_rndv.c \
+	transport/verbs/vrb_rma.c \
 	transport/verbs/vrb_state.c \
 	transport/verbs/vrb_xrc.c
 
