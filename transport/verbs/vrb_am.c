@@ -199,7 +199,7 @@ static const char *wc_hint(enum ibv_wc_status st)
         return "a message was larger than the receive buffer: do all ranks use the same "
                "RTM_VERBS_EAGER_LIMIT?";
     case IBV_WC_WR_FLUSH_ERR:
-        return "the queue pair had already failed";
+        return "the queue pair had already failed (its first error, here or at the peer, says why)";
     case IBV_WC_LOC_PROT_ERR:
         return "a local buffer was not registered for this access";
     default:

@@ -1,0 +1,315 @@
+/*
+ * One-sided memory through the native API (rtm_rma_*, issue 15 phase 2),
+ * run by tests/verbs/vrb_rma.sh (verbs on softib, windows and plain MRs;
+ * shm; tcp) and vrb_rma_fault.sh (the modes that must end the job).
+ *
+ *   vrb_rma ops [atomics|noatomics|none]
+ *     Every rank exposes a region to all others and sends each its own key.
+ *     put: each rank writes a pattern into its right neighbour's region
+ *     (an inline-sized, a middle and a 40 KB put); get: each rank reads
+ *     its left neighbour's read-only part; fetch-add: every rank adds to
+ *     one word of rank 0's K times (the exact total is checked, and every
+ *     old value returned is below it); CAS: every rank increments another
+ *     word of rank 0's by compare-and-swap loops (exact total); a region
+ *     exposed without the atomic right, or read-only, is refused at the
+ *     origin; a range beyond the region too. The transport's WR counter
+ *     must grow by exactly 1 per put, get, fetch-add and CAS (verbs).
+ *     "noatomics": atomics must be "not available" (shm); "none": no key
+ *     at all, every key_pack "not available" (tcp).
+ *   vrb_rma nokey     (3 ranks) rank 1 leaks its key of rank 0's region to
+ *     rank 2, which puts with it: the window is bound to rank 1's QP, so
+ *     the target refuses (remote access error) and the job must end.
+ *   vrb_rma revoked   (2 ranks) rank 1 puts, rank 0 revokes, rank 1 puts
+ *     again with the old key: remote access error, the job ends.
+ *   vrb_rma forged    (2 ranks) rank 0 exposes without the atomic right;
+ *     rank 1 sets the right in its copy of the key and does an atomic: the
+ *     target refuses, the job ends.
+ * A fault mode that returns from its flush prints FAIL and exits 1.
+ */
+#include "config.h"
+
+#include "rtmsg.h"
+#include "../integration/itest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SLOT      (64 * 1024)         /* a put slot and a read-only part */
+#define REGION    (2 * SLOT + 64)     /* put slot, read-only part, atomic words */
+#define W_FADD    (2 * SLOT)          /* offsets of rank 0's atomic words */
+#define W_CAS     (2 * SLOT + 8)
+#define NFADD     200
+#define NCAS      50
+#define TAG_KEY   77
+#define TAG_SYNC  78
+
+static int rank, size;
+
+/* Exposes reg_mem with rights and swaps keys with every other rank:
+ * keys[r] is rank r's (unless none is to be had). */
+static void swap_keys(rtm_rma_region_t reg, rtm_rma_key_t *keys, int expect_none)
+{
+    for (int r = 0; r < size; r++) {
+        unsigned char blob[RTM_RMA_KEY_MAX];
+        size_t len = sizeof(blob);
+
+        if (r == rank)
+            continue;
+        if (expect_none) {
+            EXPECT_STATUS(rtm_rma_key_pack(reg, r, blob, &len), RTM_ERR_NOT_SUPPORTED);
+            continue;
+        }
+        CHECK_RTM(rtm_rma_key_pack(reg, r, blob, &len));
+        CHECK_RTM(rtm_send(blob, len, r, TAG_KEY, RTM_COMM_WORLD));
+    }
+    for (int r = 0; r < size && !expect_none; r++) {
+        unsigned char blob[RTM_RMA_KEY_MAX];
+        rtm_msg_status_t st;
+
+        if (r == rank)
+            continue;
+        CHECK_RTM(rtm_recv(blob, sizeof(blob), r, TAG_KEY, RTM_COMM_WORLD, &st));
+        CHECK_RTM(rtm_rma_key_unpack(RTM_COMM_WORLD, r, blob, st.count, &keys[r]));
+    }
+}
+
+static uint64_t wrs(int r)
+{
+    uint64_t n = 0;
+
+    CHECK_RTM(rtm_rma_wr_count(RTM_COMM_WORLD, r, &n));
+    return n;
+}
+
+static void one_wr(int r, uint64_t before, const char *what)
+{
+    uint64_t after = wrs(r);
+
+    if (after - before != 1)
+        TH_FAIL("%s to rank %d took %llu work requests, expected exactly 1", what, r,
+                (unsigned long long)(after - before));
+}
+
+static int mode_ops(const char *variant)
+{
+    int atomics = strcmp(variant, "atomics") == 0, none = strcmp(variant, "none") == 0;
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    char *mem = itest_malloc(REGION), *ro = mem + SLOT;
+    char *buf = itest_malloc(SLOT);
+    rtm_rma_key_t *keys = calloc((size_t)size, sizeof(*keys));
+    rtm_rma_region_t reg, reg_rw, reg_ro;
+    static const size_t lens[] = {100, 3000, 40000};
+    uint64_t res, before;
+    rtm_status_t st;
+
+    if (keys == NULL)
+        TH_FAIL("calloc");
+    memset(mem, 0, REGION);
+    itest_fill(ro, SLOT, 100 + (uint32_t)rank);
+    CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, mem, REGION,
+                             RTM_RMA_READ | RTM_RMA_WRITE | RTM_RMA_ATOMIC, &reg));
+    swap_keys(reg, keys, none);
+    if (none) {
+        CHECK_RTM(rtm_rma_revoke(&reg));
+        free(keys);
+        free(buf);
+        free(mem);
+        return itest_finish();
+    }
+    /* put: three sizes into the right neighbour's slot, each one WR */
+    for (size_t i = 0, off = 0; i < sizeof(lens) / sizeof(lens[0]); off += lens[i], i++) {
+        itest_fill(buf + off, lens[i], 1000 * (uint32_t)rank + (uint32_t)i);
+        before = wrs(right);
+        CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, right, &keys[right], off, buf + off, lens[i]));
+        one_wr(right, before, "a put");
+    }
+    /* get: the left neighbour's read-only part (one WR each) */
+    before = wrs(left);
+    CHECK_RTM(rtm_rma_get(RTM_COMM_WORLD, left, &keys[left], SLOT, buf, 5000));
+    one_wr(left, before, "a get");
+    CHECK_RTM(rtm_rma_get(RTM_COMM_WORLD, left, &keys[left], SLOT + 5000, buf + 5000,
+                          SLOT - 5000));
+    CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, RTM_ANY_SOURCE));
+    itest_check(buf, SLOT, 100 + (uint32_t)left, "data read by get");
+    /* the origin refuses what the key does not allow */
+    EXPECT_STATUS(rtm_rma_put(RTM_COMM_WORLD, right, &keys[right], REGION - 8, buf, 16),
+                  RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_get(RTM_COMM_WORLD, right, &keys[right], (uint64_t)-8, buf, 16),
+                  RTM_ERR_INVALID_ARG);
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    /* the left neighbour's puts are here */
+    for (size_t i = 0, off = 0; i < sizeof(lens) / sizeof(lens[0]); off += lens[i], i++)
+        itest_check(mem + off, lens[i], 1000 * (uint32_t)left + (uint32_t)i, "data put");
+
+    if (rank != 0 && atomics) {
+        uint64_t inc = (uint64_t)rank + 1, bound = 0;
+
+        for (int r = 1; r < size; r++)
+            bound += (uint64_t)NFADD * ((uint64_t)r + 1);
+        before = wrs(0);
+        CHECK_RTM(rtm_rma_atomic(RTM_COMM_WORLD, 0, &keys[0], W_FADD, RTM_RMA_FADD, inc, 0,
+                                 &res));
+        one_wr(0, before, "a fetch-and-add");
+        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+        if (res >= bound)
+            TH_FAIL("fetch-add returned %llu, beyond the total %llu", (unsigned long long)res,
+                    (unsigned long long)bound);
+        for (int k = 1; k < NFADD; k++)
+            CHECK_RTM(rtm_rma_atomic(RTM_COMM_WORLD, 0, &keys[0], W_FADD, RTM_RMA_FADD, inc, 0,
+                                     &res));
+        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+        /* compare-and-swap increments */
+        for (int k = 0; k < NCAS; k++) {
+            uint64_t expect = 0;
+
+            for (;;) {
+                before = wrs(0);
+                CHECK_RTM(rtm_rma_atomic(RTM_COMM_WORLD, 0, &keys[0], W_CAS, RTM_RMA_CSWAP,
+                                         expect + 1, expect, &res));
+                one_wr(0, before, "a compare-and-swap");
+                CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+                if (res == expect)
+                    break;
+                expect = res;
+            }
+        }
+        EXPECT_STATUS(rtm_rma_atomic(RTM_COMM_WORLD, 0, &keys[0], W_FADD + 4, RTM_RMA_FADD, 1,
+                                     0, &res), RTM_ERR_INVALID_ARG);
+    } else if (rank != 0) {
+        st = rtm_rma_atomic(RTM_COMM_WORLD, 0, &keys[0], W_FADD, RTM_RMA_FADD, 1, 0, &res);
+        if (st != RTM_ERR_NOT_SUPPORTED && !(keys[0].rights & RTM_RMA_ATOMIC) &&
+            st != RTM_ERR_INVALID_ARG)
+            TH_FAIL("an atomic where none is available returned %s", rtm_strerror(st));
+        if (st == RTM_OK)
+            TH_FAIL("an atomic succeeded where none is available");
+    }
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    if (rank == 0 && atomics) {
+        uint64_t want = 0, got_fadd, got_cas;
+
+        for (int r = 1; r < size; r++)
+            want += (uint64_t)NFADD * ((uint64_t)r + 1);
+        memcpy(&got_fadd, mem + W_FADD, 8);
+        memcpy(&got_cas, mem + W_CAS, 8);
+        if (got_fadd != want)
+            TH_FAIL("%d ranks x %d fetch-adds: the word holds %llu, expected %llu", size - 1,
+                    NFADD, (unsigned long long)got_fadd, (unsigned long long)want);
+        if (got_cas != (uint64_t)NCAS * (uint64_t)(size - 1))
+            TH_FAIL("CAS increments: the word holds %llu, expected %llu",
+                    (unsigned long long)got_cas, (unsigned long long)NCAS * (size - 1));
+        printf("vrb_rma: %d ranks: fetch-add total %llu exact, CAS total %llu exact; 1 WR per "
+               "put, get, fetch-add and compare-and-swap\n", size, (unsigned long long)got_fadd,
+               (unsigned long long)got_cas);
+    }
+    /* rights: read-write without atomics, and read-only */
+    CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, mem, SLOT, RTM_RMA_READ | RTM_RMA_WRITE, &reg_rw));
+    swap_keys(reg_rw, keys, 0);
+    EXPECT_STATUS(rtm_rma_atomic(RTM_COMM_WORLD, right, &keys[right], 0, RTM_RMA_FADD, 1, 0,
+                                 &res), RTM_ERR_INVALID_ARG);
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, ro, SLOT, RTM_RMA_READ, &reg_ro));
+    swap_keys(reg_ro, keys, 0);
+    EXPECT_STATUS(rtm_rma_put(RTM_COMM_WORLD, right, &keys[right], 0, buf, 8),
+                  RTM_ERR_INVALID_ARG);
+    CHECK_RTM(rtm_rma_get(RTM_COMM_WORLD, right, &keys[right], 0, buf, SLOT));
+    CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, right));
+    itest_check(buf, SLOT, 100 + (uint32_t)right, "data read through a read-only key");
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    CHECK_RTM(rtm_rma_revoke(&reg_ro));
+    CHECK_RTM(rtm_rma_revoke(&reg_rw));
+    CHECK_RTM(rtm_rma_revoke(&reg));
+    EXPECT_STATUS(rtm_rma_revoke(&reg), RTM_ERR_INVALID_ARG);
+    free(keys);
+    free(buf);
+    free(mem);
+    return itest_finish();
+}
+
+/* Fault modes: the operation at the end must never complete. */
+static int mode_fault(const char *mode)
+{
+    char *mem = itest_malloc(REGION);
+    unsigned char blob[RTM_RMA_KEY_MAX];
+    rtm_rma_region_t reg = NULL;
+    rtm_rma_key_t key;
+    rtm_msg_status_t st;
+    uint64_t res = 0;
+    size_t len = sizeof(blob);
+    char sync = 1;
+    unsigned rights = strcmp(mode, "forged") == 0 ? RTM_RMA_READ | RTM_RMA_WRITE :
+                      RTM_RMA_READ | RTM_RMA_WRITE | RTM_RMA_ATOMIC;
+
+    memset(mem, 0, REGION);
+    CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, mem, REGION, rights, &reg));
+    if (rank == 0) {
+        CHECK_RTM(rtm_rma_key_pack(reg, 1, blob, &len));
+        CHECK_RTM(rtm_send(blob, len, 1, TAG_KEY, RTM_COMM_WORLD));
+        if (!strcmp(mode, "revoked")) {
+            CHECK_RTM(rtm_recv(&sync, 1, 1, TAG_SYNC, RTM_COMM_WORLD, NULL));
+            if (mem[0] != 42)
+                TH_FAIL("rank 1's put before the revoke did not land");
+            CHECK_RTM(rtm_rma_revoke(&reg));
+            printf("vrb_rma: rank 0 revoked its region\n");
+            CHECK_RTM(rtm_send(&sync, 1, 1, TAG_SYNC, RTM_COMM_WORLD));
+        }
+        CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));   /* the job ends in here */
+    } else if (rank == 1) {
+        char v = 42;
+
+        CHECK_RTM(rtm_recv(blob, sizeof(blob), 0, TAG_KEY, RTM_COMM_WORLD, &st));
+        if (!strcmp(mode, "nokey")) {
+            CHECK_RTM(rtm_send(blob, st.count, 2, TAG_KEY, RTM_COMM_WORLD));   /* the leak */
+            CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+        }
+        CHECK_RTM(rtm_rma_key_unpack(RTM_COMM_WORLD, 0, blob, st.count, &key));
+        if (!strcmp(mode, "revoked")) {
+            CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, 0, &key, 0, &v, 1));
+            CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+            CHECK_RTM(rtm_send(&sync, 1, 0, TAG_SYNC, RTM_COMM_WORLD));
+            CHECK_RTM(rtm_recv(&sync, 1, 0, TAG_SYNC, RTM_COMM_WORLD, NULL));
+            printf("vrb_rma: rank 1 puts with the revoked key\n");
+            CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, 0, &key, 0, &v, 1));
+            CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+            TH_FAIL("a put with a revoked key completed");
+        }
+        if (!strcmp(mode, "forged")) {
+            key.rights |= RTM_RMA_ATOMIC;   /* not granted: the target must refuse */
+            printf("vrb_rma: rank 1 does an atomic the region was not exposed for\n");
+            CHECK_RTM(rtm_rma_atomic(RTM_COMM_WORLD, 0, &key, 0, RTM_RMA_FADD, 1, 0, &res));
+            CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+            TH_FAIL("an atomic without the atomic right completed (old value %llu)",
+                    (unsigned long long)res);
+        }
+    } else if (rank == 2 && !strcmp(mode, "nokey")) {
+        char v = 7;
+
+        CHECK_RTM(rtm_recv(blob, sizeof(blob), 1, TAG_KEY, RTM_COMM_WORLD, &st));
+        CHECK_RTM(rtm_rma_key_unpack(RTM_COMM_WORLD, 0, blob, st.count, &key));
+        printf("vrb_rma: rank 2 puts with a key rank 0 gave rank 1\n");
+        CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, 0, &key, 0, &v, 1));
+        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+        TH_FAIL("a put with another rank's key completed");
+    }
+    /* the others wait; the job must end from the failed rank's error */
+    for (double end = itest_now() + 30; itest_now() < end;)
+        rtm_progress();
+    TH_FAIL("the job should have ended by now (%s)", mode);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "ops";
+
+    itest_init("vrb_rma");
+    rank = th_rank;
+    size = th_size;
+    if (!strcmp(mode, "ops"))
+        return mode_ops(argc > 2 ? argv[2] : "atomics");
+    if ((!strcmp(mode, "nokey") && size == 3) ||
+        ((!strcmp(mode, "revoked") || !strcmp(mode, "forged")) && size == 2))
+        return mode_fault(mode);
+    TH_FAIL("usage: vrb_rma ops [atomics|noatomics|none] | nokey (3 ranks) | revoked | forged "
+            "(2 ranks)");
+    return 1;
+}

@@ -1,0 +1,40 @@
+#!/bin/bash
+# One-sided memory (issue 15 phase 2) through the native API: put, get,
+# fetch-add and compare-and-swap with data and totals checked, rights and
+# ranges refused at the origin, and exactly one work request per operation
+# (tests/verbs/vrb_rma.c, mode ops):
+#   verbs on softib with a type 2 window per peer (2 and 4 ranks), with one
+#   MR per region (RTM_VERBS_MW=0), and connected on demand;
+#   shm (CMA): puts and gets, atomics "not available";
+#   tcp: no one-sided at all, every key "not available".
+. "$top_srcdir/tests/verbs/verbs_lib.sh"
+prog="$top_builddir/tests/verbs/vrb_rma"
+failed=0
+run() {   # run LABEL N ENV... -- ARGS...
+    local label=$1 n=$2 envs=()
+    shift 2
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    echo "== $label ($n ranks)"
+    t_job 60 env "${envs[@]}" LD_PRELOAD="$VRB_PRELOAD" RTM_LOG_LEVEL=debug "$RTRUN" -n "$n" --oversubscribe "$prog" "$@" >"$VRB_TMP/log" 2>&1
+    local rc=$?
+    grep -E '^vrb_rma|FAIL|exposes' "$VRB_TMP/log" | sed 's/^/  | /' | head -n 8
+    if [ $rc -ne 0 ]; then
+        echo "FAIL: $label with $n ranks exited $rc" >&2
+        sed 's/^/  | /' "$VRB_TMP/log" | grep -v ' debug: ' | tail -n 20
+        failed=1
+    fi
+}
+run "verbs, type 2 windows" 2 RTM_VERBS_MW=1 -- ops atomics
+if ! grep -q 'by a type 2 window per peer' "$VRB_TMP/log"; then
+    echo "FAIL: verbs did not expose through type 2 windows on softib" >&2; failed=1
+fi
+run "verbs, type 2 windows" 4 RTM_VERBS_MW=1 -- ops atomics
+run "verbs, one MR per region" 3 RTM_VERBS_MW=0 -- ops atomics
+if ! grep -q 'by one MR' "$VRB_TMP/log"; then
+    echo "FAIL: RTM_VERBS_MW=0 did not expose through one MR" >&2; failed=1
+fi
+run "verbs, on demand" 3 RTM_VERBS_CONN=ondemand -- ops atomics
+run "shm (CMA)" 3 RTM_TRANSPORTS=self,shm -- ops noatomics
+run "tcp" 2 RTM_TRANSPORTS=self,tcp -- ops none
+exit $failed
