@@ -3,7 +3,7 @@
 # fetch-add and compare-and-swap with data and totals checked, rights and
 # ranges refused at the origin, and exactly one work request per operation
 # (tests/verbs/vrb_rma.c, mode ops):
-#   verbs on softib with a type 2 window per peer (2 and 4 ranks), with one
+#   verbs on softib with a type 2 window per peer (2 and 6 ranks), with one
 #   MR per region (RTM_VERBS_MW=0), and connected on demand;
 #   shm (CMA): puts and gets, atomics "not available";
 #   tcp: no one-sided at all, every key "not available".
@@ -29,7 +29,7 @@ run "verbs, type 2 windows" 2 RTM_VERBS_MW=1 -- ops atomics
 if ! grep -q 'by a type 2 window per peer' "$VRB_TMP/log"; then
     echo "FAIL: verbs did not expose through type 2 windows on softib" >&2; failed=1
 fi
-run "verbs, type 2 windows" 4 RTM_VERBS_MW=1 -- ops atomics
+run "verbs, type 2 windows" 6 RTM_VERBS_MW=1 -- ops atomics
 run "verbs, one MR per region" 3 RTM_VERBS_MW=0 -- ops atomics
 if ! grep -q 'by one MR' "$VRB_TMP/log"; then
     echo "FAIL: RTM_VERBS_MW=0 did not expose through one MR" >&2; failed=1

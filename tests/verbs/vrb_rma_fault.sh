@@ -10,8 +10,9 @@
 . "$top_srcdir/tests/verbs/verbs_lib.sh"
 prog="$top_builddir/tests/verbs/vrb_rma"
 failed=0
-for run in "nokey 3 1 write" "revoked 2 1 write" "revoked 2 0 write" "forged 2 1 atomic" \
-           "forged 2 0 atomic"; do
+# (forged with one MR is the same refusal by the MR instead of the window:
+# vrb_rma.sh's MR run checks the origin side; kept out for the time bound)
+for run in "nokey 3 1 write" "revoked 2 1 write" "revoked 2 0 write" "forged 2 1 atomic"; do
     set -- $run
     mode=$1 n=$2 mw=$3 op=$4
     echo "== $mode, $n ranks, RTM_VERBS_MW=$mw (expect: remote access error)"
