@@ -73,6 +73,56 @@ static void swap_keys(rtm_rma_region_t reg, rtm_rma_key_t *keys, int expect_none
     }
 }
 
+/* Arguments and keys the API must refuse, with a message. */
+static void bad_args(rtm_rma_region_t reg, char *mem, int peer)
+{
+    unsigned char blob[RTM_RMA_KEY_MAX], bad[RTM_RMA_KEY_MAX];
+    size_t len = sizeof(blob), small = 8;
+    rtm_rma_region_t r = NULL;
+    rtm_rma_key_t k;
+
+    EXPECT_STATUS(rtm_rma_expose(RTM_COMM_WORLD, NULL, 64, RTM_RMA_READ, &r),
+                  RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_expose(RTM_COMM_WORLD, mem, 64, 8, &r), RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_expose(RTM_COMM_WORLD, mem, 0, RTM_RMA_READ, &r),
+                  RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_expose(4242, mem, 64, RTM_RMA_READ, &r), RTM_ERR_COMM);
+    if (r != NULL)
+        TH_FAIL("a refused expose wrote its output");
+    EXPECT_STATUS(rtm_rma_key_pack(reg, rank, blob, &len), RTM_ERR_NOT_SUPPORTED);
+    EXPECT_STATUS(rtm_rma_key_pack(reg, size, blob, &len), RTM_ERR_RANK);
+    EXPECT_STATUS(rtm_rma_key_pack(reg, peer, blob, &small), RTM_ERR_INVALID_ARG);
+    CHECK_RTM(rtm_rma_key_pack(reg, peer, blob, &len));
+    CHECK_RTM(rtm_rma_key_unpack(RTM_COMM_WORLD, peer, blob, len, &k));
+    EXPECT_STATUS(rtm_rma_key_unpack(RTM_COMM_WORLD, peer, blob, len - 1, &k),
+                  RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_key_unpack(RTM_COMM_WORLD, size, blob, len, &k), RTM_ERR_RANK);
+    for (size_t i = 0; i < 32; i++) {   /* every header byte that matters */
+        memcpy(bad, blob, len);
+        switch (i) {
+        case 0: case 4: case 5: case 6: case 7: case 24:
+            bad[i] ^= 0xff;
+            break;
+        case 16: case 17: case 18: case 19: case 20: case 21: case 22: case 23:
+            memset(bad + 16, i == 16 ? 0 : 0xff, 8);   /* length 0, or wrapping */
+            break;
+        default:
+            continue;
+        }
+        EXPECT_STATUS(rtm_rma_key_unpack(RTM_COMM_WORLD, peer, bad, len, &k),
+                      RTM_ERR_INVALID_ARG);
+    }
+    memcpy(bad, blob, len);
+    memcpy(bad + 24, "tcp\0\0\0\0\0", 8);   /* a key for another transport */
+    EXPECT_STATUS(rtm_rma_key_unpack(RTM_COMM_WORLD, peer, bad, len, &k), RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_put(RTM_COMM_WORLD, peer, NULL, 0, mem, 8), RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_get(RTM_COMM_WORLD, peer, &k, 0, NULL, 8), RTM_ERR_BUFFER);
+    k.world_rank = -5;   /* not unpacked for this rank */
+    EXPECT_STATUS(rtm_rma_get(RTM_COMM_WORLD, peer, &k, 0, mem, 8), RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_flush(4242, peer), RTM_ERR_COMM);
+    EXPECT_STATUS(rtm_rma_revoke(NULL), RTM_ERR_INVALID_ARG);
+}
+
 static uint64_t wrs(int r)
 {
     uint64_t n = 0;
@@ -116,6 +166,7 @@ static int mode_ops(const char *variant)
         free(mem);
         return itest_finish();
     }
+    bad_args(reg, mem, right);
     /* put: three sizes into the right neighbour's slot, each one WR */
     for (size_t i = 0, off = 0; i < sizeof(lens) / sizeof(lens[0]); off += lens[i], i++) {
         itest_fill(buf + off, lens[i], 1000 * (uint32_t)rank + (uint32_t)i);
@@ -300,7 +351,17 @@ static int mode_fault(const char *mode)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ops";
+    rtm_rma_region_t reg = NULL;
+    rtm_rma_key_t key;
+    uint64_t res;
 
+    itest_begin("vrb_rma");
+    EXPECT_STATUS(rtm_rma_expose(RTM_COMM_WORLD, &res, 8, RTM_RMA_READ, &reg),
+                  RTM_ERR_NOT_INITIALIZED);
+    memset(&key, 0, sizeof(key));
+    EXPECT_STATUS(rtm_rma_atomic(RTM_COMM_WORLD, 0, &key, 0, RTM_RMA_FADD, 1, 0, &res),
+                  RTM_ERR_NOT_INITIALIZED);
+    EXPECT_STATUS(rtm_rma_flush(RTM_COMM_WORLD, 0), RTM_ERR_NOT_INITIALIZED);
     itest_init("vrb_rma");
     rank = th_rank;
     size = th_size;
