@@ -186,6 +186,7 @@ typedef struct rtm_rma_key {
     uint64_t      addr;          /* in the owner's address space */
     uint64_t      len;
     unsigned      rights;        /* granted on the transport that reaches the owner */
+    unsigned      asked;         /* exposed with (asked, not granted: "not available") */
     int           world_rank;    /* the owner */
     int           tl;            /* the runtime's transport index */
     unsigned      tl_key_len;

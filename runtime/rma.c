@@ -190,7 +190,7 @@ rtm_status_t binding_rma_key_pack(rtm_rma_region_t reg, int rank, void *blob, si
     if (status != RTM_OK)
         return status;
     return rma_key_pack(blob, len_p, (uint64_t)(uintptr_t)reg->addr, reg->len,
-                        reg->tl_rights[t], p->tl->ops->name, tl_key, tl_key_len);
+                        reg->tl_rights[t], reg->rights, p->tl->ops->name, tl_key, tl_key_len);
 }
 
 rtm_status_t binding_rma_revoke(rtm_rma_region_t reg)
@@ -237,6 +237,7 @@ rtm_status_t binding_rma_key_unpack(rtm_comm_t comm, int rank, const void *blob,
     key_p->addr = v.addr;
     key_p->len = v.len;
     key_p->rights = v.rights;
+    key_p->asked = v.asked;
     key_p->world_rank = world;
     key_p->tl = tl_index(p->tl);
     key_p->tl_key_len = (unsigned)v.tl_key_len;
@@ -269,6 +270,11 @@ static inline rtm_status_t rma_check(rtm_comm_t comm, int rank, const rtm_rma_ke
         return rtm_error_set(RTM_ERR_INVALID_ARG, "one-sided: %zu B at offset %llu lie outside "
                              "rank %d's region of %llu B", len, (unsigned long long)offset,
                              world, (unsigned long long)key->len);
+    if (__builtin_expect(!(key->rights & right), 0) && (key->asked & right))
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "one-sided: not available: rank %d exposed "
+                             "its region with the %s right, which %s cannot grant (use "
+                             "messages)", world, right == RTM_RMA_READ ? "read" :
+                             right == RTM_RMA_WRITE ? "write" : "atomic", p->tl->ops->name);
     if (__builtin_expect(!(key->rights & right), 0))
         return rtm_error_set(RTM_ERR_INVALID_ARG, "one-sided: rank %d exposed its region without "
                              "the %s right", world, right == RTM_RMA_READ ? "read" :

@@ -12,8 +12,8 @@
 #define RIGHTS_ALL (RTM_RMA_READ | RTM_RMA_WRITE | RTM_RMA_ATOMIC)
 
 rtm_status_t rma_key_pack(void *buf, size_t *len_p, uint64_t addr, uint64_t len,
-                          unsigned rights, const char *tl_name, const void *tl_key,
-                          size_t tl_key_len)
+                          unsigned rights, unsigned asked, const char *tl_name,
+                          const void *tl_key, size_t tl_key_len)
 {
     uint8_t *b = buf;
     uint32_t magic = RMA_KEY_MAGIC;
@@ -21,7 +21,8 @@ rtm_status_t rma_key_pack(void *buf, size_t *len_p, uint64_t addr, uint64_t len,
 
     if (buf == NULL || len_p == NULL || tl_name == NULL || tl_key == NULL || tl_key_len == 0 ||
         tl_key_len > RMA_KEY_TL_MAX || *len_p < RMA_KEY_HDR + tl_key_len || len == 0 ||
-        addr + len < addr || rights == 0 || (rights & ~(unsigned)RIGHTS_ALL) != 0 ||
+        addr + len < addr || rights == 0 || (asked & ~(unsigned)RIGHTS_ALL) != 0 ||
+        (rights & ~asked) != 0 ||
         (name_len = strlen(tl_name)) == 0 || name_len > RMA_KEY_TL_NAME)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rma key pack: bad arguments (key of %zu B "
                              "into %zu B)", tl_key_len, len_p ? *len_p : 0);
@@ -30,6 +31,7 @@ rtm_status_t rma_key_pack(void *buf, size_t *len_p, uint64_t addr, uint64_t len,
     b[4] = RMA_KEY_VERSION;
     b[5] = (uint8_t)rights;
     b[6] = (uint8_t)tl_key_len;
+    b[7] = (uint8_t)asked;
     memcpy(b + 8, &addr, 8);
     memcpy(b + 16, &len, 8);
     memcpy(b + 24, tl_name, name_len);
@@ -53,8 +55,9 @@ rtm_status_t rma_key_parse(const void *blob, size_t len, rma_key_view_t *view)
     memcpy(&magic, b, 4);
     if (magic != RMA_KEY_MAGIC || b[4] != RMA_KEY_VERSION)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rma key: bad magic or version %u", b[4]);
-    if (b[5] == 0 || (b[5] & ~RIGHTS_ALL) != 0 || b[7] != 0)
-        return rtm_error_set(RTM_ERR_INVALID_ARG, "rma key: bad rights 0x%x", b[5]);
+    if (b[5] == 0 || (b[7] & ~RIGHTS_ALL) != 0 || (b[5] & ~b[7]) != 0)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rma key: bad rights 0x%x (asked 0x%x)", b[5],
+                             b[7]);
     n = b[6];
     if (n == 0 || n > RMA_KEY_TL_MAX || len != RMA_KEY_HDR + n)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rma key: transport key of %zu B in a key of "
@@ -83,6 +86,7 @@ rtm_status_t rma_key_parse(const void *blob, size_t len, rma_key_view_t *view)
     view->addr = addr;
     view->len = rlen;
     view->rights = b[5];
+    view->asked = b[7];
     memcpy(view->tl_name, b + 24, RMA_KEY_TL_NAME);
     view->tl_name[RMA_KEY_TL_NAME] = '\0';
     view->tl_key_len = n;

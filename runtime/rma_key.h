@@ -8,9 +8,12 @@
  *   offset size
  *     0     4   magic      RMA_KEY_MAGIC ("RMK1")
  *     4     1   version    1
- *     5     1   rights     RTM_RMA_READ|WRITE|ATOMIC granted (nonzero, no other bit)
+ *     5     1   rights     RTM_RMA_READ|WRITE|ATOMIC granted by the transport
+ *                          (nonzero, within `asked`)
  *     6     1   tl_key_len bytes of the transport's key (1..RMA_KEY_TL_MAX)
- *     7     1   zero
+ *     7     1   asked      the rights the owner exposed the region with (a
+ *                          right asked but not granted -- atomics on shm --
+ *                          is "not available" at the origin, not refused)
  *     8     8   addr       region start in the owner's address space
  *    16     8   len        region length (> 0, addr + len does not wrap)
  *    24     8   tl name    the transport the key is for, NUL-padded
@@ -36,6 +39,7 @@ typedef struct rma_key_view {
     uint64_t       addr;
     uint64_t       len;
     unsigned       rights;
+    unsigned       asked;
     char           tl_name[RMA_KEY_TL_NAME + 1];
     size_t         tl_key_len;
     const uint8_t *tl_key;        /* inside the checked blob */
@@ -44,7 +48,7 @@ typedef struct rma_key_view {
 /* Pack into buf (*len_p in: size, out: bytes). RTM_ERR_INVALID_ARG when
  * the pieces do not fit the layout. */
 rtm_status_t rma_key_pack(void *buf, size_t *len_p, uint64_t addr, uint64_t len,
-                          unsigned rights, const char *tl_name, const void *tl_key,
+                          unsigned rights, unsigned asked, const char *tl_name, const void *tl_key,
                           size_t tl_key_len);
 /* Check a blob from a peer; RTM_OK and *view filled only if every field is
  * valid (RTM_ERR_INVALID_ARG with the reason otherwise). */

@@ -2,7 +2,7 @@
  * Fuzz target: the packed key of an exposed region, as a peer sends it
  * (runtime/rma_key.c, rma_key_parse; the runtime's rtm_rma_key_unpack
  * calls it first). For what it accepts: the region does not wrap, the
- * rights are the three known ones, the transport key lies within the blob
+ * rights granted are known ones within those asked, the transport key lies within the blob
  * and fits an unpacked key, the name is printable, and packing the parsed
  * fields again gives the same bytes (nothing in an accepted key is
  * ignored).
@@ -26,14 +26,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rma_key_parse(data, size, &v) != RTM_OK)
         return 0;
     FZ_CHECK(v.len > 0 && v.addr + v.len > v.addr);
-    FZ_CHECK(v.rights != 0 && (v.rights & ~7u) == 0);
+    FZ_CHECK(v.rights != 0 && (v.asked & ~7u) == 0 && (v.rights & ~v.asked) == 0);
     FZ_CHECK(v.tl_key_len > 0 && v.tl_key_len <= RMA_KEY_TL_MAX);
     FZ_CHECK(v.tl_key == data + RMA_KEY_HDR && RMA_KEY_HDR + v.tl_key_len == size);
     FZ_CHECK(strlen(v.tl_name) >= 1 && strlen(v.tl_name) <= RMA_KEY_TL_NAME);
     for (size_t i = 0; v.tl_name[i]; i++)
         FZ_CHECK(v.tl_name[i] > 0x20 && v.tl_name[i] < 0x7f);
-    FZ_CHECK(rma_key_pack(again, &again_len, v.addr, v.len, v.rights, v.tl_name, v.tl_key,
-                          v.tl_key_len) == RTM_OK);
+    FZ_CHECK(rma_key_pack(again, &again_len, v.addr, v.len, v.rights, v.asked, v.tl_name,
+                          v.tl_key, v.tl_key_len) == RTM_OK);
     FZ_CHECK(again_len == size && memcmp(again, data, size) == 0);
     return 0;
 }

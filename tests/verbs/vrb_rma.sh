@@ -4,7 +4,9 @@
 # ranges refused at the origin, and exactly one work request per operation
 # (tests/verbs/vrb_rma.c, mode ops):
 #   verbs on softib with a type 2 window per peer (2 and 6 ranks), with one
-#   MR per region (RTM_VERBS_MW=0), and connected on demand;
+#   MR per region (RTM_VERBS_MW=0, and a device without windows:
+#   SOFTIB_CAPS=nomw), connected on demand, and a device without atomics
+#   (SOFTIB_CAPS=noatomic: atomics "not available");
 #   shm (CMA): puts and gets, atomics "not available";
 #   tcp: no one-sided at all, every key "not available".
 . "$top_srcdir/tests/verbs/verbs_lib.sh"
@@ -35,6 +37,11 @@ if ! grep -q 'by one MR' "$VRB_TMP/log"; then
     echo "FAIL: RTM_VERBS_MW=0 did not expose through one MR" >&2; failed=1
 fi
 run "verbs, on demand" 3 RTM_VERBS_CONN=ondemand -- ops atomics
+run "verbs, a device without windows" 2 SOFTIB_CAPS=nomw -- ops atomics
+if ! grep -q 'by one MR' "$VRB_TMP/log"; then
+    echo "FAIL: a device without type 2 windows did not fall back to one MR" >&2; failed=1
+fi
+run "verbs, a device without atomics" 2 SOFTIB_CAPS=noatomic -- ops noatomics
 run "shm (CMA)" 3 RTM_TRANSPORTS=self,shm -- ops noatomics
 run "tcp" 2 RTM_TRANSPORTS=self,tcp -- ops none
 exit $failed
