@@ -277,6 +277,35 @@ static int mode_ops(const char *variant)
     return itest_finish();
 }
 
+/* vrb_rma fadd N (2 ranks): rank 1 does N fetch-adds on rank 0's word, one
+ * flush, between two barriers, for counting work requests at the device
+ * (SOFTIB_STATS send_wr, against N = 0). */
+static int mode_fadd(long n)
+{
+    uint64_t *word = itest_malloc(64), res = 0;
+    rtm_rma_key_t *keys = calloc((size_t)size, sizeof(*keys));
+    rtm_rma_region_t reg;
+
+    if (keys == NULL)
+        TH_FAIL("calloc");
+    memset(word, 0, 64);
+    CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, word, 64, RTM_RMA_ATOMIC, &reg));
+    swap_keys(reg, keys, 0);
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    if (rank == 1) {
+        for (long i = 0; i < n; i++)
+            CHECK_RTM(rtm_rma_atomic(RTM_COMM_WORLD, 0, &keys[0], 0, RTM_RMA_FADD, 1, 0, &res));
+        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+    }
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    if (rank == 0 && word[0] != (uint64_t)n)
+        TH_FAIL("%ld fetch-adds left %llu", n, (unsigned long long)word[0]);
+    CHECK_RTM(rtm_rma_revoke(&reg));
+    free(keys);
+    free(word);
+    return itest_finish();
+}
+
 /* Fault modes: the operation at the end must never complete. */
 static int mode_fault(const char *mode)
 {
@@ -368,10 +397,12 @@ int main(int argc, char **argv)
     size = th_size;
     if (!strcmp(mode, "ops"))
         return mode_ops(argc > 2 ? argv[2] : "atomics");
+    if (!strcmp(mode, "fadd") && argc > 2 && size == 2)
+        return mode_fadd(atol(argv[2]));
     if ((!strcmp(mode, "nokey") && size == 3) ||
         ((!strcmp(mode, "revoked") || !strcmp(mode, "forged")) && size == 2))
         return mode_fault(mode);
     TH_FAIL("usage: vrb_rma ops [atomics|noatomics|none] | nokey (3 ranks) | revoked | forged "
-            "(2 ranks)");
+            "| fadd N (2 ranks)");
     return 1;
 }

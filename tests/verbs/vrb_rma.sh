@@ -44,4 +44,20 @@ fi
 run "verbs, a device without atomics" 2 SOFTIB_CAPS=noatomic -- ops noatomics
 run "shm (CMA)" 3 RTM_TRANSPORTS=self,shm -- ops noatomics
 run "tcp" 2 RTM_TRANSPORTS=self,tcp -- ops none
+# the device's own count (softib's SOFTIB_STATS send_wr, summed over both
+# ranks) for 200 fetch-adds against none: exactly 200 more work requests
+wrs_of() {   # wrs_of N: send WRs both ranks posted in `vrb_rma fadd N`
+    local dir=$VRB_TMP/stats$1
+    mkdir -p "$dir"
+    SOFTIB_STATS=$dir LD_PRELOAD="$VRB_PRELOAD" t_job 60 "$RTRUN" -n 2 --oversubscribe \
+        "$prog" fadd "$1" >"$VRB_TMP/log" 2>&1 || { echo "FAIL: vrb_rma fadd $1" >&2; return 1; }
+    cat "$dir"/* | awk '$1 == "send_wr" { n += $2 } END { print n + 0 }'
+}
+echo "== device work requests per fetch-add (SOFTIB_STATS)"
+w0=$(wrs_of 0) && w200=$(wrs_of 200) || failed=1
+echo "  send WRs: $w0 with no fetch-add, $w200 with 200"
+if [ -n "$w0" ] && [ -n "$w200" ] && [ $((w200 - w0)) -ne 200 ]; then
+    echo "FAIL: 200 fetch-adds took $((w200 - w0)) work requests at the device, expected 200" >&2
+    failed=1
+fi
 exit $failed
