@@ -665,10 +665,16 @@ static void vrb_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
                  iface->connected_qps, iface->ondemand ? " + 1 UD QP" : "");
     snprintf(buf, len, "verbs: %s port %u %s MTU %s; %s, %s; "
              "SRQ %d x %zu B; eager <= %zu B, inline <= %u B, reads of <= %zu B, %d in flight "
-             "per QP", iface->dev.name, iface->dev.port, addr, vrb_mtu_str(iface->dev.mtu),
-             vrb_mode_str(iface), qps, iface->srq_depth,
+             "per QP; one-sided: %s, atomics %s", iface->dev.name, iface->dev.port, addr,
+             vrb_mtu_str(iface->dev.mtu), vrb_mode_str(iface), qps, iface->srq_depth,
              iface->buf_size, iface->eager_limit, iface->max_inline, iface->read_chunk,
-             iface->rd_atomic);
+             iface->rd_atomic,
+             rtm_verbs_config.mw && !iface->xrc &&
+             (iface->dev.dev_attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) &&
+             iface->dev.dev_attr.max_mw > 0 ? "a type 2 memory window per peer" :
+             "one MR per exposed region",
+             iface->dev.dev_attr.atomic_cap == IBV_ATOMIC_NONE ? "not available" :
+             iface->dev.dev_attr.atomic_cap == IBV_ATOMIC_GLOB ? "(global)" : "(HCA)");
 }
 
 static rtm_status_t vrb_addr_pack(rtm_tl_iface_t *tl_iface, void *buf, size_t *len_p)
