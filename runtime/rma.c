@@ -296,6 +296,8 @@ rtm_status_t binding_rma_put(rtm_comm_t comm, int rank, const rtm_rma_key_t *key
     if (__builtin_expect(p->tl->ops->put == NULL, 0))
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "rtm_rma_put: not available over %s",
                              p->tl->ops->name);
+    if (len == 0)
+        return RTM_OK;
     while ((status = p->tl->ops->put(p->ep, buf, len, key->addr + offset, key->tl_key,
                                      key->tl_key_len, rma_comp())) == RTM_ERR_AGAIN)
         progress_once();
@@ -310,11 +312,13 @@ rtm_status_t binding_rma_get(rtm_comm_t comm, int rank, const rtm_rma_key_t *key
 
     if (status != RTM_OK)
         return status;
-    if (__builtin_expect(buf == NULL || len == 0, 0))
-        return rtm_error_set(RTM_ERR_BUFFER, "rtm_rma_get: NULL buffer or no bytes");
+    if (__builtin_expect(buf == NULL && len > 0, 0))
+        return rtm_error_set(RTM_ERR_BUFFER, "rtm_rma_get: NULL buffer");
     if (__builtin_expect(p->tl->ops->get == NULL || p->tl->ops->flush == NULL, 0))
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "rtm_rma_get: not available over %s",
                              p->tl->ops->name);
+    if (len == 0)
+        return RTM_OK;   /* nothing to read (transports take no empty get) */
     while ((status = p->tl->ops->get(p->ep, buf, NULL, len, key->addr + offset, key->tl_key,
                                      key->tl_key_len, rma_comp())) == RTM_ERR_AGAIN)
         progress_once();

@@ -118,6 +118,8 @@ static void bad_args(rtm_rma_region_t reg, char *mem, int peer)
     EXPECT_STATUS(rtm_rma_key_unpack(RTM_COMM_WORLD, peer, bad, len, &k), RTM_ERR_INVALID_ARG);
     EXPECT_STATUS(rtm_rma_put(RTM_COMM_WORLD, peer, NULL, 0, mem, 8), RTM_ERR_INVALID_ARG);
     EXPECT_STATUS(rtm_rma_get(RTM_COMM_WORLD, peer, &k, 0, NULL, 8), RTM_ERR_BUFFER);
+    CHECK_RTM(rtm_rma_get(RTM_COMM_WORLD, peer, &k, 0, NULL, 0));   /* nothing to do */
+    CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, peer, &k, 0, NULL, 0));
     k.world_rank = -5;   /* not unpacked for this rank */
     EXPECT_STATUS(rtm_rma_get(RTM_COMM_WORLD, peer, &k, 0, mem, 8), RTM_ERR_INVALID_ARG);
     EXPECT_STATUS(rtm_rma_flush(4242, peer), RTM_ERR_COMM);
