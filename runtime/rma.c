@@ -136,11 +136,16 @@ rtm_status_t binding_rma_expose(rtm_comm_t comm, void *addr, size_t len, unsigne
         }
         if (n == 0)
             continue;
+        /* what the transport cannot grant, callers do by messages: without
+         * atomics (shm, a device without them), then read only (verbs XRC) */
         status = tl->ops->mem_expose(tl->iface, addr, len, want, eps, n, &reg->memh[t]);
         if (status == RTM_ERR_NOT_SUPPORTED && (want & RTM_RMA_ATOMIC) &&
-            want != RTM_RMA_ATOMIC) {
-            /* e.g. shm: no atomics, the rest by the transport, atomics by messages */
+            (want & ~RTM_RMA_ATOMIC) != 0) {
             want &= ~RTM_RMA_ATOMIC;
+            status = tl->ops->mem_expose(tl->iface, addr, len, want, eps, n, &reg->memh[t]);
+        }
+        if (status == RTM_ERR_NOT_SUPPORTED && (want & RTM_RMA_READ) && want != RTM_RMA_READ) {
+            want = RTM_RMA_READ;
             status = tl->ops->mem_expose(tl->iface, addr, len, want, eps, n, &reg->memh[t]);
         }
         if (status == RTM_ERR_NOT_SUPPORTED) {

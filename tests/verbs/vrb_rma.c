@@ -14,6 +14,7 @@
  *     exposed without the atomic right, or read-only, is refused at the
  *     origin; a range beyond the region too. The transport's WR counter
  *     must grow by exactly 1 per put, get, fetch-add and CAS (verbs).
+ *     "readonly": puts and atomics "not available", gets work (XRC).
  *     "noatomics": atomics must be "not available" (shm, or a device
  *     without atomics: SOFTIB_CAPS=noatomic); "none": no key at all,
  *     every key_pack "not available" (tcp).
@@ -75,7 +76,7 @@ static void swap_keys(rtm_rma_region_t reg, rtm_rma_key_t *keys, int expect_none
 }
 
 /* Arguments and keys the API must refuse, with a message. */
-static void bad_args(rtm_rma_region_t reg, char *mem, int peer)
+static void bad_args(rtm_rma_region_t reg, char *mem, int peer, int can_put)
 {
     unsigned char blob[RTM_RMA_KEY_MAX], bad[RTM_RMA_KEY_MAX];
     size_t len = sizeof(blob), small = 8;
@@ -119,7 +120,8 @@ static void bad_args(rtm_rma_region_t reg, char *mem, int peer)
     EXPECT_STATUS(rtm_rma_put(RTM_COMM_WORLD, peer, NULL, 0, mem, 8), RTM_ERR_INVALID_ARG);
     EXPECT_STATUS(rtm_rma_get(RTM_COMM_WORLD, peer, &k, 0, NULL, 8), RTM_ERR_BUFFER);
     CHECK_RTM(rtm_rma_get(RTM_COMM_WORLD, peer, &k, 0, NULL, 0));   /* nothing to do */
-    CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, peer, &k, 0, NULL, 0));
+    EXPECT_STATUS(rtm_rma_put(RTM_COMM_WORLD, peer, &k, 0, NULL, 0),
+                  can_put ? RTM_OK : RTM_ERR_NOT_SUPPORTED);
     k.world_rank = -5;   /* not unpacked for this rank */
     EXPECT_STATUS(rtm_rma_get(RTM_COMM_WORLD, peer, &k, 0, mem, 8), RTM_ERR_INVALID_ARG);
     EXPECT_STATUS(rtm_rma_flush(4242, peer), RTM_ERR_COMM);
@@ -146,6 +148,7 @@ static void one_wr(int r, uint64_t before, const char *what)
 static int mode_ops(const char *variant)
 {
     int atomics = strcmp(variant, "atomics") == 0, none = strcmp(variant, "none") == 0;
+    int can_put = strcmp(variant, "readonly") != 0;
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     char *mem = itest_malloc(REGION), *ro = mem + SLOT;
     char *buf = itest_malloc(SLOT);
@@ -169,11 +172,16 @@ static int mode_ops(const char *variant)
         free(mem);
         return itest_finish();
     }
-    bad_args(reg, mem, right);
+    bad_args(reg, mem, right, can_put);
     /* put: three sizes into the right neighbour's slot, each one WR */
     for (size_t i = 0, off = 0; i < sizeof(lens) / sizeof(lens[0]); off += lens[i], i++) {
         itest_fill(buf + off, lens[i], 1000 * (uint32_t)rank + (uint32_t)i);
         before = wrs(right);
+        if (!can_put) {   /* asked for, not granted by the transport */
+            EXPECT_STATUS(rtm_rma_put(RTM_COMM_WORLD, right, &keys[right], off, buf + off,
+                                      lens[i]), RTM_ERR_NOT_SUPPORTED);
+            continue;
+        }
         CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, right, &keys[right], off, buf + off, lens[i]));
         one_wr(right, before, "a put");
     }
@@ -192,7 +200,8 @@ static int mode_ops(const char *variant)
                   RTM_ERR_INVALID_ARG);
     CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
     /* the left neighbour's puts are here */
-    for (size_t i = 0, off = 0; i < sizeof(lens) / sizeof(lens[0]); off += lens[i], i++)
+    for (size_t i = 0, off = 0; can_put && i < sizeof(lens) / sizeof(lens[0]);
+         off += lens[i], i++)
         itest_check(mem + off, lens[i], 1000 * (uint32_t)left + (uint32_t)i, "data put");
 
     if (rank != 0 && atomics) {
@@ -404,7 +413,7 @@ int main(int argc, char **argv)
     if ((!strcmp(mode, "nokey") && size == 3) ||
         ((!strcmp(mode, "revoked") || !strcmp(mode, "forged")) && size == 2))
         return mode_fault(mode);
-    TH_FAIL("usage: vrb_rma ops [atomics|noatomics|none] | nokey (3 ranks) | revoked | forged "
+    TH_FAIL("usage: vrb_rma ops [atomics|noatomics|readonly|none] | nokey (3 ranks) | revoked | forged "
             "| fadd N (2 ranks)");
     return 1;
 }

@@ -6,7 +6,8 @@
 #   verbs on softib with a type 2 window per peer (2 and 6 ranks), with one
 #   MR per region (RTM_VERBS_MW=0, and a device without windows:
 #   SOFTIB_CAPS=nomw), connected on demand, and a device without atomics
-#   (SOFTIB_CAPS=noatomic: atomics "not available");
+#   (SOFTIB_CAPS=noatomic: atomics "not available"), and XRC (regions
+#   read only: puts and atomics "not available");
 #   shm (CMA): puts and gets, atomics "not available";
 #   tcp: no one-sided at all, every key "not available".
 . "$top_srcdir/tests/verbs/verbs_lib.sh"
@@ -42,6 +43,7 @@ if ! grep -q 'by one MR' "$VRB_TMP/log"; then
     echo "FAIL: a device without type 2 windows did not fall back to one MR" >&2; failed=1
 fi
 run "verbs, a device without atomics" 2 SOFTIB_CAPS=noatomic -- ops noatomics
+run "verbs, XRC (read only)" 3 RTM_VERBS_XRC=1 -- ops readonly
 run "shm (CMA)" 3 RTM_TRANSPORTS=self,shm -- ops noatomics
 run "tcp" 2 RTM_TRANSPORTS=self,tcp -- ops none
 # the device's own count (softib's SOFTIB_STATS send_wr, summed over both

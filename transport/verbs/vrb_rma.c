@@ -307,8 +307,9 @@ rtm_status_t vrb_mem_expose(rtm_tl_iface_t *tl_iface, void *addr, size_t len, un
 
         p->ep = vrb_ep_of(eps[i]);
         p->rkey = x->mr->rkey;
-        /* the peer's QP must let it in (connect first, on demand) */
-        if ((p->ep->qp_access & remote) != remote &&
+        /* the peer's QP must let it in (connect first, on demand); XRC:
+         * only reads, which every TGT QP takes (vrb_xrc.c) */
+        if (!iface->xrc && (p->ep->qp_access & remote) != remote &&
             ((status = ep_ready(p->ep)) != RTM_OK ||
              (status = vrb_ep_qp_allow(p->ep, remote)) != RTM_OK))
             goto err;
