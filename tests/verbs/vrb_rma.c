@@ -23,9 +23,10 @@
  *     the target refuses (remote access error) and the job must end.
  *   vrb_rma revoked   (2 ranks) rank 1 puts, rank 0 revokes, rank 1 puts
  *     again with the old key: remote access error, the job ends.
- *   vrb_rma forged    (2 ranks) rank 0 exposes without the atomic right;
- *     rank 1 sets the right in its copy of the key and does an atomic: the
- *     target refuses, the job ends.
+ *   vrb_rma forged    (2 ranks) rank 0 exposes a region without the atomic
+ *     right (after one with it, so the QP admits atomics); rank 1 sets the
+ *     right in its copy of the key and does an atomic: the region's window
+ *     or MR refuses it at the target, the job ends.
  * A fault mode that returns from its flush prints FAIL and exits 1.
  */
 #include "config.h"
@@ -322,7 +323,7 @@ static int mode_fault(const char *mode)
 {
     char *mem = itest_malloc(REGION);
     unsigned char blob[RTM_RMA_KEY_MAX];
-    rtm_rma_region_t reg = NULL;
+    rtm_rma_region_t reg = NULL, other = NULL;
     rtm_rma_key_t key;
     rtm_msg_status_t st;
     uint64_t res = 0;
@@ -332,7 +333,12 @@ static int mode_fault(const char *mode)
                       RTM_RMA_READ | RTM_RMA_WRITE | RTM_RMA_ATOMIC;
 
     memset(mem, 0, REGION);
-    CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, mem, REGION, rights, &reg));
+    /* forged: another region with atomics first, so the QP admits atomics
+     * and only the region's own window or MR can refuse the forged one */
+    if (!strcmp(mode, "forged"))
+        CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, mem + SLOT, 64, RTM_RMA_READ | RTM_RMA_ATOMIC,
+                                 &other));
+    CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, mem, REGION - SLOT, rights, &reg));
     if (rank == 0) {
         CHECK_RTM(rtm_rma_key_pack(reg, 1, blob, &len));
         CHECK_RTM(rtm_send(blob, len, 1, TAG_KEY, RTM_COMM_WORLD));

@@ -6,13 +6,14 @@
 #   nokey   a rank uses a key rank 0 gave another rank (its type 2 window
 #           is bound to that rank's QP only)
 #   revoked a put with the key of a revoked region (windows, and one MR)
-#   forged  an atomic on a region exposed without the atomic right
+#   forged  an atomic on a region exposed without the atomic right (its QP
+#           admits atomics for another region: the window, or the MR, has
+#           no REMOTE_ATOMIC)
 . "$top_srcdir/tests/verbs/verbs_lib.sh"
 prog="$top_builddir/tests/verbs/vrb_rma"
 failed=0
-# (forged with one MR is the same refusal by the MR instead of the window:
-# vrb_rma.sh's MR run checks the origin side; kept out for the time bound)
-for run in "nokey 3 1 write" "revoked 2 1 write" "revoked 2 0 write" "forged 2 1 atomic"; do
+for run in "nokey 3 1 write" "revoked 2 1 write" "revoked 2 0 write" "forged 2 1 atomic" \
+           "forged 2 0 atomic"; do
     set -- $run
     mode=$1 n=$2 mw=$3 op=$4
     echo "== $mode, $n ranks, RTM_VERBS_MW=$mw (expect: remote access error)"
