@@ -4,7 +4,8 @@
  * as an rdma-core provider fills its ops. A transport knows nothing of tags,
  * communicators or MPI: it moves active messages (an id, a header and a
  * payload, delivered whole and in order per peer) and, when it can, reads a
- * peer's exposed memory (get).
+ * peer's exposed memory (get) and, since ABI 3, writes it and does 64-bit
+ * atomics on it (one-sided memory: mem_expose ... flush, below).
  *
  * Life cycle, driven by the runtime:
  *   open -> addr_pack (published through PMIx) -> [PMIx fence] -> wireup
@@ -228,7 +229,11 @@ struct rtm_tl_ops {
      * transport can tell peers apart (verbs with type 2 memory windows:
      * one window per peer's QP; a plain MR per region otherwise). May call
      * progress (a window is bound by a work request whose completion it
-     * waits for), so am_cb can run inside it. Slow path. */
+     * waits for), so am_cb can run inside it. RTM_ERR_NOT_SUPPORTED,
+     * nothing exposed, when it cannot grant every right asked (the runtime
+     * asks again with fewer: without atomics, then read only). Slow path.
+     * put, atomic and flush are hot paths: no allocation (beyond a
+     * transport's registration cache, or once per peer), lock or log. */
     rtm_status_t (*mem_expose)(rtm_tl_iface_t *iface, void *addr, size_t len, unsigned rights,
                                rtm_tl_ep_t *const *eps, int neps, rtm_tl_memh_t **memh_p);
     /* The packed key of an exposure for one of its peers, to be sent to
