@@ -160,6 +160,10 @@ rtm_status_t vrb_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh,
         rkey_len != VRB_RKEY_LEN || comp == NULL || comp->cb == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs get: bad arguments (len %zu, rkey "
                              "%zu bytes)", len, rkey_len);
+    /* a one-sided get may come before any message (on demand): connect
+     * first; a rendezvous get follows the peer's RTS, so it is connected */
+    if (__builtin_expect(!ep->connected, 0))
+        return vrb_conn_start(ep);
     rc = vrb_rndv_rcache(vrb_ep_iface(ep));
     if (rc == NULL)
         return RTM_ERR_NO_MEMORY;
