@@ -156,6 +156,66 @@ rtm_status_t rtm_mrecv(void *buf, size_t count, rtm_message_t *msg,
 /* Collectives */
 rtm_status_t rtm_barrier(rtm_comm_t comm);
 
+/* ---- One-sided memory (experimental: issue 15) ---------------------------
+ *
+ * A rank exposes a region of its memory to the ranks of a communicator with
+ * rights (least privilege: only those asked are granted, checked at the
+ * target where the transport can: verbs), gets one packed key per peer
+ * (rtm_rma_key_pack) and sends each peer its own key with ordinary
+ * messages. A peer unpacks it (rtm_rma_key_unpack checks every byte of it)
+ * and puts, gets or does 64-bit atomics on the region by offset. The
+ * operations are nonblocking: a put's buffer may be reused, a get's buffer
+ * and an atomic's *result_p read, only after rtm_rma_flush to that rank,
+ * which returns once every operation issued to it is complete at the
+ * target. RTM_ERR_NOT_SUPPORTED means "not available on the transport that
+ * reaches this rank" (tcp, self; atomics on shm): use messages instead.
+ * After rtm_rma_revoke, a peer that uses a key of the region gets a remote
+ * access error on verbs (the job ends, naming both ranks); shm cannot
+ * enforce it (a same-user process may read the memory through ptrace
+ * anyway). Everything is also in docs/architecture.md ("One-sided"). */
+#define RTM_RMA_READ    1u       /* rights: get */
+#define RTM_RMA_WRITE   2u       /* put */
+#define RTM_RMA_ATOMIC  4u       /* atomics */
+#define RTM_RMA_KEY_MAX 96       /* bytes of a packed key, at most */
+#define RTM_RMA_FADD    1        /* *target += operand; result: old value */
+#define RTM_RMA_CSWAP   2        /* if (*target == compare) *target = operand; result: old */
+
+typedef struct rtm_rma_region *rtm_rma_region_t;
+/* A peer's region, from its key; filled by rtm_rma_key_unpack only. */
+typedef struct rtm_rma_key {
+    uint64_t      addr;          /* in the owner's address space */
+    uint64_t      len;
+    unsigned      rights;        /* granted on the transport that reaches the owner */
+    unsigned      asked;         /* exposed with (asked, not granted: "not available") */
+    int           world_rank;    /* the owner */
+    int           tl;            /* the runtime's transport index */
+    unsigned      tl_key_len;
+    unsigned char tl_key[64];
+} rtm_rma_key_t;
+
+/* Collective over comm (every rank calls it, for its own region). */
+rtm_status_t rtm_rma_expose(rtm_comm_t comm, void *addr, size_t len, unsigned rights,
+                            rtm_rma_region_t *reg_p);
+/* The key for comm rank `rank` (*len_p in: size, out: bytes). */
+rtm_status_t rtm_rma_key_pack(rtm_rma_region_t reg, int rank, void *blob, size_t *len_p);
+/* Not collective; sets *reg_p to NULL. */
+rtm_status_t rtm_rma_revoke(rtm_rma_region_t *reg_p);
+rtm_status_t rtm_rma_key_unpack(rtm_comm_t comm, int rank, const void *blob, size_t len,
+                                rtm_rma_key_t *key_p);
+rtm_status_t rtm_rma_put(rtm_comm_t comm, int rank, const rtm_rma_key_t *key, uint64_t offset,
+                         const void *buf, size_t len);
+rtm_status_t rtm_rma_get(rtm_comm_t comm, int rank, const rtm_rma_key_t *key, uint64_t offset,
+                         void *buf, size_t len);
+/* offset 8-byte aligned; *result_p is written by the time the flush returns */
+rtm_status_t rtm_rma_atomic(rtm_comm_t comm, int rank, const rtm_rma_key_t *key,
+                            uint64_t offset, int op, uint64_t operand, uint64_t compare,
+                            uint64_t *result_p);
+/* rank RTM_ANY_SOURCE: every rank of comm */
+rtm_status_t rtm_rma_flush(rtm_comm_t comm, int rank);
+/* Work requests (verbs; system calls on shm) the transport reaching comm
+ * rank `rank` posted for one-sided operations so far: for tests. */
+rtm_status_t rtm_rma_wr_count(rtm_comm_t comm, int rank, uint64_t *count_p);
+
 #ifdef __cplusplus
 }
 #endif

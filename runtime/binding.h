@@ -217,4 +217,37 @@ void binding_ctxid_release(int slot);
  * (taken by the caller on every member). Local: no message. */
 rtm_status_t binding_comm_clone(rtm_comm_t model, int slot, rtm_comm_t *newcomm_p);
 
+/* ---- One-sided memory (runtime/rma.c; issue 15 phase 2) -----------------
+ *
+ * What the MPI binding will build windows on: the native one-sided API of
+ * rtmsg.h (rtm_rma_*), without the library-state check, for arguments the
+ * binding has checked (comm valid, ranks of it). Same types, same rules:
+ * expose (collective over comm) -> key_pack per peer -> the binding sends
+ * each peer its key -> the peer key_unpack's it -> put/get/atomic by comm
+ * rank and offset -> flush (complete at the target) -> revoke.
+ *
+ * RTM_ERR_NOT_SUPPORTED, from key_pack, put, get or atomic, is the
+ * "not available" status: the transport reaching that rank (tcp, self, shm
+ * for atomics) has no such operation, nothing was done, and the binding
+ * uses its message path (mpi/rma.c) for that rank. Any other error is an
+ * error. put/get/atomic wait (driving progress) only for send-queue room;
+ * they never allocate once the transport's registration of the buffer is
+ * cached, nor lock, nor log. */
+rtm_status_t binding_rma_expose(rtm_comm_t comm, void *addr, size_t len, unsigned rights,
+                                rtm_rma_region_t *reg_p);
+rtm_status_t binding_rma_key_pack(rtm_rma_region_t reg, int rank, void *blob, size_t *len_p);
+rtm_status_t binding_rma_revoke(rtm_rma_region_t reg);
+rtm_status_t binding_rma_key_unpack(rtm_comm_t comm, int rank, const void *blob, size_t len,
+                                    rtm_rma_key_t *key_p);
+rtm_status_t binding_rma_put(rtm_comm_t comm, int rank, const rtm_rma_key_t *key,
+                             uint64_t offset, const void *buf, size_t len);
+rtm_status_t binding_rma_get(rtm_comm_t comm, int rank, const rtm_rma_key_t *key,
+                             uint64_t offset, void *buf, size_t len);
+rtm_status_t binding_rma_atomic(rtm_comm_t comm, int rank, const rtm_rma_key_t *key,
+                                uint64_t offset, int op, uint64_t operand, uint64_t compare,
+                                uint64_t *result_p);
+/* rank RTM_ANY_SOURCE: every rank of comm. Returns the first error an
+ * operation completed with since the last flush. */
+rtm_status_t binding_rma_flush(rtm_comm_t comm, int rank);
+
 #endif

@@ -21,6 +21,8 @@ librtmsg_la_SOURCES = \
 	runtime/progress.c runtime/progress.h \
 	runtime/proto.c runtime/proto.h \
 	runtime/request.c runtime/request.h \
+	runtime/rma.c \
+	runtime/rma_key.c runtime/rma_key.h \
 	runtime/rndv.c runtime/rndv.h \
 	runtime/state.c runtime/state.h \
 	runtime/rt.h \

@@ -412,8 +412,27 @@ SIB_EXPORT int ibv_close_device(struct ibv_context *ctx)
 
 /* ------------------------------------------------------------- queries */
 
+/* SOFTIB_CAPS, a comma-separated list of what the device lacks: noatomic,
+ * nomw (read at every call: queries are not a hot path, and a test may set
+ * it before opening the device) */
+unsigned sib_caps_off(void)
+{
+    const char *s = getenv("SOFTIB_CAPS");
+    unsigned off = 0;
+
+    if (s == NULL)
+        return 0;
+    if (strstr(s, "noatomic") != NULL)
+        off |= SIB_CAP_NO_ATOMIC;
+    if (strstr(s, "nomw") != NULL)
+        off |= SIB_CAP_NO_MW;
+    return off;
+}
+
 static void sib_fill_device_attr(struct ibv_device_attr *a)
 {
+    unsigned off = sib_caps_off();
+
     memset(a, 0, sizeof(*a));
     snprintf(a->fw_ver, sizeof(a->fw_ver), "softib-1.0");
     a->node_guid = htobe64(sib_node_guid());
@@ -441,6 +460,12 @@ static void sib_fill_device_attr(struct ibv_device_attr *a)
     a->max_res_rd_atom = SIB_MAX_RD_ATOMIC * 1024;
     a->max_qp_init_rd_atom = SIB_MAX_RD_ATOMIC;
     a->atomic_cap = IBV_ATOMIC_HCA;
+    if (off & SIB_CAP_NO_ATOMIC)
+        a->atomic_cap = IBV_ATOMIC_NONE;
+    if (off & SIB_CAP_NO_MW) {
+        a->device_cap_flags &= ~(unsigned)(IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+        a->max_mw = 0;
+    }
     a->max_ah = 65536;
     a->max_srq = SIB_MAX_IDX - 1;
     a->max_srq_wr = SIB_MAX_WR;

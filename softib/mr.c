@@ -428,6 +428,8 @@ static struct ibv_mw *sib_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type)
 
     if (!rc && type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2)
         rc = EINVAL;
+    if (!rc && (sib_caps_off() & SIB_CAP_NO_MW))
+        rc = EOPNOTSUPP;
     if (rc) {
         errno = rc;
         return NULL;

@@ -493,7 +493,7 @@ static int sib_check_wr(struct sib_qp *qp, const struct ibv_send_wr *wr,
     case IBV_WR_ATOMIC_CMP_AND_SWP:
     case IBV_WR_ATOMIC_FETCH_AND_ADD:
         if (t == IBV_QPT_UD || wr->num_sge != 1 || len != 8 ||
-            (wr->send_flags & IBV_SEND_INLINE))
+            (wr->send_flags & IBV_SEND_INLINE) || (sib_caps_off() & SIB_CAP_NO_ATOMIC))
             return EINVAL;
         break;
     default:

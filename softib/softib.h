@@ -486,6 +486,11 @@ struct sib_mr *sib_mr_lookup(struct sib_dev *dev, uint32_t key);
 /* translate [addr, addr+len) under lkey in pd needing access; NULL if bad */
 /* pin.c: SOFTIB_PIN=1 (an MR keeps its pages when the process remaps them) */
 extern bool sib_pin_enabled;
+/* SOFTIB_CAPS: capabilities the device does not offer, so a test sees what
+ * a client does with an HCA that lacks them (device.c) */
+#define SIB_CAP_NO_ATOMIC 1u   /* atomic_cap NONE; atomic WRs: EINVAL at post */
+#define SIB_CAP_NO_MW     2u   /* no memory windows: no cap flags, max_mw 0, alloc_mw EOPNOTSUPP */
+unsigned sib_caps_off(void);
 void sib_pin_add(struct sib_dev *dev, struct sib_mr *mr);
 void sib_pin_del(struct sib_mr *mr);
 void sib_mr_set_view(struct sib_dev *dev, struct sib_mr *mr, void *view);

@@ -4,7 +4,8 @@
  * as an rdma-core provider fills its ops. A transport knows nothing of tags,
  * communicators or MPI: it moves active messages (an id, a header and a
  * payload, delivered whole and in order per peer) and, when it can, reads a
- * peer's exposed memory (get).
+ * peer's exposed memory (get) and, since ABI 3, writes it and does 64-bit
+ * atomics on it (one-sided memory: mem_expose ... flush, below).
  *
  * Life cycle, driven by the runtime:
  *   open -> addr_pack (published through PMIx) -> [PMIx fence] -> wireup
@@ -50,7 +51,7 @@ typedef struct rtm_tl_memh  rtm_tl_memh_t;    /* transport-private */
  * it passes). Bumped on any change a separately built transport module
  * would get wrong; the runtime refuses a table whose abi_version or
  * ops_size differ from its own. */
-#define RTM_TL_ABI_VERSION 2
+#define RTM_TL_ABI_VERSION 3
 
 /* The base every transport's interface begins with (its first member). */
 struct rtm_tl_iface {
@@ -127,7 +128,27 @@ enum {
     /* progress() finds work only when this process made it (self: its own
      * am_send): the runtime calls it only while iface->has_work is set. */
     RTM_TL_CAP_POLL_ON_WORK = 1u << 4,
+    /* One-sided memory semantics (ABI 3): mem_expose/mem_key/mem_revoke
+     * and put (CAP_PUT), atomic (CAP_ATOMIC), flush. A transport sets a
+     * flag only when the op is there and the device can do it. */
+    RTM_TL_CAP_PUT       = 1u << 5,
+    RTM_TL_CAP_ATOMIC    = 1u << 6,
 };
+
+/* Rights a region is exposed with (mem_expose): only those asked are
+ * granted, at the target (a verbs window or MR has exactly these). */
+enum {
+    RTM_TL_RIGHT_READ   = 1u << 0,   /* get */
+    RTM_TL_RIGHT_WRITE  = 1u << 1,   /* put */
+    RTM_TL_RIGHT_ATOMIC = 1u << 2,   /* atomic */
+    RTM_TL_RIGHTS_ALL   = 7u,
+};
+
+/* 64-bit atomics on a peer's exposed memory (atomic). */
+typedef enum rtm_tl_atomic_op {
+    RTM_TL_ATOMIC_FADD  = 1,   /* *remote += operand; result: the old value */
+    RTM_TL_ATOMIC_CSWAP = 2,   /* if (*remote == compare) *remote = operand; result: the old value */
+} rtm_tl_atomic_op_t;
 
 typedef struct rtm_tl_caps {
     unsigned flags;
@@ -138,8 +159,10 @@ typedef struct rtm_tl_caps {
     double   bandwidth_gbs;
 } rtm_tl_caps_t;
 
-/* Completion of a get. cb is called exactly once, possibly before get()
- * returns, with RTM_OK or the error that ended the transfer. */
+/* Completion of a get, put or atomic. cb is called exactly once per
+ * operation, possibly before the call that started it returns, with RTM_OK
+ * or the error that ended the transfer. One comp may serve several
+ * operations at once (it is called once for each). */
 typedef struct rtm_tl_comp {
     void (*cb)(struct rtm_tl_comp *comp, rtm_status_t status);
 } rtm_tl_comp_t;
@@ -194,6 +217,54 @@ struct rtm_tl_ops {
      * The receiver of a rendezvous asks once per message; no allocation,
      * lock or log. */
     int          (*get_preferred)(rtm_tl_ep_t *ep, size_t len);
+
+    /* ---- One-sided memory semantics (ABI 3). All optional: a transport
+     * without them (tcp, self) leaves them NULL and the runtime reports
+     * "not available" (RTM_ERR_NOT_SUPPORTED) so callers fall back to
+     * messages. Remote addresses are the owner's virtual addresses.
+     *
+     * mem_expose: expose [addr, addr+len) to the peers of eps[0..neps)
+     * (endpoints of this interface) with `rights` (RTM_TL_RIGHT_*), and
+     * nothing more: no right not asked, no peer not listed where the
+     * transport can tell peers apart (verbs with type 2 memory windows:
+     * one window per peer's QP; a plain MR per region otherwise). May call
+     * progress (a window is bound by a work request whose completion it
+     * waits for), so am_cb can run inside it. RTM_ERR_NOT_SUPPORTED,
+     * nothing exposed, when it cannot grant every right asked (the runtime
+     * asks again with fewer: without atomics, then read only). Slow path.
+     * put, atomic and flush are hot paths: no allocation (beyond a
+     * transport's registration cache, or once per peer), lock or log. */
+    rtm_status_t (*mem_expose)(rtm_tl_iface_t *iface, void *addr, size_t len, unsigned rights,
+                               rtm_tl_ep_t *const *eps, int neps, rtm_tl_memh_t **memh_p);
+    /* The packed key of an exposure for one of its peers, to be sent to
+     * that peer only (*key_len_p in: buffer size, out: bytes, <=
+     * RTM_TL_RKEY_MAX). The peer passes it to get/put/atomic as rkey. */
+    rtm_status_t (*mem_key)(rtm_tl_memh_t *memh, rtm_tl_ep_t *ep, void *key, size_t *key_len_p);
+    /* Ends the exposure: from its return, a peer that uses a key of it
+     * gets a remote access error (where the transport can enforce it:
+     * verbs; shm's CMA is checked by the origin only, as ptrace already
+     * lets a same-user process read the memory). May call progress. */
+    rtm_status_t (*mem_revoke)(rtm_tl_iface_t *iface, rtm_tl_memh_t *memh);
+    /* Write len bytes of local to the peer's remote_addr (zero copy where
+     * the transport can). local may be reused once comp is called.
+     * RTM_ERR_AGAIN: no send-queue room (or not connected yet): nothing
+     * was started, call progress and retry. */
+    rtm_status_t (*put)(rtm_tl_ep_t *ep, const void *local, size_t len, uint64_t remote_addr,
+                        const void *rkey, size_t rkey_len, rtm_tl_comp_t *comp);
+    /* One 64-bit atomic at the peer's remote_addr (8-byte aligned): *result
+     * (the old value) is written before comp is called. RTM_ERR_AGAIN as
+     * for put; RTM_ERR_NOT_SUPPORTED when the device has no atomics. */
+    rtm_status_t (*atomic)(rtm_tl_ep_t *ep, rtm_tl_atomic_op_t op, uint64_t operand,
+                           uint64_t compare, uint64_t *result, uint64_t remote_addr,
+                           const void *rkey, size_t rkey_len, rtm_tl_comp_t *comp);
+    /* RTM_OK once every put, get and atomic issued to ep is complete at
+     * the target (and its comp called); RTM_ERR_AGAIN while some are not:
+     * call progress and ask again. Never blocks. */
+    rtm_status_t (*flush)(rtm_tl_ep_t *ep);
+    /* Work requests (or their equivalent) posted for one-sided operations
+     * so far, by the interface: a fetch-and-op is exactly one. For tests
+     * and diagnostics; may be NULL. */
+    uint64_t     (*rma_wr_count)(rtm_tl_iface_t *iface);
 
     /* Deliver incoming messages and completions; returns events handled.
      * Hot path: must not allocate, lock or log. */

@@ -18,7 +18,7 @@
 # the tier targets leave them out (NO_SANITIZER_TESTS, tests/local.mk).
 
 FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire rtd_hs tcp_frames tcp_handshake tcp_hs am config \
-	addr vrb_addr rtd_msg rma_hdr
+	addr vrb_addr rtd_msg rma_hdr rma_key
 
 FUZZ_BINS = $(FUZZ_NAMES:%=tests/fuzz/fuzz_%)
 # Spelled out: automake rewrites a substitution reference inside TESTS
@@ -38,7 +38,8 @@ FUZZ_TESTS += \
 	tests/fuzz/addr.sh \
 	tests/fuzz/vrb_addr.sh \
 	tests/fuzz/rtd_msg.sh \
-	tests/fuzz/rma_hdr.sh
+	tests/fuzz/rma_hdr.sh \
+	tests/fuzz/rma_key.sh
 NO_SANITIZER_TESTS += $(FUZZ_NAMES:%=tests/fuzz/%.sh)
 EXTRA_DIST += $(FUZZ_NAMES:%=tests/fuzz/%.sh) $(FUZZ_NAMES:%=tests/fuzz/fuzz_%.c) \
 	tests/fuzz/run.sh tests/fuzz/fuzz.h tests/fuzz/fuzz_tcp.h tests/fuzz/corpus
@@ -176,4 +177,10 @@ tests/fuzz/fuzz_rtd_msg: $(top_srcdir)/tests/fuzz/fuzz_rtd_msg.c $(FUZZ_COMMON) 
 # (mpi/rma_wire.c): header messages, inline or with a separate run list.
 tests/fuzz/fuzz_rma_hdr: $(top_srcdir)/tests/fuzz/fuzz_rma_hdr.c $(FUZZ_COMMON) \
 		$(top_srcdir)/mpi/rma_wire.c
+	$(FUZZ_COMPILE) $(fuzz_srcs)
+
+# The key of an exposed region a peer sends (runtime/rma_key.c), through
+# the check rtm_rma_key_unpack makes first.
+tests/fuzz/fuzz_rma_key: $(top_srcdir)/tests/fuzz/fuzz_rma_key.c $(FUZZ_COMMON) \
+		$(top_srcdir)/runtime/rma_key.c
 	$(FUZZ_COMPILE) $(fuzz_srcs)

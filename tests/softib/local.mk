@@ -17,7 +17,8 @@ SOFTIB_TESTS = \
 	tests/softib/t_async \
 	tests/softib/t_psn_resend \
 	tests/softib/t_mw \
-	tests/softib/t_mw_two_proc
+	tests/softib/t_mw_two_proc \
+	tests/softib/t_caps
 check_PROGRAMS += $(SOFTIB_TESTS)
 UNIT_TESTS += $(SOFTIB_TESTS)
 SOFTIB_TEST_LDADD = tests/softib/libsoftib_test.la softib/libsoftib.la
@@ -41,6 +42,8 @@ tests_softib_t_mw_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_softib_t_mw_LDADD = $(SOFTIB_TEST_LDADD)
 tests_softib_t_mw_two_proc_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_softib_t_mw_two_proc_LDADD = $(SOFTIB_TEST_LDADD)
+tests_softib_t_caps_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_softib_t_caps_LDADD = $(SOFTIB_TEST_LDADD)
 
 # acceptance: unmodified Debian tools under LD_PRELOAD (acceptance.sh)
 SOFTIB_ACCEPTANCE = \

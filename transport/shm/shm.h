@@ -76,6 +76,17 @@ typedef struct shm_rkey {
     uint64_t len;
 } shm_rkey_t;
 
+/* Packed key of a one-sided exposure (mem_expose): 24 bytes. The origin
+ * checks every access against the range and rights (CMA has no check at
+ * the target). */
+typedef struct shm_xkey {
+    uint64_t addr;
+    uint64_t len;
+    uint32_t rights;   /* RTM_TL_RIGHT_* */
+    uint32_t magic;    /* SHM_XKEY_MAGIC */
+} shm_xkey_t;
+#define SHM_XKEY_MAGIC 0x53484d58u   /* "SHMX" */
+
 typedef enum shm_cma_state {
     SHM_CMA_UNPROBED = 0,    /* before wireup */
     SHM_CMA_OK,
@@ -128,6 +139,7 @@ struct shm_iface {
     volatile uint64_t  cma_probe;    /* the word peers read to test CMA */
     uint64_t           cma_reads;    /* gets served (logged at close) */
     uint64_t           cma_bytes;
+    uint64_t           cma_rma_ops;  /* one-sided puts and gets (one system call each) */
     uint64_t           cma_declined; /* rendezvous left to the rings (get_preferred) */
 
     /* The load signal (shm_load.c): runnable tasks on the host, sampled
@@ -174,6 +186,15 @@ rtm_status_t shm_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *local_memh, si
                      rtm_tl_comp_t *comp);
 const char  *shm_cma_describe(const shm_iface_t *iface, char *buf, size_t len);
 int          shm_get_preferred(rtm_tl_ep_t *ep, size_t len);
+/* One-sided (shm_cma.c): exposure by range, put by process_vm_writev. */
+rtm_status_t shm_mem_expose(rtm_tl_iface_t *iface, void *addr, size_t len, unsigned rights,
+                            rtm_tl_ep_t *const *eps, int neps, rtm_tl_memh_t **memh_p);
+rtm_status_t shm_mem_key(rtm_tl_memh_t *memh, rtm_tl_ep_t *ep, void *key, size_t *key_len_p);
+rtm_status_t shm_mem_revoke(rtm_tl_iface_t *iface, rtm_tl_memh_t *memh);
+rtm_status_t shm_put(rtm_tl_ep_t *ep, const void *local, size_t len, uint64_t remote_addr,
+                     const void *rkey, size_t rkey_len, rtm_tl_comp_t *comp);
+rtm_status_t shm_flush(rtm_tl_ep_t *ep);
+uint64_t     shm_rma_wr_count(rtm_tl_iface_t *iface);
 size_t       shm_cma_min_threshold(void);
 
 /* shm_load.c */

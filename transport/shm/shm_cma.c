@@ -52,6 +52,32 @@ static int cma_read(pid_t pid, void *local, uint64_t remote, size_t len)
     return 0;
 }
 
+static int cma_write(pid_t pid, const void *local, uint64_t remote, size_t len)
+{
+    struct iovec liov;
+    struct iovec riov;
+    ssize_t n;
+
+    while (len > 0) {
+        liov.iov_base = (void *)(uintptr_t)local;
+        liov.iov_len = len;
+        riov.iov_base = (void *)(uintptr_t)remote;
+        riov.iov_len = len;
+        n = process_vm_writev(pid, &liov, 1, &riov, 1, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (n == 0)
+            return EFAULT;
+        local = (const char *)local + n;
+        remote += (uint64_t)n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
 /* Whom to probe, into *target: a local peer whose pid and probe word are
  * known now. Returns 0, or -1 when none turned up in time. */
 static int probe_target(shm_iface_t *iface, shm_rank_info_t *target)
@@ -222,10 +248,23 @@ rtm_status_t shm_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh,
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED,
                              "shm get: CMA is not available on rank %d (%s)", iface->world_rank,
                              iface->hostname);
-    if (rkey_len != sizeof(key))
+    if (rkey_len == sizeof(shm_xkey_t)) {
+        shm_xkey_t x;
+
+        /* a one-sided exposure: it must allow reading */
+        memcpy(&x, rkey, sizeof(x));
+        if (x.magic != SHM_XKEY_MAGIC || !(x.rights & RTM_TL_RIGHT_READ))
+            return rtm_error_set(RTM_ERR_INVALID_ARG, "shm get: rank %d exposed no read right "
+                                 "with this key", tl_ep->peer);
+        key.addr = x.addr;
+        key.len = x.len;
+        iface->cma_rma_ops++;
+    } else if (rkey_len != sizeof(key)) {
         return rtm_error_set(RTM_ERR_INVALID_ARG, "shm get: rkey of %zu B, expected %zu",
                              rkey_len, sizeof(key));
-    memcpy(&key, rkey, sizeof(key));
+    } else {
+        memcpy(&key, rkey, sizeof(key));
+    }
     if (remote_addr < key.addr || len > key.len || remote_addr - key.addr > key.len - len)
         return rtm_error_set(RTM_ERR_INVALID_ARG,
                              "shm get: %zu B at %#llx from rank %d lie outside the %llu B the "
@@ -273,4 +312,113 @@ int shm_get_preferred(rtm_tl_ep_t *tl_ep, size_t len)
         return 1;
     iface->cma_declined++;
     return 0;
+}
+
+/* ---- one-sided (the contract's mem_expose ... flush) ----------------------
+ *
+ * CMA needs no kernel object: an exposure is its range and rights, checked
+ * by the origin before each process_vm_readv/writev. Same host, same user:
+ * whoever may use CMA on a rank may ptrace it, so no check at the target
+ * could protect more, and revoke cannot be enforced there: it frees the
+ * exposure, and a peer that kept the key is not stopped by shm (verbs is).
+ * Every operation completes before the call returns, so flush has nothing
+ * to wait for. No atomics (NULL in the table). */
+typedef struct shm_expo {
+    shm_xkey_t key;
+} shm_expo_t;
+
+rtm_status_t shm_mem_expose(rtm_tl_iface_t *tl_iface, void *addr, size_t len, unsigned rights,
+                            rtm_tl_ep_t *const *eps, int neps, rtm_tl_memh_t **memh_p)
+{
+    shm_iface_t *iface = shm_iface(tl_iface);
+    shm_expo_t *x;
+
+    if (iface == NULL || addr == NULL || len == 0 || rights == 0 ||
+        (rights & ~(unsigned)(RTM_TL_RIGHT_READ | RTM_TL_RIGHT_WRITE)) != 0 || neps < 0 ||
+        (neps > 0 && eps == NULL) || memh_p == NULL)
+        return rtm_error_set((rights & RTM_TL_RIGHT_ATOMIC) ? RTM_ERR_NOT_SUPPORTED :
+                             RTM_ERR_INVALID_ARG, "shm mem_expose: %s (%zu B at %p, rights 0x%x)",
+                             (rights & RTM_TL_RIGHT_ATOMIC) ? "no atomics on shm" :
+                             "bad arguments", len, addr, rights);
+    if (iface->cma != SHM_CMA_OK)
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "shm mem_expose: CMA is not available on "
+                             "rank %d (%s)", iface->world_rank, iface->hostname);
+    x = calloc(1, sizeof(*x));
+    if (x == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "shm mem_expose: no memory");
+    x->key.addr = (uint64_t)(uintptr_t)addr;
+    x->key.len = len;
+    x->key.rights = rights;
+    x->key.magic = SHM_XKEY_MAGIC;
+    *memh_p = (rtm_tl_memh_t *)(void *)x;
+    return RTM_OK;
+}
+
+rtm_status_t shm_mem_key(rtm_tl_memh_t *memh, rtm_tl_ep_t *ep, void *key, size_t *key_len_p)
+{
+    const shm_expo_t *x = (const shm_expo_t *)(const void *)memh;
+
+    if (x == NULL || ep == NULL || key == NULL || key_len_p == NULL ||
+        *key_len_p < sizeof(x->key))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm mem_key: bad arguments");
+    memcpy(key, &x->key, sizeof(x->key));
+    *key_len_p = sizeof(x->key);
+    return RTM_OK;
+}
+
+rtm_status_t shm_mem_revoke(rtm_tl_iface_t *tl_iface, rtm_tl_memh_t *memh)
+{
+    if (tl_iface == NULL || memh == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm mem_revoke: NULL argument");
+    free(memh);
+    return RTM_OK;
+}
+
+rtm_status_t shm_put(rtm_tl_ep_t *tl_ep, const void *local, size_t len, uint64_t remote_addr,
+                     const void *rkey, size_t rkey_len, rtm_tl_comp_t *comp)
+{
+    shm_ep_t *ep = shm_ep(tl_ep);
+    shm_iface_t *iface;
+    shm_xkey_t key;
+    int err;
+
+    if (ep == NULL || comp == NULL || comp->cb == NULL || rkey == NULL ||
+        (local == NULL && len > 0) || rkey_len != sizeof(key))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm put: bad arguments (rkey %zu B)",
+                             rkey_len);
+    iface = shm_iface(tl_ep->iface);
+    memcpy(&key, rkey, sizeof(key));
+    if (key.magic != SHM_XKEY_MAGIC || !(key.rights & RTM_TL_RIGHT_WRITE))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm put: rank %d exposed no write right "
+                             "with this key", tl_ep->peer);
+    if (remote_addr < key.addr || len > key.len || remote_addr - key.addr > key.len - len)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "shm put: %zu B at %#llx to rank %d lie outside the %llu B the "
+                             "peer exposed at %#llx", len, (unsigned long long)remote_addr,
+                             tl_ep->peer, (unsigned long long)key.len,
+                             (unsigned long long)key.addr);
+    if (iface->cma != SHM_CMA_OK)
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "shm put: CMA is not available on rank %d "
+                             "(%s)", iface->world_rank, iface->hostname);
+    err = cma_write(ep->pid, local, remote_addr, len);
+    if (err != 0)
+        return rtm_error_set(RTM_ERR_TRANSPORT,
+                             "rank %d (%s): CMA write of %zu B to rank %d (pid %d) failed: %s",
+                             iface->world_rank, iface->hostname, len, tl_ep->peer, (int)ep->pid,
+                             strerror(err));
+    iface->cma_rma_ops++;
+    comp->cb(comp, RTM_OK);
+    return RTM_OK;
+}
+
+rtm_status_t shm_flush(rtm_tl_ep_t *tl_ep)
+{
+    if (tl_ep == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "shm flush: NULL endpoint");
+    return RTM_OK;   /* every put and get completed in its call */
+}
+
+uint64_t shm_rma_wr_count(rtm_tl_iface_t *tl_iface)
+{
+    return tl_iface != NULL ? shm_iface(tl_iface)->cma_rma_ops : 0;
 }

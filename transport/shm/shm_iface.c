@@ -238,7 +238,7 @@ static void shm_query(rtm_tl_iface_t *tl_iface, rtm_tl_caps_t *caps)
     if (caps->eager_limit > am_max - 256)
         caps->eager_limit = am_max - 256;
     if (iface != NULL && iface->cma == SHM_CMA_OK) {
-        caps->flags |= RTM_TL_CAP_GET;
+        caps->flags |= RTM_TL_CAP_GET | RTM_TL_CAP_PUT;
         caps->get_threshold = shm_cma_min_threshold();   /* then per message: get_preferred */
     }
     caps->latency_us = 0.1;
@@ -422,6 +422,12 @@ const rtm_tl_ops_t rtm_tl_shm = {
     .mem_dereg  = shm_mem_dereg,
     .get        = shm_get,
     .get_preferred = shm_get_preferred,
+    .mem_expose = shm_mem_expose,
+    .mem_key    = shm_mem_key,
+    .mem_revoke = shm_mem_revoke,
+    .put        = shm_put,
+    .flush      = shm_flush,
+    .rma_wr_count = shm_rma_wr_count,
     .progress   = shm_progress,
     .ep_state   = shm_ep_state,
 };

@@ -28,6 +28,7 @@ VERBS_SOURCES = \
 	transport/verbs/vrb_rcache.c \
 	transport/verbs/vrb_rcache.h \
 	transport/verbs/vrb_rndv.c \
+	transport/verbs/vrb_rma.c \
 	transport/verbs/vrb_state.c \
 	transport/verbs/vrb_xrc.c
 
@@ -137,6 +138,16 @@ dist_noinst_SCRIPTS += tests/verbs/verbs_erdma.sh tests/verbs/verbs_erdma_rkey.s
 # lead: finalize waits for the last acknowledgements (vrb_quiesce.c)
 INTEGRATION_TESTS += tests/verbs/vrb_finalize.sh
 dist_noinst_SCRIPTS += tests/verbs/vrb_finalize.sh
+
+# one-sided (issue 15 phase 2): put/get/atomics/rights/WR counts on verbs
+# (windows, MRs, on demand), shm and tcp; and the key misuses that must end
+# the job with a remote access error
+check_PROGRAMS += tests/verbs/vrb_rma
+tests_verbs_vrb_rma_LDADD = librtmsg.la
+tests_verbs_vrb_rma_LDFLAGS = $(AM_LDFLAGS) -no-install
+INTEGRATION_TESTS += tests/verbs/vrb_rma.sh
+FAULT_TESTS += tests/verbs/vrb_rma_fault.sh
+dist_noinst_SCRIPTS += tests/verbs/vrb_rma.sh tests/verbs/vrb_rma_fault.sh
 
 endif HAVE_IBVERBS
 

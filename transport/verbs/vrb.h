@@ -139,11 +139,26 @@ typedef struct vrb_iface vrb_iface_t;
 typedef struct vrb_get   vrb_get_t;
 typedef struct vrb_ering vrb_ering_t;
 
+/* What a send-queue entry is (error messages, completion handling). */
+enum {
+    VRB_SLOT_SEND = 0,     /* Send or eager RDMA ring write */
+    VRB_SLOT_READ,         /* RDMA Read of a get */
+    VRB_SLOT_PUT,          /* RDMA Write of a put (vrb_rma.c) */
+    VRB_SLOT_ATOMIC,       /* fetch-and-add or compare-and-swap (vrb_rma.c) */
+    VRB_SLOT_BIND,         /* memory window bind (mem_expose) */
+    VRB_SLOT_INV,          /* local invalidate of a window (mem_revoke) */
+};
+
 /* One send-queue entry's resources, retired at its (or a later) completion. */
 typedef struct vrb_sq_slot {
     void      *bounce;     /* send: bounce buffer to return, or NULL */
     vrb_get_t *get;        /* RDMA Read: the transfer it belongs to */
     uint32_t   bytes;      /* RDMA Read: bytes of this chunk */
+    uint8_t    kind;       /* VRB_SLOT_* */
+    /* put, atomic: completion, result (atomic), local registration (put) */
+    rtm_tl_comp_t       *comp;
+    uint64_t            *result;
+    struct vrb_rc_entry *rc_entry;
 } vrb_sq_slot_t;
 
 /* A remote rank: its RC QP, flow control and send-queue bookkeeping. */
@@ -199,6 +214,11 @@ typedef struct vrb_ep {
     unsigned       sq_unsignaled;
     vrb_sq_slot_t *slots;         /* VRB_SQ_DEPTH, allocated with the QP */
     rtm_list_t     pending_gets;  /* gets waiting for send-queue room */
+    /* one-sided (vrb_rma.c) */
+    int            qp_access;     /* the QP's remote access flags now */
+    int            rma_inflight;  /* puts, gets and atomics not complete yet */
+    uint64_t      *atomic_res;    /* VRB_SQ_DEPTH result words, by send-queue slot */
+    struct ibv_mr *atomic_mr;     /* LOCAL_WRITE, exactly atomic_res */
     /* eager RDMA fast path (vrb_erdma.c) */
     uint32_t       tx_sends;      /* Sends posted on the QP (ring ordering) */
     uint32_t       rx_sends;      /* Sends received from the peer */
@@ -327,6 +347,10 @@ struct vrb_iface {
     vrb_ering_t   **erdma_rx;     /* [erdma_max] */
     int             erdma_nwant;  /* peers over the threshold, ring not set up yet */
     int            *erdma_want;   /* [erdma_max] */
+    /* one-sided (vrb_rma.c) */
+    int             mw_type2;     /* the device binds type 2 memory windows */
+    uint64_t        rma_wrs;      /* RDMA Write/Read/atomic WRs posted */
+    rtm_list_t      exposures;    /* live mem_expose regions (freed at close) */
     int             quiet;        /* finalize (vrb_quiesce): progress still delivers
                                      and reposts, but sends nothing of its own: no
                                      credit messages, ring offers or ring credits */
@@ -411,9 +435,30 @@ rtm_status_t vrb_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh,
 /* Post what fits of a transfer's remaining reads. */
 void         vrb_get_post(vrb_get_t *g);
 void         vrb_get_chunk_done(vrb_get_t *g, uint32_t bytes);
+/* The registration cache, made on first use (NULL: error set). */
+struct vrb_rcache *vrb_rndv_rcache(vrb_iface_t *iface);
 /* At close, before the QPs and the PD go: drop pending gets, release the
  * registration cache. */
 void         vrb_rndv_close(vrb_iface_t *iface);
+
+/* vrb_rma.c: one-sided memory semantics */
+rtm_status_t vrb_mem_expose(rtm_tl_iface_t *iface, void *addr, size_t len, unsigned rights,
+                            rtm_tl_ep_t *const *eps, int neps, rtm_tl_memh_t **memh_p);
+rtm_status_t vrb_mem_key(rtm_tl_memh_t *memh, rtm_tl_ep_t *ep, void *key, size_t *key_len_p);
+rtm_status_t vrb_mem_revoke(rtm_tl_iface_t *iface, rtm_tl_memh_t *memh);
+rtm_status_t vrb_put(rtm_tl_ep_t *ep, const void *local, size_t len, uint64_t remote_addr,
+                     const void *rkey, size_t rkey_len, rtm_tl_comp_t *comp);
+rtm_status_t vrb_atomic(rtm_tl_ep_t *ep, rtm_tl_atomic_op_t op, uint64_t operand,
+                        uint64_t compare, uint64_t *result, uint64_t remote_addr,
+                        const void *rkey, size_t rkey_len, rtm_tl_comp_t *comp);
+rtm_status_t vrb_flush(rtm_tl_ep_t *ep);
+uint64_t     vrb_rma_wr_count(rtm_tl_iface_t *iface);
+/* A retired put or atomic WR (send_done). */
+void         vrb_rma_slot_done(vrb_ep_t *ep, vrb_sq_slot_t *slot, uint64_t seq);
+/* Grant the QP (and, XRC, the peer's TGT QP) these remote access flags too. */
+rtm_status_t vrb_ep_qp_allow(vrb_ep_t *ep, int access);
+/* At close, before the QPs and the PD go: windows, MRs, result buffers. */
+void         vrb_rma_close(vrb_iface_t *iface);
 
 /* vrb_am.c, shared with vrb_erdma.c: post one Send (see post_am) */
 rtm_status_t vrb_post_am(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t hdr_len,

@@ -56,6 +56,7 @@ rtm_status_t vrb_post_wr(vrb_ep_t *ep, struct ibv_send_wr *wr, void *bounce)
 
     slot->bounce = bounce;
     slot->get = NULL;
+    slot->kind = VRB_SLOT_SEND;
     /* Signal every Nth WR; also the one that fills the send queue or takes
      * a bounce buffer when few are left, so resources always come back. */
     if (++ep->sq_unsignaled >= VRB_SIGNAL_EVERY ||
@@ -190,14 +191,15 @@ static const char *wc_hint(enum ibv_wc_status st)
     case IBV_WC_RNR_RETRY_EXC_ERR:
         return "the peer posted no receive buffer for too long";
     case IBV_WC_REM_ACCESS_ERR:
-        return "the peer refused the access: its buffer was freed or deregistered before the "
-               "transfer finished, or the read went beyond what it exposed";
+        return "the peer refused the access: its buffer was freed, deregistered or revoked "
+               "before the transfer finished, the access went beyond what it exposed or lacks "
+               "the right for this operation, or this rank was never given that key";
     case IBV_WC_REM_INV_REQ_ERR:
     case IBV_WC_LOC_LEN_ERR:
         return "a message was larger than the receive buffer: do all ranks use the same "
                "RTM_VERBS_EAGER_LIMIT?";
     case IBV_WC_WR_FLUSH_ERR:
-        return "the queue pair had already failed";
+        return "the queue pair had already failed (its first error, here or at the peer, says why)";
     case IBV_WC_LOC_PROT_ERR:
         return "a local buffer was not registered for this access";
     default:
@@ -218,9 +220,17 @@ void vrb_wc_fatal(vrb_iface_t *iface, const struct ibv_wc *wc, const char *what)
         uint64_t peer = wc->wr_id >> 40;
 
         if (peer < (uint64_t)iface->world_size) {
+            static const char *const ops[] = {
+                [VRB_SLOT_SEND] = "send to", [VRB_SLOT_READ] = "RDMA read from",
+                [VRB_SLOT_PUT] = "RDMA write (put) to", [VRB_SLOT_ATOMIC] = "atomic on",
+                [VRB_SLOT_BIND] = "memory window bind for", [VRB_SLOT_INV] =
+                "memory window invalidate for"};
+            unsigned kind;
+
             ep = &iface->eps[peer];
-            op = ep->slots[(wc->wr_id & ((1ull << 40) - 1)) % VRB_SQ_DEPTH].get != NULL
-                     ? "RDMA read from" : "send to";
+            kind = ep->slots != NULL ?
+                   ep->slots[(wc->wr_id & ((1ull << 40) - 1)) % VRB_SQ_DEPTH].kind : 0;
+            op = kind < sizeof(ops) / sizeof(ops[0]) ? ops[kind] : "send to";
         }
     }
     snprintf(msg, sizeof(msg),
@@ -262,6 +272,8 @@ static void send_done(vrb_iface_t *iface, const struct ibv_wc *wc)
         vrb_sq_slot_t *slot = &ep->slots[ep->sq_tail % VRB_SQ_DEPTH];
         vrb_get_t *g = slot->get;
 
+        if (slot->kind == VRB_SLOT_PUT || slot->kind == VRB_SLOT_ATOMIC)
+            vrb_rma_slot_done(ep, slot, ep->sq_tail);
         ep->sq_tail++;
         if (slot->bounce != NULL) {
             iface->tx_free[iface->tx_nfree++] = slot->bounce;

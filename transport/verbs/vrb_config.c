@@ -42,6 +42,8 @@ static const rtm_cfg_row_t vrb_config_rows[] = {
     RTM_CFG_ROW(VERBS_ERDMA_SLOT_SIZE, vrb_config_t, erdma_slot_size, SIZE, "256", NULL, 64,
                 8 * RTM_CFG_KIB,
       "Verbs eager RDMA: bytes per ring slot (20 of them header and footer, the rest runtime header and payload; larger messages use Send/Recv); 64..8K, a multiple of 64"),
+    RTM_CFG_ROW(VERBS_MW, vrb_config_t, mw, BOOL, "1", NULL, 0, 0,
+      "Verbs one-sided: 1 exposes a region through one type 2 memory window per peer queue pair (a key works for that peer only) where the device binds them (IBV_DEVICE_MEM_WINDOW_TYPE_2B, not with XRC); 0, or a device without them: one memory region per exposed region, whose key any peer of this rank's protection domain could use"),
     RTM_CFG_ROW(VERBS_RCACHE, vrb_config_t, rcache, BOOL, "1", NULL, 0, 0,
       "Verbs: keep rendezvous buffers registered between messages (a cache invalidated by the kernel's userfaultfd unmap/remap/remove events, see docs/transports/verbs-rcache.md); 0 registers every rendezvous buffer per message"),
     RTM_CFG_ROW(VERBS_RCACHE_MAX_ENTRIES, vrb_config_t, rcache_max_entries, INT, "256", NULL, 0,

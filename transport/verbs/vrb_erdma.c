@@ -153,12 +153,13 @@ static void ring_setup(vrb_iface_t *iface, vrb_ep_t *ep)
     /* RDMA Write on this peer's QP only; peers still only read rendezvous
      * buffers (those MRs have no REMOTE_WRITE either). */
     memset(&a, 0, sizeof(a));
-    a.qp_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+    a.qp_access_flags = (unsigned)(ep->qp_access | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
     if (ibv_modify_qp(ep->qp, &a, IBV_QP_ACCESS_FLAGS) != 0) {
         what = "ibv_modify_qp (access flags)";
         err = errno;
         goto err_dereg_mr;
     }
+    ep->qp_access = (int)a.qp_access_flags;
     r->ep = ep;
     r->nslots = nslots;
     r->slot_size = (uint32_t)slot_size;

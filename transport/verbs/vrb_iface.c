@@ -142,6 +142,7 @@ rtm_status_t vrb_qp_create(vrb_iface_t *iface, vrb_ep_t *ep)
                       IBV_QP_ACCESS_FLAGS) != 0)
         return rtm_error_set(RTM_ERR_TRANSPORT, "verbs: QP 0x%x (rank %d) RESET->INIT: %s",
                              ep->qp->qp_num, ep->super.peer, strerror(errno));
+    ep->qp_access = IBV_ACCESS_REMOTE_READ;   /* more only by mem_expose and erdma */
     ep->rx_qpn = ep->qp->qp_num;
     iface->num_qps++;
     iface->num_sqs++;
@@ -315,6 +316,7 @@ static rtm_status_t iface_alloc(const rtm_tl_params_t *params, int ondemand,
     rtm_list_init(&iface->xconnecting);
     iface->conn_timeout = (double)rtm_verbs_config.connect_timeout;
     rtm_list_init(&iface->connecting);
+    rtm_list_init(&iface->exposures);
     snprintf(iface->host, sizeof(iface->host), "%s", params->hostname ? params->hostname : "?");
     iface->eps = calloc((size_t)params->world_size, sizeof(*iface->eps));
     iface->credit_queue = calloc((size_t)params->world_size, sizeof(int));
@@ -535,7 +537,9 @@ static void vrb_close(rtm_tl_iface_t *tl_iface)
         rtm_debug("verbs: rank %d closing: %s, held %d RC QPs (%d connected)%s",
                   iface->world_rank, iface->ondemand ? "on-demand RC" : "RC full mesh",
                   iface->num_qps, iface->connected_qps, iface->ondemand ? " + 1 UD QP" : "");
-    /* pending gets and the registration cache, while the PD still exists */
+    /* exposed regions (windows, then MRs) and atomic result buffers, then
+     * pending gets and the registration cache, while the PD still exists */
+    vrb_rma_close(iface);
     vrb_rndv_close(iface);
     vrb_erdma_close(iface);      /* eager RDMA rings' MRs, while the PD exists */
     for (int i = 0; i < iface->world_size; i++) {
@@ -574,7 +578,9 @@ static void vrb_query(rtm_tl_iface_t *tl_iface, rtm_tl_caps_t *caps)
     vrb_iface_t *iface = vrb_iface_of(tl_iface);
 
     memset(caps, 0, sizeof(*caps));
-    caps->flags = RTM_TL_CAP_GET;
+    caps->flags = RTM_TL_CAP_GET | RTM_TL_CAP_PUT;
+    if (iface->dev.dev_attr.atomic_cap != IBV_ATOMIC_NONE)
+        caps->flags |= RTM_TL_CAP_ATOMIC;
     caps->am_max = iface->am_max;
     caps->eager_limit = iface->eager_limit;
     /* Smaller rendezvous (synchronous or credit-starved sends) go by one
@@ -659,10 +665,16 @@ static void vrb_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
                  iface->connected_qps, iface->ondemand ? " + 1 UD QP" : "");
     snprintf(buf, len, "verbs: %s port %u %s MTU %s; %s, %s; "
              "SRQ %d x %zu B; eager <= %zu B, inline <= %u B, reads of <= %zu B, %d in flight "
-             "per QP", iface->dev.name, iface->dev.port, addr, vrb_mtu_str(iface->dev.mtu),
-             vrb_mode_str(iface), qps, iface->srq_depth,
+             "per QP; one-sided: %s, atomics %s", iface->dev.name, iface->dev.port, addr,
+             vrb_mtu_str(iface->dev.mtu), vrb_mode_str(iface), qps, iface->srq_depth,
              iface->buf_size, iface->eager_limit, iface->max_inline, iface->read_chunk,
-             iface->rd_atomic);
+             iface->rd_atomic,
+             rtm_verbs_config.mw && !iface->xrc &&
+             (iface->dev.dev_attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) &&
+             iface->dev.dev_attr.max_mw > 0 ? "a type 2 memory window per peer" :
+             "one MR per exposed region",
+             iface->dev.dev_attr.atomic_cap == IBV_ATOMIC_NONE ? "not available" :
+             iface->dev.dev_attr.atomic_cap == IBV_ATOMIC_GLOB ? "(global)" : "(HCA)");
 }
 
 static rtm_status_t vrb_addr_pack(rtm_tl_iface_t *tl_iface, void *buf, size_t *len_p)
@@ -873,6 +885,13 @@ const rtm_tl_ops_t rtm_tl_verbs = {
     .mem_reg    = vrb_mem_reg,
     .mem_dereg  = vrb_mem_dereg,
     .get        = vrb_get,
+    .mem_expose = vrb_mem_expose,
+    .mem_key    = vrb_mem_key,
+    .mem_revoke = vrb_mem_revoke,
+    .put        = vrb_put,
+    .atomic     = vrb_atomic,
+    .flush      = vrb_flush,
+    .rma_wr_count = vrb_rma_wr_count,
     .progress   = vrb_progress,
     .quiesce    = vrb_quiesce,
     .wireup_fence = 1,

@@ -25,7 +25,7 @@
 #include <string.h>
 
 /* The cache, made on the first rendezvous (after the PD exists). */
-static vrb_rcache_t *rcache_of(vrb_iface_t *iface)
+vrb_rcache_t *vrb_rndv_rcache(vrb_iface_t *iface)
 {
     char who[VRB_HOST_LEN + 32];
 
@@ -51,7 +51,7 @@ rtm_status_t vrb_mem_reg(rtm_tl_iface_t *tl_iface, void *addr, size_t len,
     if (iface == NULL || addr == NULL || len == 0 || memh_p == NULL || rkey == NULL ||
         rkey_len_p == NULL || *rkey_len_p < VRB_RKEY_LEN)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs mem_reg: bad arguments (len %zu)", len);
-    rc = rcache_of(iface);
+    rc = vrb_rndv_rcache(iface);
     if (rc == NULL)
         return RTM_ERR_NO_MEMORY;
     /* Least privilege: peers may read this buffer, nothing else. */
@@ -102,6 +102,7 @@ void vrb_get_post(vrb_get_t *g)
         wr.qp_type.xrc.remote_srqn = ep->r_srqn;
         slot->bounce = NULL;
         slot->get = g;
+        slot->kind = VRB_SLOT_READ;
         slot->bytes = (uint32_t)n;
         if (ibv_post_send(ep->qp, &wr, &bad) != 0) {
             struct ibv_wc fake;
@@ -115,6 +116,7 @@ void vrb_get_post(vrb_get_t *g)
         }
         ep->sq_head++;
         ep->sq_unsignaled = 0;
+        vrb_ep_iface(ep)->rma_wrs++;
         g->posted += n;
         g->inflight++;
     }
@@ -139,6 +141,7 @@ void vrb_get_chunk_done(vrb_get_t *g, uint32_t bytes)
         return;
     }
     vrb_rcache_put(vrb_ep_iface(g->ep)->rcache, g->rc_entry);
+    g->ep->rma_inflight--;
     free(g);
     comp->cb(comp, RTM_OK);
 }
@@ -157,7 +160,11 @@ rtm_status_t vrb_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh,
         rkey_len != VRB_RKEY_LEN || comp == NULL || comp->cb == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs get: bad arguments (len %zu, rkey "
                              "%zu bytes)", len, rkey_len);
-    rc = rcache_of(vrb_ep_iface(ep));
+    /* a one-sided get may come before any message (on demand): connect
+     * first; a rendezvous get follows the peer's RTS, so it is connected */
+    if (__builtin_expect(!ep->connected, 0))
+        return vrb_conn_start(ep);
+    rc = vrb_rndv_rcache(vrb_ep_iface(ep));
     if (rc == NULL)
         return RTM_ERR_NO_MEMORY;
     g = calloc(1, sizeof(*g));
@@ -176,6 +183,7 @@ rtm_status_t vrb_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh,
     memcpy(&g->rkey, rkey, VRB_RKEY_LEN);
     g->len = len;
     g->comp = comp;
+    ep->rma_inflight++;   /* flush waits for it */
     /* reads queue behind pending ones of this peer, in order */
     if (!rtm_list_is_empty(&ep->pending_gets))
         rtm_list_push_tail(&ep->pending_gets, &g->link);

@@ -57,9 +57,11 @@ size_t vrb_ep_state(rtm_tl_ep_t *tl_ep, char *buf, size_t len)
     n = snprintf(buf, len, "\"qp_state\":\"%s\",\"qp_num\":\"0x%x\",\"remote_qp_num\":\"0x%x\","
                  "\"connected\":%d,\"conn_state\":%d,\"sq_outstanding\":%llu,"
                  "\"sq_depth\":%d,\"retry_cnt\":%d,\"rnr_retry\":%d,\"timeout\":%d,"
-                 "\"tx_credits\":%d,\"credits_owed\":%d,\"peer_host\":\"%s\"",
+                 "\"tx_credits\":%d,\"credits_owed\":%d,\"rma_inflight\":%d,"
+                 "\"qp_access\":\"0x%x\",\"peer_host\":\"%s\"",
                  state, (unsigned)qpn, (unsigned)ep->remote_qpn, ep->connected, ep->conn_state,
                  (unsigned long long)(ep->sq_head - ep->sq_tail), VRB_SQ_DEPTH, retry, rnr,
-                 timeout, ep->tx_credits, ep->credits_owed, ep->host);
+                 timeout, ep->tx_credits, ep->credits_owed, ep->rma_inflight,
+                 (unsigned)ep->qp_access, ep->host);
     return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
 }

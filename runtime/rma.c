@@ -1,0 +1,485 @@
+/*
+ * One-sided memory (rtmsg.h rtm_rma_*, binding.h binding_rma_*): regions
+ * exposed through the transports' mem_expose, keys packed per peer
+ * (runtime/rma_key.c), and put/get/atomic/flush by communicator rank over
+ * the transport that reaches that rank. A transport without the operation
+ * makes it RTM_ERR_NOT_SUPPORTED ("not available": the caller uses
+ * messages). Every operation's completion goes to one counter (rma_comp):
+ * flush waits, driving progress, until the transport says everything issued
+ * to that peer is complete at the target, and returns the first error an
+ * operation completed with.
+ */
+#include "config.h"
+
+#include "runtime/binding.h"
+#include "runtime/comm.h"
+#include "runtime/peer.h"
+#include "runtime/progress.h"
+#include "runtime/rma_key.h"
+#include "runtime/rt.h"
+#include "common/error.h"
+#include "common/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(RMA_KEY_TL_MAX == RTM_TL_RKEY_MAX, "a transport key fits a packed key");
+_Static_assert(sizeof(((rtm_rma_key_t *)0)->tl_key) == RTM_TL_RKEY_MAX, "and an unpacked one");
+_Static_assert(RMA_KEY_HDR + RMA_KEY_TL_MAX <= RTM_RMA_KEY_MAX, "RTM_RMA_KEY_MAX holds a key");
+_Static_assert(RTM_RMA_READ == RTM_TL_RIGHT_READ && RTM_RMA_WRITE == RTM_TL_RIGHT_WRITE &&
+               RTM_RMA_ATOMIC == RTM_TL_RIGHT_ATOMIC, "the rights are the contract's");
+_Static_assert(RTM_RMA_FADD == RTM_TL_ATOMIC_FADD && RTM_RMA_CSWAP == RTM_TL_ATOMIC_CSWAP,
+               "the atomic ops are the contract's");
+
+struct rtm_rma_region {
+    rtm_comm_t     comm;
+    void          *addr;
+    size_t         len;
+    unsigned       rights;
+    /* per opened transport: its exposure (NULL: none) and what it grants */
+    rtm_tl_memh_t *memh[RTM_MAX_TRANSPORTS];
+    unsigned       tl_rights[RTM_MAX_TRANSPORTS];
+};
+
+/* Completions of every one-sided operation: the first error since the
+ * last flush. One comp serves them all (the contract allows it). */
+static struct {
+    rtm_tl_comp_t comp;
+    rtm_status_t  error;
+} rma_done;
+
+static void rma_comp_cb(rtm_tl_comp_t *comp, rtm_status_t status)
+{
+    (void)comp;
+    if (__builtin_expect(status != RTM_OK, 0) && rma_done.error == RTM_OK)
+        rma_done.error = status;
+}
+
+static inline rtm_tl_comp_t *rma_comp(void)
+{
+    rma_done.comp.cb = rma_comp_cb;
+    return &rma_done.comp;
+}
+
+static int tl_index(const rtm_tl_t *tl)
+{
+    return tl != NULL ? (int)(tl - rtm_rt.tls) : -1;
+}
+
+/* The peer of comm rank `rank`, connected, into *peer_p (and its world
+ * rank into *world_p); an error status, set, otherwise. */
+static rtm_status_t rma_peer(const rtm_comm_obj_t *c, int rank, rtm_peer_t **peer_p,
+                             int *world_p)
+{
+    int world;
+    rtm_peer_t *p;
+
+    if (__builtin_expect(rank < 0 || rank >= c->size, 0))
+        return rtm_error_set(RTM_ERR_RANK, "one-sided: rank %d is not in a communicator of %d",
+                             rank, c->size);
+    world = comm_world_rank_of(c, rank);
+    p = &rtm_rt.peers[world];
+    if (__builtin_expect(p->ep == NULL, 0) && peer_connect(world) != RTM_OK)
+        return rtm_error_set(RTM_ERR_UNREACHABLE, "one-sided: no transport reaches rank %d",
+                             world);
+    *peer_p = p;
+    *world_p = world;
+    return RTM_OK;
+}
+
+rtm_status_t binding_rma_expose(rtm_comm_t comm, void *addr, size_t len, unsigned rights,
+                                rtm_rma_region_t *reg_p)
+{
+    rtm_comm_obj_t *c;
+    rtm_rma_region_t reg;
+    rtm_tl_ep_t **eps;
+    rtm_status_t status;
+
+    if ((status = comm_get(comm, "rtm_rma_expose", &c)) != RTM_OK)
+        return status;
+    if (addr == NULL || len == 0 || rights == 0 ||
+        (rights & ~(RTM_RMA_READ | RTM_RMA_WRITE | RTM_RMA_ATOMIC)) != 0 || reg_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_rma_expose: bad arguments (%zu B at %p, "
+                             "rights 0x%x)", len, addr, rights);
+    reg = calloc(1, sizeof(*reg));
+    eps = calloc((size_t)c->size, sizeof(*eps));
+    if (reg == NULL || eps == NULL) {
+        free(reg);
+        free(eps);
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "rtm_rma_expose: no memory");
+    }
+    reg->comm = comm;
+    reg->addr = addr;
+    reg->len = len;
+    reg->rights = rights;
+    /* every peer's transport, connected now (exposure is collective) */
+    for (int r = 0; r < c->size; r++) {
+        rtm_peer_t *p;
+        int world;
+
+        if (r != c->rank && (status = rma_peer(c, r, &p, &world)) != RTM_OK)
+            goto err;
+    }
+    /* one exposure per transport, to exactly the peers it reaches */
+    for (int t = 0; t < rtm_rt.num_tls; t++) {
+        rtm_tl_t *tl = &rtm_rt.tls[t];
+        unsigned want = rights;
+        int n = 0;
+
+        if (tl->ops->mem_expose == NULL || tl->ops->mem_key == NULL)
+            continue;
+        for (int r = 0; r < c->size; r++) {
+            rtm_peer_t *p = &rtm_rt.peers[comm_world_rank_of(c, r)];
+
+            if (r != c->rank && p->tl == tl)
+                eps[n++] = p->ep;
+        }
+        if (n == 0)
+            continue;
+        /* what the transport cannot grant, callers do by messages: without
+         * atomics (shm, a device without them), then read only (verbs XRC) */
+        status = tl->ops->mem_expose(tl->iface, addr, len, want, eps, n, &reg->memh[t]);
+        if (status == RTM_ERR_NOT_SUPPORTED && (want & RTM_RMA_ATOMIC) &&
+            (want & ~RTM_RMA_ATOMIC) != 0) {
+            want &= ~RTM_RMA_ATOMIC;
+            status = tl->ops->mem_expose(tl->iface, addr, len, want, eps, n, &reg->memh[t]);
+        }
+        if (status == RTM_ERR_NOT_SUPPORTED && (want & RTM_RMA_READ) && want != RTM_RMA_READ) {
+            want = RTM_RMA_READ;
+            status = tl->ops->mem_expose(tl->iface, addr, len, want, eps, n, &reg->memh[t]);
+        }
+        if (status == RTM_ERR_NOT_SUPPORTED) {
+            rtm_debug("rank %d: %s exposes no region (%s); its peers use messages",
+                      rtm_rt.world_rank, tl->ops->name, rtm_last_error());
+            reg->memh[t] = NULL;
+            continue;
+        }
+        if (status != RTM_OK)
+            goto err;
+        reg->tl_rights[t] = want;
+    }
+    free(eps);
+    *reg_p = reg;
+    return RTM_OK;
+
+err:
+    for (int t = 0; t < rtm_rt.num_tls; t++)
+        if (reg->memh[t] != NULL)
+            rtm_rt.tls[t].ops->mem_revoke(rtm_rt.tls[t].iface, reg->memh[t]);
+    free(reg);
+    free(eps);
+    return status;
+}
+
+rtm_status_t binding_rma_key_pack(rtm_rma_region_t reg, int rank, void *blob, size_t *len_p)
+{
+    unsigned char tl_key[RTM_TL_RKEY_MAX];
+    size_t tl_key_len = sizeof(tl_key);
+    rtm_comm_obj_t *c;
+    rtm_peer_t *p;
+    rtm_status_t status;
+    int world, t;
+
+    if (reg == NULL || blob == NULL || len_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_rma_key_pack: NULL argument");
+    if ((status = comm_get(reg->comm, "rtm_rma_key_pack", &c)) != RTM_OK)
+        return status;
+    if ((status = rma_peer(c, rank, &p, &world)) != RTM_OK)
+        return status;
+    t = tl_index(p->tl);
+    if (rank == c->rank || t < 0 || reg->memh[t] == NULL)
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "rtm_rma_key_pack: not available: %s "
+                             "reaches rank %d and exposed nothing to it (use messages)",
+                             t >= 0 ? p->tl->ops->name : "no transport", world);
+    status = p->tl->ops->mem_key(reg->memh[t], p->ep, tl_key, &tl_key_len);
+    if (status != RTM_OK)
+        return status;
+    return rma_key_pack(blob, len_p, (uint64_t)(uintptr_t)reg->addr, reg->len,
+                        reg->tl_rights[t], reg->rights, p->tl->ops->name, tl_key, tl_key_len);
+}
+
+rtm_status_t binding_rma_revoke(rtm_rma_region_t reg)
+{
+    rtm_status_t status = RTM_OK;
+
+    if (reg == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_rma_revoke: NULL region");
+    for (int t = 0; t < rtm_rt.num_tls; t++) {
+        if (reg->memh[t] != NULL) {
+            rtm_status_t st = rtm_rt.tls[t].ops->mem_revoke(rtm_rt.tls[t].iface, reg->memh[t]);
+
+            if (st != RTM_OK && status == RTM_OK)
+                status = st;
+        }
+    }
+    free(reg);
+    return status;
+}
+
+rtm_status_t binding_rma_key_unpack(rtm_comm_t comm, int rank, const void *blob, size_t len,
+                                    rtm_rma_key_t *key_p)
+{
+    rma_key_view_t v;
+    rtm_comm_obj_t *c;
+    rtm_peer_t *p;
+    rtm_status_t status;
+    int world;
+
+    if (key_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_rma_key_unpack: NULL key");
+    if ((status = comm_get(comm, "rtm_rma_key_unpack", &c)) != RTM_OK)
+        return status;
+    if ((status = rma_peer(c, rank, &p, &world)) != RTM_OK)
+        return status;
+    if ((status = rma_key_parse(blob, len, &v)) != RTM_OK)
+        return rtm_error_set(status, "rank %d: a key from rank %d: %s", rtm_rt.world_rank,
+                             world, rtm_last_error());
+    if (strcmp(v.tl_name, p->tl->ops->name) != 0)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rank %d: a key from rank %d is for %s, but %s "
+                             "reaches that rank", rtm_rt.world_rank, world, v.tl_name,
+                             p->tl->ops->name);
+    memset(key_p, 0, sizeof(*key_p));
+    key_p->addr = v.addr;
+    key_p->len = v.len;
+    key_p->rights = v.rights;
+    key_p->asked = v.asked;
+    key_p->world_rank = world;
+    key_p->tl = tl_index(p->tl);
+    key_p->tl_key_len = (unsigned)v.tl_key_len;
+    memcpy(key_p->tl_key, v.tl_key, v.tl_key_len);
+    return RTM_OK;
+}
+
+/* The checks every operation makes at the origin: the key is this rank's
+ * (unpacked for it), the range lies in the region, the right was granted,
+ * and the transport has the op. Hot path: no allocation, lock or log. */
+static inline rtm_status_t rma_check(rtm_comm_t comm, int rank, const rtm_rma_key_t *key,
+                                     uint64_t offset, size_t len, unsigned right,
+                                     rtm_peer_t **peer_p)
+{
+    rtm_comm_obj_t *c;
+    rtm_peer_t *p;
+    rtm_status_t status;
+    int world;
+
+    if (__builtin_expect((status = comm_get(comm, "one-sided", &c)) != RTM_OK, 0))
+        return status;
+    if (__builtin_expect(key == NULL, 0))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "one-sided: NULL key");
+    if (__builtin_expect((status = rma_peer(c, rank, &p, &world)) != RTM_OK, 0))
+        return status;
+    if (__builtin_expect(key->world_rank != world || key->tl != tl_index(p->tl), 0))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "one-sided: the key was not unpacked for "
+                             "rank %d (it is rank %d's)", world, key->world_rank);
+    if (__builtin_expect(offset > key->len || len > key->len - offset, 0))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "one-sided: %zu B at offset %llu lie outside "
+                             "rank %d's region of %llu B", len, (unsigned long long)offset,
+                             world, (unsigned long long)key->len);
+    if (__builtin_expect(!(key->rights & right), 0) && (key->asked & right))
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "one-sided: not available: rank %d exposed "
+                             "its region with the %s right, which %s cannot grant (use "
+                             "messages)", world, right == RTM_RMA_READ ? "read" :
+                             right == RTM_RMA_WRITE ? "write" : "atomic", p->tl->ops->name);
+    if (__builtin_expect(!(key->rights & right), 0))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "one-sided: rank %d exposed its region without "
+                             "the %s right", world, right == RTM_RMA_READ ? "read" :
+                             right == RTM_RMA_WRITE ? "write" : "atomic");
+    *peer_p = p;
+    return RTM_OK;
+}
+
+rtm_status_t binding_rma_put(rtm_comm_t comm, int rank, const rtm_rma_key_t *key,
+                             uint64_t offset, const void *buf, size_t len)
+{
+    rtm_peer_t *p = NULL;
+    rtm_status_t status = rma_check(comm, rank, key, offset, len, RTM_RMA_WRITE, &p);
+
+    if (status != RTM_OK)
+        return status;
+    if (__builtin_expect(buf == NULL && len > 0, 0))
+        return rtm_error_set(RTM_ERR_BUFFER, "rtm_rma_put: NULL buffer");
+    if (__builtin_expect(p->tl->ops->put == NULL, 0))
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "rtm_rma_put: not available over %s",
+                             p->tl->ops->name);
+    if (len == 0)
+        return RTM_OK;
+    while ((status = p->tl->ops->put(p->ep, buf, len, key->addr + offset, key->tl_key,
+                                     key->tl_key_len, rma_comp())) == RTM_ERR_AGAIN)
+        progress_once();
+    return status;
+}
+
+rtm_status_t binding_rma_get(rtm_comm_t comm, int rank, const rtm_rma_key_t *key,
+                             uint64_t offset, void *buf, size_t len)
+{
+    rtm_peer_t *p = NULL;
+    rtm_status_t status = rma_check(comm, rank, key, offset, len, RTM_RMA_READ, &p);
+
+    if (status != RTM_OK)
+        return status;
+    if (__builtin_expect(buf == NULL && len > 0, 0))
+        return rtm_error_set(RTM_ERR_BUFFER, "rtm_rma_get: NULL buffer");
+    if (__builtin_expect(p->tl->ops->get == NULL || p->tl->ops->flush == NULL, 0))
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "rtm_rma_get: not available over %s",
+                             p->tl->ops->name);
+    if (len == 0)
+        return RTM_OK;   /* nothing to read (transports take no empty get) */
+    while ((status = p->tl->ops->get(p->ep, buf, NULL, len, key->addr + offset, key->tl_key,
+                                     key->tl_key_len, rma_comp())) == RTM_ERR_AGAIN)
+        progress_once();
+    return status;
+}
+
+rtm_status_t binding_rma_atomic(rtm_comm_t comm, int rank, const rtm_rma_key_t *key,
+                                uint64_t offset, int op, uint64_t operand, uint64_t compare,
+                                uint64_t *result_p)
+{
+    rtm_peer_t *p = NULL;
+    rtm_status_t status = rma_check(comm, rank, key, offset, 8, RTM_RMA_ATOMIC, &p);
+
+    if (status != RTM_OK)
+        return status;
+    if (__builtin_expect((op != RTM_RMA_FADD && op != RTM_RMA_CSWAP) || result_p == NULL ||
+                         ((key->addr + offset) & 7) != 0, 0))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_rma_atomic: op %d, result %p, target "
+                             "address 8-byte aligned?", op, (void *)result_p);
+    if (__builtin_expect(p->tl->ops->atomic == NULL ||
+                         !(p->tl->caps.flags & RTM_TL_CAP_ATOMIC), 0))
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "rtm_rma_atomic: not available over %s",
+                             p->tl->ops->name);
+    while ((status = p->tl->ops->atomic(p->ep, (rtm_tl_atomic_op_t)op, operand, compare,
+                                        result_p, key->addr + offset, key->tl_key,
+                                        key->tl_key_len, rma_comp())) == RTM_ERR_AGAIN)
+        progress_once();
+    return status;
+}
+
+static rtm_status_t flush_peer(rtm_peer_t *p)
+{
+    rtm_status_t status;
+
+    if (p->ep == NULL || p->tl == NULL || p->tl->ops->flush == NULL)
+        return RTM_OK;
+    while ((status = p->tl->ops->flush(p->ep)) == RTM_ERR_AGAIN)
+        progress_once();
+    return status;
+}
+
+rtm_status_t binding_rma_flush(rtm_comm_t comm, int rank)
+{
+    rtm_comm_obj_t *c;
+    rtm_status_t status;
+    int world;
+
+    if ((status = comm_get(comm, "rtm_rma_flush", &c)) != RTM_OK)
+        return status;
+    if (rank == RTM_ANY_SOURCE) {
+        for (int r = 0; r < c->size && status == RTM_OK; r++)
+            status = flush_peer(&rtm_rt.peers[comm_world_rank_of(c, r)]);
+    } else {
+        rtm_peer_t *p;
+
+        if ((status = rma_peer(c, rank, &p, &world)) != RTM_OK)
+            return status;
+        status = flush_peer(p);
+    }
+    if (status == RTM_OK && rma_done.error != RTM_OK) {
+        status = rtm_error_set(rma_done.error, "one-sided: an operation failed: %s",
+                               rtm_strerror(rma_done.error));
+        rma_done.error = RTM_OK;
+    }
+    return status;
+}
+
+/* ---- the public API: the library's state, then the binding's calls ---- */
+
+rtm_status_t rtm_rma_expose(rtm_comm_t comm, void *addr, size_t len, unsigned rights,
+                            rtm_rma_region_t *reg_p)
+{
+    rtm_status_t status = rt_check_ready("rtm_rma_expose");
+
+    return status != RTM_OK ? status : binding_rma_expose(comm, addr, len, rights, reg_p);
+}
+
+rtm_status_t rtm_rma_key_pack(rtm_rma_region_t reg, int rank, void *blob, size_t *len_p)
+{
+    rtm_status_t status = rt_check_ready("rtm_rma_key_pack");
+
+    return status != RTM_OK ? status : binding_rma_key_pack(reg, rank, blob, len_p);
+}
+
+rtm_status_t rtm_rma_revoke(rtm_rma_region_t *reg_p)
+{
+    rtm_status_t status = rt_check_ready("rtm_rma_revoke");
+
+    if (status != RTM_OK)
+        return status;
+    if (reg_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_rma_revoke: NULL argument");
+    status = binding_rma_revoke(*reg_p);
+    *reg_p = NULL;
+    return status;
+}
+
+rtm_status_t rtm_rma_key_unpack(rtm_comm_t comm, int rank, const void *blob, size_t len,
+                                rtm_rma_key_t *key_p)
+{
+    rtm_status_t status = rt_check_ready("rtm_rma_key_unpack");
+
+    return status != RTM_OK ? status : binding_rma_key_unpack(comm, rank, blob, len, key_p);
+}
+
+rtm_status_t rtm_rma_put(rtm_comm_t comm, int rank, const rtm_rma_key_t *key, uint64_t offset,
+                         const void *buf, size_t len)
+{
+    rtm_status_t status = rt_check_ready("rtm_rma_put");
+
+    return status != RTM_OK ? status : binding_rma_put(comm, rank, key, offset, buf, len);
+}
+
+rtm_status_t rtm_rma_get(rtm_comm_t comm, int rank, const rtm_rma_key_t *key, uint64_t offset,
+                         void *buf, size_t len)
+{
+    rtm_status_t status = rt_check_ready("rtm_rma_get");
+
+    return status != RTM_OK ? status : binding_rma_get(comm, rank, key, offset, buf, len);
+}
+
+rtm_status_t rtm_rma_atomic(rtm_comm_t comm, int rank, const rtm_rma_key_t *key,
+                            uint64_t offset, int op, uint64_t operand, uint64_t compare,
+                            uint64_t *result_p)
+{
+    rtm_status_t status = rt_check_ready("rtm_rma_atomic");
+
+    return status != RTM_OK ? status : binding_rma_atomic(comm, rank, key, offset, op, operand,
+                                                          compare, result_p);
+}
+
+rtm_status_t rtm_rma_flush(rtm_comm_t comm, int rank)
+{
+    rtm_status_t status = rt_check_ready("rtm_rma_flush");
+
+    return status != RTM_OK ? status : binding_rma_flush(comm, rank);
+}
+
+rtm_status_t rtm_rma_wr_count(rtm_comm_t comm, int rank, uint64_t *count_p)
+{
+    rtm_status_t status = rt_check_ready("rtm_rma_wr_count");
+    rtm_comm_obj_t *c;
+    rtm_peer_t *p;
+    int world;
+
+    if (status != RTM_OK)
+        return status;
+    if ((status = comm_get(comm, "rtm_rma_wr_count", &c)) != RTM_OK)
+        return status;
+    if (count_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_rma_wr_count: NULL argument");
+    if ((status = rma_peer(c, rank, &p, &world)) != RTM_OK)
+        return status;
+    if (p->tl->ops->rma_wr_count == NULL)
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "rtm_rma_wr_count: not available over %s",
+                             p->tl->ops->name);
+    *count_p = p->tl->ops->rma_wr_count(p->tl->iface);
+    return RTM_OK;
+}

@@ -1,0 +1,425 @@
+/*
+ * One-sided memory through the native API (rtm_rma_*, issue 15 phase 2),
+ * run by tests/verbs/vrb_rma.sh (verbs on softib, windows and plain MRs;
+ * shm; tcp) and vrb_rma_fault.sh (the modes that must end the job).
+ *
+ *   vrb_rma ops [atomics|noatomics|none]
+ *     Every rank exposes a region to all others and sends each its own key.
+ *     put: each rank writes a pattern into its right neighbour's region
+ *     (an inline-sized, a middle and a 40 KB put); get: each rank reads
+ *     its left neighbour's read-only part; fetch-add: every rank adds to
+ *     one word of rank 0's K times (the exact total is checked, and every
+ *     old value returned is below it); CAS: every rank increments another
+ *     word of rank 0's by compare-and-swap loops (exact total); a region
+ *     exposed without the atomic right, or read-only, is refused at the
+ *     origin; a range beyond the region too. The transport's WR counter
+ *     must grow by exactly 1 per put, get, fetch-add and CAS (verbs).
+ *     "readonly": puts and atomics "not available", gets work (XRC).
+ *     "noatomics": atomics must be "not available" (shm, or a device
+ *     without atomics: SOFTIB_CAPS=noatomic); "none": no key at all,
+ *     every key_pack "not available" (tcp).
+ *   vrb_rma nokey     (3 ranks) rank 1 leaks its key of rank 0's region to
+ *     rank 2, which puts with it: the window is bound to rank 1's QP, so
+ *     the target refuses (remote access error) and the job must end.
+ *   vrb_rma revoked   (2 ranks) rank 1 puts, rank 0 revokes, rank 1 puts
+ *     again with the old key: remote access error, the job ends.
+ *   vrb_rma forged    (2 ranks) rank 0 exposes a region without the atomic
+ *     right (after one with it, so the QP admits atomics); rank 1 sets the
+ *     right in its copy of the key and does an atomic: the region's window
+ *     or MR refuses it at the target, the job ends.
+ * A fault mode that returns from its flush prints FAIL and exits 1.
+ */
+#include "config.h"
+
+#include "rtmsg.h"
+#include "../integration/itest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SLOT      (64 * 1024)         /* a put slot and a read-only part */
+#define REGION    (2 * SLOT + 64)     /* put slot, read-only part, atomic words */
+#define W_FADD    (2 * SLOT)          /* offsets of rank 0's atomic words */
+#define W_CAS     (2 * SLOT + 8)
+#define NFADD     200
+#define NCAS      50
+#define TAG_KEY   77
+#define TAG_SYNC  78
+
+static int rank, size;
+
+/* Exposes reg_mem with rights and swaps keys with every other rank:
+ * keys[r] is rank r's (unless none is to be had). */
+static void swap_keys(rtm_rma_region_t reg, rtm_rma_key_t *keys, int expect_none)
+{
+    for (int r = 0; r < size; r++) {
+        unsigned char blob[RTM_RMA_KEY_MAX];
+        size_t len = sizeof(blob);
+
+        if (r == rank)
+            continue;
+        if (expect_none) {
+            EXPECT_STATUS(rtm_rma_key_pack(reg, r, blob, &len), RTM_ERR_NOT_SUPPORTED);
+            continue;
+        }
+        CHECK_RTM(rtm_rma_key_pack(reg, r, blob, &len));
+        CHECK_RTM(rtm_send(blob, len, r, TAG_KEY, RTM_COMM_WORLD));
+    }
+    for (int r = 0; r < size && !expect_none; r++) {
+        unsigned char blob[RTM_RMA_KEY_MAX];
+        rtm_msg_status_t st;
+
+        if (r == rank)
+            continue;
+        CHECK_RTM(rtm_recv(blob, sizeof(blob), r, TAG_KEY, RTM_COMM_WORLD, &st));
+        CHECK_RTM(rtm_rma_key_unpack(RTM_COMM_WORLD, r, blob, st.count, &keys[r]));
+    }
+}
+
+/* Arguments and keys the API must refuse, with a message. */
+static void bad_args(rtm_rma_region_t reg, char *mem, int peer, int can_put)
+{
+    unsigned char blob[RTM_RMA_KEY_MAX], bad[RTM_RMA_KEY_MAX];
+    size_t len = sizeof(blob), small = 8;
+    rtm_rma_region_t r = NULL;
+    rtm_rma_key_t k;
+
+    EXPECT_STATUS(rtm_rma_expose(RTM_COMM_WORLD, NULL, 64, RTM_RMA_READ, &r),
+                  RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_expose(RTM_COMM_WORLD, mem, 64, 8, &r), RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_expose(RTM_COMM_WORLD, mem, 0, RTM_RMA_READ, &r),
+                  RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_expose(4242, mem, 64, RTM_RMA_READ, &r), RTM_ERR_COMM);
+    if (r != NULL)
+        TH_FAIL("a refused expose wrote its output");
+    EXPECT_STATUS(rtm_rma_key_pack(reg, rank, blob, &len), RTM_ERR_NOT_SUPPORTED);
+    EXPECT_STATUS(rtm_rma_key_pack(reg, size, blob, &len), RTM_ERR_RANK);
+    EXPECT_STATUS(rtm_rma_key_pack(reg, peer, blob, &small), RTM_ERR_INVALID_ARG);
+    CHECK_RTM(rtm_rma_key_pack(reg, peer, blob, &len));
+    CHECK_RTM(rtm_rma_key_unpack(RTM_COMM_WORLD, peer, blob, len, &k));
+    EXPECT_STATUS(rtm_rma_key_unpack(RTM_COMM_WORLD, peer, blob, len - 1, &k),
+                  RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_key_unpack(RTM_COMM_WORLD, size, blob, len, &k), RTM_ERR_RANK);
+    for (size_t i = 0; i < 32; i++) {   /* every header byte that matters */
+        memcpy(bad, blob, len);
+        switch (i) {
+        case 0: case 4: case 5: case 6: case 7: case 24:
+            bad[i] ^= 0xff;
+            break;
+        case 16: case 17: case 18: case 19: case 20: case 21: case 22: case 23:
+            memset(bad + 16, i == 16 ? 0 : 0xff, 8);   /* length 0, or wrapping */
+            break;
+        default:
+            continue;
+        }
+        EXPECT_STATUS(rtm_rma_key_unpack(RTM_COMM_WORLD, peer, bad, len, &k),
+                      RTM_ERR_INVALID_ARG);
+    }
+    memcpy(bad, blob, len);
+    memcpy(bad + 24, "tcp\0\0\0\0\0", 8);   /* a key for another transport */
+    EXPECT_STATUS(rtm_rma_key_unpack(RTM_COMM_WORLD, peer, bad, len, &k), RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_put(RTM_COMM_WORLD, peer, NULL, 0, mem, 8), RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_get(RTM_COMM_WORLD, peer, &k, 0, NULL, 8), RTM_ERR_BUFFER);
+    CHECK_RTM(rtm_rma_get(RTM_COMM_WORLD, peer, &k, 0, NULL, 0));   /* nothing to do */
+    EXPECT_STATUS(rtm_rma_put(RTM_COMM_WORLD, peer, &k, 0, NULL, 0),
+                  can_put ? RTM_OK : RTM_ERR_NOT_SUPPORTED);
+    k.world_rank = -5;   /* not unpacked for this rank */
+    EXPECT_STATUS(rtm_rma_get(RTM_COMM_WORLD, peer, &k, 0, mem, 8), RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_flush(4242, peer), RTM_ERR_COMM);
+    EXPECT_STATUS(rtm_rma_revoke(NULL), RTM_ERR_INVALID_ARG);
+}
+
+static uint64_t wrs(int r)
+{
+    uint64_t n = 0;
+
+    CHECK_RTM(rtm_rma_wr_count(RTM_COMM_WORLD, r, &n));
+    return n;
+}
+
+static void one_wr(int r, uint64_t before, const char *what)
+{
+    uint64_t after = wrs(r);
+
+    if (after - before != 1)
+        TH_FAIL("%s to rank %d took %llu work requests, expected exactly 1", what, r,
+                (unsigned long long)(after - before));
+}
+
+static int mode_ops(const char *variant)
+{
+    int atomics = strcmp(variant, "atomics") == 0, none = strcmp(variant, "none") == 0;
+    int can_put = strcmp(variant, "readonly") != 0;
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    char *mem = itest_malloc(REGION), *ro = mem + SLOT;
+    char *buf = itest_malloc(SLOT);
+    rtm_rma_key_t *keys = calloc((size_t)size, sizeof(*keys));
+    rtm_rma_region_t reg, reg_rw, reg_ro;
+    static const size_t lens[] = {100, 3000, 40000};
+    uint64_t res, before;
+    rtm_status_t st;
+
+    if (keys == NULL)
+        TH_FAIL("calloc");
+    memset(mem, 0, REGION);
+    itest_fill(ro, SLOT, 100 + (uint32_t)rank);
+    CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, mem, REGION,
+                             RTM_RMA_READ | RTM_RMA_WRITE | RTM_RMA_ATOMIC, &reg));
+    swap_keys(reg, keys, none);
+    if (none) {
+        CHECK_RTM(rtm_rma_revoke(&reg));
+        free(keys);
+        free(buf);
+        free(mem);
+        return itest_finish();
+    }
+    bad_args(reg, mem, right, can_put);
+    /* put: three sizes into the right neighbour's slot, each one WR */
+    for (size_t i = 0, off = 0; i < sizeof(lens) / sizeof(lens[0]); off += lens[i], i++) {
+        itest_fill(buf + off, lens[i], 1000 * (uint32_t)rank + (uint32_t)i);
+        before = wrs(right);
+        if (!can_put) {   /* asked for, not granted by the transport */
+            EXPECT_STATUS(rtm_rma_put(RTM_COMM_WORLD, right, &keys[right], off, buf + off,
+                                      lens[i]), RTM_ERR_NOT_SUPPORTED);
+            continue;
+        }
+        CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, right, &keys[right], off, buf + off, lens[i]));
+        one_wr(right, before, "a put");
+    }
+    /* get: the left neighbour's read-only part (one WR each) */
+    before = wrs(left);
+    CHECK_RTM(rtm_rma_get(RTM_COMM_WORLD, left, &keys[left], SLOT, buf, 5000));
+    one_wr(left, before, "a get");
+    CHECK_RTM(rtm_rma_get(RTM_COMM_WORLD, left, &keys[left], SLOT + 5000, buf + 5000,
+                          SLOT - 5000));
+    CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, RTM_ANY_SOURCE));
+    itest_check(buf, SLOT, 100 + (uint32_t)left, "data read by get");
+    /* the origin refuses what the key does not allow */
+    EXPECT_STATUS(rtm_rma_put(RTM_COMM_WORLD, right, &keys[right], REGION - 8, buf, 16),
+                  RTM_ERR_INVALID_ARG);
+    EXPECT_STATUS(rtm_rma_get(RTM_COMM_WORLD, right, &keys[right], (uint64_t)-8, buf, 16),
+                  RTM_ERR_INVALID_ARG);
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    /* the left neighbour's puts are here */
+    for (size_t i = 0, off = 0; can_put && i < sizeof(lens) / sizeof(lens[0]);
+         off += lens[i], i++)
+        itest_check(mem + off, lens[i], 1000 * (uint32_t)left + (uint32_t)i, "data put");
+
+    if (rank != 0 && atomics) {
+        uint64_t inc = (uint64_t)rank + 1, bound = 0;
+
+        for (int r = 1; r < size; r++)
+            bound += (uint64_t)NFADD * ((uint64_t)r + 1);
+        before = wrs(0);
+        CHECK_RTM(rtm_rma_atomic(RTM_COMM_WORLD, 0, &keys[0], W_FADD, RTM_RMA_FADD, inc, 0,
+                                 &res));
+        one_wr(0, before, "a fetch-and-add");
+        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+        if (res >= bound)
+            TH_FAIL("fetch-add returned %llu, beyond the total %llu", (unsigned long long)res,
+                    (unsigned long long)bound);
+        for (int k = 1; k < NFADD; k++)
+            CHECK_RTM(rtm_rma_atomic(RTM_COMM_WORLD, 0, &keys[0], W_FADD, RTM_RMA_FADD, inc, 0,
+                                     &res));
+        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+        /* compare-and-swap increments */
+        for (int k = 0; k < NCAS; k++) {
+            uint64_t expect = 0;
+
+            for (;;) {
+                before = wrs(0);
+                CHECK_RTM(rtm_rma_atomic(RTM_COMM_WORLD, 0, &keys[0], W_CAS, RTM_RMA_CSWAP,
+                                         expect + 1, expect, &res));
+                one_wr(0, before, "a compare-and-swap");
+                CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+                if (res == expect)
+                    break;
+                expect = res;
+            }
+        }
+        EXPECT_STATUS(rtm_rma_atomic(RTM_COMM_WORLD, 0, &keys[0], W_FADD + 4, RTM_RMA_FADD, 1,
+                                     0, &res), RTM_ERR_INVALID_ARG);
+    } else if (rank != 0) {
+        /* asked for, not granted by the transport: "not available" */
+        st = rtm_rma_atomic(RTM_COMM_WORLD, 0, &keys[0], W_FADD, RTM_RMA_FADD, 1, 0, &res);
+        if (st != RTM_ERR_NOT_SUPPORTED)
+            TH_FAIL("an atomic where none is available returned %s, expected %s (key rights "
+                    "0x%x, asked 0x%x)", rtm_strerror(st), rtm_strerror(RTM_ERR_NOT_SUPPORTED),
+                    keys[0].rights, keys[0].asked);
+    }
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    if (rank == 0 && atomics) {
+        uint64_t want = 0, got_fadd, got_cas;
+
+        for (int r = 1; r < size; r++)
+            want += (uint64_t)NFADD * ((uint64_t)r + 1);
+        memcpy(&got_fadd, mem + W_FADD, 8);
+        memcpy(&got_cas, mem + W_CAS, 8);
+        if (got_fadd != want)
+            TH_FAIL("%d ranks x %d fetch-adds: the word holds %llu, expected %llu", size - 1,
+                    NFADD, (unsigned long long)got_fadd, (unsigned long long)want);
+        if (got_cas != (uint64_t)NCAS * (uint64_t)(size - 1))
+            TH_FAIL("CAS increments: the word holds %llu, expected %llu",
+                    (unsigned long long)got_cas, (unsigned long long)NCAS * (size - 1));
+        printf("vrb_rma: %d ranks: fetch-add total %llu exact, CAS total %llu exact; 1 WR per "
+               "put, get, fetch-add and compare-and-swap\n", size, (unsigned long long)got_fadd,
+               (unsigned long long)got_cas);
+    }
+    /* rights: read-write without atomics, and read-only */
+    CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, mem, SLOT, RTM_RMA_READ | RTM_RMA_WRITE, &reg_rw));
+    swap_keys(reg_rw, keys, 0);
+    EXPECT_STATUS(rtm_rma_atomic(RTM_COMM_WORLD, right, &keys[right], 0, RTM_RMA_FADD, 1, 0,
+                                 &res), RTM_ERR_INVALID_ARG);
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, ro, SLOT, RTM_RMA_READ, &reg_ro));
+    swap_keys(reg_ro, keys, 0);
+    EXPECT_STATUS(rtm_rma_put(RTM_COMM_WORLD, right, &keys[right], 0, buf, 8),
+                  RTM_ERR_INVALID_ARG);
+    CHECK_RTM(rtm_rma_get(RTM_COMM_WORLD, right, &keys[right], 0, buf, SLOT));
+    CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, right));
+    itest_check(buf, SLOT, 100 + (uint32_t)right, "data read through a read-only key");
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    CHECK_RTM(rtm_rma_revoke(&reg_ro));
+    CHECK_RTM(rtm_rma_revoke(&reg_rw));
+    CHECK_RTM(rtm_rma_revoke(&reg));
+    EXPECT_STATUS(rtm_rma_revoke(&reg), RTM_ERR_INVALID_ARG);
+    free(keys);
+    free(buf);
+    free(mem);
+    return itest_finish();
+}
+
+/* vrb_rma fadd N (2 ranks): rank 1 does N fetch-adds on rank 0's word, one
+ * flush, between two barriers, for counting work requests at the device
+ * (SOFTIB_STATS send_wr, against N = 0). */
+static int mode_fadd(long n)
+{
+    uint64_t *word = itest_malloc(64), res = 0;
+    rtm_rma_key_t *keys = calloc((size_t)size, sizeof(*keys));
+    rtm_rma_region_t reg;
+
+    if (keys == NULL)
+        TH_FAIL("calloc");
+    memset(word, 0, 64);
+    CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, word, 64, RTM_RMA_ATOMIC, &reg));
+    swap_keys(reg, keys, 0);
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    if (rank == 1) {
+        for (long i = 0; i < n; i++)
+            CHECK_RTM(rtm_rma_atomic(RTM_COMM_WORLD, 0, &keys[0], 0, RTM_RMA_FADD, 1, 0, &res));
+        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+    }
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    if (rank == 0 && word[0] != (uint64_t)n)
+        TH_FAIL("%ld fetch-adds left %llu", n, (unsigned long long)word[0]);
+    CHECK_RTM(rtm_rma_revoke(&reg));
+    free(keys);
+    free(word);
+    return itest_finish();
+}
+
+/* Fault modes: the operation at the end must never complete. */
+static int mode_fault(const char *mode)
+{
+    char *mem = itest_malloc(REGION);
+    unsigned char blob[RTM_RMA_KEY_MAX];
+    rtm_rma_region_t reg = NULL, other = NULL;
+    rtm_rma_key_t key;
+    rtm_msg_status_t st;
+    uint64_t res = 0;
+    size_t len = sizeof(blob);
+    char sync = 1;
+    unsigned rights = strcmp(mode, "forged") == 0 ? RTM_RMA_READ | RTM_RMA_WRITE :
+                      RTM_RMA_READ | RTM_RMA_WRITE | RTM_RMA_ATOMIC;
+
+    memset(mem, 0, REGION);
+    /* forged: another region with atomics first, so the QP admits atomics
+     * and only the region's own window or MR can refuse the forged one */
+    if (!strcmp(mode, "forged"))
+        CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, mem + SLOT, 64, RTM_RMA_READ | RTM_RMA_ATOMIC,
+                                 &other));
+    CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, mem, REGION - SLOT, rights, &reg));
+    if (rank == 0) {
+        CHECK_RTM(rtm_rma_key_pack(reg, 1, blob, &len));
+        CHECK_RTM(rtm_send(blob, len, 1, TAG_KEY, RTM_COMM_WORLD));
+        if (!strcmp(mode, "revoked")) {
+            CHECK_RTM(rtm_recv(&sync, 1, 1, TAG_SYNC, RTM_COMM_WORLD, NULL));
+            if (mem[0] != 42)
+                TH_FAIL("rank 1's put before the revoke did not land");
+            CHECK_RTM(rtm_rma_revoke(&reg));
+            printf("vrb_rma: rank 0 revoked its region\n");
+            CHECK_RTM(rtm_send(&sync, 1, 1, TAG_SYNC, RTM_COMM_WORLD));
+        }
+        CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));   /* the job ends in here */
+    } else if (rank == 1) {
+        char v = 42;
+
+        CHECK_RTM(rtm_recv(blob, sizeof(blob), 0, TAG_KEY, RTM_COMM_WORLD, &st));
+        if (!strcmp(mode, "nokey")) {
+            CHECK_RTM(rtm_send(blob, st.count, 2, TAG_KEY, RTM_COMM_WORLD));   /* the leak */
+            CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+        }
+        CHECK_RTM(rtm_rma_key_unpack(RTM_COMM_WORLD, 0, blob, st.count, &key));
+        if (!strcmp(mode, "revoked")) {
+            CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, 0, &key, 0, &v, 1));
+            CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+            CHECK_RTM(rtm_send(&sync, 1, 0, TAG_SYNC, RTM_COMM_WORLD));
+            CHECK_RTM(rtm_recv(&sync, 1, 0, TAG_SYNC, RTM_COMM_WORLD, NULL));
+            printf("vrb_rma: rank 1 puts with the revoked key\n");
+            CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, 0, &key, 0, &v, 1));
+            CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+            TH_FAIL("a put with a revoked key completed");
+        }
+        if (!strcmp(mode, "forged")) {
+            key.rights |= RTM_RMA_ATOMIC;   /* not granted: the target must refuse */
+            printf("vrb_rma: rank 1 does an atomic the region was not exposed for\n");
+            CHECK_RTM(rtm_rma_atomic(RTM_COMM_WORLD, 0, &key, 0, RTM_RMA_FADD, 1, 0, &res));
+            CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+            TH_FAIL("an atomic without the atomic right completed (old value %llu)",
+                    (unsigned long long)res);
+        }
+    } else if (rank == 2 && !strcmp(mode, "nokey")) {
+        char v = 7;
+
+        CHECK_RTM(rtm_recv(blob, sizeof(blob), 1, TAG_KEY, RTM_COMM_WORLD, &st));
+        CHECK_RTM(rtm_rma_key_unpack(RTM_COMM_WORLD, 0, blob, st.count, &key));
+        printf("vrb_rma: rank 2 puts with a key rank 0 gave rank 1\n");
+        CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, 0, &key, 0, &v, 1));
+        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+        TH_FAIL("a put with another rank's key completed");
+    }
+    /* the others wait; the job must end from the failed rank's error */
+    for (double end = itest_now() + 30; itest_now() < end;)
+        rtm_progress();
+    TH_FAIL("the job should have ended by now (%s)", mode);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "ops";
+    rtm_rma_region_t reg = NULL;
+    rtm_rma_key_t key;
+    uint64_t res;
+
+    itest_begin("vrb_rma");
+    EXPECT_STATUS(rtm_rma_expose(RTM_COMM_WORLD, &res, 8, RTM_RMA_READ, &reg),
+                  RTM_ERR_NOT_INITIALIZED);
+    memset(&key, 0, sizeof(key));
+    EXPECT_STATUS(rtm_rma_atomic(RTM_COMM_WORLD, 0, &key, 0, RTM_RMA_FADD, 1, 0, &res),
+                  RTM_ERR_NOT_INITIALIZED);
+    EXPECT_STATUS(rtm_rma_flush(RTM_COMM_WORLD, 0), RTM_ERR_NOT_INITIALIZED);
+    itest_init("vrb_rma");
+    rank = th_rank;
+    size = th_size;
+    if (!strcmp(mode, "ops"))
+        return mode_ops(argc > 2 ? argv[2] : "atomics");
+    if (!strcmp(mode, "fadd") && argc > 2 && size == 2)
+        return mode_fadd(atol(argv[2]));
+    if ((!strcmp(mode, "nokey") && size == 3) ||
+        ((!strcmp(mode, "revoked") || !strcmp(mode, "forged")) && size == 2))
+        return mode_fault(mode);
+    TH_FAIL("usage: vrb_rma ops [atomics|noatomics|readonly|none] | nokey (3 ranks) | revoked | forged "
+            "| fadd N (2 ranks)");
+    return 1;
+}

@@ -1,0 +1,42 @@
+#!/bin/bash
+# One-sided least privilege at the target (issue 15 phase 2), on verbs over
+# softib (tests/verbs/vrb_rma.c): each run must end the job, non-zero and
+# within its bound, with one line naming the failing rank and host, the
+# operation, the peer rank and host, the QPs and "remote access error":
+#   nokey   a rank uses a key rank 0 gave another rank (its type 2 window
+#           is bound to that rank's QP only)
+#   revoked a put with the key of a revoked region (windows, and one MR)
+#   forged  an atomic on a region exposed without the atomic right (its QP
+#           admits atomics for another region: the window, or the MR, has
+#           no REMOTE_ATOMIC)
+. "$top_srcdir/tests/verbs/verbs_lib.sh"
+prog="$top_builddir/tests/verbs/vrb_rma"
+failed=0
+for run in "nokey 3 1 write" "revoked 2 1 write" "revoked 2 0 write" "forged 2 1 atomic" \
+           "forged 2 0 atomic"; do
+    set -- $run
+    mode=$1 n=$2 mw=$3 op=$4
+    echo "== $mode, $n ranks, RTM_VERBS_MW=$mw (expect: remote access error)"
+    start=$(date +%s)
+    RTM_VERBS_MW=$mw LD_PRELOAD="$VRB_PRELOAD" t_job 40 "$RTRUN" -n "$n" --oversubscribe \
+        "$prog" "$mode" >"$VRB_TMP/log" 2>&1
+    rc=$?
+    secs=$(($(date +%s) - start))
+    grep -E 'vrb_rma|FAIL|failed' "$VRB_TMP/log" | sed 's/^/  | /' | head -n 8
+    echo "  (rtrun exit $rc after $secs s)"
+    if [ $rc -eq 0 ]; then
+        echo "FAIL: $mode: the job succeeded" >&2; failed=1
+    elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        echo "FAIL: $mode: the job hung" >&2; failed=1
+    fi
+    if grep -q 'FAIL' "$VRB_TMP/log"; then
+        echo "FAIL: $mode: the operation completed" >&2; failed=1
+    fi
+    if [ $op = write ]; then what='RDMA write \(put\) to'; else what='atomic on'; fi
+    if ! grep -qE "rank [0-9]+ \(.*\): verbs $what rank 0 \(.*\) failed: remote access error \(QP 0x[0-9a-f]+ -> 0x[0-9a-f]+ on .*\); the peer refused" "$VRB_TMP/log"; then
+        echo "FAIL: $mode: no line naming ranks, hosts, QPs and the remote access error" >&2
+        sed 's/^/  | /' "$VRB_TMP/log" | tail -n 15
+        failed=1
+    fi
+done
+exit $failed

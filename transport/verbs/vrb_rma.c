@@ -1,0 +1,528 @@
+/*
+ * verbs: one-sided memory semantics (the contract's mem_expose, mem_key,
+ * mem_revoke, put, atomic, flush; get is vrb_rndv.c's RDMA Read).
+ *
+ * Exposure, least privilege:
+ *   - with type 2 memory windows (IBV_DEVICE_MEM_WINDOW_TYPE_2B, not XRC,
+ *     RTM_VERBS_MW=1): one MR with IBV_ACCESS_MW_BIND (and LOCAL_WRITE only
+ *     when a peer may write or do atomics), which itself grants no remote
+ *     access at all, and one type 2 window per peer, bound by an
+ *     IBV_WR_BIND_MW on that peer's QP with exactly the rights asked. A
+ *     type 2 window is usable only through the QP it was bound on, so a key
+ *     is worth nothing to any other rank. mem_revoke posts IBV_WR_LOCAL_INV
+ *     of each window on its QP and waits for it: from its return, a peer
+ *     using the key gets a remote access error.
+ *   - otherwise: one MR per region with exactly the remote rights asked
+ *     (every listed peer gets its rkey); mem_revoke deregisters it.
+ *   The QP of each listed peer also gets the remote access flags asked
+ *   (the responder checks them before the MR or window).
+ *
+ * Operations: put = one IBV_WR_RDMA_WRITE (inline when small, else from a
+ * registration cache entry), atomic = one IBV_WR_ATOMIC_FETCH_AND_ADD or
+ * IBV_WR_ATOMIC_CMP_AND_SWP into a per-peer result word, each signaled;
+ * its completion (RC: acknowledged by the target, so the data is there)
+ * calls the comp. They take send-queue slots like any WR (RTM_ERR_AGAIN
+ * when the queue to that peer is full). flush is a counter check. A failed
+ * completion ends the job through vrb_wc_fatal, naming both ranks, hosts,
+ * QPs and the status (IBV_WC_REM_ACCESS_ERR: "remote access error").
+ */
+#include "config.h"
+
+#include "transport/verbs/vrb.h"
+#include "transport/verbs/vrb_config.h"
+#include "transport/verbs/vrb_rcache.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/timer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One peer of an exposure: its window and the key it is sent. */
+typedef struct vrb_xpeer {
+    vrb_ep_t      *ep;
+    struct ibv_mw *mw;            /* NULL: the MR's rkey */
+    uint32_t       rkey;
+    int            bound;
+} vrb_xpeer_t;
+
+typedef struct vrb_expo {
+    rtm_list_t     link;          /* in iface->exposures */
+    struct ibv_mr *mr;
+    void          *addr;
+    size_t         len;
+    unsigned       rights;
+    int            use_mw;
+    int            npeers;
+    vrb_xpeer_t    peers[];
+} vrb_expo_t;
+
+static int remote_access_of(unsigned rights)
+{
+    return ((rights & RTM_TL_RIGHT_READ) ? IBV_ACCESS_REMOTE_READ : 0) |
+           ((rights & RTM_TL_RIGHT_WRITE) ? IBV_ACCESS_REMOTE_WRITE : 0) |
+           ((rights & RTM_TL_RIGHT_ATOMIC) ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+}
+
+rtm_status_t vrb_ep_qp_allow(vrb_ep_t *ep, int access)
+{
+    struct ibv_qp_attr a;
+
+    if ((ep->qp_access & access) == access)
+        return RTM_OK;
+    if (ep->qp == NULL || vrb_ep_iface(ep)->xrc)
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: no queue pair of rank %d's to "
+                             "grant remote access flags 0x%x to", ep->super.peer, access);
+    memset(&a, 0, sizeof(a));
+    a.qp_access_flags = (unsigned)(ep->qp_access | access);
+    if (ibv_modify_qp(ep->qp, &a, IBV_QP_ACCESS_FLAGS) != 0)
+        return rtm_error_set(RTM_ERR_TRANSPORT, "verbs: QP 0x%x (rank %d, %s): access flags "
+                             "0x%x: %s", ep->qp->qp_num, ep->super.peer, ep->host,
+                             a.qp_access_flags, strerror(errno));
+    ep->qp_access = (int)a.qp_access_flags;
+    return RTM_OK;
+}
+
+/* Post one signaled one-sided WR (kind VRB_SLOT_*), accounted in ep's send
+ * queue; the caller checked there is room. Hot path for put and atomic: no
+ * allocation, lock or log. */
+static rtm_status_t rma_post(vrb_ep_t *ep, struct ibv_send_wr *wr, uint8_t kind,
+                             rtm_tl_comp_t *comp, uint64_t *result, vrb_rc_entry_t *e)
+{
+    vrb_sq_slot_t *slot = &ep->slots[ep->sq_head % VRB_SQ_DEPTH];
+    struct ibv_send_wr *bad;
+    int err;
+
+    slot->bounce = NULL;
+    slot->get = NULL;
+    slot->kind = kind;
+    slot->comp = comp;
+    slot->result = result;
+    slot->rc_entry = e;
+    wr->wr_id = vrb_wr_id(ep, ep->sq_head);
+    wr->send_flags |= IBV_SEND_SIGNALED;
+    wr->qp_type.xrc.remote_srqn = ep->r_srqn;   /* XRC: the peer's SRQ; RC ignores it */
+    if (__builtin_expect(ibv_post_send(ep->qp, wr, &bad) != 0, 0)) {
+        err = errno;
+        slot->kind = VRB_SLOT_SEND;
+        slot->comp = NULL;
+        slot->result = NULL;
+        slot->rc_entry = NULL;
+        return rtm_error_set(RTM_ERR_TRANSPORT, "verbs: ibv_post_send to rank %d (%s, QP 0x%x): "
+                             "%s", ep->super.peer, ep->host, ep->qp->qp_num, strerror(err));
+    }
+    ep->sq_head++;
+    ep->sq_unsignaled = 0;
+    return RTM_OK;
+}
+
+void vrb_rma_slot_done(vrb_ep_t *ep, vrb_sq_slot_t *slot, uint64_t seq)
+{
+    rtm_tl_comp_t *comp = slot->comp;
+
+    if (slot->rc_entry != NULL)
+        vrb_rcache_put(vrb_ep_iface(ep)->rcache, slot->rc_entry);
+    if (slot->kind == VRB_SLOT_ATOMIC && slot->result != NULL)
+        *slot->result = ep->atomic_res[seq % VRB_SQ_DEPTH];
+    slot->kind = VRB_SLOT_SEND;
+    slot->comp = NULL;
+    slot->result = NULL;
+    slot->rc_entry = NULL;
+    ep->rma_inflight--;
+    if (comp != NULL)
+        comp->cb(comp, RTM_OK);
+}
+
+/* Room for one more WR to ep, connecting first on demand. RTM_ERR_AGAIN:
+ * not yet. */
+static inline rtm_status_t rma_room(vrb_ep_t *ep)
+{
+    if (__builtin_expect(!ep->connected, 0))
+        return vrb_conn_start(ep);
+    if (__builtin_expect(ep->sq_head - ep->sq_tail >= VRB_SQ_DEPTH, 0))
+        return RTM_ERR_AGAIN;
+    return RTM_OK;
+}
+
+/* Slow path (expose, revoke): drive progress until WR number seq of ep is
+ * retired, or the connection timeout passes. */
+static rtm_status_t sq_wait(vrb_ep_t *ep, uint64_t seq, const char *what)
+{
+    vrb_iface_t *iface = vrb_ep_iface(ep);
+    double end = rtm_time_now() + iface->conn_timeout;
+
+    while (ep->sq_tail <= seq) {
+        vrb_progress(&iface->super);
+        if (rtm_time_now() > end)
+            return rtm_error_set(RTM_ERR_TIMEOUT, "rank %d (%s): verbs %s on QP 0x%x to rank %d "
+                                 "(%s) did not complete in %.0f s", iface->world_rank,
+                                 iface->host, what, ep->qp->qp_num, ep->super.peer, ep->host,
+                                 iface->conn_timeout);
+    }
+    return RTM_OK;
+}
+
+/* Slow path: connect ep (on demand) and wait for send-queue room. */
+static rtm_status_t ep_ready(vrb_ep_t *ep)
+{
+    vrb_iface_t *iface = vrb_ep_iface(ep);
+    double end = rtm_time_now() + iface->conn_timeout + 1.0;
+    rtm_status_t status;
+
+    while ((status = rma_room(ep)) == RTM_ERR_AGAIN) {
+        vrb_progress(&iface->super);
+        if (rtm_time_now() > end)
+            return rtm_error_set(RTM_ERR_TIMEOUT, "rank %d (%s): verbs: no connection to rank "
+                                 "%d (%s) after %.0f s", iface->world_rank, iface->host,
+                                 ep->super.peer, ep->host, iface->conn_timeout);
+    }
+    return status;
+}
+
+static void expo_free(vrb_iface_t *iface, vrb_expo_t *x, int invalidate)
+{
+    for (int i = 0; i < x->npeers; i++) {
+        vrb_xpeer_t *p = &x->peers[i];
+
+        if (p->mw == NULL)
+            continue;
+        if (p->bound && invalidate && p->ep->connected && p->ep->qp != NULL &&
+            ep_ready(p->ep) == RTM_OK) {
+            struct ibv_send_wr wr;
+            uint64_t seq = p->ep->sq_head;
+
+            memset(&wr, 0, sizeof(wr));
+            wr.opcode = IBV_WR_LOCAL_INV;
+            wr.invalidate_rkey = p->rkey;
+            if (rma_post(p->ep, &wr, VRB_SLOT_INV, NULL, NULL, NULL) == RTM_OK) {
+                if (sq_wait(p->ep, seq, "memory window invalidate") != RTM_OK)
+                    rtm_warn("%s", rtm_last_error());
+            } else {
+                rtm_warn("%s; the window is deallocated instead", rtm_last_error());
+            }
+        }
+        if (ibv_dealloc_mw(p->mw) != 0)
+            rtm_warn("rank %d (%s): verbs: ibv_dealloc_mw for rank %d: %s", iface->world_rank,
+                     iface->host, p->ep->super.peer, strerror(errno));
+        p->mw = NULL;
+    }
+    if (x->mr != NULL && ibv_dereg_mr(x->mr) != 0)
+        rtm_warn("rank %d (%s): verbs: ibv_dereg_mr of an exposed region (%zu B at %p): %s",
+                 iface->world_rank, iface->host, x->len, x->addr, strerror(errno));
+    free(x);
+}
+
+/* Bind p's window over x's MR on p's QP and wait for it. */
+static rtm_status_t bind_one(vrb_iface_t *iface, vrb_expo_t *x, vrb_xpeer_t *p)
+{
+    struct ibv_send_wr wr;
+    rtm_status_t status;
+    uint64_t seq;
+
+    p->mw = ibv_alloc_mw(iface->pd, IBV_MW_TYPE_2);
+    if (p->mw == NULL)
+        return rtm_error_set(RTM_ERR_TRANSPORT, "rank %d (%s): verbs: ibv_alloc_mw (type 2) for "
+                             "rank %d: %s", iface->world_rank, iface->host, p->ep->super.peer,
+                             strerror(errno));
+    status = ep_ready(p->ep);
+    if (status != RTM_OK)
+        return status;
+    p->rkey = ibv_inc_rkey(p->mw->rkey);
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = IBV_WR_BIND_MW;
+    wr.bind_mw.mw = p->mw;
+    wr.bind_mw.rkey = p->rkey;
+    wr.bind_mw.bind_info.mr = x->mr;
+    wr.bind_mw.bind_info.addr = (uint64_t)(uintptr_t)x->addr;
+    wr.bind_mw.bind_info.length = x->len;
+    wr.bind_mw.bind_info.mw_access_flags = (unsigned)remote_access_of(x->rights);
+    seq = p->ep->sq_head;
+    status = rma_post(p->ep, &wr, VRB_SLOT_BIND, NULL, NULL, NULL);
+    if (status != RTM_OK)
+        return status;
+    status = sq_wait(p->ep, seq, "memory window bind");
+    if (status != RTM_OK)
+        return status;
+    p->bound = 1;
+    return RTM_OK;
+}
+
+rtm_status_t vrb_mem_expose(rtm_tl_iface_t *tl_iface, void *addr, size_t len, unsigned rights,
+                            rtm_tl_ep_t *const *eps, int neps, rtm_tl_memh_t **memh_p)
+{
+    vrb_iface_t *iface = vrb_iface_of(tl_iface);
+    int remote, mr_access;
+    rtm_status_t status;
+    vrb_expo_t *x;
+
+    if (iface == NULL || addr == NULL || len == 0 || rights == 0 ||
+        (rights & ~(unsigned)RTM_TL_RIGHTS_ALL) != 0 || neps < 0 || (neps > 0 && eps == NULL) ||
+        memh_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs mem_expose: bad arguments (%zu B at %p, "
+                             "rights 0x%x, %d peers)", len, addr, rights, neps);
+    for (int i = 0; i < neps; i++) {
+        if (eps[i] == NULL || eps[i]->iface != tl_iface || eps[i]->peer == iface->world_rank)
+            return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs mem_expose: peer %d is no endpoint "
+                                 "of this interface to another rank", i);
+        for (int j = 0; j < i; j++)
+            if (eps[j] == eps[i])
+                return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs mem_expose: rank %d listed "
+                                     "twice", eps[i]->peer);
+    }
+    if ((rights & RTM_TL_RIGHT_ATOMIC) && iface->dev.dev_attr.atomic_cap == IBV_ATOMIC_NONE)
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: %s does not do atomics "
+                             "(atomic_cap IBV_ATOMIC_NONE)", iface->dev.name);
+    if (iface->xrc && (rights & ~(unsigned)RTM_TL_RIGHT_READ))
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: with XRC, regions are exposed for "
+                             "reading only (puts and atomics are not implemented there)");
+    x = calloc(1, sizeof(*x) + (size_t)neps * sizeof(x->peers[0]));
+    if (x == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "verbs mem_expose: no memory");
+    rtm_list_init(&x->link);
+    x->addr = addr;
+    x->len = len;
+    x->rights = rights;
+    x->npeers = neps;
+    x->use_mw = rtm_verbs_config.mw && !iface->xrc && neps > 0 &&
+                (iface->dev.dev_attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) &&
+                iface->dev.dev_attr.max_mw > 0;
+    remote = remote_access_of(rights);
+    mr_access = (rights & (RTM_TL_RIGHT_WRITE | RTM_TL_RIGHT_ATOMIC)) ? IBV_ACCESS_LOCAL_WRITE : 0;
+    /* the MR of a windowed region opens nothing by itself */
+    mr_access |= x->use_mw ? IBV_ACCESS_MW_BIND : remote;
+    x->mr = ibv_reg_mr(iface->pd, addr, len, mr_access);
+    if (x->mr == NULL) {
+        int err = errno;
+
+        free(x);
+        return rtm_error_set(err == ENOMEM || err == EAGAIN ? RTM_ERR_NO_MEMORY :
+                             RTM_ERR_TRANSPORT, "rank %d (%s): verbs: ibv_reg_mr of %zu B at %p "
+                             "(access 0x%x) to expose it: %s", iface->world_rank, iface->host,
+                             len, addr, mr_access, strerror(err));
+    }
+    for (int i = 0; i < neps; i++) {
+        vrb_xpeer_t *p = &x->peers[i];
+
+        p->ep = vrb_ep_of(eps[i]);
+        p->rkey = x->mr->rkey;
+        /* the peer's QP must let it in (connect first, on demand); XRC:
+         * only reads, which every TGT QP takes (vrb_xrc.c) */
+        if (!iface->xrc && (p->ep->qp_access & remote) != remote &&
+            ((status = ep_ready(p->ep)) != RTM_OK ||
+             (status = vrb_ep_qp_allow(p->ep, remote)) != RTM_OK))
+            goto err;
+        if (x->use_mw && (status = bind_one(iface, x, p)) != RTM_OK)
+            goto err;
+    }
+    rtm_list_push_tail(&iface->exposures, &x->link);
+    rtm_debug("verbs: rank %d exposes %zu B at %p to %d peers, rights %s%s%s, by %s",
+              iface->world_rank, len, addr, neps, (rights & RTM_TL_RIGHT_READ) ? "r" : "",
+              (rights & RTM_TL_RIGHT_WRITE) ? "w" : "", (rights & RTM_TL_RIGHT_ATOMIC) ? "a" : "",
+              x->use_mw ? "a type 2 window per peer" : "one MR");
+    *memh_p = (rtm_tl_memh_t *)(void *)x;
+    return RTM_OK;
+
+err:
+    expo_free(iface, x, 1);
+    return status;
+}
+
+rtm_status_t vrb_mem_key(rtm_tl_memh_t *memh, rtm_tl_ep_t *ep, void *key, size_t *key_len_p)
+{
+    vrb_expo_t *x = (vrb_expo_t *)(void *)memh;
+
+    if (x == NULL || ep == NULL || key == NULL || key_len_p == NULL ||
+        *key_len_p < VRB_RKEY_LEN)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs mem_key: bad arguments");
+    for (int i = 0; i < x->npeers; i++) {
+        if (&x->peers[i].ep->super == ep) {
+            memcpy(key, &x->peers[i].rkey, VRB_RKEY_LEN);
+            *key_len_p = VRB_RKEY_LEN;
+            return RTM_OK;
+        }
+    }
+    return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs mem_key: rank %d is not a peer this region "
+                         "was exposed to", ep->peer);
+}
+
+rtm_status_t vrb_mem_revoke(rtm_tl_iface_t *tl_iface, rtm_tl_memh_t *memh)
+{
+    vrb_iface_t *iface = vrb_iface_of(tl_iface);
+    vrb_expo_t *x = (vrb_expo_t *)(void *)memh;
+
+    if (iface == NULL || x == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs mem_revoke: NULL argument");
+    rtm_list_del(&x->link);
+    expo_free(iface, x, 1);
+    return RTM_OK;
+}
+
+rtm_status_t vrb_put(rtm_tl_ep_t *tl_ep, const void *local, size_t len, uint64_t remote_addr,
+                     const void *rkey, size_t rkey_len, rtm_tl_comp_t *comp)
+{
+    vrb_ep_t *ep = vrb_ep_of(tl_ep);
+    vrb_iface_t *iface;
+    vrb_rc_entry_t *e = NULL;
+    struct ibv_send_wr wr;
+    struct ibv_sge sge;
+    rtm_status_t status;
+    uint32_t key;
+
+    if (__builtin_expect(ep == NULL || (local == NULL && len > 0) || rkey == NULL ||
+                         rkey_len != VRB_RKEY_LEN || comp == NULL || comp->cb == NULL, 0))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs put: bad arguments (len %zu, rkey %zu "
+                             "bytes)", len, rkey_len);
+    iface = vrb_ep_iface(ep);
+    if (__builtin_expect(len > iface->dev.max_msg_sz, 0))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs put: %zu B exceed %s's largest "
+                             "message (%u B)", len, iface->dev.name, iface->dev.max_msg_sz);
+    status = rma_room(ep);
+    if (status != RTM_OK)
+        return status;
+    memcpy(&key, rkey, VRB_RKEY_LEN);
+    memset(&wr, 0, sizeof(wr));
+    if (len <= iface->max_inline) {
+        wr.send_flags = IBV_SEND_INLINE;
+        sge.lkey = 0;
+    } else {
+        vrb_rcache_t *rc = vrb_rndv_rcache(iface);
+
+        if (rc == NULL)
+            return RTM_ERR_NO_MEMORY;
+        status = vrb_rcache_get(rc, (void *)(uintptr_t)local, len,
+                                IBV_ACCESS_LOCAL_WRITE, &e);
+        if (status != RTM_OK)
+            return status;
+        sge.lkey = e->mr->lkey;
+    }
+    sge.addr = (uintptr_t)local;
+    sge.length = (uint32_t)len;
+    wr.sg_list = &sge;
+    wr.num_sge = len > 0 ? 1 : 0;
+    wr.opcode = IBV_WR_RDMA_WRITE;
+    wr.wr.rdma.remote_addr = remote_addr;
+    wr.wr.rdma.rkey = key;
+    status = rma_post(ep, &wr, VRB_SLOT_PUT, comp, NULL, e);
+    if (__builtin_expect(status != RTM_OK, 0)) {
+        if (e != NULL)
+            vrb_rcache_put(iface->rcache, e);
+        return status;
+    }
+    ep->rma_inflight++;
+    iface->rma_wrs++;
+    return RTM_OK;
+}
+
+/* Slow path, once per peer: the registered words atomic results land in,
+ * one per send-queue slot. */
+static rtm_status_t atomic_res_alloc(vrb_ep_t *ep)
+{
+    vrb_iface_t *iface = vrb_ep_iface(ep);
+    size_t len = VRB_SQ_DEPTH * sizeof(uint64_t);
+
+    ep->atomic_res = aligned_alloc(64, len);
+    if (ep->atomic_res == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "verbs atomic: no memory");
+    memset(ep->atomic_res, 0, len);
+    ep->atomic_mr = ibv_reg_mr(iface->pd, ep->atomic_res, len, IBV_ACCESS_LOCAL_WRITE);
+    if (ep->atomic_mr == NULL) {
+        int err = errno;
+
+        free(ep->atomic_res);
+        ep->atomic_res = NULL;
+        return rtm_error_set(RTM_ERR_TRANSPORT, "rank %d (%s): verbs: ibv_reg_mr of atomic "
+                             "result words for rank %d: %s", iface->world_rank, iface->host,
+                             ep->super.peer, strerror(err));
+    }
+    return RTM_OK;
+}
+
+rtm_status_t vrb_atomic(rtm_tl_ep_t *tl_ep, rtm_tl_atomic_op_t op, uint64_t operand,
+                        uint64_t compare, uint64_t *result, uint64_t remote_addr,
+                        const void *rkey, size_t rkey_len, rtm_tl_comp_t *comp)
+{
+    vrb_ep_t *ep = vrb_ep_of(tl_ep);
+    vrb_iface_t *iface;
+    struct ibv_send_wr wr;
+    struct ibv_sge sge;
+    rtm_status_t status;
+    uint32_t key;
+
+    if (__builtin_expect(ep == NULL || (op != RTM_TL_ATOMIC_FADD && op != RTM_TL_ATOMIC_CSWAP) ||
+                         result == NULL || (remote_addr & 7) != 0 || rkey == NULL ||
+                         rkey_len != VRB_RKEY_LEN || comp == NULL || comp->cb == NULL, 0))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs atomic: bad arguments (op %d, remote "
+                             "address %#llx: 8-byte aligned?, rkey %zu bytes)", (int)op,
+                             (unsigned long long)remote_addr, rkey_len);
+    iface = vrb_ep_iface(ep);
+    if (__builtin_expect(iface->dev.dev_attr.atomic_cap == IBV_ATOMIC_NONE, 0))
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs atomic: not available (%s has "
+                             "atomic_cap IBV_ATOMIC_NONE)", iface->dev.name);
+    status = rma_room(ep);
+    if (status != RTM_OK)
+        return status;
+    if (__builtin_expect(ep->atomic_res == NULL, 0) && (status = atomic_res_alloc(ep)) != RTM_OK)
+        return status;
+    memcpy(&key, rkey, VRB_RKEY_LEN);
+    sge.addr = (uintptr_t)&ep->atomic_res[ep->sq_head % VRB_SQ_DEPTH];
+    sge.length = sizeof(uint64_t);
+    sge.lkey = ep->atomic_mr->lkey;
+    memset(&wr, 0, sizeof(wr));
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    if (op == RTM_TL_ATOMIC_FADD) {
+        wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+        wr.wr.atomic.compare_add = operand;
+    } else {
+        wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+        wr.wr.atomic.compare_add = compare;
+        wr.wr.atomic.swap = operand;
+    }
+    wr.wr.atomic.remote_addr = remote_addr;
+    wr.wr.atomic.rkey = key;
+    status = rma_post(ep, &wr, VRB_SLOT_ATOMIC, comp, result, NULL);
+    if (__builtin_expect(status != RTM_OK, 0))
+        return status;
+    ep->rma_inflight++;
+    iface->rma_wrs++;
+    return RTM_OK;
+}
+
+rtm_status_t vrb_flush(rtm_tl_ep_t *tl_ep)
+{
+    vrb_ep_t *ep = vrb_ep_of(tl_ep);
+
+    if (__builtin_expect(ep == NULL, 0))
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs flush: NULL endpoint");
+    return ep->rma_inflight == 0 ? RTM_OK : RTM_ERR_AGAIN;
+}
+
+uint64_t vrb_rma_wr_count(rtm_tl_iface_t *tl_iface)
+{
+    return tl_iface != NULL ? vrb_iface_of(tl_iface)->rma_wrs : 0;
+}
+
+void vrb_rma_close(vrb_iface_t *iface)
+{
+    if (iface == NULL || iface->eps == NULL)
+        return;
+    if (iface->exposures.next != NULL) {
+        while (!rtm_list_is_empty(&iface->exposures)) {
+            vrb_expo_t *x = rtm_container_of(iface->exposures.next, vrb_expo_t, link);
+
+            rtm_list_del(&x->link);
+            expo_free(iface, x, 0);   /* closing: the windows go with their MR */
+        }
+    }
+    for (int i = 0; i < iface->world_size; i++) {
+        vrb_ep_t *ep = &iface->eps[i];
+
+        if (ep->atomic_mr != NULL)
+            ibv_dereg_mr(ep->atomic_mr);
+        ep->atomic_mr = NULL;
+        free(ep->atomic_res);
+        ep->atomic_res = NULL;
+    }
+}
