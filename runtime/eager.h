@@ -14,6 +14,7 @@
 #include "runtime/peer.h"
 #include "runtime/request.h"
 #include "runtime/wire.h"
+#include "transport/shm/shm_direct.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -28,7 +29,8 @@ static inline int eager_fits(const rtm_peer_t *p, size_t len)
 /* The eager send. The caller checked that p is connected, the message fits
  * (eager_fits), a credit is held and nothing matched waits ahead of it.
  * On RTM_OK the transport has copied the message out; otherwise nothing
- * changed (RTM_ERR_AGAIN: no queue space now).
+ * changed (RTM_ERR_AGAIN: no queue space now). A message of one shm ring
+ * line goes into the ring here, without a call (transport/shm/shm_direct.h).
  * Hot path: no allocation, lock or log. */
 static inline rtm_status_t eager_send(rtm_peer_t *p, uint32_t ctx, int src_rank, int tag,
                                       const void *buf, size_t len)
@@ -41,7 +43,11 @@ static inline rtm_status_t eager_send(rtm_peer_t *p, uint32_t ctx, int src_rank,
     hdr.tag = tag;
     hdr.seq = p->tx_seq;
     hdr.credits = credit_take_owed(p);
-    status = p->tl->ops->am_send(p->ep, RTM_AM_EAGER, &hdr, sizeof(hdr), buf, len);
+    if (p->ring != NULL && len <= SHM_LINE_DATA - sizeof(hdr))
+        status = shm_fifo_push_line(p->ring, RTM_AM_EAGER, &hdr, sizeof(hdr), buf, len) == 0
+               ? RTM_OK : RTM_ERR_AGAIN;
+    else
+        status = p->tl->ops->am_send(p->ep, RTM_AM_EAGER, &hdr, sizeof(hdr), buf, len);
     if (__builtin_expect(status != RTM_OK, 0)) {
         credit_untake(p, hdr.credits);
         return status;

@@ -87,6 +87,7 @@ rtm_status_t peer_connect(int peer)
             return status;
         }
         p->tl = tl;
+        p->ring = tl->ep_ring != NULL ? tl->ep_ring(p->ep) : NULL;
         rtm_debug("rank %d reaches rank %d (%s) over %s", rtm_rt.world_rank, peer,
                   job_peer_hostname(peer), tl->ops->name);
         return RTM_OK;

@@ -136,6 +136,50 @@ static inline void shm_copy_small(unsigned char *dst, const unsigned char *src, 
     }
 }
 
+/* Room for a record ending at line position `end`, whose boundary line
+ * must be free too (the sentinel), and that line made harmless: 0, or -1
+ * when the ring lacks space (nothing written). */
+static inline int shm_fifo_room(shm_fifo_tx_t *tx, uint64_t end)
+{
+    const uint64_t nlines = tx->mask + 1;
+
+    if (end + 1 - tx->cached_tail > nlines) {
+        tx->cached_tail = atomic_load_explicit(tx->tail, memory_order_acquire);
+        if (end + 1 - tx->cached_tail > nlines)
+            return -1;
+    }
+    if (!tx->harmless[end & tx->mask]) {
+        atomic_store_explicit(&tx->lines[end & tx->mask].word, 0, memory_order_relaxed);
+        tx->harmless[end & tx->mask] = 1;
+    }
+    return 0;
+}
+
+/*
+ * Append a one-line record: hdr_len + len <= SHM_LINE_DATA. Such a record
+ * never wraps (a line always fits before the end of the data area). The
+ * small message's case of shm_fifo_push, inline where a small message is
+ * sent (runtime/eager.h through shm_direct.h). Returns 0, or -1 when the
+ * ring lacks space (nothing written).
+ * Hot path: no allocation, lock, log or atomic read-modify-write.
+ */
+static inline int shm_fifo_push_line(shm_fifo_tx_t *tx, unsigned am_id, const void *hdr,
+                                     size_t hdr_len, const void *payload, size_t len)
+{
+    const uint64_t pos = tx->head;
+    shm_line_t *line = &tx->lines[pos & tx->mask];
+
+    if (shm_fifo_room(tx, pos + 1) != 0)
+        return -1;
+    shm_copy_small(line->data, hdr, hdr_len);
+    shm_copy_small(line->data + hdr_len, payload, len);
+    tx->harmless[pos & tx->mask] = 1;
+    atomic_store_explicit(&line->word, shm_rec_word(pos, am_id, hdr_len + len),
+                          memory_order_release);
+    tx->head = pos + 1;
+    return 0;
+}
+
 /*
  * Append one record. Returns 0, or -1 when the ring lacks space (nothing
  * written). Hot path: no allocation, lock, log or atomic read-modify-write.
@@ -153,30 +197,18 @@ static inline int shm_fifo_push(shm_fifo_tx_t *tx, unsigned am_id, const void *h
     const uint64_t end = rec + lines;
     shm_line_t *line;
 
+    if (lines == 1)
+        return shm_fifo_push_line(tx, am_id, hdr, hdr_len, payload, len);
     /* end is the next record boundary; its line must be free too (sentinel) */
-    if (end + 1 - tx->cached_tail > nlines) {
-        tx->cached_tail = atomic_load_explicit(tx->tail, memory_order_acquire);
-        if (end + 1 - tx->cached_tail > nlines)
-            return -1;
-    }
-
-    if (!tx->harmless[end & tx->mask]) {
-        atomic_store_explicit(&tx->lines[end & tx->mask].word, 0, memory_order_relaxed);
-        tx->harmless[end & tx->mask] = 1;
-    }
+    if (shm_fifo_room(tx, end) != 0)
+        return -1;
 
     line = &tx->lines[rec & tx->mask];
-    if (lines == 1) {
-        shm_copy_small(line->data, hdr, hdr_len);
-        shm_copy_small(line->data + hdr_len, payload, len);
-    } else {
-        if (hdr_len > 0)
-            memcpy(line->data, hdr, hdr_len);
-        if (len > 0)
-            memcpy(line->data + hdr_len, payload, len);
-    }
-    if (lines > 1)
-        memset(&tx->harmless[(rec & tx->mask) + 1], 0, (size_t)(lines - 1));
+    if (hdr_len > 0)
+        memcpy(line->data, hdr, hdr_len);
+    if (len > 0)
+        memcpy(line->data + hdr_len, payload, len);
+    memset(&tx->harmless[(rec & tx->mask) + 1], 0, (size_t)(lines - 1));
     tx->harmless[rec & tx->mask] = 1;
     atomic_store_explicit(&line->word, shm_rec_word(rec, am_id, total), memory_order_release);
 
