@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "runtime/rt_config.h"
+#include "transport/shm/shm_direct.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,14 @@ rtm_status_t peer_connect(int peer)
             return status;
         }
         p->tl = tl;
-        p->ring = tl->ep_ring != NULL ? tl->ep_ring(p->ep) : NULL;
+        if (tl->ep_ring != NULL && tl->caps.am_max >= SHM_LINE_DATA) {
+            /* shm: eager messages of one ring line, the 16 B match header
+             * and up to 40 B, go straight into the ring (eager.h) */
+            p->ring = tl->ep_ring(p->ep);
+            p->ring_max = SHM_LINE_DATA - sizeof(rtm_match_hdr_t);
+            if (tl->caps.eager_limit < p->ring_max)
+                p->ring_max = tl->caps.eager_limit;
+        }
         rtm_debug("rank %d reaches rank %d (%s) over %s", rtm_rt.world_rank, peer,
                   job_peer_hostname(peer), tl->ops->name);
         return RTM_OK;

@@ -18,9 +18,11 @@
 typedef struct rtm_peer {
     rtm_tl_t    *tl;              /* NULL until the first message to or from it */
     rtm_tl_ep_t *ep;
-    /* shm's ring to it when tl is shm (transport/shm/shm_direct.h): small
-     * eager messages go straight there (eager_send); NULL otherwise */
+    /* shm's ring to it when tl is shm (transport/shm/shm_direct.h): eager
+     * messages of up to ring_max bytes (one ring line, within the eager
+     * limit) go straight there (eager_send_ring); NULL otherwise */
     struct shm_fifo_tx *ring;
+    size_t       ring_max;
     uint16_t     tx_seq;
     uint16_t     rx_seq;
     int          tx_credits;      /* eager messages we may still send it */

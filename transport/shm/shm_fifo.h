@@ -156,27 +156,49 @@ static inline int shm_fifo_room(shm_fifo_tx_t *tx, uint64_t end)
 }
 
 /*
- * Append a one-line record: hdr_len + len <= SHM_LINE_DATA. Such a record
- * never wraps (a line always fits before the end of the data area). The
- * small message's case of shm_fifo_push, inline where a small message is
- * sent (runtime/eager.h through shm_direct.h). Returns 0, or -1 when the
- * ring lacks space (nothing written).
+ * A one-line record written in place, for a sender that builds its bytes in
+ * the ring (the runtime's eager send, shm_direct.h): shm_fifo_line_claim
+ * gives the line whose data (SHM_LINE_DATA bytes) the record fills and its
+ * position, or returns -1 when the ring lacks space (nothing written);
+ * shm_fifo_line_commit then publishes len bytes of it. Nothing else is
+ * appended in between. A line never wraps (one always fits before the end
+ * of the data area).
  * Hot path: no allocation, lock, log or atomic read-modify-write.
  */
-static inline int shm_fifo_push_line(shm_fifo_tx_t *tx, unsigned am_id, const void *hdr,
-                                     size_t hdr_len, const void *payload, size_t len)
+static inline int shm_fifo_line_claim(shm_fifo_tx_t *tx, shm_line_t **line_p, uint64_t *pos_p)
 {
     const uint64_t pos = tx->head;
-    shm_line_t *line = &tx->lines[pos & tx->mask];
+    const uint64_t i = pos & tx->mask;
+    shm_line_t *line = &tx->lines[i];
 
     if (shm_fifo_room(tx, pos + 1) != 0)
         return -1;
+    tx->harmless[i] = 1;   /* a header once committed */
+    *line_p = line;
+    *pos_p = pos;
+    return 0;
+}
+
+static inline void shm_fifo_line_commit(shm_fifo_tx_t *tx, shm_line_t *line, uint64_t pos,
+                                        unsigned am_id, size_t len)
+{
+    atomic_store_explicit(&line->word, shm_rec_word(pos, am_id, len), memory_order_release);
+    tx->head = pos + 1;
+}
+
+/* Append a one-line record: hdr_len + len <= SHM_LINE_DATA. Returns 0, or
+ * -1 when the ring lacks space (nothing written). */
+static inline int shm_fifo_push_line(shm_fifo_tx_t *tx, unsigned am_id, const void *hdr,
+                                     size_t hdr_len, const void *payload, size_t len)
+{
+    shm_line_t *line;
+    uint64_t pos;
+
+    if (shm_fifo_line_claim(tx, &line, &pos) != 0)
+        return -1;
     shm_copy_small(line->data, hdr, hdr_len);
     shm_copy_small(line->data + hdr_len, payload, len);
-    tx->harmless[pos & tx->mask] = 1;
-    atomic_store_explicit(&line->word, shm_rec_word(pos, am_id, hdr_len + len),
-                          memory_order_release);
-    tx->head = pos + 1;
+    shm_fifo_line_commit(tx, line, pos, am_id, hdr_len + len);
     return 0;
 }
 
