@@ -41,8 +41,7 @@ static inline rtm_status_t isend_proto(const rtm_comm_obj_t *c, const void *buf,
 /* What binding_isend's fast path leaves: a peer not reached through shm
  * or not connected yet, no credit, a send queued ahead, a full ring, a
  * message of more than a ring line, an empty request free list. Out of
- * line (and taken by a tail call), so that the fast path calls nothing and
- * saves no registers. */
+ * line and taken by a tail call, so that the fast path holds no call. */
 static __attribute__((noinline)) rtm_status_t
 isend_full(const rtm_comm_obj_t *c, const void *buf, size_t len, int dest, int tag,
            binding_req_t **req_p)

@@ -47,13 +47,16 @@ static inline void eager_sent(rtm_peer_t *p, size_t len)
     p->tl->counters.bytes_sent += len;
 }
 
+_Static_assert(sizeof(rtm_match_hdr_t) + PEER_RING_MAX == SHM_LINE_DATA,
+               "a match header and PEER_RING_MAX bytes fill one shm ring line");
+
 /* Whether an eager message of len bytes to p goes into its shm ring,
- * without a call (eager_send_ring, transport/shm/shm_direct.h); such a
- * message fits (eager_fits): peer_connect keeps ring_max within the
- * transport's limits. */
+ * without a call (eager_send_ring, transport/shm/shm_direct.h). Such a
+ * message fits (eager_fits): peer_connect gives p a ring only when the
+ * transport's limits take every one of them. */
 static inline int eager_ring_fits(const rtm_peer_t *p, size_t len)
 {
-    return p->ring != NULL && len <= p->ring_max;
+    return p->ring != NULL && len <= PEER_RING_MAX;
 }
 
 /* eager_send for a message that eager_ring_fits: its header and payload

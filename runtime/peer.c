@@ -88,14 +88,12 @@ rtm_status_t peer_connect(int peer)
             return status;
         }
         p->tl = tl;
-        if (tl->ep_ring != NULL && tl->caps.am_max >= SHM_LINE_DATA) {
-            /* shm: eager messages of one ring line, the 16 B match header
-             * and up to 40 B, go straight into the ring (eager.h) */
+        /* shm: eager messages of one ring line, the 16 B match header and
+         * up to 40 B, go straight into the ring (eager.h) when the
+         * transport's limits let every such message go eagerly */
+        if (tl->ep_ring != NULL && tl->caps.am_max >= SHM_LINE_DATA &&
+            tl->caps.eager_limit >= PEER_RING_MAX)
             p->ring = tl->ep_ring(p->ep);
-            p->ring_max = SHM_LINE_DATA - sizeof(rtm_match_hdr_t);
-            if (tl->caps.eager_limit < p->ring_max)
-                p->ring_max = tl->caps.eager_limit;
-        }
         rtm_debug("rank %d reaches rank %d (%s) over %s", rtm_rt.world_rank, peer,
                   job_peer_hostname(peer), tl->ops->name);
         return RTM_OK;

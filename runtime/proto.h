@@ -72,8 +72,9 @@ static inline rtm_request_impl_t *proto_isend_eager(rtm_peer_t *p, uint32_t ctx,
 
 /* proto_isend_eager's case that makes no call: p is reached through shm,
  * the message is one ring line (eager_ring_fits) and a request is free. For
- * the binding's send, whose fast path then saves no registers; NULL:
- * nothing was done, the caller takes the full path.
+ * the binding's send (binding_isend), whose fast path then holds no call and
+ * keeps no value across one; NULL: nothing was done, the caller takes the
+ * full path (proto_isend).
  * Hot path: no call, allocation, lock or log. */
 static inline rtm_request_impl_t *proto_isend_ring(rtm_peer_t *p, uint32_t ctx, int src_rank,
                                                    const void *buf, size_t len, int world,
@@ -86,7 +87,7 @@ static inline rtm_request_impl_t *proto_isend_ring(rtm_peer_t *p, uint32_t ctx, 
         return NULL;
     if (__builtin_expect(eager_send_ring(p, ctx, src_rank, tag, buf, len) != RTM_OK, 0))
         return NULL;
-    req = req_pop(RTM_REQ_SEND, RTM_REQ_F_COMPLETE);
+    req = req_take_head(req_free_list, RTM_REQ_SEND, RTM_REQ_F_COMPLETE);
     proto_eager_done(req, world, src_rank, tag, len);
     return req;
 }
