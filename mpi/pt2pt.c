@@ -213,8 +213,9 @@ static inline __attribute__((always_inline)) int isend_common(const char *fn, co
         const char *data = (const char *)buf + d->direct_off;
 
         if (__builtin_expect(data != NULL || bytes == 0, 1)) {
-            rtm_status_t st = binding_isend(data, bytes, dest, tag, c->pt2pt,
-                                            mode == RTMPI_SEND_SYNC, &rq);
+            rtm_status_t st = mode == RTMPI_SEND_SYNC
+                            ? binding_issend(data, bytes, dest, tag, c->pt2pt, &rq)
+                            : binding_isend(data, bytes, dest, tag, c->pt2pt, &rq);
 
             if (__builtin_expect(st != RTM_OK, 0))
                 return rtmpi_error_rtm(comm, fn, st);

@@ -102,11 +102,14 @@ static inline rtm_request_t binding_req_native(binding_req_t *req)
  * neither is RTM_PROC_NULL), tag >= 0 (a receive's may be RTM_ANY_TAG), buf
  * valid for len bytes. Nothing is checked again. On RTM_OK *req_p is the
  * new request (a send may be complete already); an error is set with
- * rtm_error_set and nothing was started.
+ * rtm_error_set and nothing was started. binding_issend is the synchronous
+ * send (complete once matched).
  * Hot path: no allocation once the request table has grown, no lock, no
  * log. */
 rtm_status_t binding_isend(const void *buf, size_t len, int dest, int tag, rtm_comm_t comm,
-                           int sync, binding_req_t **req_p);
+                           binding_req_t **req_p);
+rtm_status_t binding_issend(const void *buf, size_t len, int dest, int tag, rtm_comm_t comm,
+                            binding_req_t **req_p);
 rtm_status_t binding_irecv(void *buf, size_t len, int src, int tag, rtm_comm_t comm,
                            binding_req_t **req_p);
 /* A request the runtime never starts nor completes, for work the binding

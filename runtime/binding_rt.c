@@ -25,26 +25,49 @@ void binding_idle(unsigned long polls)
     progress_idle(polls);
 }
 
-rtm_status_t binding_isend(const void *buf, size_t len, int dest, int tag, rtm_comm_t comm,
-                           int sync, binding_req_t **req_p)
+/* A send by the protocols' full path (proto_isend). */
+static inline rtm_status_t isend_proto(const rtm_comm_obj_t *c, const void *buf, size_t len,
+                                       int dest, int tag, int sync, binding_req_t **req_p)
 {
-    const rtm_comm_obj_t *c = &rtm_rt.comms[comm];
-    int world = comm_world_rank_of(c, dest);
     rtm_request_impl_t *req;
-    rtm_status_t status;
+    rtm_status_t status = proto_isend(c, c->ctx_p2p, buf, len, dest, tag, sync, &req);
 
-    if (__builtin_expect(!sync, 1)) {
-        req = proto_isend_eager(&rtm_rt.peers[world], c->ctx_p2p, c->rank, buf, len, world, tag);
-        if (__builtin_expect(req != NULL, 1)) {
-            *req_p = req_head(req);
-            return RTM_OK;
-        }
-    }
-    status = proto_isend(c, c->ctx_p2p, buf, len, dest, tag, sync, &req);
     if (__builtin_expect(status != RTM_OK, 0))
         return status;
     *req_p = req_head(req);
     return RTM_OK;
+}
+
+/* What binding_isend's fast path leaves: a peer not reached through shm
+ * or not connected yet, no credit, a send queued ahead, a full ring, a
+ * message of more than a ring line, an empty request free list. Out of
+ * line and taken by a tail call, so that the fast path holds no call. */
+static __attribute__((noinline)) rtm_status_t
+isend_full(const rtm_comm_obj_t *c, const void *buf, size_t len, int dest, int tag,
+           binding_req_t **req_p)
+{
+    return isend_proto(c, buf, len, dest, tag, 0, req_p);
+}
+
+rtm_status_t binding_isend(const void *buf, size_t len, int dest, int tag, rtm_comm_t comm,
+                           binding_req_t **req_p)
+{
+    const rtm_comm_obj_t *c = &rtm_rt.comms[comm];
+    int world = comm_world_rank_of(c, dest);
+    rtm_request_impl_t *req;
+
+    req = proto_isend_ring(&rtm_rt.peers[world], c->ctx_p2p, c->rank, buf, len, world, tag);
+    if (__builtin_expect(req != NULL, 1)) {
+        *req_p = req_head(req);
+        return RTM_OK;
+    }
+    return isend_full(c, buf, len, dest, tag, req_p);
+}
+
+rtm_status_t binding_issend(const void *buf, size_t len, int dest, int tag, rtm_comm_t comm,
+                            binding_req_t **req_p)
+{
+    return isend_proto(&rtm_rt.comms[comm], buf, len, dest, tag, 1, req_p);
 }
 
 rtm_status_t binding_irecv(void *buf, size_t len, int src, int tag, rtm_comm_t comm,

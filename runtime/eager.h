@@ -14,6 +14,7 @@
 #include "runtime/peer.h"
 #include "runtime/request.h"
 #include "runtime/wire.h"
+#include "transport/shm/shm_direct.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +24,58 @@ static inline int eager_fits(const rtm_peer_t *p, size_t len)
 {
     return len <= p->tl->caps.eager_limit &&
            len + sizeof(rtm_match_hdr_t) <= p->tl->caps.am_max;
+}
+
+/* The match header of the next eager message to p, which hands back
+ * what p is owed (credit_untake if it never leaves). */
+static inline void eager_hdr(rtm_match_hdr_t *hdr, rtm_peer_t *p, uint32_t ctx, int src_rank,
+                             int tag)
+{
+    hdr->ctx = ctx;
+    hdr->src = src_rank;
+    hdr->tag = tag;
+    hdr->seq = p->tx_seq;
+    hdr->credits = credit_take_owed(p);
+}
+
+/* An eager message of len bytes left for p. */
+static inline void eager_sent(rtm_peer_t *p, size_t len)
+{
+    p->tx_seq++;
+    p->tx_credits--;
+    p->tl->counters.msgs_sent++;
+    p->tl->counters.bytes_sent += len;
+}
+
+_Static_assert(sizeof(rtm_match_hdr_t) + PEER_RING_MAX == SHM_LINE_DATA,
+               "a match header and PEER_RING_MAX bytes fill one shm ring line");
+
+/* Whether an eager message of len bytes to p goes into its shm ring,
+ * without a call (eager_send_ring, transport/shm/shm_direct.h). Such a
+ * message fits (eager_fits): peer_connect gives p a ring only when the
+ * transport's limits take every one of them. */
+static inline int eager_ring_fits(const rtm_peer_t *p, size_t len)
+{
+    return p->ring != NULL && len <= PEER_RING_MAX;
+}
+
+/* eager_send for a message that eager_ring_fits: its header and payload
+ * written straight into a line of the peer's ring.
+ * Hot path: no call, allocation, lock or log. */
+static inline rtm_status_t eager_send_ring(rtm_peer_t *p, uint32_t ctx, int src_rank, int tag,
+                                           const void *buf, size_t len)
+{
+    shm_fifo_tx_t *ring = p->ring;
+    shm_line_t *line;
+    uint64_t pos;
+
+    if (__builtin_expect(shm_fifo_line_claim(ring, &line, &pos) != 0, 0))
+        return RTM_ERR_AGAIN;
+    eager_hdr((rtm_match_hdr_t *)(void *)line->data, p, ctx, src_rank, tag);
+    shm_copy_small(line->data + sizeof(rtm_match_hdr_t), buf, len);
+    shm_fifo_line_commit(ring, line, pos, RTM_AM_EAGER, sizeof(rtm_match_hdr_t) + len);
+    eager_sent(p, len);
+    return RTM_OK;
 }
 
 /* The eager send. The caller checked that p is connected, the message fits
@@ -36,20 +89,15 @@ static inline rtm_status_t eager_send(rtm_peer_t *p, uint32_t ctx, int src_rank,
     rtm_match_hdr_t hdr;
     rtm_status_t status;
 
-    hdr.ctx = ctx;
-    hdr.src = src_rank;
-    hdr.tag = tag;
-    hdr.seq = p->tx_seq;
-    hdr.credits = credit_take_owed(p);
+    if (eager_ring_fits(p, len))
+        return eager_send_ring(p, ctx, src_rank, tag, buf, len);
+    eager_hdr(&hdr, p, ctx, src_rank, tag);
     status = p->tl->ops->am_send(p->ep, RTM_AM_EAGER, &hdr, sizeof(hdr), buf, len);
     if (__builtin_expect(status != RTM_OK, 0)) {
         credit_untake(p, hdr.credits);
         return status;
     }
-    p->tx_seq++;
-    p->tx_credits--;
-    p->tl->counters.msgs_sent++;
-    p->tl->counters.bytes_sent += len;
+    eager_sent(p, len);
     return RTM_OK;
 }
 

@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "runtime/rt_config.h"
+#include "transport/shm/shm_direct.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,12 @@ rtm_status_t peer_connect(int peer)
             return status;
         }
         p->tl = tl;
+        /* shm: eager messages of one ring line, the 16 B match header and
+         * up to 40 B, go straight into the ring (eager.h) when the
+         * transport's limits let every such message go eagerly */
+        if (tl->ep_ring != NULL && tl->caps.am_max >= SHM_LINE_DATA &&
+            tl->caps.eager_limit >= PEER_RING_MAX)
+            p->ring = tl->ep_ring(p->ep);
         rtm_debug("rank %d reaches rank %d (%s) over %s", rtm_rt.world_rank, peer,
                   job_peer_hostname(peer), tl->ops->name);
         return RTM_OK;

@@ -24,11 +24,19 @@ typedef struct rtm_peer {
     int          credits_owed;    /* its eager messages we released, not yet returned */
     int          rndv_tx_active;  /* our rendezvous sends to it (RTS out) not complete */
     int          detached_tx;     /* our detached sends to it not complete (proto.c) */
+    int          node;            /* host index */
     rtm_list_t   pending_sends;   /* matched messages waiting for queue space, FIFO */
     rtm_list_t   pending_ctrl;    /* requests with a CTS/FIN/DATA to send */
     rtm_list_t   pending_link;    /* in rtm_rt.pending_peers while anything waits */
-    int          node;            /* host index */
-} rtm_peer_t;
+    /* shm's ring to it when tl is shm (transport/shm/shm_direct.h): eager
+     * messages of up to PEER_RING_MAX bytes go straight there
+     * (eager_send_ring); NULL otherwise */
+    struct shm_fifo_tx *ring;
+} rtm_peer_t;   /* 96 bytes: an index into rtm_rt.peers is two instructions */
+
+/* The eager payloads that fit one shm ring line (64 B) with the record's
+ * word and the match header (8 + 16 B); eager.h checks it. */
+#define PEER_RING_MAX 40u
 
 rtm_status_t peers_init(void);
 void         peers_close(void);

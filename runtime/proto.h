@@ -34,6 +34,17 @@ static inline int proto_eager_now(const rtm_peer_t *p)
     return p->tx_credits > 0 && rtm_list_is_empty(&p->pending_sends);
 }
 
+/* A send request complete at once (req_alloc_done) for the eager message
+ * of len bytes that left for world rank `world`. */
+static inline void proto_eager_done(rtm_request_impl_t *req, int world, int src_rank, int tag,
+                                    size_t len)
+{
+    req->peer = world;
+    req->status.source = src_rank;
+    req->status.tag = tag;
+    req->status.count = len;
+}
+
 /* The fast path of a standard nonblocking send to p (world rank `world`):
  * when p is connected, the message goes eagerly and may leave now, it is
  * sent and its request, complete, returned; NULL: nothing was done (not
@@ -55,10 +66,29 @@ static inline rtm_request_impl_t *proto_isend_eager(rtm_peer_t *p, uint32_t ctx,
         req_release(req);
         return NULL;
     }
-    req->peer = world;
-    req->status.source = src_rank;
-    req->status.tag = tag;
-    req->status.count = len;
+    proto_eager_done(req, world, src_rank, tag, len);
+    return req;
+}
+
+/* proto_isend_eager's case that makes no call: p is reached through shm,
+ * the message is one ring line (eager_ring_fits) and a request is free. For
+ * the binding's send (binding_isend), whose fast path then holds no call and
+ * keeps no value across one; NULL: nothing was done, the caller takes the
+ * full path (proto_isend).
+ * Hot path: no call, allocation, lock or log. */
+static inline rtm_request_impl_t *proto_isend_ring(rtm_peer_t *p, uint32_t ctx, int src_rank,
+                                                   const void *buf, size_t len, int world,
+                                                   int tag)
+{
+    rtm_request_impl_t *req;
+
+    if (__builtin_expect(!eager_ring_fits(p, len) || !proto_eager_now(p) ||
+                         req_free_list == NULL, 0))
+        return NULL;
+    if (__builtin_expect(eager_send_ring(p, ctx, src_rank, tag, buf, len) != RTM_OK, 0))
+        return NULL;
+    req = req_take_head(req_free_list, RTM_REQ_SEND, RTM_REQ_F_COMPLETE);
+    proto_eager_done(req, world, src_rank, tag, len);
     return req;
 }
 

@@ -92,17 +92,11 @@ extern rtm_request_impl_t *req_free_list;
 rtm_request_impl_t *req_table_grow(void);
 void req_copy_free(rtm_request_impl_t *req);
 
-/* Hot path: no allocation once the table has grown, no lock, no log. A
- * request off the free list with the fields every kind starts from. */
-static inline rtm_request_impl_t *req_take(rtm_req_kind_t kind, uint16_t flags)
+/* Hot path: no allocation, lock or log. req, the head of the free list,
+ * taken off it with the fields every kind starts from. */
+static inline rtm_request_impl_t *req_take_head(rtm_request_impl_t *req, rtm_req_kind_t kind,
+                                                uint16_t flags)
 {
-    rtm_request_impl_t *req = req_free_list;
-
-    if (__builtin_expect(req == NULL, 0)) {
-        req = req_table_grow();
-        if (req == NULL)
-            return NULL;
-    }
     req_free_list = req->next_free;
     req->magic = RTM_REQ_MAGIC;
     req->kind = (uint8_t)kind;
@@ -116,6 +110,21 @@ static inline rtm_request_impl_t *req_take(rtm_req_kind_t kind, uint16_t flags)
     req->binding[0] = 0;
     req->binding[1] = 0;
     return req;
+}
+
+/* Hot path: no allocation once the table has grown, no lock, no log. A
+ * request off the free list, the table grown first if it is empty; NULL
+ * out of memory. */
+static inline rtm_request_impl_t *req_take(rtm_req_kind_t kind, uint16_t flags)
+{
+    rtm_request_impl_t *req = req_free_list;
+
+    if (__builtin_expect(req == NULL, 0)) {
+        req = req_table_grow();
+        if (req == NULL)
+            return NULL;
+    }
+    return req_take_head(req, kind, flags);
 }
 
 /* A request complete when made (an eager send): only what a completed

@@ -54,6 +54,9 @@ typedef struct rtm_tl {
     /* progress() calls made (logged at close: tests check who is polled) */
     unsigned long       polls;
     rtm_tl_counters_t   counters;
+    /* shm only: the ring an endpoint writes, which small eager sends use
+     * directly (transport/shm/shm_direct.h); NULL for other transports */
+    struct shm_fifo_tx *(*ep_ring)(rtm_tl_ep_t *ep);
 } rtm_tl_t;
 
 struct rtm_peer;

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "runtime/rt_config.h"
+#include "transport/shm/shm_direct.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,7 @@ static rtm_status_t tl_open(const rtm_tl_ops_t *ops)
     if (status != RTM_OK)
         return status;
     tl->ops = ops;
+    tl->ep_ring = ops == &rtm_tl_shm ? shm_ep_ring : NULL;
     ops->query(tl->iface, &tl->caps);
     status = ops->addr_pack(tl->iface, blob, &blob_len);
     if (status != RTM_OK)

@@ -20,6 +20,8 @@ SHM_SOURCES = \
 	transport/shm/shm_state.c
 
 librtmsg_la_SOURCES += $(SELF_SOURCES) $(SHM_SOURCES)
+# what the runtime's eager send uses of shm: the direct path into the rings
+librtmsg_la_SOURCES += transport/shm/shm_direct.h
 # which transports exist here: the built-in ones and the modules
 librtmsg_la_SOURCES += transport/registry.c transport/registry.h
 

@@ -136,6 +136,72 @@ static inline void shm_copy_small(unsigned char *dst, const unsigned char *src, 
     }
 }
 
+/* Room for a record ending at line position `end`, whose boundary line
+ * must be free too (the sentinel), and that line made harmless: 0, or -1
+ * when the ring lacks space (nothing written). */
+static inline int shm_fifo_room(shm_fifo_tx_t *tx, uint64_t end)
+{
+    const uint64_t nlines = tx->mask + 1;
+
+    if (end + 1 - tx->cached_tail > nlines) {
+        tx->cached_tail = atomic_load_explicit(tx->tail, memory_order_acquire);
+        if (end + 1 - tx->cached_tail > nlines)
+            return -1;
+    }
+    if (!tx->harmless[end & tx->mask]) {
+        atomic_store_explicit(&tx->lines[end & tx->mask].word, 0, memory_order_relaxed);
+        tx->harmless[end & tx->mask] = 1;
+    }
+    return 0;
+}
+
+/*
+ * A one-line record written in place, for a sender that builds its bytes in
+ * the ring (the runtime's eager send, shm_direct.h): shm_fifo_line_claim
+ * gives the line whose data (SHM_LINE_DATA bytes) the record fills and its
+ * position, or returns -1 when the ring lacks space (nothing written);
+ * shm_fifo_line_commit then publishes len bytes of it. Nothing else is
+ * appended in between. A line never wraps (one always fits before the end
+ * of the data area).
+ * Hot path: no allocation, lock, log or atomic read-modify-write.
+ */
+static inline int shm_fifo_line_claim(shm_fifo_tx_t *tx, shm_line_t **line_p, uint64_t *pos_p)
+{
+    const uint64_t pos = tx->head;
+    const uint64_t i = pos & tx->mask;
+    shm_line_t *line = &tx->lines[i];
+
+    if (shm_fifo_room(tx, pos + 1) != 0)
+        return -1;
+    tx->harmless[i] = 1;   /* a header once committed */
+    *line_p = line;
+    *pos_p = pos;
+    return 0;
+}
+
+static inline void shm_fifo_line_commit(shm_fifo_tx_t *tx, shm_line_t *line, uint64_t pos,
+                                        unsigned am_id, size_t len)
+{
+    atomic_store_explicit(&line->word, shm_rec_word(pos, am_id, len), memory_order_release);
+    tx->head = pos + 1;
+}
+
+/* Append a one-line record: hdr_len + len <= SHM_LINE_DATA. Returns 0, or
+ * -1 when the ring lacks space (nothing written). */
+static inline int shm_fifo_push_line(shm_fifo_tx_t *tx, unsigned am_id, const void *hdr,
+                                     size_t hdr_len, const void *payload, size_t len)
+{
+    shm_line_t *line;
+    uint64_t pos;
+
+    if (shm_fifo_line_claim(tx, &line, &pos) != 0)
+        return -1;
+    shm_copy_small(line->data, hdr, hdr_len);
+    shm_copy_small(line->data + hdr_len, payload, len);
+    shm_fifo_line_commit(tx, line, pos, am_id, hdr_len + len);
+    return 0;
+}
+
 /*
  * Append one record. Returns 0, or -1 when the ring lacks space (nothing
  * written). Hot path: no allocation, lock, log or atomic read-modify-write.
@@ -153,30 +219,18 @@ static inline int shm_fifo_push(shm_fifo_tx_t *tx, unsigned am_id, const void *h
     const uint64_t end = rec + lines;
     shm_line_t *line;
 
+    if (lines == 1)
+        return shm_fifo_push_line(tx, am_id, hdr, hdr_len, payload, len);
     /* end is the next record boundary; its line must be free too (sentinel) */
-    if (end + 1 - tx->cached_tail > nlines) {
-        tx->cached_tail = atomic_load_explicit(tx->tail, memory_order_acquire);
-        if (end + 1 - tx->cached_tail > nlines)
-            return -1;
-    }
-
-    if (!tx->harmless[end & tx->mask]) {
-        atomic_store_explicit(&tx->lines[end & tx->mask].word, 0, memory_order_relaxed);
-        tx->harmless[end & tx->mask] = 1;
-    }
+    if (shm_fifo_room(tx, end) != 0)
+        return -1;
 
     line = &tx->lines[rec & tx->mask];
-    if (lines == 1) {
-        shm_copy_small(line->data, hdr, hdr_len);
-        shm_copy_small(line->data + hdr_len, payload, len);
-    } else {
-        if (hdr_len > 0)
-            memcpy(line->data, hdr, hdr_len);
-        if (len > 0)
-            memcpy(line->data + hdr_len, payload, len);
-    }
-    if (lines > 1)
-        memset(&tx->harmless[(rec & tx->mask) + 1], 0, (size_t)(lines - 1));
+    if (hdr_len > 0)
+        memcpy(line->data, hdr, hdr_len);
+    if (len > 0)
+        memcpy(line->data + hdr_len, payload, len);
+    memset(&tx->harmless[(rec & tx->mask) + 1], 0, (size_t)(lines - 1));
     tx->harmless[rec & tx->mask] = 1;
     atomic_store_explicit(&line->word, shm_rec_word(rec, am_id, total), memory_order_release);
 

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "transport/shm/shm_config.h"
+#include "transport/shm/shm_direct.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -358,6 +359,11 @@ static void shm_ep_destroy(rtm_tl_ep_t *tl_ep)
 {
     if (tl_ep != NULL)
         shm_ep(tl_ep)->in_use = 0;
+}
+
+shm_fifo_tx_t *shm_ep_ring(rtm_tl_ep_t *tl_ep)
+{
+    return shm_ep(tl_ep)->tx;
 }
 
 /* Hot path: no allocation, lock or log (except for a caller's bug). */
