@@ -135,14 +135,47 @@ static void kernel_run(char *t, const rma_run_t *r, const char *data, MPI_Op op)
          * packed element starts here and spans both. */
         const rtmpi_dtype_t *d = rtmpi_dtype_get(r->basic);
         size_t bs = rtmpi_basic_size(r->basic);
-        _Alignas(16) char tmp[64];
+        _Alignas(64) char tmp[64], cur[64];
 
         for (size_t j = 0; j < k && (size_t)d->extent <= sizeof(tmp); j++) {
+            char *p = t + r->disp + (MPI_Aint)j * d->extent;
+
             rtmpi_unpack(data + j * bs, bs, tmp, 1, d);
-            rtmpi_op_apply(op, tmp, t + r->disp + (MPI_Aint)j * d->extent, 1, r->basic);
+            if ((uintptr_t)p % (size_t)(d->align > 1 ? d->align : 1) == 0) {
+                rtmpi_op_apply(op, tmp, p, 1, r->basic);
+            } else {
+                /* Misaligned (disp_unit 1): through an aligned copy of the
+                 * element from its first member's start to its last's end. */
+                size_t span = (size_t)d->true_ub;
+
+                memcpy(cur, p, span);
+                rtmpi_op_apply(op, tmp, cur, 1, r->basic);
+                memcpy(p, cur, span);
+            }
         }
     } else if (k) {
-        rtmpi_op_apply(op, data, t + r->disp, (MPI_Count)k, r->basic);
+        const rtmpi_dtype_t *d = rtmpi_dtype_get(r->basic);
+        size_t al = d && d->align > 1 ? (size_t)d->align : 1;
+        char *p = t + r->disp;
+
+        if (((uintptr_t)p | (uintptr_t)data) % al == 0) {
+            rtmpi_op_apply(op, data, p, (MPI_Count)k, r->basic);
+            return;
+        }
+        /* Misaligned target (disp_unit 1) or data: the kernels read typed
+         * elements, so through aligned copies, a few elements at a time. */
+        size_t es = (size_t)r->len / k;
+        _Alignas(64) char in[256], io[256];
+        size_t per = es <= sizeof(in) ? sizeof(in) / es : 0;
+
+        for (size_t j = 0; j < k && per; j += per) {
+            size_t m = k - j < per ? k - j : per;
+
+            memcpy(in, data + j * es, m * es);
+            memcpy(io, p + j * es, m * es);
+            rtmpi_op_apply(op, in, io, (MPI_Count)m, r->basic);
+            memcpy(p + j * es, io, m * es);
+        }
     }
 }
 

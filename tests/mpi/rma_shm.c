@@ -104,11 +104,12 @@ static void test_faa_no_target(void)
 struct dpair { double v; int i; };
 
 /* Window layout (bytes): [0, 256) doubles, [256, 384) pairs, 390 a
- * misaligned int, 400 an int for MAX. */
+ * misaligned int, 400 an int for MAX, 417 a misaligned pair. */
 #define OFF_V 0
 #define OFF_P 256
 #define OFF_MIS 390
 #define OFF_MAX 400
+#define OFF_MISP 417   /* a misaligned MPI_DOUBLE_INT */
 #define WBYTES 512
 
 static void acc_all(MPI_Win win, int target)
@@ -132,6 +133,8 @@ static void acc_all(MPI_Win win, int target)
                                 MPI_DOUBLE_INT, MPI_MAXLOC, win));
         CHECK_RC(MPI_Accumulate(&one, 1, MPI_INT, target, OFF_MIS, 1, MPI_INT, MPI_SUM, win));
         CHECK_RC(MPI_Accumulate(&mx, 1, MPI_INT, target, OFF_MAX, 1, MPI_INT, MPI_MAX, win));
+        CHECK_RC(MPI_Accumulate(&p[0], 1, MPI_DOUBLE_INT, target, OFF_MISP, 1, MPI_DOUBLE_INT,
+                                MPI_MAXLOC, win));
         if (i % 16 == 0)
             CHECK_RC(MPI_Win_flush(target, win));
     }
@@ -169,6 +172,17 @@ static void check_acc(const char *what, const char *b, int nranks)
             EXPECT(0, "%s: maxloc pair %d is (%g, %d), want (%g, %d)", what, j, got.v, got.i,
                    want.v, want.i);
     }
+    struct dpair wantp = { -1, 0 }, gotp;
+    for (int r = 0; r < nranks; r++)
+        for (int i = 0; i < ACC_ITERS; i++)
+            if (pval(r, i, 0) > wantp.v) {
+                wantp.v = pval(r, i, 0);
+                wantp.i = r;
+            }
+    memcpy(&gotp.v, b + OFF_MISP, sizeof(double));
+    memcpy(&gotp.i, b + OFF_MISP + 8, sizeof(int));
+    EXPECT(gotp.v == wantp.v && gotp.i == wantp.i, "%s: misaligned maxloc (%g, %d), want "
+           "(%g, %d)", what, gotp.v, gotp.i, wantp.v, wantp.i);
     int mis, mx;
     memcpy(&mis, b + OFF_MIS, sizeof(mis));
     memcpy(&mx, b + OFF_MAX, sizeof(mx));
