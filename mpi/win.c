@@ -350,8 +350,12 @@ static int seg_map(rtmpi_win_t *w, MPI_Comm ncomm, size_t align)
         goto out;
     snprintf(name, sizeof(name), "/rtmpi-win-%llx", nonce);
     if (nr == 0 && ok) {
+        /* posix_fallocate reserves the pages: a full /dev/shm refuses
+         * the segment here (MPI_Win_allocate then falls back to private
+         * memory) instead of a SIGBUS at the first touch. */
         fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        if (fd < 0 || ftruncate(fd, (off_t)total) != 0)
+        if (fd < 0 || ftruncate(fd, (off_t)total) != 0 ||
+            posix_fallocate(fd, 0, (off_t)total) != 0)
             ok = 0;
     }
     rc = MPI_ERR_RMA_SHARED;
