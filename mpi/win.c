@@ -8,6 +8,7 @@
 
 #include "win_impl.h"
 #include "intercomm.h"
+#include "common/rtconfig.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -251,6 +252,31 @@ static int info_false(MPI_Info info, const char *key)
 
 static int seg_map(rtmpi_win_t *w, MPI_Comm ncomm, size_t align);
 
+/* Whether the job lets ranks of a host share memory: RTM_TRANSPORTS lists
+ * shm (without it, as over a network, every one-sided operation is a
+ * message; the tcp and verbs tests rely on that). */
+static int shm_allowed(void)
+{
+    const rtm_cfg_table_t *t;
+    const rtm_cfg_row_t *r = rtm_config_find("RTM_TRANSPORTS", &t);
+    char list[256];
+
+    if (!r)
+        return 1;
+    list[0] = '\0';
+    rtm_config_format(t, r, list, sizeof(list));
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+
+        if (len == 3 && !strncmp(p, "shm", 3))
+            return 1;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                       MPI_Win *win)
 {
@@ -270,7 +296,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
      * the process's own. */
     int node = 0, nsize = 0;
     MPI_Comm ncomm = MPI_COMM_NULL;
-    int join = !info_false(info, "rtmsg_win_shm") &&
+    int join = !info_false(info, "rtmsg_win_shm") && shm_allowed() &&
                rtm_world_node(rtmpi_state.world_rank, &node) == RTM_OK;
     if (PMPI_Comm_split(w->hcomm, join ? node : MPI_UNDEFINED, w->rank, &ncomm)) {
         win_destroy(w);
