@@ -247,6 +247,55 @@ int rtmpi_rma_wait_pend(rtmpi_win_t *w, int target)
     return rc;
 }
 
+/* ---- passive-target lock words ------------------------------------------------------ */
+
+/* On a window whose ranks all share one segment (all_local) a lock is the
+ * target's plock word, taken and released by the origin: it needs nothing
+ * of the target. Exclusive lockers announce themselves in pwait and shared
+ * ones stand back while any waits, so a stream of shared locks cannot
+ * starve them. A waiting origin keeps polling the engine. */
+static void plock_take(rma_ctl_t *c, int excl)
+{
+    unsigned polls = 0;
+
+    if (excl) {
+        atomic_fetch_add(&c->pwait, 1);
+        for (;;) {
+            uint32_t z = 0;
+
+            if (atomic_compare_exchange_weak_explicit(&c->plock, &z, RMA_PLOCK_EXCL,
+                                                      memory_order_acquire,
+                                                      memory_order_relaxed))
+                break;
+            spin(&polls);
+        }
+        atomic_fetch_sub(&c->pwait, 1);
+        return;
+    }
+    for (;;) {
+        if (!atomic_load(&c->pwait)) {
+            uint32_t v = atomic_load_explicit(&c->plock, memory_order_relaxed);
+
+            if (!(v & RMA_PLOCK_EXCL)) {
+                if (atomic_compare_exchange_weak_explicit(&c->plock, &v, v + 1,
+                                                          memory_order_acquire,
+                                                          memory_order_relaxed))
+                    return;
+                continue;   /* another shared locker came and went: again */
+            }
+        }
+        spin(&polls);
+    }
+}
+
+static void plock_release(rma_ctl_t *c, int excl)
+{
+    if (excl)
+        atomic_store_explicit(&c->plock, 0, memory_order_release);
+    else
+        atomic_fetch_sub_explicit(&c->plock, 1, memory_order_release);
+}
+
 /* ---- the target's service ---------------------------------------------------------- */
 
 static int post_hdr(rtmpi_win_t *w)
@@ -1533,7 +1582,9 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is already locked at rank %d",
                        win, rank);
     int rc = MPI_SUCCESS;
-    if (!(assert & MPI_MODE_NOCHECK))
+    if (!(assert & MPI_MODE_NOCHECK) && w->all_local)
+        plock_take(w->dctl[rank], lock_type == MPI_LOCK_EXCLUSIVE);
+    else if (!(assert & MPI_MODE_NOCHECK))
         rc = ctrl_all(w, &rank, 1, RMA_LOCK, lock_type == MPI_LOCK_EXCLUSIVE ? RMA_F_EXCL : 0);
     if (rc)
         return WIN_ERR(w, __func__, rc, "cannot lock rank %d", rank);
@@ -1555,6 +1606,15 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     if (!w->locked[rank])
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is not locked at rank %d "
                        "(MPI_Win_unlock without MPI_Win_lock)", win, rank);
+    if (w->all_local) {
+        /* Its operations are complete: ours were done in their calls. */
+        atomic_thread_fence(memory_order_seq_cst);
+        if (!w->lock_nocheck[rank])
+            plock_release(w->dctl[rank], w->locked[rank] == MPI_LOCK_EXCLUSIVE);
+        w->locked[rank] = 0;
+        direct_poll(w);
+        return MPI_SUCCESS;
+    }
     uint32_t flags = (w->locked[rank] == MPI_LOCK_EXCLUSIVE ? RMA_F_EXCL : 0) |
                      (w->lock_nocheck[rank] ? RMA_F_NOCHECK : 0);
     int rc = ctrl_all(w, &rank, 1, RMA_UNLOCK, flags);
@@ -1576,7 +1636,10 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (any_lock(w))
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is already locked", win);
     int rc = MPI_SUCCESS;
-    if (!(assert & MPI_MODE_NOCHECK)) {
+    if (!(assert & MPI_MODE_NOCHECK) && w->all_local) {
+        for (int i = 0; i < w->size; i++)
+            plock_take(w->dctl[i], 0);
+    } else if (!(assert & MPI_MODE_NOCHECK)) {
         int *ts = all_ranks(w);
 
         rc = ts ? ctrl_all(w, ts, w->size, RMA_LOCK, 0) : MPI_ERR_NO_MEM;
@@ -1596,6 +1659,15 @@ int PMPI_Win_unlock_all(MPI_Win win)
     if (!w->lock_all)
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is not locked with "
                        "MPI_Win_lock_all", win);
+    if (w->all_local) {
+        atomic_thread_fence(memory_order_seq_cst);
+        if (w->lock_all != 2)
+            for (int i = 0; i < w->size; i++)
+                plock_release(w->dctl[i], 0);
+        w->lock_all = 0;
+        direct_poll(w);
+        return MPI_SUCCESS;
+    }
     int *ts = all_ranks(w);
     int rc = ts ? ctrl_all(w, ts, w->size, RMA_UNLOCK, w->lock_all == 2 ? RMA_F_NOCHECK : 0)
                 : MPI_ERR_NO_MEM;

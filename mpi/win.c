@@ -421,6 +421,7 @@ static int seg_map(rtmpi_win_t *w, MPI_Comm ncomm, size_t align)
     }
     w->ctl = w->dctl[w->rank];
     w->base = w->dbase[w->rank];
+    w->all_local = np == p;
     rc = PMPI_Barrier(ncomm) ? MPI_ERR_OTHER : MPI_SUCCESS;
 out:
     free(hr);
@@ -437,6 +438,7 @@ out:
         w->dctl = NULL;
         w->shm_off = NULL;
         w->ctl = NULL;
+        w->all_local = 0;
     }
     return rc;
 }

@@ -51,8 +51,14 @@ typedef struct rma_waiter {
  * take when single atomic instructions cannot do them (rma_acc.c). */
 typedef struct rma_ctl {
     _Atomic uint32_t acc_lock;   /* 0 free, 1 held */
-    char             pad[60];
+    _Atomic uint32_t plock;      /* passive-target lock (all_local windows):
+                                    RMA_PLOCK_EXCL, or the shared holders */
+    _Atomic uint32_t pwait;      /* exclusive lockers waiting (shared ones
+                                    stand back meanwhile) */
+    char             pad[52];
 } rma_ctl_t;
+
+#define RMA_PLOCK_EXCL 0x80000000u
 
 typedef struct rma_region {
     uintptr_t base;
@@ -82,6 +88,9 @@ typedef struct rtmpi_win {
                                    the array is NULL without a segment */
     rma_ctl_t    **dctl;        /* per window rank: its control block, or NULL */
     rma_ctl_t     *ctl;         /* this rank's control block, or NULL */
+    int            all_local;   /* every window rank is in this process's segment:
+                                   passive-target locks are the targets' plock words,
+                                   taken and released by the origins */
     unsigned       direct_ops;  /* direct operations and flushes (rma.c polls the
                                    engine every 32nd) */
     rma_region_t  *regions;     /* dynamic: attached memory */

@@ -8,6 +8,9 @@
  *    atomic loads that calls no MPI function; the total is exact and every
  *    fetched value distinct. Over messages this waits forever (rank 0 never
  *    serves them): the guard of 60 s turns that into a failed check.
+ * 1b. Exclusive locks without the target: ranks 1.. do Get, +1, Put under
+ *    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0) while rank 0 calls no MPI function
+ *    (the locks are words in the segment); the count is exact.
  * 2. Atomicity of types no single instruction changes, under contention:
  *    every rank accumulates MPI_DOUBLE SUM vectors, MPI_DOUBLE_INT MAXLOC
  *    pairs, a misaligned MPI_INT SUM (the lock word path for an integer)
@@ -28,6 +31,7 @@
 #include <stdint.h>
 
 #define FAA_ITERS 2000
+#define LOCK_ITERS 300
 #define ACC_ITERS 200
 #define VLEN 32
 #define NPAIR 8
@@ -48,6 +52,57 @@ static double pval(int r, int i, int j)
     return (double)((i * 7 + r * 13 + j * 3) % 101);
 }
 
+/* Rank 0: no MPI call until *done reaches want (60 s guard). */
+static void wait_done(int64_t *d, int64_t want, const char *what)
+{
+    _Atomic int64_t *done = (_Atomic int64_t *)(void *)d;
+    double t0 = MPI_Wtime();
+    unsigned k = 0;
+
+    while (atomic_load(done) < want) {
+        sched_yield();
+        if ((++k & 1023) == 0 && MPI_Wtime() - t0 > 60)
+            break;   /* the failure guard, not a timing */
+    }
+    EXPECT(atomic_load(done) == want, "%s: rank 0's counter of finished origins is %lld of "
+           "%lld: origins waited for the target", what, (long long)atomic_load(done),
+           (long long)want);
+}
+
+/* Exclusive-lock read-modify-writes (Get, +1, Put) by ranks 1.. on rank 0,
+ * which calls no MPI function meanwhile: the locks are words in the
+ * segment. */
+static void test_lock_no_target(void)
+{
+    MPI_Win win;
+    int64_t *base;
+
+    CHECK_RC(MPI_Win_allocate(2 * sizeof(int64_t), sizeof(int64_t), all_info, MPI_COMM_WORLD,
+                              &base, &win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        wait_done(&base[1], size - 1, "locks");
+        CHECK_RC(MPI_Win_sync(win));
+        EXPECT(base[0] == (int64_t)(size - 1) * LOCK_ITERS, "exclusive RMW count %lld, want "
+               "%lld", (long long)base[0], (long long)(size - 1) * LOCK_ITERS);
+    } else {
+        int64_t v, one = 1;
+
+        for (int i = 0; i < LOCK_ITERS; i++) {
+            CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+            CHECK_RC(MPI_Get(&v, 1, MPI_INT64_T, 0, 0, 1, MPI_INT64_T, win));
+            CHECK_RC(MPI_Win_flush(0, win));
+            v++;
+            CHECK_RC(MPI_Put(&v, 1, MPI_INT64_T, 0, 0, 1, MPI_INT64_T, win));
+            CHECK_RC(MPI_Win_unlock(0, win));
+        }
+        CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+        CHECK_RC(MPI_Accumulate(&one, 1, MPI_INT64_T, 0, 1, 1, MPI_INT64_T, MPI_SUM, win));
+        CHECK_RC(MPI_Win_unlock(0, win));
+    }
+    CHECK_RC(MPI_Win_free(&win));
+}
+
 static void test_faa_no_target(void)
 {
     MPI_Win win;
@@ -60,19 +115,7 @@ static void test_faa_no_target(void)
     int64_t sum = 0, total = 0;
 
     if (rank == 0) {
-        /* No MPI call until every origin says it is done. */
-        _Atomic int64_t *done = (_Atomic int64_t *)(void *)&base[1];
-        double t0 = MPI_Wtime();
-        unsigned k = 0;
-
-        while (atomic_load(done) < size - 1) {
-            sched_yield();
-            if ((++k & 1023) == 0 && MPI_Wtime() - t0 > 60)
-                break;   /* the failure guard, not a timing */
-        }
-        EXPECT(atomic_load(done) == size - 1,
-               "rank 0's counter of finished origins is %lld of %d: origins' operations "
-               "waited for the target", (long long)atomic_load(done), size - 1);
+        wait_done(&base[1], size - 1, "fetch-and-add");
         CHECK_RC(MPI_Win_sync(win));
         EXPECT(base[0] == (int64_t)(size - 1) * FAA_ITERS, "counter %lld, want %lld",
                (long long)base[0], (long long)(size - 1) * FAA_ITERS);
@@ -308,8 +351,10 @@ int main(int argc, char **argv)
         MPI_Info_create(&all_info);
         MPI_Info_set(all_info, "rtmsg_win_shm", "false");
     }
-    if (size > 1)
+    if (size > 1) {
         test_faa_no_target();
+        test_lock_no_target();
+    }
     test_acc_atomicity();
     test_mixed();
     test_visibility();
