@@ -9,6 +9,8 @@
  *   fop_lat            MPI_Fetch_and_op (MPI_INT64_T, MPI_SUM) + flush (us)
  *   cas_lat            MPI_Compare_and_swap (MPI_INT64_T) + flush (us)
  *   acc_lat            MPI_Accumulate of one MPI_DOUBLE (MPI_SUM) + flush (us)
+ *   lock_put_unlock    MPI_Win_lock (exclusive) + 8 B MPI_Put + MPI_Win_unlock,
+ *                      outside the lock_all epoch (us)
  *
  * A plain MPI program (MPI API only): any MPI's mpicc builds it;
  * bench/rma-compare.sh runs ours, Open MPI and MPICH interleaved. Lines as
@@ -28,7 +30,7 @@ static int rank;
 static MPI_Win win;
 static char *buf;
 
-enum kind { PUT_LAT, GET_LAT, PUT_BW, GET_BW, FOP, CAS, ACC };
+enum kind { PUT_LAT, GET_LAT, PUT_BW, GET_BW, FOP, CAS, ACC, LOCK_PUT };
 
 static double run_once(enum kind k, long size, long iters)
 {
@@ -63,6 +65,11 @@ static double run_once(enum kind k, long size, long iters)
         case ACC:
             MPI_Accumulate(&d, 1, MPI_DOUBLE, 1, 16, 1, MPI_DOUBLE, MPI_SUM, win);
             break;
+        case LOCK_PUT:
+            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+            MPI_Put(buf, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win);
+            MPI_Win_unlock(1, win);
+            continue;
         }
         MPI_Win_flush(1, win);
     }
@@ -126,6 +133,7 @@ int main(int argc, char **argv)
     measure("cas_lat", CAS, 8, iters, reps);
     measure("acc_lat", ACC, 8, iters, reps);
     MPI_Win_unlock_all(win);
+    measure("lock_put_unlock", LOCK_PUT, 8, iters, reps);
     MPI_Win_free(&win);
     free(buf);
     MPI_Finalize();

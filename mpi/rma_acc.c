@@ -224,6 +224,12 @@ void rtmpi_rma_acc(rma_ctl_t *ctl, uint32_t kind, MPI_Op op, char *t, const rma_
         return;
     }
 
+    if (ctl && n == 1 && run_atomic(t, &runs[0], &es)) {
+        /* The common case (Fetch_and_op, an integer vector): atomics only. */
+        atomic_run(t + runs[0].disp, es, (size_t)runs[0].len / es, data, result, op,
+                   runs[0].basic);
+        return;
+    }
     /* Old values first (Get_accumulate), then the op: a pair's second
      * member is its own run, changed with the first. */
     size_t off = 0;
