@@ -141,7 +141,7 @@ static void kernel_run(char *t, const rma_run_t *r, const char *data, MPI_Op op)
             char *p = t + r->disp + (MPI_Aint)j * d->extent;
 
             rtmpi_unpack(data + j * bs, bs, tmp, 1, d);
-            if ((uintptr_t)p % (size_t)(d->align > 1 ? d->align : 1) == 0) {
+            if (((uintptr_t)p & (size_t)(d->align > 1 ? d->align - 1 : 0)) == 0) {
                 rtmpi_op_apply(op, tmp, p, 1, r->basic);
             } else {
                 /* Misaligned (disp_unit 1): through an aligned copy of the
@@ -158,7 +158,7 @@ static void kernel_run(char *t, const rma_run_t *r, const char *data, MPI_Op op)
         size_t al = d && d->align > 1 ? (size_t)d->align : 1;
         char *p = t + r->disp;
 
-        if (((uintptr_t)p | (uintptr_t)data) % al == 0) {
+        if ((((uintptr_t)p | (uintptr_t)data) & (al - 1)) == 0) {   /* al: a power of 2 */
             rtmpi_op_apply(op, data, p, (MPI_Count)k, r->basic);
             return;
         }
@@ -181,8 +181,8 @@ static void kernel_run(char *t, const rma_run_t *r, const char *data, MPI_Op op)
 
 static int run_atomic(const char *t, const rma_run_t *r, size_t *es)
 {
-    *es = atomic_size(r->basic);
-    return *es && (uintptr_t)(t + r->disp) % *es == 0 && (size_t)r->len % *es == 0;
+    *es = atomic_size(r->basic);   /* 0, 4 or 8: masks, not divisions */
+    return *es && (((uintptr_t)(t + r->disp) | (uintptr_t)r->len) & (*es - 1)) == 0;
 }
 
 void rtmpi_rma_acc(rma_ctl_t *ctl, uint32_t kind, MPI_Op op, char *t, const rma_run_t *runs,
