@@ -251,38 +251,26 @@ int rtmpi_rma_wait_pend(rtmpi_win_t *w, int target)
 
 /* On a window whose ranks all share one segment (all_local) a lock is the
  * target's plock word, taken and released by the origin: it needs nothing
- * of the target. Exclusive lockers announce themselves in pwait and shared
- * ones stand back while any waits, so a stream of shared locks cannot
- * starve them. A waiting origin keeps polling the engine. */
+ * of the target. A lock is had as soon as no conflicting lock is held; no
+ * preference for waiting exclusive lockers, which could deadlock a program
+ * whose shared-lock holder waits for another shared locker (rma_passive's
+ * compare-and-swap turns did, at 5 ranks), at the price that a stream of
+ * shared locks can hold an exclusive one back. A waiting origin keeps
+ * polling the engine. */
 static void plock_take(rma_ctl_t *c, int excl)
 {
     unsigned polls = 0;
 
-    if (excl) {
-        atomic_fetch_add(&c->pwait, 1);
-        for (;;) {
-            uint32_t z = 0;
+    for (;;) {
+        uint32_t v = atomic_load_explicit(&c->plock, memory_order_relaxed);
 
-            if (atomic_compare_exchange_weak_explicit(&c->plock, &z, RMA_PLOCK_EXCL,
+        if (excl ? v == 0 : !(v & RMA_PLOCK_EXCL)) {
+            if (atomic_compare_exchange_weak_explicit(&c->plock, &v,
+                                                      excl ? RMA_PLOCK_EXCL : v + 1,
                                                       memory_order_acquire,
                                                       memory_order_relaxed))
-                break;
-            spin(&polls);
-        }
-        atomic_fetch_sub(&c->pwait, 1);
-        return;
-    }
-    for (;;) {
-        if (!atomic_load(&c->pwait)) {
-            uint32_t v = atomic_load_explicit(&c->plock, memory_order_relaxed);
-
-            if (!(v & RMA_PLOCK_EXCL)) {
-                if (atomic_compare_exchange_weak_explicit(&c->plock, &v, v + 1,
-                                                          memory_order_acquire,
-                                                          memory_order_relaxed))
-                    return;
-                continue;   /* another shared locker came and went: again */
-            }
+                return;
+            continue;   /* the word changed meanwhile: look again */
         }
         spin(&polls);
     }

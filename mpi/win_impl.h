@@ -53,9 +53,7 @@ typedef struct rma_ctl {
     _Atomic uint32_t acc_lock;   /* 0 free, 1 held */
     _Atomic uint32_t plock;      /* passive-target lock (all_local windows):
                                     RMA_PLOCK_EXCL, or the shared holders */
-    _Atomic uint32_t pwait;      /* exclusive lockers waiting (shared ones
-                                    stand back meanwhile) */
-    char             pad[52];
+    char             pad[56];
 } rma_ctl_t;
 
 #define RMA_PLOCK_EXCL 0x80000000u
