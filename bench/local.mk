@@ -19,3 +19,6 @@ EXTRA_DIST += bench/mpi/mpi_calls.c bench/callgrind-calls.sh
 # bench/nbc-many.sh: many outstanding nonblocking collectives
 # (bench/mpi/nbc_many.c) with ours, Open MPI and MPICH, or under callgrind.
 EXTRA_DIST += bench/mpi/nbc_many.c bench/nbc-many.sh
+# bench/rma-compare.sh: one-sided latency/bandwidth on shared memory
+# (bench/rma_lat.c) with ours, Open MPI and MPICH, interleaved.
+EXTRA_DIST += bench/rma_lat.c bench/rma-compare.sh

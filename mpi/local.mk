@@ -55,7 +55,7 @@ mpi_libmpi_la_SOURCES = \
 	mpi/request.c \
 	mpi/topo.c \
 	mpi/topo.h \
-	mpi/rma.c mpi/rma_wire.c mpi/rma_wire.h \
+	mpi/rma.c mpi/rma_acc.c mpi/rma_wire.c mpi/rma_wire.h \
 	mpi/win.c mpi/win_impl.h
 mpi_libmpi_la_CPPFLAGS = -I$(top_srcdir)/include -I$(top_builddir)/mpi/view
 

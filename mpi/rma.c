@@ -247,6 +247,43 @@ int rtmpi_rma_wait_pend(rtmpi_win_t *w, int target)
     return rc;
 }
 
+/* ---- passive-target lock words ------------------------------------------------------ */
+
+/* On a window whose ranks all share one segment (all_local) a lock is the
+ * target's plock word, taken and released by the origin: it needs nothing
+ * of the target. A lock is had as soon as no conflicting lock is held; no
+ * preference for waiting exclusive lockers, which could deadlock a program
+ * whose shared-lock holder waits for another shared locker (rma_passive's
+ * compare-and-swap turns did, at 5 ranks), at the price that a stream of
+ * shared locks can hold an exclusive one back. A waiting origin keeps
+ * polling the engine. */
+static void plock_take(rma_ctl_t *c, int excl)
+{
+    unsigned polls = 0;
+
+    for (;;) {
+        uint32_t v = atomic_load_explicit(&c->plock, memory_order_relaxed);
+
+        if (excl ? v == 0 : !(v & RMA_PLOCK_EXCL)) {
+            if (atomic_compare_exchange_weak_explicit(&c->plock, &v,
+                                                      excl ? RMA_PLOCK_EXCL : v + 1,
+                                                      memory_order_acquire,
+                                                      memory_order_relaxed))
+                return;
+            continue;   /* the word changed meanwhile: look again */
+        }
+        spin(&polls);
+    }
+}
+
+static void plock_release(rma_ctl_t *c, int excl)
+{
+    if (excl)
+        atomic_store_explicit(&c->plock, 0, memory_order_release);
+    else
+        atomic_fetch_sub_explicit(&c->plock, 1, memory_order_release);
+}
+
 /* ---- the target's service ---------------------------------------------------------- */
 
 static int post_hdr(rtmpi_win_t *w)
@@ -403,43 +440,18 @@ static void gather(char *out, const char *t, const rma_run_t *runs, uint32_t n)
     }
 }
 
-/* A pair type whose C struct has padding (MPI_DOUBLE_INT, MPI_SHORT_INT,
- * ...): packed, an element is value then int with no gap, so the kernel
- * gets it rebuilt as the struct. */
-static int pair_padded(int basic)
-{
-    const rtmpi_dtype_t *d = rtmpi_dtype_get(basic);
-
-    return d && (MPI_Aint)rtmpi_basic_size(basic) != d->extent;
-}
-
-static void accumulate(char *t, const rma_run_t *runs, uint32_t n, const char *data, MPI_Op op)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        size_t k = rtmpi_run_elems(runs[i].basic, runs[i].len);
-
-        if (k && pair_padded(runs[i].basic)) {
-            /* Its runs are the element's two members (never merged): the
-             * packed element starts here and spans both. */
-            const rtmpi_dtype_t *d = rtmpi_dtype_get(runs[i].basic);
-            size_t bs = rtmpi_basic_size(runs[i].basic);
-            _Alignas(16) char tmp[64];
-
-            for (size_t j = 0; j < k && (size_t)d->extent <= sizeof(tmp); j++) {
-                rtmpi_unpack(data + j * bs, bs, tmp, 1, d);
-                rtmpi_op_apply(op, tmp, t + runs[i].disp + (MPI_Aint)j * d->extent, 1,
-                               runs[i].basic);
-            }
-        } else if (k) {
-            rtmpi_op_apply(op, data, t + runs[i].disp, (MPI_Count)k, runs[i].basic);
-        }
-        data += runs[i].len;
-    }
-}
-
 static int kind_has_data(uint32_t kind)
 {
     return kind == RMA_PUT || kind == RMA_ACC || kind == RMA_GACC || kind == RMA_CAS;
+}
+
+/* A Get_accumulate whose reply buffer could not be had: the op is still
+ * applied (the origin gets zeros, as before). */
+static void rma_acc_noreply(rtmpi_win_t *w, const rma_hdr_t *h, char *t, const rma_run_t *runs,
+                            uint32_t n, const char *data)
+{
+    if (h->op != MPI_NO_OP)
+        rtmpi_rma_acc(w->ctl, RMA_ACC, h->op, t, runs, n, data, NULL, NULL);
 }
 
 /* Applies a ready operation (state 3). */
@@ -477,25 +489,25 @@ static void tgt_apply(rtmpi_win_t *w, rma_tgt_op_t *e)
             gather(buf, t, runs, n);
         reply_data(w, src, h->seq, buf, bytes, pooled);
         break;
+    /* Under the same atomics and lock word as origins on this host that
+     * apply theirs directly (rma_acc.c). */
     case RMA_ACC:
         if (t)
-            accumulate(t, runs, n, e->data, h->op);
+            rtmpi_rma_acc(w->ctl, RMA_ACC, h->op, t, runs, n, e->data, NULL, NULL);
         break;
     case RMA_GACC:
         buf = reply_buf(bytes, &pooled);
-        if (buf && t)
-            gather(buf, t, runs, n);
-        if (t && h->op != MPI_NO_OP)
-            accumulate(t, runs, n, e->data, h->op);
+        if (t && buf)
+            rtmpi_rma_acc(w->ctl, RMA_GACC, h->op, t, runs, n, e->data, NULL, buf);
+        else if (t)
+            rma_acc_noreply(w, h, t, runs, n, e->data);
         reply_data(w, src, h->seq, buf, bytes, pooled);
         break;
     case RMA_CAS:
         buf = reply_buf(bytes, &pooled);
-        if (buf && t) {
-            memcpy(buf, t, bytes);
-            if (!memcmp(t, e->data + bytes, bytes))
-                memcpy(t, e->data, bytes);
-        }
+        if (buf && t)
+            rtmpi_rma_acc(w->ctl, RMA_CAS, MPI_REPLACE, t, runs, n, e->data, e->data + bytes,
+                          buf);
         reply_data(w, src, h->seq, buf, bytes, pooled);
         break;
     case RMA_LOCK:
@@ -809,6 +821,71 @@ static int shm_copy(const rma_args_t *a, const rtmpi_dtype_t *od, char *tp,
     return MPI_SUCCESS;
 }
 
+/* Direct operations need no progress of their own, but a rank that loops
+ * on them (a compare-and-swap spin, say) must still serve the others'
+ * messages: lock requests, operations from other hosts. Every 32nd one
+ * polls the engine. */
+static inline void direct_poll(rtmpi_win_t *w)
+{
+    if ((++w->direct_ops & 31) == 0)
+        rtmpi_progress();
+}
+
+/* An accumulate, Get_accumulate, Fetch_and_op or Compare_and_swap applied
+ * by the origin to a target part at tp (runs, n of them, when the target
+ * type is not one byte range). Origin data and results go straight from
+ * and to the user's buffers when they are contiguous; else through a
+ * buffer on the stack (malloc'ed beyond it). */
+static int direct_acc(const rma_args_t *a, rma_ctl_t *ctl, const rtmpi_dtype_t *od,
+                      const rtmpi_dtype_t *rd, const rtmpi_dtype_t *td, char *tp,
+                      const rma_run_t *runs, uint32_t n, size_t tbytes)
+{
+    _Alignas(16) char sdata[256], sres[256];
+    char *dbuf = NULL, *rbuf = NULL, *heap = NULL;
+    const char *data = NULL, *compare = NULL;
+    char *res = NULL;
+    MPI_Aint off;
+    int need_unpack = 0;
+
+    if (tbytes == 0)
+        return MPI_SUCCESS;
+    if (a->kind == RMA_CAS) {
+        data = a->oaddr;          /* predefined type: one element */
+        compare = a->caddr;
+    } else if (od && !(a->kind == RMA_GACC && a->op == MPI_NO_OP)) {
+        if (rtmpi_dtype_contig(od, a->ocount, &off)) {
+            data = (const char *)a->oaddr + off;
+        } else {
+            dbuf = tbytes <= sizeof(sdata) ? sdata : (heap = malloc(2 * tbytes));
+            if (!dbuf)
+                return MPI_ERR_NO_MEM;
+            rtmpi_pack(a->oaddr, a->ocount, od, dbuf);
+            data = dbuf;
+        }
+    }
+    if (a->kind == RMA_GACC || a->kind == RMA_CAS) {
+        if (rtmpi_dtype_contig(rd, a->rcount, &off)) {
+            res = (char *)a->raddr + off;
+        } else {
+            if (tbytes <= sizeof(sres)) {
+                rbuf = sres;
+            } else {
+                if (!heap && !(heap = malloc(2 * tbytes)))
+                    return MPI_ERR_NO_MEM;
+                rbuf = heap + tbytes;
+            }
+            res = rbuf;
+            need_unpack = 1;
+        }
+    }
+    rma_run_t one = { 0, (int64_t)tbytes, td->basic, 0 };
+    rtmpi_rma_acc(ctl, a->kind, a->op, tp, n ? runs : &one, n ? n : 1, data, compare, res);
+    if (need_unpack)
+        rtmpi_unpack(rbuf, tbytes, a->raddr, a->rcount, rd);
+    free(heap);
+    return MPI_SUCCESS;
+}
+
 /* Checks and issues one operation; raises its error on the window. */
 static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rreq_t *rr)
 {
@@ -889,12 +966,17 @@ static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rr
                        (long long)(disp + lo), (long long)(disp + hi), t, (long)w->sizes[t]);
     }
 
-    /* A shared window's Put and Get are loads and stores into the peer's
-     * part, complete at once (accumulates still go through the target, so
-     * they stay atomic with respect to each other). */
-    if (w->shm && (a->kind == RMA_PUT || a->kind == RMA_GET)) {
-        char *tp = (char *)w->shm + w->shm_off[t] + disp;
-        int rc2 = shm_copy(a, od, tp, f.runs, f.n, tbytes);
+    /* A target whose part is in this process's mapping (a host segment):
+     * the operation is done here, complete when the call returns; Put and
+     * Get are copies, accumulates atomics or under the target's lock word
+     * (rma_acc.c), as the target applies those that come as messages. */
+    if (rtmpi_win_direct(w, t)) {
+        char *tp = w->dbase[t] + disp;
+
+        direct_poll(w);
+        int rc2 = a->kind == RMA_PUT || a->kind == RMA_GET
+                      ? shm_copy(a, od, tp, f.runs, f.n, tbytes)
+                      : direct_acc(a, w->dctl[t], od, rd, td, tp, f.runs, f.n, tbytes);
 
         free(f.runs);
         return rc2 ? WIN_ERR(w, fn, rc2, "out of memory") : MPI_SUCCESS;
@@ -1488,7 +1570,9 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is already locked at rank %d",
                        win, rank);
     int rc = MPI_SUCCESS;
-    if (!(assert & MPI_MODE_NOCHECK))
+    if (!(assert & MPI_MODE_NOCHECK) && w->all_local)
+        plock_take(w->dctl[rank], lock_type == MPI_LOCK_EXCLUSIVE);
+    else if (!(assert & MPI_MODE_NOCHECK))
         rc = ctrl_all(w, &rank, 1, RMA_LOCK, lock_type == MPI_LOCK_EXCLUSIVE ? RMA_F_EXCL : 0);
     if (rc)
         return WIN_ERR(w, __func__, rc, "cannot lock rank %d", rank);
@@ -1510,6 +1594,15 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     if (!w->locked[rank])
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is not locked at rank %d "
                        "(MPI_Win_unlock without MPI_Win_lock)", win, rank);
+    if (w->all_local) {
+        /* Its operations are complete: ours were done in their calls. */
+        atomic_thread_fence(memory_order_seq_cst);
+        if (!w->lock_nocheck[rank])
+            plock_release(w->dctl[rank], w->locked[rank] == MPI_LOCK_EXCLUSIVE);
+        w->locked[rank] = 0;
+        direct_poll(w);
+        return MPI_SUCCESS;
+    }
     uint32_t flags = (w->locked[rank] == MPI_LOCK_EXCLUSIVE ? RMA_F_EXCL : 0) |
                      (w->lock_nocheck[rank] ? RMA_F_NOCHECK : 0);
     int rc = ctrl_all(w, &rank, 1, RMA_UNLOCK, flags);
@@ -1531,7 +1624,10 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (any_lock(w))
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is already locked", win);
     int rc = MPI_SUCCESS;
-    if (!(assert & MPI_MODE_NOCHECK)) {
+    if (!(assert & MPI_MODE_NOCHECK) && w->all_local) {
+        for (int i = 0; i < w->size; i++)
+            plock_take(w->dctl[i], 0);
+    } else if (!(assert & MPI_MODE_NOCHECK)) {
         int *ts = all_ranks(w);
 
         rc = ts ? ctrl_all(w, ts, w->size, RMA_LOCK, 0) : MPI_ERR_NO_MEM;
@@ -1551,6 +1647,15 @@ int PMPI_Win_unlock_all(MPI_Win win)
     if (!w->lock_all)
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is not locked with "
                        "MPI_Win_lock_all", win);
+    if (w->all_local) {
+        atomic_thread_fence(memory_order_seq_cst);
+        if (w->lock_all != 2)
+            for (int i = 0; i < w->size; i++)
+                plock_release(w->dctl[i], 0);
+        w->lock_all = 0;
+        direct_poll(w);
+        return MPI_SUCCESS;
+    }
     int *ts = all_ranks(w);
     int rc = ts ? ctrl_all(w, ts, w->size, RMA_UNLOCK, w->lock_all == 2 ? RMA_F_NOCHECK : 0)
                 : MPI_ERR_NO_MEM;
@@ -1585,6 +1690,12 @@ int PMPI_Win_flush(int rank, MPI_Win win)
         return MPI_SUCCESS;
     if ((rc = check_passive(__func__, w, rank)))
         return rc;
+    if (rtmpi_win_direct(w, rank)) {
+        /* Every operation to it was done by this process in its call. */
+        atomic_thread_fence(memory_order_seq_cst);
+        direct_poll(w);
+        return MPI_SUCCESS;
+    }
     rc = ctrl_all(w, &rank, 1, RMA_FLUSH, 0);
     int prc = rtmpi_rma_wait_pend(w, rank);
     if (!rc)
@@ -1600,15 +1711,20 @@ int PMPI_Win_flush_all(MPI_Win win)
     int n = 0, *ts = malloc((size_t)w->size * sizeof(*ts));
     if (!ts)
         return WIN_ERR(w, __func__, MPI_ERR_NO_MEM, "out of memory");
+    int locked = 0;
     for (int i = 0; i < w->size; i++)
-        if (w->lock_all || w->locked[i])
-            ts[n++] = i;
-    if (n == 0) {
+        if (w->lock_all || w->locked[i]) {
+            locked = 1;
+            if (!rtmpi_win_direct(w, i))   /* those are complete already */
+                ts[n++] = i;
+        }
+    if (!locked) {
         free(ts);
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d has no passive target "
                        "epoch (lock it first)", win);
     }
-    int rc = ctrl_all(w, ts, n, RMA_FLUSH, 0);
+    atomic_thread_fence(memory_order_seq_cst);
+    int rc = n ? ctrl_all(w, ts, n, RMA_FLUSH, 0) : MPI_SUCCESS;
     free(ts);
     int prc = rtmpi_rma_wait_pend(w, -1);
     if (!rc)

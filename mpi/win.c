@@ -8,6 +8,7 @@
 
 #include "win_impl.h"
 #include "intercomm.h"
+#include "common/rtconfig.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -74,6 +75,8 @@ static void win_destroy(rtmpi_win_t *w)
     free(w->sizes);
     free(w->disp_units);
     free(w->shm_off);
+    free(w->dbase);
+    free(w->dctl);
     free(w->regions);
     free(w->waiters);
     free(w->expose);
@@ -225,6 +228,55 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
 }
 RTMPI_WEAK(Win_create)
 
+static int info_is(MPI_Info info, const char *key, const char *val)
+{
+    char v[16];
+    int flag = 0;
+
+    if (info == MPI_INFO_NULL)
+        return 0;
+    if (PMPI_Info_get(info, key, (int)sizeof(v) - 1, v, &flag) || !flag)
+        return 0;
+    return !strcmp(v, val);
+}
+
+static int info_true(MPI_Info info, const char *key)
+{
+    return info_is(info, key, "true");
+}
+
+static int info_false(MPI_Info info, const char *key)
+{
+    return info_is(info, key, "false");
+}
+
+static int seg_map(rtmpi_win_t *w, MPI_Comm ncomm, size_t align);
+
+/* Whether the job lets ranks of a host share memory: RTM_TRANSPORTS lists
+ * shm (without it, as over a network, every one-sided operation is a
+ * message; the tcp and verbs tests rely on that). */
+static int shm_allowed(void)
+{
+    const rtm_cfg_table_t *t;
+    const rtm_cfg_row_t *r = rtm_config_find("RTM_TRANSPORTS", &t);
+    char list[256];
+
+    if (!r)
+        return 1;
+    list[0] = '\0';
+    rtm_config_format(t, r, list, sizeof(list));
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+
+        if (len == 3 && !strncmp(p, "shm", 3))
+            return 1;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                       MPI_Win *win)
 {
@@ -237,7 +289,27 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     *win = MPI_WIN_NULL;
     if ((rc = win_new(__func__, comm, size, disp_unit, info, MPI_WIN_FLAVOR_ALLOCATE, &w)))
         return rc;
-    if (size > 0) {
+    /* The window's ranks on this host share one segment, so their
+     * operations on each other are loads, stores and atomics; ranks on
+     * other hosts (and ranks that gave info rtmsg_win_shm=false) go by
+     * messages. Without a segment (one rank here, or no shm) the memory is
+     * the process's own. */
+    int node = 0, nsize = 0;
+    MPI_Comm ncomm = MPI_COMM_NULL;
+    int join = !info_false(info, "rtmsg_win_shm") && shm_allowed() &&
+               rtm_world_node(rtmpi_state.world_rank, &node) == RTM_OK;
+    if (PMPI_Comm_split(w->hcomm, join ? node : MPI_UNDEFINED, w->rank, &ncomm)) {
+        win_destroy(w);
+        return rtmpi_error(comm, __func__, MPI_ERR_OTHER, "cannot group the window's ranks "
+                           "by host");
+    }
+    if (ncomm != MPI_COMM_NULL) {
+        PMPI_Comm_size(ncomm, &nsize);
+        if (nsize > 1)
+            seg_map(w, ncomm, 64);   /* on failure: private memory, messages */
+        PMPI_Comm_free(&ncomm);
+    }
+    if (!w->shm && size > 0) {
         /* Aligned for any basic type and for a later RDMA registration. */
         if (posix_memalign(&w->alloc, 64, (size_t)size)) {
             /* The others wait in win_finish's barrier: end the job rather
@@ -247,59 +319,84 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
                                "cannot allocate %ld bytes for the window", (long)size);
         }
         memset(w->alloc, 0, (size_t)size);
+        w->base = w->alloc;
     }
-    w->base = w->alloc;
     *(void **)baseptr = w->base;
     return win_finish(__func__, comm, w, win);
 }
 RTMPI_WEAK(Win_allocate)
 
-/* One POSIX shm segment for the whole communicator (one host): rank 0
- * creates it under a random name it broadcasts, everyone maps it, and the
- * name is unlinked once all have, so nothing outlives the job. */
-static int shared_map(rtmpi_win_t *w, int noncontig)
+/* One POSIX shm segment for the window's ranks in ncomm (all on this
+ * host; ncomm's order is the window's): their parts in that order (each
+ * part's start rounded up to `align` bytes), then one control block per
+ * rank. Rank 0 of ncomm creates it under a random name it broadcasts,
+ * everyone maps it, and the name is unlinked once all have, so nothing
+ * outlives the job. Collective over ncomm; everyone gets the same result.
+ * Sets shm, shm_len, dbase, dctl, ctl (and shm_off, indexed by window
+ * rank, for allocate_shared's query). */
+static int seg_map(rtmpi_win_t *w, MPI_Comm ncomm, size_t align)
 {
-    int p = w->size;
+    int p = w->size, np = 0, nr = 0, rc = MPI_ERR_NO_MEM;
     size_t total = 0;
+    int *hr = NULL;
+    size_t *off = NULL;
 
-    w->shm_off = malloc((size_t)p * sizeof(*w->shm_off));
-    if (!w->shm_off)
-        return MPI_ERR_NO_MEM;
-    for (int i = 0; i < p; i++) {
-        w->shm_off[i] = (MPI_Aint)total;
-        total += (size_t)w->sizes[i];
-        if (noncontig)
-            total = (total + 4095) & ~(size_t)4095;
+    PMPI_Comm_size(ncomm, &np);
+    PMPI_Comm_rank(ncomm, &nr);
+    hr = malloc((size_t)np * sizeof(*hr));
+    off = malloc((size_t)np * sizeof(*off));
+    w->shm_off = calloc((size_t)p, sizeof(*w->shm_off));
+    w->dbase = calloc((size_t)p, sizeof(*w->dbase));
+    w->dctl = calloc((size_t)p, sizeof(*w->dctl));
+    int ok = hr && off && w->shm_off && w->dbase && w->dctl, allok = 0;
+    if (PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, ncomm) || !allok)
+        goto out;
+    rc = MPI_ERR_OTHER;
+    if (PMPI_Allgather(&w->rank, 1, MPI_INT, hr, 1, MPI_INT, ncomm))
+        goto out;
+    for (int i = 0; i < np; i++) {
+        total = (total + align - 1) / align * align;
+        off[i] = total;
+        total += (size_t)w->sizes[hr[i]];
     }
-    if (total == 0)
-        return MPI_SUCCESS;
+    size_t ctl_off = (total + 63) & ~(size_t)63;
+    total = ctl_off + (size_t)np * sizeof(rma_ctl_t);
+
     char name[64];
     unsigned long long nonce = 0;
-    int fd = -1, ok = 1, allok = 0;
+    int fd = -1;
 
     /* Unpredictable, so no other local user can take the name first (O_EXCL
      * would then refuse the window); the kernel's generator, not the pid or
      * the clock. */
-    if (w->rank == 0 && getrandom(&nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce))
+    ok = 1;
+    if (nr == 0 && getrandom(&nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce))
         ok = 0;
-    if (PMPI_Bcast(&nonce, 1, MPI_UNSIGNED_LONG_LONG, 0, w->hcomm))
-        return MPI_ERR_OTHER;
+    if (PMPI_Bcast(&nonce, 1, MPI_UNSIGNED_LONG_LONG, 0, ncomm))
+        goto out;
     snprintf(name, sizeof(name), "/rtmpi-win-%llx", nonce);
-    if (w->rank == 0 && ok) {
+    if (nr == 0 && ok) {
+        /* posix_fallocate reserves the pages: a full /dev/shm refuses
+         * the segment here (MPI_Win_allocate then falls back to private
+         * memory) instead of a SIGBUS at the first touch. */
         fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        if (fd < 0 || ftruncate(fd, (off_t)total) != 0)
+        if (fd < 0 || ftruncate(fd, (off_t)total) != 0 ||
+            posix_fallocate(fd, 0, (off_t)total) != 0)
             ok = 0;
     }
-    if (PMPI_Bcast(&ok, 1, MPI_INT, 0, w->hcomm) || !ok) {
+    rc = MPI_ERR_RMA_SHARED;
+    if (PMPI_Bcast(&ok, 1, MPI_INT, 0, ncomm) || !ok) {
         if (fd >= 0) {
             close(fd);
             shm_unlink(name);
         }
-        return MPI_ERR_RMA_SHARED;
+        goto out;
     }
-    if (w->rank != 0 && (fd = shm_open(name, O_RDWR, 0600)) < 0)
+    if (nr != 0 && (fd = shm_open(name, O_RDWR, 0600)) < 0)
         ok = 0;
     if (ok) {
+        /* ftruncate's pages read as zeros: the window starts zeroed, the
+         * lock words free. */
         void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
         if (m == MAP_FAILED) {
@@ -311,28 +408,39 @@ static int shared_map(rtmpi_win_t *w, int noncontig)
     }
     if (fd >= 0)
         close(fd);
-    if (PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, w->hcomm))
+    if (PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, ncomm))
         allok = 0;
-    if (w->rank == 0)
+    if (nr == 0)
         shm_unlink(name);
     if (!allok)
-        return MPI_ERR_RMA_SHARED;
-    w->base = (char *)w->shm + w->shm_off[w->rank];
-    if (w->rank == 0)
-        memset(w->shm, 0, total);
-    return PMPI_Barrier(w->hcomm) ? MPI_ERR_OTHER : MPI_SUCCESS;
-}
-
-static int info_true(MPI_Info info, const char *key)
-{
-    char v[16];
-    int flag = 0;
-
-    if (info == MPI_INFO_NULL)
-        return 0;
-    if (PMPI_Info_get(info, key, (int)sizeof(v) - 1, v, &flag) || !flag)
-        return 0;
-    return !strcmp(v, "true");
+        goto out;
+    for (int i = 0; i < np; i++) {
+        w->shm_off[hr[i]] = (MPI_Aint)off[i];
+        w->dbase[hr[i]] = (char *)w->shm + off[i];
+        w->dctl[hr[i]] = (rma_ctl_t *)(void *)((char *)w->shm + ctl_off) + i;
+    }
+    w->ctl = w->dctl[w->rank];
+    w->base = w->dbase[w->rank];
+    w->all_local = np == p;
+    rc = PMPI_Barrier(ncomm) ? MPI_ERR_OTHER : MPI_SUCCESS;
+out:
+    free(hr);
+    free(off);
+    if (rc) {
+        if (w->shm)
+            munmap(w->shm, w->shm_len);
+        w->shm = NULL;
+        w->shm_len = 0;
+        free(w->dbase);
+        free(w->dctl);
+        free(w->shm_off);
+        w->dbase = NULL;
+        w->dctl = NULL;
+        w->shm_off = NULL;
+        w->ctl = NULL;
+        w->all_local = 0;
+    }
+    return rc;
 }
 
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
@@ -365,7 +473,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     }
     if ((rc = win_new(__func__, comm, size, disp_unit, info, MPI_WIN_FLAVOR_SHARED, &w)))
         return rc;
-    if ((rc = shared_map(w, info_true(info, "alloc_shared_noncontig")))) {
+    if ((rc = seg_map(w, w->hcomm, info_true(info, "alloc_shared_noncontig") ? 4096 : 1))) {
         win_destroy(w);
         return rtmpi_error(comm, __func__, rc, "cannot map the shared window's memory");
     }
@@ -397,8 +505,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     }
     *size = w->sizes[rank];
     *disp_unit = w->disp_units[rank];
-    *(void **)baseptr = w->shm && w->sizes[rank] > 0 ? (char *)w->shm + w->shm_off[rank]
-                                                     : NULL;
+    *(void **)baseptr = w->dbase && w->sizes[rank] > 0 ? w->dbase[rank] : NULL;
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_shared_query)

@@ -17,6 +17,7 @@
 
 #include "mpi_impl.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "rma_wire.h"
@@ -45,6 +46,18 @@ typedef struct rma_waiter {
     uint32_t seq;
 } rma_waiter_t;
 
+/* A window rank's control block in a host segment (one cache line each,
+ * after the ranks' parts): the lock word that accumulates to its part
+ * take when single atomic instructions cannot do them (rma_acc.c). */
+typedef struct rma_ctl {
+    _Atomic uint32_t acc_lock;   /* 0 free, 1 held */
+    _Atomic uint32_t plock;      /* passive-target lock (all_local windows):
+                                    RMA_PLOCK_EXCL, or the shared holders */
+    char             pad[56];
+} rma_ctl_t;
+
+#define RMA_PLOCK_EXCL 0x80000000u
+
 typedef struct rma_region {
     uintptr_t base;
     MPI_Aint  len;
@@ -64,9 +77,20 @@ typedef struct rtmpi_win {
     MPI_Aint      *sizes;       /* of every rank */
     int           *disp_units;
     void          *alloc;       /* MPI_Win_allocate's memory */
-    void          *shm;         /* MPI_Win_allocate_shared's mapping */
+    void          *shm;         /* the host segment's mapping (allocate_shared; allocate
+                                   when ranks of the window share this host) */
     size_t         shm_len;
-    MPI_Aint      *shm_off;     /* offset of each rank's part in it */
+    MPI_Aint      *shm_off;     /* allocate_shared: offset of each rank's part in it */
+    char         **dbase;       /* per window rank: its part in this mapping when it
+                                   is in the segment (direct access), else NULL;
+                                   the array is NULL without a segment */
+    rma_ctl_t    **dctl;        /* per window rank: its control block, or NULL */
+    rma_ctl_t     *ctl;         /* this rank's control block, or NULL */
+    int            all_local;   /* every window rank is in this process's segment:
+                                   passive-target locks are the targets' plock words,
+                                   taken and released by the origins */
+    unsigned       direct_ops;  /* direct operations and flushes (rma.c polls the
+                                   engine every 32nd) */
     rma_region_t  *regions;     /* dynamic: attached memory */
     int            nregions, regions_cap;
     MPI_Info       info;
@@ -121,6 +145,24 @@ static inline rtmpi_win_t *rtmpi_win_get(MPI_Win win)
 /* Raises an error on window w (its handler). */
 #define WIN_ERR(_w, _fn, _cls, ...) \
     rtmpi_error_win((_w)->handle, (_w)->errhandler, (_fn), (_cls), __VA_ARGS__)
+
+/* 1 when target t's part of w is in this process's mapping: operations
+ * to it are loads, stores and atomics of the origin. */
+static inline int rtmpi_win_direct(const rtmpi_win_t *w, int t)
+{
+    return w->dctl && w->dctl[t];
+}
+
+/* rma_acc.c: applies an accumulate (kind RMA_ACC, RMA_GACC or RMA_CAS) to
+ * the target data at t (runs relative to t, n of them; CAS: runs[0] is the
+ * element) with the packed origin data `data` (CAS: the new value) and
+ * `compare` (CAS), leaving the old values packed in `result` (GACC, CAS;
+ * NULL for ACC). ctl is the target's control block when its part is in a
+ * host segment (atomics and the lock word), else NULL. */
+void rtmpi_rma_acc(rma_ctl_t *ctl, uint32_t kind, MPI_Op op, char *t, const rma_run_t *runs,
+                   uint32_t n, const char *data, const char *compare, char *result);
+void rtmpi_rma_acc_lock(rma_ctl_t *c);
+void rtmpi_rma_acc_unlock(rma_ctl_t *c);
 
 /* rma.c: the engine's state of a new window (after its fields above are
  * set) and its end; starts/stops serving it. */
