@@ -26,7 +26,10 @@
  * publish its probe word, when the runtime offers no addr_lookup. */
 #define SHM_CMA_PROBE_WAIT_S 30.0
 
-static int cma_read(pid_t pid, void *local, uint64_t remote, size_t len)
+/* len bytes between local memory and remote (an address of process pid),
+ * by process_vm_writev (write) or process_vm_readv, resumed after short
+ * transfers and EINTR. 0 or an errno. */
+static int cma_xfer(pid_t pid, void *local, uint64_t remote, size_t len, int write)
 {
     struct iovec liov;
     struct iovec riov;
@@ -37,7 +40,8 @@ static int cma_read(pid_t pid, void *local, uint64_t remote, size_t len)
         liov.iov_len = len;
         riov.iov_base = (void *)(uintptr_t)remote;
         riov.iov_len = len;
-        n = process_vm_readv(pid, &liov, 1, &riov, 1, 0);
+        n = write ? process_vm_writev(pid, &liov, 1, &riov, 1, 0)
+                  : process_vm_readv(pid, &liov, 1, &riov, 1, 0);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -52,30 +56,16 @@ static int cma_read(pid_t pid, void *local, uint64_t remote, size_t len)
     return 0;
 }
 
+static int cma_read(pid_t pid, void *local, uint64_t remote, size_t len)
+{
+    return cma_xfer(pid, local, remote, len, 0);
+}
+
+/* process_vm_writev only reads the local iovec: the cast drops a const the
+ * call keeps. */
 static int cma_write(pid_t pid, const void *local, uint64_t remote, size_t len)
 {
-    struct iovec liov;
-    struct iovec riov;
-    ssize_t n;
-
-    while (len > 0) {
-        liov.iov_base = (void *)(uintptr_t)local;
-        liov.iov_len = len;
-        riov.iov_base = (void *)(uintptr_t)remote;
-        riov.iov_len = len;
-        n = process_vm_writev(pid, &liov, 1, &riov, 1, 0);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
-        }
-        if (n == 0)
-            return EFAULT;
-        local = (const char *)local + n;
-        remote += (uint64_t)n;
-        len -= (size_t)n;
-    }
-    return 0;
+    return cma_xfer(pid, (void *)(uintptr_t)local, remote, len, 1);
 }
 
 /* Whom to probe, into *target: a local peer whose pid and probe word are
