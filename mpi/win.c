@@ -252,29 +252,13 @@ static int info_false(MPI_Info info, const char *key)
 
 static int seg_map(rtmpi_win_t *w, MPI_Comm ncomm, size_t align);
 
-/* Whether the job lets ranks of a host share memory: RTM_TRANSPORTS lists
- * shm (without it, as over a network, every one-sided operation is a
- * message; the tcp and verbs tests rely on that). */
+/* Whether this rank shares memory with the others of its host: the
+ * runtime opened its shm transport (RTM_TRANSPORTS lists it and another
+ * rank of the job is here). Without it, as over a network, every one-sided
+ * operation is a message; the tcp and verbs tests rely on that. */
 static int shm_allowed(void)
 {
-    const rtm_cfg_table_t *t;
-    const rtm_cfg_row_t *r = rtm_config_find("RTM_TRANSPORTS", &t);
-    char list[256];
-
-    if (!r)
-        return 1;
-    list[0] = '\0';
-    rtm_config_format(t, r, list, sizeof(list));
-    for (const char *p = list; *p;) {
-        size_t len = strcspn(p, ",");
-
-        if (len == 3 && !strncmp(p, "shm", 3))
-            return 1;
-        p += len;
-        if (*p == ',')
-            p++;
-    }
-    return 0;
+    return binding_tl_open("shm");
 }
 
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,

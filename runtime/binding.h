@@ -151,6 +151,11 @@ rtm_status_t binding_config_ready(void);
  * of the i-th, NULL past the last. */
 const char *binding_tl_name(int i);
 
+/* 1 when this rank opened the transport of that name (rtm_init opens
+ * those RTM_TRANSPORTS lists that can serve it: shm only with another rank
+ * of the job on this host), else 0. */
+int binding_tl_open(const char *name);
+
 typedef enum binding_counter {
     /* per transport: matched messages (EAGER, RTS) and their bytes */
     BINDING_CTR_MSGS_SENT,

@@ -180,6 +180,17 @@ const char *binding_tl_name(int i)
     return rtm_tl_registry_name(i);
 }
 
+int binding_tl_open(const char *name)
+{
+    if (name == NULL)
+        return 0;
+    for (int t = 0; t < rtm_rt.num_tls; t++) {
+        if (rtm_rt.tls[t].ops != NULL && !strcmp(rtm_rt.tls[t].ops->name, name))
+            return 1;
+    }
+    return 0;
+}
+
 static const rtm_tl_counters_t *tl_counters(int i)
 {
     const char *name = binding_tl_name(i);
