@@ -8,7 +8,6 @@
 
 #include "win_impl.h"
 #include "intercomm.h"
-#include "common/rtconfig.h"
 
 #include <errno.h>
 #include <fcntl.h>
