@@ -452,15 +452,17 @@ RTMPI_WEAK(Comm_get_name)
 
 /* MPI_Comm_idup agrees on the new communicator's two context ids (its
  * point-to-point one and its hidden collective one) in a schedule, so it
- * waits for nobody. The blocking creations AND the members' masks of free
- * ids, which needs every member's mask at one time; here each round every
- * member proposes (and takes, so no other creation can use them) its two
- * lowest free ids from `start` up, the MAX of the proposals is the
- * candidate pair (the second above the first, as on every member), and
- * each member takes it if it can; the MIN of their answers says whether
- * all could. If not, every member gives back what it took and the next
- * round starts above the first candidate, so the rounds end. (Open MPI
- * agrees on its ids in the same way.) */
+ * waits for nobody. For an intercommunicator the two are those of its
+ * native intercommunicator and of its bridge, and the schedule runs on the
+ * bridge, so the members of both groups agree on them. The blocking
+ * creations AND the members' masks of free ids, which needs every member's
+ * mask at one time; here each round every member proposes (and takes, so no
+ * other creation can use them) its two lowest free ids from `start` up, the
+ * MAX of the proposals is the candidate pair (the second above the first,
+ * as on every member), and each member takes it if it can; the MIN of their
+ * answers says whether all could. If not, every member gives back what it
+ * took and the next round starts above the first candidate, so the rounds
+ * end. (Open MPI agrees on its ids in the same way.) */
 #define IDUP_NONE INT_MAX   /* no id to propose: above every id */
 typedef struct idup {
     MPI_Comm  comm, *newcomm;
@@ -573,7 +575,11 @@ static int idup_decide(rtmpi_sched_t *s, void *arg)
         binding_ctxid_release(d->val[1]);
         return MPI_ERR_NO_MEM;
     }
-    if ((rc = comm_wrap(p2p, coll, d->comm, &h)))
+    /* an intercommunicator's pt2pt is its native intercommunicator and its
+     * coll the bridge: the clones keep both groups, ranks and sides */
+    rc = c->inter ? rtmpi_inter_wrap(p2p, coll, c->inter->side, d->comm, &h)
+                  : comm_wrap(p2p, coll, d->comm, &h);
+    if (rc)
         return rc;
     rtmpi_comm_t *nc = rtmpi_comm_get(h);
     nc->topo = rtmpi_topo_copy(c->topo);
@@ -595,17 +601,6 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     GET_COMM(comm, c);
     if (!newcomm || !request)
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "newcomm or request is NULL");
-    if (c->inter) {
-        /* an intercommunicator's duplicate is still made at once (docs/mpi.md) */
-        if ((rc = PMPI_Comm_dup(comm, newcomm)))
-            return rc;
-        s = rtmpi_sched_new(comm);
-        if (!s || (rc = rtmpi_sched_start(s, request))) {
-            PMPI_Comm_free(newcomm);
-            return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "no memory for the request");
-        }
-        return MPI_SUCCESS;
-    }
     *newcomm = MPI_COMM_NULL;   /* valid at completion only */
     s = rtmpi_sched_new(comm);
     d = s ? rtmpi_sched_tmp(s, sizeof(*d)) : NULL;
@@ -613,8 +608,10 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         memset(d, 0, sizeof(*d));
         d->comm = comm;
         d->newcomm = newcomm;
-        d->rank = c->rank;
-        d->size = c->size;
+        /* the agreement runs on the collective communicator: for an
+         * intercommunicator the bridge, of both groups */
+        d->rank = c->inter ? rtmpi_inter_local_br(c, c->rank) : c->rank;
+        d->size = c->inter ? c->inter->local_size + c->size : c->size;
         d->start = 0;
         d->mine[0] = d->mine[1] = -1;
         rtmpi_sched_call(s, idup_propose, d);

@@ -20,8 +20,8 @@ void rtmpi_inter_free(rtmpi_inter_t *inter)
 
 /* A handle for native intercommunicator `inter` with bridge `bridge` (both
  * owned from here on, freed on failure); errhandler from parent. */
-static int inter_wrap(rtm_comm_t inter, rtm_comm_t bridge, int side, MPI_Comm parent,
-                      MPI_Comm *newcomm_p)
+int rtmpi_inter_wrap(rtm_comm_t inter, rtm_comm_t bridge, int side, MPI_Comm parent,
+                     MPI_Comm *newcomm_p)
 {
     rtmpi_comm_t *c = calloc(1, sizeof(*c)), *p = rtmpi_comm_get(parent);
     rtmpi_inter_t *in = calloc(1, sizeof(*in));
@@ -107,7 +107,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         rtm_comm_free(&bridge);
         return rtmpi_error_rtm(local_comm, __func__, st);
     }
-    if ((rc = inter_wrap(inter, bridge, side, local_comm, newintercomm)))
+    if ((rc = rtmpi_inter_wrap(inter, bridge, side, local_comm, newintercomm)))
         return rtmpi_error(local_comm, __func__, rc, "cannot create the intercommunicator");
     return MPI_SUCCESS;
 }
@@ -141,7 +141,7 @@ int rtmpi_inter_split(const char *fn, MPI_Comm comm, rtmpi_comm_t *c, int color,
         *newcomm_p = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
-    int rc = inter_wrap(inter, bridge, side, comm, newcomm_p);
+    int rc = rtmpi_inter_wrap(inter, bridge, side, comm, newcomm_p);
     return rc ? rtmpi_error(comm, fn, rc, "cannot create the intercommunicator") : MPI_SUCCESS;
 }
 

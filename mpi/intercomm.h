@@ -40,6 +40,11 @@ int rtmpi_comm_add(rtmpi_comm_t *c, MPI_Comm *newcomm_p);
 int rtmpi_inter_split(const char *fn, MPI_Comm comm, rtmpi_comm_t *c, int color, int key,
                       MPI_Comm *newcomm_p);
 void rtmpi_inter_free(rtmpi_inter_t *inter);
+/* A handle for native intercommunicator inter with bridge bridge, this
+ * process on side `side` (both owned from here on, freed on failure);
+ * errhandler from parent (MPI_Comm_idup builds the pair itself). */
+int rtmpi_inter_wrap(rtm_comm_t inter, rtm_comm_t bridge, int side, MPI_Comm parent,
+                     MPI_Comm *newcomm_p);
 /* The members of a group (group.c): MPI_ERR_GROUP when it is not valid. */
 int rtmpi_group_members(MPI_Group group, int *n_p, const int **world_ranks_p);
 

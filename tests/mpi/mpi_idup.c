@@ -5,7 +5,11 @@
  * called it would deadlock here: the driver's --timeout fails it). Then
  * several idups outstanding at once, completed in another order on odd
  * ranks; a blocking dup while one is outstanding; idups of a split and of
- * the world interleaved; the attributes copied; an intercommunicator.
+ * the world interleaved; the attributes copied. Intercommunicators the
+ * same way: side 0's rank 0 sends 1 MiB to side 1's rank 0, which calls
+ * idup before it receives (a deadlock for an idup that waited for both
+ * groups), several outstanding completed in another order on one side,
+ * each duplicate used for messages and collectives.
  * Each new communicator is used and checked (its collectives, and that its
  * messages match no other communicator's).
  */
@@ -169,29 +173,111 @@ int main(int argc, char **argv)
 
     th_case = "intercomm";
     if (n >= 2) {
-        MPI_Comm half, inter, id;
-        int side = me % 2, rsize, rs, flag;
+        MPI_Comm half, inter, id[NIDUP + 1];
+        MPI_Request ir[NIDUP + 1];
+        int side = me % 2, hr, rsize, key, flag;
+        void *v = NULL;
+        static char ibase[4];
 
         CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, side, me, &half));
         CHECK_RC(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, side ? 0 : 1, 3, &inter));
-        CHECK_RC(MPI_Comm_idup(inter, &id, &rq));
-        CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
-        MPI_Comm_test_inter(id, &flag);
-        MPI_Comm_remote_size(inter, &rsize);
-        MPI_Comm_remote_size(id, &rs);
-        EXPECT(flag && rs == rsize, "inter %d remote size %d, not %d", flag, rs, rsize);
-        int hr, x = 0, y = -1;
         MPI_Comm_rank(half, &hr);
-        if (hr == 0) {
-            x = 1000 + me;
-            CHECK_RC(MPI_Sendrecv(&x, 1, MPI_INT, 0, 4, &y, 1, MPI_INT, 0, 4, id,
-                                  MPI_STATUS_IGNORE));
-            EXPECT(y == 1000 + (side ? 0 : 1), "across: %d", y);
+        MPI_Comm_remote_size(inter, &rsize);
+        CHECK_RC(MPI_Comm_create_keyval(copy_fn, MPI_COMM_NULL_DELETE_FN, &key, NULL));
+        CHECK_RC(MPI_Comm_set_attr(inter, key, ibase));
+        copies = 0;
+
+        /* side 0's rank 0 sends 1 MiB to side 1's rank 0 before it calls
+         * idup; that one calls idup first and receives after: an idup that
+         * waited for both groups would deadlock */
+        char *buf = malloc(BIG);
+        CHECK(buf != NULL, "no memory");
+        for (int i = 0; i < BIG; i++)
+            buf[i] = (char)(side == 0 ? i * 3 : 0);
+        if (side == 0 && hr == 0) {
+            CHECK_RC(MPI_Send(buf, BIG, MPI_CHAR, 0, 5, inter));
+            CHECK_RC(MPI_Comm_idup(inter, &id[0], &ir[0]));
+        } else if (side == 1 && hr == 0) {
+            CHECK_RC(MPI_Comm_idup(inter, &id[0], &ir[0]));
+            EXPECT(id[0] == MPI_COMM_NULL, "the duplicate is there before completion");
+            CHECK_RC(MPI_Recv(buf, BIG, MPI_CHAR, 0, 5, inter, MPI_STATUS_IGNORE));
+            int bad = 0;
+            for (int i = 0; i < BIG; i++)
+                bad += buf[i] != (char)(i * 3);
+            EXPECT(bad == 0, "%d bytes wrong", bad);
+        } else {
+            CHECK_RC(MPI_Comm_idup(inter, &id[0], &ir[0]));
         }
-        int mine = side + 1, sum = 0;
-        CHECK_RC(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, id));
-        EXPECT(sum == rsize * (side ? 1 : 2), "intercomm allreduce %d", sum);
-        MPI_Comm_free(&id);
+        free(buf);
+        /* more outstanding at once, of inter and of its first duplicate
+         * (not complete yet: started once that one is) */
+        for (int i = 1; i < NIDUP; i++)
+            CHECK_RC(MPI_Comm_idup(inter, &id[i], &ir[i]));
+        CHECK_RC(MPI_Wait(&ir[0], MPI_STATUS_IGNORE));
+        CHECK_RC(MPI_Comm_idup(id[0], &id[NIDUP], &ir[NIDUP]));
+        /* side 1 completes them in the other order */
+        for (int k = 1; k <= NIDUP; k++) {
+            int i = side ? NIDUP + 1 - k : k, done = 0;
+
+            if (side)
+                while (!done)
+                    CHECK_RC(MPI_Test(&ir[i], &done, MPI_STATUS_IGNORE));
+            else
+                CHECK_RC(MPI_Wait(&ir[i], MPI_STATUS_IGNORE));
+        }
+        EXPECT(copies == NIDUP + 1, "copy callback ran %d times", copies);
+        for (int i = 0; i <= NIDUP; i++) {
+            int rs = -1, ls = -1, lr = -1, hn;
+
+            MPI_Comm_test_inter(id[i], &flag);
+            MPI_Comm_remote_size(id[i], &rs);
+            MPI_Comm_size(id[i], &ls);
+            MPI_Comm_rank(id[i], &lr);
+            MPI_Comm_size(half, &hn);
+            EXPECT(flag && rs == rsize && ls == hn && lr == hr,
+                   "duplicate %d: inter %d remote size %d local %d rank %d", i, flag, rs, ls, lr);
+            CHECK_RC(MPI_Comm_get_attr(id[i], key, &v, &flag));
+            EXPECT(flag && v == (i < NIDUP ? ibase + 1 : ibase + 2), "attribute of %d", i);
+            /* a collective: the sum of the remote group's values */
+            int mine = 10 * (side + 1) + i, sum = 0;
+            CHECK_RC(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, id[i]));
+            EXPECT(sum == rsize * (10 * (2 - side) + i), "duplicate %d allreduce %d", i, sum);
+            CHECK_RC(MPI_Barrier(id[i]));
+        }
+        /* point to point: each local rank with remote rank (its rank mod
+         * the remote size), one message with the same tag on every
+         * communicator, received in the other order */
+        {
+            MPI_Comm all[NIDUP + 2];
+            MPI_Request sr[NIDUP + 2], rr[NIDUP + 2];
+            int vals[NIDUP + 2], got[NIDUP + 2], peer = hr % rsize, hn, nfrom = 0;
+
+            MPI_Comm_size(half, &hn);
+            all[0] = inter;
+            for (int i = 0; i <= NIDUP; i++)
+                all[i + 1] = id[i];
+            /* the remote ranks that send here: r with r mod hn == hr */
+            int from[64];
+            for (int r = 0; r < rsize && nfrom < 64; r++)
+                if (r % hn == hr)
+                    from[nfrom++] = r;
+            for (int i = 0; i < NIDUP + 2; i++) {
+                vals[i] = 1000 * i + 10 * side + hr;
+                CHECK_RC(MPI_Isend(&vals[i], 1, MPI_INT, peer, 9, all[i], &sr[i]));
+            }
+            for (int f = 0; f < nfrom; f++) {
+                for (int i = NIDUP + 1; i >= 0; i--)
+                    CHECK_RC(MPI_Irecv(&got[i], 1, MPI_INT, from[f], 9, all[i], &rr[i]));
+                CHECK_RC(MPI_Waitall(NIDUP + 2, rr, MPI_STATUSES_IGNORE));
+                for (int i = 0; i < NIDUP + 2; i++)
+                    EXPECT(got[i] == 1000 * i + 10 * (1 - side) + from[f],
+                           "communicator %d from %d got %d", i, from[f], got[i]);
+            }
+            CHECK_RC(MPI_Waitall(NIDUP + 2, sr, MPI_STATUSES_IGNORE));
+        }
+        for (int i = 0; i <= NIDUP; i++)
+            MPI_Comm_free(&id[i]);
+        MPI_Comm_free_keyval(&key);
         MPI_Comm_free(&inter);
         MPI_Comm_free(&half);
     }
