@@ -34,6 +34,7 @@ int rtmpi_inter_wrap(rtm_comm_t inter, rtm_comm_t bridge, int side, MPI_Comm par
     c->coll = bridge;
     c->inter = in;
     c->errhandler = p ? p->errhandler : MPI_ERRORS_ARE_FATAL;
+    rtmpi_errhandler_retain(c->errhandler);   /* comm_destroy releases it */
     rtm_comm_rank(inter, &c->rank);
     rtm_comm_size(inter, &c->size);
     rtm_comm_size(bridge, &bsize);
@@ -54,8 +55,10 @@ int rtmpi_inter_wrap(rtm_comm_t inter, rtm_comm_t bridge, int side, MPI_Comm par
     return MPI_SUCCESS;
 
 err_free:
-    if (c)
+    if (c && c->in_use) {
+        rtmpi_errhandler_release(c->errhandler);
         free(c->world_ranks);
+    }
     free(c);
     rtmpi_inter_free(in);
     rtm_comm_free(&inter);

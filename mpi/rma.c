@@ -401,11 +401,15 @@ static char *tgt_addr(const rtmpi_win_t *w, int64_t disp, int64_t lo, int64_t hi
         uintptr_t a = (uintptr_t)disp + (uintptr_t)lo, b = (uintptr_t)disp + (uintptr_t)hi;
 
         for (int i = 0; i < w->nregions; i++)
-            if (a >= w->regions[i].base && b <= w->regions[i].base + (uintptr_t)w->regions[i].len)
+            if (a <= b && a >= w->regions[i].base &&
+                b <= w->regions[i].base + (uintptr_t)w->regions[i].len)
                 return (char *)(uintptr_t)disp;
         return NULL;
     }
-    if (disp + lo < 0 || disp + hi > w->win_size)
+    /* disp comes from the origin's header: sums past int64 are out of range */
+    int64_t first, end;
+    if (__builtin_add_overflow(disp, lo, &first) || __builtin_add_overflow(disp, hi, &end) ||
+        first < 0 || end > w->win_size)
         return NULL;
     return (char *)w->base + disp;
 }
@@ -944,7 +948,10 @@ static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rr
     struct runs_fill f = { NULL, 0 };
     int contig = tbytes == 0 || rtmpi_dtype_contig(td, a->tcount, &toff);
     int64_t du = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : w->disp_units[t];
-    int64_t disp = (int64_t)a->tdisp * du, lo = toff, hi = toff + (int64_t)tbytes;
+    int64_t disp, lo = toff, hi = toff + (int64_t)tbytes, first = 0, end = 0;
+    /* target_disp comes from the user: a product or sum past int64 is a
+     * range error, never a wrapped address */
+    int wraps = __builtin_mul_overflow((int64_t)a->tdisp, du, &disp);
     if (!contig) {
         rtmpi_dtype_walk(td, a->tcount, run_count, &f);
         f.runs = malloc((size_t)f.n * sizeof(rma_run_t));
@@ -954,16 +961,23 @@ static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rr
         rtmpi_dtype_walk(td, a->tcount, run_fill, &f);
         runs_bounds(f.runs, f.n, &lo, &hi);
     } else {
-        disp += toff;
+        wraps |= __builtin_add_overflow(disp, (int64_t)toff, &disp);
         lo = 0;
         hi = (int64_t)tbytes;
     }
+    wraps |= __builtin_add_overflow(disp, lo, &first) | __builtin_add_overflow(disp, hi, &end);
+    if (wraps) {
+        free(f.runs);
+        return WIN_ERR(w, fn, MPI_ERR_RMA_RANGE,
+                       "target_disp %lld (displacement unit %lld) is past any window of rank %d",
+                       (long long)a->tdisp, (long long)du, t);
+    }
     if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC && tbytes &&
-        (disp + lo < 0 || disp + hi > (int64_t)w->sizes[t])) {
+        (first < 0 || end > (int64_t)w->sizes[t])) {
         free(f.runs);
         return WIN_ERR(w, fn, MPI_ERR_RMA_RANGE,
                        "bytes [%lld, %lld) of rank %d's window, of %ld bytes",
-                       (long long)(disp + lo), (long long)(disp + hi), t, (long)w->sizes[t]);
+                       (long long)first, (long long)end, t, (long)w->sizes[t]);
     }
 
     /* A target whose part is in this process's mapping (a host segment):

@@ -93,6 +93,45 @@ static void test_p2p(MPI_Comm ic)
     free(rq);
 }
 
+static int eh_calls, eh_class;
+
+static void count_eh(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    eh_calls++;
+    MPI_Error_class(*code, &eh_class);
+}
+
+/* A user error handler set on the intercommunicator and its handle freed,
+ * then inherited by a duplicate (MPI_Comm_dup and MPI_Comm_idup) that is
+ * freed: the intercommunicator still holds the handler, so its next error
+ * goes there (each communicator counts the handler it holds; the
+ * intercommunicator constructors once took it without counting, and the
+ * duplicate's free then released the intercommunicator's). */
+static void test_errhandler_refs(MPI_Comm ic)
+{
+    MPI_Errhandler eh;
+    MPI_Comm d;
+    MPI_Request rq;
+    int v = 0, rsize = 0;
+
+    MPI_Comm_remote_size(ic, &rsize);
+    CHECK_RC(MPI_Comm_create_errhandler(count_eh, &eh));
+    CHECK_RC(MPI_Comm_set_errhandler(ic, eh));
+    CHECK_RC(MPI_Errhandler_free(&eh));
+    CHECK_RC(MPI_Comm_dup(ic, &d));
+    CHECK_RC(MPI_Comm_free(&d));
+    CHECK_RC(MPI_Comm_idup(ic, &d, &rq));
+    CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    CHECK_RC(MPI_Comm_free(&d));
+    eh_calls = 0;
+    eh_class = MPI_SUCCESS;
+    MPI_Send(&v, 1, MPI_INT, rsize, 7, ic);
+    EXPECT(eh_calls == 1 && eh_class == MPI_ERR_RANK, "the intercommunicator's handler after "
+           "its duplicates were freed: %d calls, class %d", eh_calls, eh_class);
+    CHECK_RC(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));   /* as test_p2p left it */
+}
+
 /* The rooted collectives with the root at local rank `rl` of group A
  * (root_in_a) or B. */
 static void test_rooted(MPI_Comm ic, int root_in_a, int rl, int nb)
@@ -611,6 +650,7 @@ int main(int argc, char **argv)
         EXPECT(flag && sz == lsize && rs == rsize && rk == lrank, "inter %d size %d remote %d "
                "rank %d", flag, sz, rs, rk);
         test_p2p(ic);
+        test_errhandler_refs(ic);
         for (int nb = 0; nb < 2; nb++) {
             for (int root_in_a = 0; root_in_a < 2; root_in_a++) {
                 int gsize = root_in_a ? h : n - h;

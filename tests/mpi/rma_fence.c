@@ -116,6 +116,16 @@ static void test_objects(int rank, int size)
            "put past the window's end");
     EXPECT(cls(MPI_Get(buf, 2, MPI_INT, 0, N - 1, 2, MPI_INT, win)) == MPI_ERR_RMA_RANGE,
            "get across the window's end");
+    /* displacements whose byte offset passes int64: range errors, never a
+     * wrapped address (an undefined overflow, then a write outside the
+     * window at the origin or the target) */
+    EXPECT(cls(MPI_Put(buf, 1, MPI_INT, 0, (MPI_Aint)(INT64_MAX / (int64_t)sizeof(int)), 1,
+                       MPI_INT, win)) == MPI_ERR_RMA_RANGE, "put at the last int64 offset");
+    EXPECT(cls(MPI_Put(buf, 1, MPI_INT, 0, (MPI_Aint)INT64_MAX, 1, MPI_INT, win)) ==
+           MPI_ERR_RMA_RANGE, "put at target_disp INT64_MAX (times the unit)");
+    EXPECT(cls(MPI_Accumulate(buf, 2, MPI_INT, 0, (MPI_Aint)(INT64_MAX / (int64_t)sizeof(int)),
+                              2, MPI_INT, MPI_SUM, win)) == MPI_ERR_RMA_RANGE,
+           "accumulate across the last int64 offset");
     EXPECT(cls(MPI_Accumulate(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_OP_NULL, win)) == MPI_ERR_OP,
            "accumulate with MPI_OP_NULL");
     EXPECT(cls(MPI_Win_fence(0x4000, win)) == MPI_ERR_ASSERT, "bad fence assert");
