@@ -185,11 +185,21 @@ static int k_minloc(const void *in, void *inout, size_t n, int basic)
     switch (basic) { PAIR_TYPES(CASE) FORTRAN_PAIR_TYPES(CASE) default: return -1; }
 }
 #undef STMT
+/* MPI_REPLACE of pairs, member by member: MPI_SHORT_INT's int does not
+ * follow its short (its size, 6, is not its layout's). */
+#define STMT b[i].f = a[i].f; b[i].i = a[i].i;
+static int k_replace_pair(const void *in, void *inout, size_t n, int basic)
+{
+    switch (basic) { PAIR_TYPES(CASE) FORTRAN_PAIR_TYPES(CASE) default: return -1; }
+}
+#undef STMT
 #undef CASE
 
 static int k_replace(const void *in, void *inout, size_t n, int basic)
 {
     if (n == 0)   /* the check of rtmpi_op_valid_for: no buffers (NULL) */
+        return 0;
+    if (k_replace_pair(in, inout, n, basic) == 0)
         return 0;
     memcpy(inout, in, n * rtmpi_basic_size(basic));
     return 0;

@@ -243,6 +243,38 @@ static void test_fence(int rank, int size, int use_allocate)
     free(bigget);
 }
 
+/* MPI_REPLACE of MPI_SHORT_INT pairs: each rank replaces the next rank's
+ * pair; the whole int must arrive (the kernel once copied the pair's size,
+ * 6 bytes, over its 8-byte layout: the int's high half stayed). */
+static void test_replace_pair(int rank, int size, int use_allocate)
+{
+    struct si { short s; int i; } *base, mine = { (short)(rank + 1), 0x12340000 + rank };
+    int nxt = (rank + 1) % size, prv = (rank + size - 1) % size;
+    MPI_Aint bytes = 2 * (MPI_Aint)sizeof(struct si);
+    MPI_Win win;
+
+    if (use_allocate) {
+        CHECK_RC(MPI_Win_allocate(bytes, sizeof(struct si), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                  &base, &win));
+    } else {
+        base = malloc((size_t)bytes);
+        CHECK_RC(MPI_Win_create(base, bytes, sizeof(struct si), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                &win));
+    }
+    base[0].s = base[1].s = 0;
+    base[0].i = base[1].i = 0;
+    CHECK_RC(MPI_Win_fence(MPI_MODE_NOPRECEDE, win));
+    CHECK_RC(MPI_Accumulate(&mine, 1, MPI_SHORT_INT, nxt, 1, 1, MPI_SHORT_INT, MPI_REPLACE, win));
+    CHECK_RC(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    EXPECT(base[1].s == prv + 1 && base[1].i == 0x12340000 + prv && base[0].i == 0,
+           "MPI_REPLACE of MPI_SHORT_INT (%s): {%d, %#x}, want {%d, %#x}",
+           use_allocate ? "allocate" : "create", base[1].s, (unsigned)base[1].i, prv + 1,
+           (unsigned)(0x12340000 + prv));
+    CHECK_RC(MPI_Win_free(&win));
+    if (!use_allocate)
+        free(base);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -253,5 +285,7 @@ int main(int argc, char **argv)
     test_objects(rank, size);
     test_fence(rank, size, 0);
     test_fence(rank, size, 1);
+    test_replace_pair(rank, size, 0);
+    test_replace_pair(rank, size, 1);
     return mt_finish("rma_fence");
 }
