@@ -250,6 +250,11 @@ rtm_status_t binding_rma_key_unpack(rtm_comm_t comm, int rank, const void *blob,
     return RTM_OK;
 }
 
+static const char *right_name(unsigned right)
+{
+    return right == RTM_RMA_READ ? "read" : right == RTM_RMA_WRITE ? "write" : "atomic";
+}
+
 /* The checks every operation makes at the origin: the key is this rank's
  * (unpacked for it), the range lies in the region, the right was granted,
  * and the transport has the op. Hot path: no allocation, lock or log. */
@@ -278,12 +283,10 @@ static inline rtm_status_t rma_check(rtm_comm_t comm, int rank, const rtm_rma_ke
     if (__builtin_expect(!(key->rights & right), 0) && (key->asked & right))
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "one-sided: not available: rank %d exposed "
                              "its region with the %s right, which %s cannot grant (use "
-                             "messages)", world, right == RTM_RMA_READ ? "read" :
-                             right == RTM_RMA_WRITE ? "write" : "atomic", p->tl->ops->name);
+                             "messages)", world, right_name(right), p->tl->ops->name);
     if (__builtin_expect(!(key->rights & right), 0))
         return rtm_error_set(RTM_ERR_INVALID_ARG, "one-sided: rank %d exposed its region without "
-                             "the %s right", world, right == RTM_RMA_READ ? "read" :
-                             right == RTM_RMA_WRITE ? "write" : "atomic");
+                             "the %s right", world, right_name(right));
     *peer_p = p;
     return RTM_OK;
 }

@@ -442,6 +442,9 @@ struct vrb_rcache *vrb_rndv_rcache(vrb_iface_t *iface);
 void         vrb_rndv_close(vrb_iface_t *iface);
 
 /* vrb_rma.c: one-sided memory semantics */
+/* Whether regions are exposed through a type 2 memory window per peer QP
+ * (RTM_VERBS_MW, the device binds them, not XRC); else one MR per region. */
+int          vrb_rma_uses_mw(const vrb_iface_t *iface);
 rtm_status_t vrb_mem_expose(rtm_tl_iface_t *iface, void *addr, size_t len, unsigned rights,
                             rtm_tl_ep_t *const *eps, int neps, rtm_tl_memh_t **memh_p);
 rtm_status_t vrb_mem_key(rtm_tl_memh_t *memh, rtm_tl_ep_t *ep, void *key, size_t *key_len_p);

@@ -669,9 +669,7 @@ static void vrb_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
              vrb_mtu_str(iface->dev.mtu), vrb_mode_str(iface), qps, iface->srq_depth,
              iface->buf_size, iface->eager_limit, iface->max_inline, iface->read_chunk,
              iface->rd_atomic,
-             rtm_verbs_config.mw && !iface->xrc &&
-             (iface->dev.dev_attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) &&
-             iface->dev.dev_attr.max_mw > 0 ? "a type 2 memory window per peer" :
+             vrb_rma_uses_mw(iface) ? "a type 2 memory window per peer" :
              "one MR per exposed region",
              iface->dev.dev_attr.atomic_cap == IBV_ATOMIC_NONE ? "not available" :
              iface->dev.dev_attr.atomic_cap == IBV_ATOMIC_GLOB ? "(global)" : "(HCA)");

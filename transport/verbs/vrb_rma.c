@@ -249,6 +249,13 @@ static rtm_status_t bind_one(vrb_iface_t *iface, vrb_expo_t *x, vrb_xpeer_t *p)
     return RTM_OK;
 }
 
+int vrb_rma_uses_mw(const vrb_iface_t *iface)
+{
+    return rtm_verbs_config.mw && !iface->xrc &&
+           (iface->dev.dev_attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) &&
+           iface->dev.dev_attr.max_mw > 0;
+}
+
 rtm_status_t vrb_mem_expose(rtm_tl_iface_t *tl_iface, void *addr, size_t len, unsigned rights,
                             rtm_tl_ep_t *const *eps, int neps, rtm_tl_memh_t **memh_p)
 {
@@ -285,9 +292,7 @@ rtm_status_t vrb_mem_expose(rtm_tl_iface_t *tl_iface, void *addr, size_t len, un
     x->len = len;
     x->rights = rights;
     x->npeers = neps;
-    x->use_mw = rtm_verbs_config.mw && !iface->xrc && neps > 0 &&
-                (iface->dev.dev_attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) &&
-                iface->dev.dev_attr.max_mw > 0;
+    x->use_mw = neps > 0 && vrb_rma_uses_mw(iface);
     remote = remote_access_of(rights);
     mr_access = (rights & (RTM_TL_RIGHT_WRITE | RTM_TL_RIGHT_ATOMIC)) ? IBV_ACCESS_LOCAL_WRITE : 0;
     /* the MR of a windowed region opens nothing by itself */
