@@ -10,6 +10,7 @@
 typedef struct launcher_config {
     const char *launch_agent;    /* RTM_LAUNCH_AGENT */
     long        launch_timeout;  /* RTM_LAUNCH_TIMEOUT */
+    long        kill_grace;      /* RTM_KILL_GRACE */
 } launcher_config_t;
 
 extern launcher_config_t launcher_config;

@@ -45,7 +45,6 @@
 #include <unistd.h>
 
 /* As rtrun's: SIGTERM, then SIGKILL after this long. */
-#define RTD_KILL_GRACE_SEC 2.0
 /* Bound on the wait for ranks and children once the parent is gone. */
 #define RTD_EXIT_WAIT_SEC 5.0
 /* Stop reading the ranks' output while this much waits for the parent. */
@@ -116,7 +115,7 @@ static void kill_ranks(rtd_ctx_t *ctx, int sig)
 {
     rtrun_engine_signal_ranks(&ctx->eng, sig);
     if (sig != SIGKILL && ctx->kill_at == 0)
-        ctx->kill_at = rtm_time_now() + RTD_KILL_GRACE_SEC;
+        ctx->kill_at = rtm_time_now() + (double)launcher_config.kill_grace;
 }
 
 static void child_lost(rtd_ctx_t *ctx, rtd_conn_t *c, const char *what)
@@ -681,6 +680,24 @@ static void init_process(rtd_ctx_t *ctx)
     (void)rtrun_engine_open_signals(&ctx->eng);
 }
 
+/* The grace between SIGTERM and SIGKILL is rtrun's (RTM_KILL_GRACE in its
+ * environment, which the job description carries), not whatever this rtd's
+ * own environment says: a remote rtd must not kill ranks before rtrun
+ * would. A value rtrun accepted parses here too. */
+static void adopt_kill_grace(rtd_ctx_t *ctx)
+{
+    static const char name[] = "RTM_KILL_GRACE=";
+    const rtm_cfg_row_t *row = rtm_config_find("RTM_KILL_GRACE", NULL);
+
+    for (size_t i = 0; row != NULL && i < ctx->desc.nenv; i++) {
+        long grace;
+
+        if (ctx->desc.env[i] != NULL && strncmp(ctx->desc.env[i], name, sizeof(name) - 1) == 0 &&
+            rtm_config_parse_value(row, ctx->desc.env[i] + sizeof(name) - 1, &grace) == RTM_OK)
+            launcher_config.kill_grace = grace;
+    }
+}
+
 /* Prove the secret on the connection to the parent, receive the job
  * description and check it is this job's. */
 static int join_job(rtd_ctx_t *ctx, int fd, const char *parent, const char *nspace)
@@ -707,6 +724,7 @@ static int join_job(rtd_ctx_t *ctx, int fd, const char *parent, const char *nspa
         return -1;
     }
     ctx->job = ctx->desc.job;
+    adopt_kill_grace(ctx);
     return 0;
 }
 

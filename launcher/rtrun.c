@@ -43,7 +43,6 @@
 /* Seconds between SIGTERM and SIGKILL when the job ends: long enough for a
  * rank to flush and exit, short enough that a failure ends the job within
  * a few seconds. */
-#define KILL_GRACE_SEC 2.0
 /* After the last rank exits, how long output still held by processes the
  * ranks left behind may take to drain. */
 #define DRAIN_SEC 1.0
@@ -175,7 +174,7 @@ static void end_job(rtrun_ctx_t *ctx, int exit_code, int sig)
     ctx->exit_code = exit_code;
     rtrun_iof_stdin_close(&ctx->in);
     signal_ranks(ctx, sig);
-    ctx->kill_at = rtm_time_now() + KILL_GRACE_SEC;
+    ctx->kill_at = rtm_time_now() + (double)launcher_config.kill_grace;
     if (ctx->multi)
         ctx->lost_at = ctx->kill_at + REMOTE_LOST_SEC;
 }
@@ -814,8 +813,8 @@ static void check_kill(rtrun_ctx_t *ctx, double now)
     if (ctx->kill_at == 0 || now < ctx->kill_at)
         return;
     if (rtrun_job_running_list(ctx->job, list, sizeof(list)) > 0) {
-        rtm_info("ranks %s still running %.0f s after SIGTERM; sending SIGKILL", list,
-                 KILL_GRACE_SEC);
+        rtrun_say("ranks %s still running %ld s after SIGTERM; sending SIGKILL (RTM_KILL_GRACE)",
+                  list, launcher_config.kill_grace);
         signal_ranks(ctx, SIGKILL);
     }
     ctx->kill_at = 0;

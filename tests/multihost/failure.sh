@@ -99,6 +99,41 @@ mh_job --host "$A:1,$B:1" -n 2 true   # removes the dead rtrun's files
 mh_expect_rc 0 "job after rtrun was killed"
 mh_expect_clean "rtrun killed" || MH_FAILURES=$((MH_FAILURES + 1))
 
+# RTM_KILL_GRACE is rtrun's on every host: B's rtd, started by an agent that
+# gives it RTM_KILL_GRACE=0 (as an ssh login may give it anything), still
+# waits rtrun's hour before it SIGKILLs ranks that ignore SIGTERM; a second
+# SIGINT at rtrun then ends them at once.
+cat > "$MH_TMP/agent0" <<EOA
+#!/bin/bash
+h=\$1; shift
+[ "\$h" = "$B" ] && export RTM_KILL_GRACE=0
+exec ip netns exec "\$h" "\$@"
+EOA
+chmod +x "$MH_TMP/agent0"
+ip netns exec "$A" env RTM_KILL_GRACE=3600 "$RTRUN" --launch-agent "$MH_TMP/agent0 {host}" \
+    "${MH_BIND[@]}" --host "$A:1,$B:1" -n 2 \
+    sh -c 'trap "echo got-term" TERM; echo up; while :; do sleep 0.1; done' >"$MH_OUT" 2>"$MH_ERR" &
+job=$!
+for i in $(seq 600); do
+    [ "$(grep -c up "$MH_OUT")" -ge 2 ] && break
+    sleep 0.1
+done
+kill -TERM $job
+for i in $(seq 600); do
+    [ "$(grep -c got-term "$MH_OUT")" -ge 2 ] && break
+    sleep 0.1
+done
+[ "$(grep -c got-term "$MH_OUT")" = 2 ] || mh_fail "grace: SIGTERM did not reach both ranks"
+# the rank on B outlives B's own RTM_KILL_GRACE=0: its shell is still there
+[ -n "$(for p in $(ip netns pids "$B"); do tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | grep -l got-term; done)" ] ||
+    mh_fail "grace: the rank on $B was killed before rtrun's grace ran out"
+kill -INT $job
+wait $job
+MH_RC=$?
+mh_expect_rc 143 "grace"
+! grep -q "sending SIGKILL" "$MH_ERR" || mh_fail "grace: rtrun's own grace ran out"
+mh_expect_clean "grace" || MH_FAILURES=$((MH_FAILURES + 1))
+
 # --timeout
 mh_job --timeout 2 --host "$A:2,$B:2" -n 4 sleep 30
 mh_expect_rc 124 "timeout"
