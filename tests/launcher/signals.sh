@@ -5,7 +5,7 @@
 
 wait_started() {  # until the ranks run (they print "up")
     local i
-    for i in $(seq 1 50); do
+    for i in $(seq 1 600); do
         [ "$(grep -c up "$OUT")" -ge "$1" ] && return 0
         sleep 0.1
     done
@@ -44,7 +44,7 @@ wait_started 2
 kill -INT $pid
 # the second SIGINT only once the first has reached both ranks (a fixed
 # sleep here lost the race on a loaded machine)
-for i in $(seq 1 200); do
+for i in $(seq 1 1200); do
     [ "$(grep -c got-int "$OUT")" -ge 2 ] && break
     sleep 0.05
 done
