@@ -337,13 +337,25 @@ static int seg_map(rtmpi_win_t *w, MPI_Comm ncomm, size_t align)
     rc = MPI_ERR_OTHER;
     if (PMPI_Allgather(&w->rank, 1, MPI_INT, hr, 1, MPI_INT, ncomm))
         goto out;
+    /* The sizes come from the users of every rank: a sum past what a
+     * mapping (and off_t) can hold is MPI_ERR_SIZE, never a wrapped, small
+     * mapping that direct operations would write past. Every rank has the
+     * same sizes, so every rank decides the same. */
+    size_t ctl_off = 0;
+    int wraps = 0;
     for (int i = 0; i < np; i++) {
-        total = (total + align - 1) / align * align;
+        wraps |= __builtin_add_overflow(total, align - 1, &total);
+        total = total / align * align;
         off[i] = total;
-        total += (size_t)w->sizes[hr[i]];
+        wraps |= __builtin_add_overflow(total, (size_t)w->sizes[hr[i]], &total);
     }
-    size_t ctl_off = (total + 63) & ~(size_t)63;
-    total = ctl_off + (size_t)np * sizeof(rma_ctl_t);
+    wraps |= __builtin_add_overflow(total, (size_t)63, &ctl_off);
+    ctl_off &= ~(size_t)63;
+    wraps |= __builtin_add_overflow(ctl_off, (size_t)np * sizeof(rma_ctl_t), &total);
+    if (wraps || total > (size_t)INT64_MAX) {
+        rc = MPI_ERR_SIZE;
+        goto out;
+    }
 
     char name[64];
     unsigned long long nonce = 0;
@@ -405,10 +417,22 @@ static int seg_map(rtmpi_win_t *w, MPI_Comm ncomm, size_t align)
     w->ctl = w->dctl[w->rank];
     w->base = w->dbase[w->rank];
     w->all_local = np == p;
-    rc = PMPI_Barrier(ncomm) ? MPI_ERR_OTHER : MPI_SUCCESS;
+    rc = MPI_SUCCESS;
 out:
     free(hr);
     free(off);
+    {
+        /* Every rank of ncomm ends with the same outcome and error: a
+         * collective above that failed at one rank only (or this agreement
+         * itself failing here) must not leave the others using the segment
+         * as if it had one more member. The error codes are positive, so
+         * the greatest is any rank's failure, the same on all. */
+        int mine = rc, worst = 0;
+
+        if (PMPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, ncomm))
+            worst = rc ? rc : MPI_ERR_OTHER;
+        rc = worst;
+    }
     if (rc) {
         if (w->shm)
             munmap(w->shm, w->shm_len);
