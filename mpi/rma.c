@@ -890,6 +890,61 @@ static int direct_acc(const rma_args_t *a, rma_ctl_t *ctl, const rtmpi_dtype_t *
     return MPI_SUCCESS;
 }
 
+/* ---- RDMA: Put and Get by the binding's one-sided operations -------------------------- */
+
+int rtmpi_rma_rdma_flush(rtmpi_win_t *w, int t)
+{
+    int rc = MPI_SUCCESS;
+
+    if (!w->rdirty || w->nrdirty == 0)
+        return MPI_SUCCESS;
+    for (int i = t < 0 ? 0 : t; i < (t < 0 ? w->size : t + 1); i++) {
+        if (!w->rdirty[i])
+            continue;
+        w->rdirty[i] = 0;
+        w->nrdirty--;
+        rtm_status_t st = binding_rma_flush(w->nc, i);
+        if (st != RTM_OK && !rc)
+            rc = rtmpi_class_of(st);
+    }
+    return rc;
+}
+
+/* A Put or Get of contiguous origin data to a contiguous target range,
+ * [off, off + bytes) of target t's part, as one RDMA write or read when t
+ * gave this rank a key with that right. 1: issued (complete at the target
+ * at the next flush of t), 0: not possible (t is reached by messages for
+ * it from now on when the transport said "not available"), or -(class) on
+ * an error. No allocation: the hot path of a one-sided program. */
+static int rdma_issue(rtmpi_win_t *w, const rma_args_t *a, const rtmpi_dtype_t *od, int t,
+                      int64_t off, size_t tbytes)
+{
+    unsigned right = a->kind == RMA_PUT ? RTM_RMA_WRITE : RTM_RMA_READ;
+    MPI_Aint ooff;
+    rtm_status_t st;
+
+    if (!w->rrights || !(w->rrights[t] & right) || tbytes == 0 ||
+        !rtmpi_dtype_contig(od, a->ocount, &ooff))
+        return 0;
+    if (a->kind == RMA_PUT)
+        st = binding_rma_put(w->nc, t, &w->rkeys[t], (uint64_t)off,
+                             (const char *)a->oaddr + ooff, tbytes);
+    else
+        st = binding_rma_get(w->nc, t, &w->rkeys[t], (uint64_t)off,
+                             (char *)a->oaddr + ooff, tbytes);
+    if (__builtin_expect(st == RTM_ERR_NOT_SUPPORTED, 0)) {
+        w->rrights[t] &= (unsigned char)~right;
+        return 0;
+    }
+    if (__builtin_expect(st != RTM_OK, 0))
+        return -rtmpi_class_of(st);
+    if (!w->rdirty[t]) {
+        w->rdirty[t] = 1;
+        w->nrdirty++;
+    }
+    return 1;
+}
+
 /* Checks and issues one operation; raises its error on the window. */
 static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rreq_t *rr)
 {
@@ -994,6 +1049,20 @@ static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rr
 
         free(f.runs);
         return rc2 ? WIN_ERR(w, fn, rc2, "out of memory") : MPI_SUCCESS;
+    }
+
+    /* A Put or Get (not request-based: those complete by their request)
+     * of one byte range to a target that gave this rank a key: RDMA. */
+    if (contig && !rr && (a->kind == RMA_PUT || a->kind == RMA_GET) &&
+        w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+        int r2 = rdma_issue(w, a, od, t, first, tbytes);
+
+        if (r2 > 0)
+            return MPI_SUCCESS;
+        if (r2 < 0)
+            return WIN_ERR(w, fn, -r2, "an RDMA %s of %zu bytes to rank %d failed: %s",
+                           a->kind == RMA_PUT ? "write" : "read", tbytes, t,
+                           rtm_last_error());
     }
 
     uint32_t seq = w->seq[t]++ & RMA_SEQ_MASK;
@@ -1369,6 +1438,9 @@ int PMPI_Win_fence(int assert, MPI_Win win)
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is in a PSCW or lock epoch",
                        win);
     atomic_thread_fence(memory_order_seq_cst);   /* shared windows' direct stores */
+    /* This rank's RDMA operations are complete at their targets before
+     * any target can leave the fence. */
+    int frc = rtmpi_rma_rdma_flush(w, -1);
     if (!(assert & MPI_MODE_NOPRECEDE)) {
         /* Each target learns how many operations of the epoch to expect. */
         uint64_t expect = 0;
@@ -1404,6 +1476,8 @@ int PMPI_Win_fence(int assert, MPI_Win win)
         rc = PMPI_Barrier(w->hcomm);
     if (!rc && range)
         rc = MPI_ERR_RMA_RANGE;
+    if (!rc)
+        rc = frc;   /* the others were not left in the fence for it */
     atomic_thread_fence(memory_order_seq_cst);
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     return rc ? WIN_ERR(w, __func__, rc, rc == MPI_ERR_RMA_RANGE ?
@@ -1512,10 +1586,20 @@ int PMPI_Win_complete(MPI_Win win)
     if (w->naccess < 0)
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d has no access epoch "
                        "(MPI_Win_complete without MPI_Win_start)", win);
-    /* Behind the epoch's operations in each target's order. */
+    /* Behind the epoch's operations in each target's order; the RDMA ones
+     * complete at their targets first. */
+    int frc = MPI_SUCCESS;
+    for (int i = 0; i < w->naccess; i++) {
+        int r2 = rtmpi_rma_rdma_flush(w, w->access[i]);
+
+        if (r2 && !frc)
+            frc = r2;
+    }
     for (int i = 0; i < w->naccess && !rc; i++)
         rc = ctrl_send(w, w->access[i], RMA_COMPLETE, 0, NULL, NULL);
     int prc = rtmpi_rma_wait_pend(w, -1);
+    if (!rc)
+        rc = frc;   /* the targets were not left waiting for it */
     for (int i = 0; i < w->naccess; i++)
         w->in_access[w->access[i]] = 0;
     w->naccess = -1;
@@ -1619,7 +1703,10 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     }
     uint32_t flags = (w->locked[rank] == MPI_LOCK_EXCLUSIVE ? RMA_F_EXCL : 0) |
                      (w->lock_nocheck[rank] ? RMA_F_NOCHECK : 0);
+    int frc = rtmpi_rma_rdma_flush(w, rank);   /* before the lock is released */
     int rc = ctrl_all(w, &rank, 1, RMA_UNLOCK, flags);
+    if (!rc)
+        rc = frc;
     int prc = rtmpi_rma_wait_pend(w, rank);
     w->locked[rank] = 0;
     if (!rc)
@@ -1671,8 +1758,11 @@ int PMPI_Win_unlock_all(MPI_Win win)
         return MPI_SUCCESS;
     }
     int *ts = all_ranks(w);
+    int frc = rtmpi_rma_rdma_flush(w, -1);
     int rc = ts ? ctrl_all(w, ts, w->size, RMA_UNLOCK, w->lock_all == 2 ? RMA_F_NOCHECK : 0)
                 : MPI_ERR_NO_MEM;
+    if (!rc)
+        rc = frc;
     free(ts);
     int prc = rtmpi_rma_wait_pend(w, -1);
     w->lock_all = 0;
@@ -1710,7 +1800,9 @@ int PMPI_Win_flush(int rank, MPI_Win win)
         direct_poll(w);
         return MPI_SUCCESS;
     }
-    rc = ctrl_all(w, &rank, 1, RMA_FLUSH, 0);
+    rc = rtmpi_rma_rdma_flush(w, rank);
+    if (!rc)
+        rc = ctrl_all(w, &rank, 1, RMA_FLUSH, 0);
     int prc = rtmpi_rma_wait_pend(w, rank);
     if (!rc)
         rc = prc;
@@ -1738,7 +1830,9 @@ int PMPI_Win_flush_all(MPI_Win win)
                        "epoch (lock it first)", win);
     }
     atomic_thread_fence(memory_order_seq_cst);
-    int rc = n ? ctrl_all(w, ts, n, RMA_FLUSH, 0) : MPI_SUCCESS;
+    int rc = rtmpi_rma_rdma_flush(w, -1);
+    if (!rc && n)
+        rc = ctrl_all(w, ts, n, RMA_FLUSH, 0);
     free(ts);
     int prc = rtmpi_rma_wait_pend(w, -1);
     if (!rc)
@@ -1757,7 +1851,12 @@ int PMPI_Win_flush_local(int rank, MPI_Win win)
         return MPI_SUCCESS;
     if ((rc = check_passive(__func__, w, rank)))
         return rc;
-    rc = rtmpi_rma_wait_pend(w, rank);
+    /* An RDMA write reads the origin buffer, and a read fills it, until it
+     * completes: locally complete is complete. */
+    rc = rtmpi_rma_rdma_flush(w, rank);
+    int prc = rtmpi_rma_wait_pend(w, rank);
+    if (!rc)
+        rc = prc;
     return rc ? WIN_ERR(w, __func__, rc, "an operation to rank %d failed", rank) : MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_flush_local)
@@ -1769,7 +1868,10 @@ int PMPI_Win_flush_local_all(MPI_Win win)
     if (!any_lock(w))
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d has no passive target "
                        "epoch (lock it first)", win);
-    int rc = rtmpi_rma_wait_pend(w, -1);
+    int rc = rtmpi_rma_rdma_flush(w, -1);
+    int prc = rtmpi_rma_wait_pend(w, -1);
+    if (!rc)
+        rc = prc;
     return rc ? WIN_ERR(w, __func__, rc, "an operation failed") : MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_flush_local_all)
