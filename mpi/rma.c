@@ -1393,6 +1393,10 @@ static int ctrl_all(rtmpi_win_t *w, const int *ts, int n, uint32_t kind, uint32_
     }
     wait_reqs(acks, n);
     atomic_thread_fence(memory_order_seq_cst);
+    /* Each target answered after it applied every earlier operation of
+     * ours (its FIFO): nothing of ours is in flight to it as a message. */
+    for (int i = 0; i < n && !rc; i++)
+        w->fseq[ts[i]] = w->seq[ts[i]];
     for (int i = 0; i < n && !rc; i++)
         if (errs[i])
             rc = MPI_ERR_RMA_RANGE;
@@ -1801,7 +1805,9 @@ int PMPI_Win_flush(int rank, MPI_Win win)
         return MPI_SUCCESS;
     }
     rc = rtmpi_rma_rdma_flush(w, rank);
-    if (!rc)
+    /* Only operations that went as messages need the target's answer (an
+     * RDMA-only epoch is complete once flushed: one round trip fewer). */
+    if (!rc && w->seq[rank] != w->fseq[rank])
         rc = ctrl_all(w, &rank, 1, RMA_FLUSH, 0);
     int prc = rtmpi_rma_wait_pend(w, rank);
     if (!rc)
@@ -1821,7 +1827,9 @@ int PMPI_Win_flush_all(MPI_Win win)
     for (int i = 0; i < w->size; i++)
         if (w->lock_all || w->locked[i]) {
             locked = 1;
-            if (!rtmpi_win_direct(w, i))   /* those are complete already */
+            /* direct: complete already; no message since the last flush:
+             * complete once its RDMA is flushed */
+            if (!rtmpi_win_direct(w, i) && w->seq[i] != w->fseq[i])
                 ts[n++] = i;
         }
     if (!locked) {

@@ -97,6 +97,7 @@ static void win_destroy(rtmpi_win_t *w)
     free(w->expose);
     free(w->range_errs);
     free(w->seq);
+    free(w->fseq);
     free(w->issued);
     free(w->locked);
     free(w->lock_nocheck);
@@ -166,6 +167,7 @@ static int win_new(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit, 
     w->sizes = malloc((size_t)p * sizeof(*w->sizes));
     w->disp_units = malloc((size_t)p * sizeof(*w->disp_units));
     w->seq = calloc((size_t)p, sizeof(*w->seq));
+    w->fseq = calloc((size_t)p, sizeof(*w->fseq));
     w->issued = calloc((size_t)p, sizeof(*w->issued));
     w->locked = calloc((size_t)p, sizeof(*w->locked));
     w->lock_nocheck = calloc((size_t)p, sizeof(*w->lock_nocheck));
@@ -174,7 +176,7 @@ static int win_new(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit, 
     w->expose = calloc((size_t)p, sizeof(*w->expose));
     w->range_errs = calloc((size_t)p, sizeof(*w->range_errs));
     rc = MPI_SUCCESS;
-    if (!w->sizes || !w->disp_units || !w->seq || !w->issued || !w->locked ||
+    if (!w->sizes || !w->disp_units || !w->seq || !w->fseq || !w->issued || !w->locked ||
         !w->lock_nocheck || !w->access || !w->in_access || !w->expose || !w->range_errs)
         rc = MPI_ERR_NO_MEM;
     if (info != MPI_INFO_NULL && rc == MPI_SUCCESS && PMPI_Info_dup(info, &w->info))

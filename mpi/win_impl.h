@@ -127,6 +127,9 @@ typedef struct rtmpi_win {
 
     /* origin side */
     uint32_t      *seq;             /* next operation number per target */
+    uint32_t      *fseq;            /* per target: seq when a flush last completed
+                                       its messages (equal: no message operation
+                                       since, so MPI_Win_flush needs no message) */
     uint64_t      *issued;          /* fence-epoch operations per target */
     int           *locked;          /* per target: 0, MPI_LOCK_SHARED/EXCLUSIVE */
     int           *lock_nocheck;
