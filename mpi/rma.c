@@ -910,31 +910,49 @@ int rtmpi_rma_rdma_flush(rtmpi_win_t *w, int t)
     return rc;
 }
 
-/* A Put or Get of contiguous origin data to a contiguous target range,
- * [off, off + bytes) of target t's part, as one RDMA write or read when t
- * gave this rank a key with that right. 1: issued (complete at the target
- * at the next flush of t), 0: not possible (t is reached by messages for
- * it from now on when the transport said "not available"), or -(class) on
- * an error. No allocation: the hot path of a one-sided program. */
+/* Target runs beyond this go as one message (with its run list) rather
+ * than one RDMA operation each. */
+#define RMA_RDMA_RUNS_MAX 16
+
+/* A Put or Get of contiguous origin data to target t's part: one RDMA
+ * write or read of [off, off + tbytes) (n 0), or one per target run (runs,
+ * n of them, displacements relative to off; the origin data in the runs'
+ * order), when t gave this rank a key with that right. 1: issued (complete
+ * at the target at the next flush of t), 0: not possible (t is reached by
+ * messages for it from now on when the transport said "not available"),
+ * or -(class) on an error. No allocation: the hot path of a one-sided
+ * program. */
 static int rdma_issue(rtmpi_win_t *w, const rma_args_t *a, const rtmpi_dtype_t *od, int t,
-                      int64_t off, size_t tbytes)
+                      int64_t off, size_t tbytes, const rma_run_t *runs, uint32_t n)
 {
     unsigned right = a->kind == RMA_PUT ? RTM_RMA_WRITE : RTM_RMA_READ;
+    rma_run_t one = { 0, (int64_t)tbytes, 0, 0 };
     MPI_Aint ooff;
-    rtm_status_t st;
+    rtm_status_t st = RTM_OK;
 
-    if (!w->rrights || !(w->rrights[t] & right) || tbytes == 0 ||
+    if (!w->rrights || !(w->rrights[t] & right) || tbytes == 0 || n > RMA_RDMA_RUNS_MAX ||
         !rtmpi_dtype_contig(od, a->ocount, &ooff))
         return 0;
-    if (a->kind == RMA_PUT)
-        st = binding_rma_put(w->nc, t, &w->rkeys[t], (uint64_t)off,
-                             (const char *)a->oaddr + ooff, tbytes);
-    else
-        st = binding_rma_get(w->nc, t, &w->rkeys[t], (uint64_t)off,
-                             (char *)a->oaddr + ooff, tbytes);
-    if (__builtin_expect(st == RTM_ERR_NOT_SUPPORTED, 0)) {
-        w->rrights[t] &= (unsigned char)~right;
-        return 0;
+    if (n == 0) {
+        runs = &one;
+        n = 1;
+    }
+    for (uint32_t i = 0; i < n && st == RTM_OK; i++) {
+        uint64_t roff = (uint64_t)(off + runs[i].disp);
+
+        if (a->kind == RMA_PUT)
+            st = binding_rma_put(w->nc, t, &w->rkeys[t], roff, (const char *)a->oaddr + ooff,
+                                 (size_t)runs[i].len);
+        else
+            st = binding_rma_get(w->nc, t, &w->rkeys[t], roff, (char *)a->oaddr + ooff,
+                                 (size_t)runs[i].len);
+        ooff += (MPI_Aint)runs[i].len;
+        /* the first one says whether the transport has the op: the others
+         * use the same key and right */
+        if (__builtin_expect(st == RTM_ERR_NOT_SUPPORTED && i == 0, 0)) {
+            w->rrights[t] &= (unsigned char)~right;
+            return 0;
+        }
     }
     if (__builtin_expect(st != RTM_OK, 0))
         return -rtmpi_class_of(st);
@@ -1052,11 +1070,14 @@ static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rr
     }
 
     /* A Put or Get (not request-based: those complete by their request)
-     * of one byte range to a target that gave this rank a key: RDMA. */
-    if (contig && !rr && (a->kind == RMA_PUT || a->kind == RMA_GET) &&
+     * of contiguous origin data, to a target that gave this rank a key:
+     * RDMA, one operation per target run. */
+    if (!rr && (a->kind == RMA_PUT || a->kind == RMA_GET) &&
         w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
-        int r2 = rdma_issue(w, a, od, t, first, tbytes);
+        int r2 = rdma_issue(w, a, od, t, contig ? first : disp, tbytes, f.runs, f.n);
 
+        if (r2 != 0)
+            free(f.runs);
         if (r2 > 0)
             return MPI_SUCCESS;
         if (r2 < 0)

@@ -6,7 +6,8 @@
  * work requests (rtm_rma_wr_count), in the same run:
  *
  * 1. Put and Get in fence, PSCW, lock (exclusive and shared), lock_all +
- *    flush and flush_local epochs, on MPI_Win_create and MPI_Win_allocate
+ *    flush and flush_local epochs, a strided target (one work request per
+ *    block), on MPI_Win_create and MPI_Win_allocate
  *    windows, with small ranges (one work request per operation) and one
  *    of 256 KiB (data only); each rank's count of work requests grows by
  *    exactly its small Puts and Gets (RMA_RDMA_EXPECT=rdma), its Gets only
@@ -85,7 +86,7 @@ static void free_win(int alloc, MPI_Win *win, int64_t *base)
  * for each epoch kind, then BIG. */
 static void epochs(int alloc, MPI_Info info, const char *kind, const char *label)
 {
-    enum { S_FENCE, S_PSCW, S_EXCL, S_ALL, S_NSLOT };
+    enum { S_FENCE, S_PSCW, S_EXCL, S_ALL, S_VEC, S_NSLOT };
     MPI_Aint n = (MPI_Aint)size * S_NSLOT * SMALL + BIG;
     int64_t *base, *buf = malloc((size_t)BIG * 8), got[SMALL];
     int next = (rank + 1) % size, prev = (rank + size - 1) % size;
@@ -170,12 +171,36 @@ static void epochs(int alloc, MPI_Info info, const char *kind, const char *label
     for (int i = 0; i < SMALL; i++)
         EXPECT(got[i] == val(rank, S_ALL, i), "%s flush get: [%d] = %lld", label, i,
                (long long)got[i]);
+    /* a strided target (4 blocks of 2): one RDMA operation per block */
+    MPI_Datatype vec;
+    MPI_Type_vector(4, 2, 4, MPI_INT64_T, &vec);
+    MPI_Type_commit(&vec);
+    for (int i = 0; i < 8; i++)
+        buf[i] = val(rank, S_VEC, i);
+    CHECK_RC(MPI_Put(buf, 8, MPI_INT64_T, next, SLOT(rank, S_VEC), 1, vec, win));
+    puts += 4;
+    CHECK_RC(MPI_Win_flush(next, win));
+    memset(got, 0, sizeof(got));
+    CHECK_RC(MPI_Get(got, 8, MPI_INT64_T, next, SLOT(rank, S_VEC), 1, vec, win));
+    gets += 4;
+    CHECK_RC(MPI_Win_flush(next, win));
+    MPI_Type_free(&vec);
+    for (int i = 0; i < 8; i++)
+        EXPECT(got[i] == val(rank, S_VEC, i), "%s vector get: [%d] = %lld", label, i,
+               (long long)got[i]);
     int64_t w1 = (int64_t)(wrs() - w0);
     CHECK_RC(MPI_Win_unlock_all(win));
     MPI_Barrier(MPI_COMM_WORLD);
+    for (int b = 0; b < 4; b++)
+        for (int j = 0; j < 4; j++) {
+            int64_t want = j < 2 ? val(prev, S_VEC, 2 * b + j) : 0;
+
+            EXPECT(base[SLOT(prev, S_VEC) + 4 * b + j] == want, "%s vector put: [%d] = %lld",
+                   label, 4 * b + j, (long long)base[SLOT(prev, S_VEC) + 4 * b + j]);
+        }
     if (counted) {
         want_wrs = cost(kind, puts, gets);
-        EXPECT(w1 == want_wrs, "%s: %lld one-sided work requests for %d Puts and %d Gets "
+        EXPECT(w1 == want_wrs, "%s: %lld one-sided work requests for %d Put and %d Get runs "
                "(want %lld: %s)", label, (long long)w1, puts, gets, (long long)want_wrs, kind);
     }
 
