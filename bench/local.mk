@@ -23,4 +23,4 @@ EXTRA_DIST += bench/mpi/nbc_many.c bench/nbc-many.sh
 # (bench/rma_lat.c) with ours, Open MPI and MPICH, interleaved.
 # bench/rma-verbs.sh: the same program over verbs on softib, RDMA against
 # the message path (rtmsg_win_rdma=false), and work requests per operation.
-EXTRA_DIST += bench/rma_lat.c bench/rma-compare.sh bench/rma-verbs.sh
+EXTRA_DIST += bench/rma_lat.c bench/rma-compare.sh bench/rma-verbs.sh bench/rma_table.awk

@@ -380,12 +380,7 @@ off:
     free(out);
     free(in);
     free(reqs);
-    free(w->rkeys);
-    free(w->rrights);
-    free(w->rdirty);
-    w->rkeys = NULL;
-    w->rrights = NULL;
-    w->rdirty = NULL;
+    rdma_release(w);
 }
 
 /* Whether this rank shares memory with the others of its host: the
