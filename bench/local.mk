@@ -21,4 +21,6 @@ EXTRA_DIST += bench/mpi/mpi_calls.c bench/callgrind-calls.sh
 EXTRA_DIST += bench/mpi/nbc_many.c bench/nbc-many.sh
 # bench/rma-compare.sh: one-sided latency/bandwidth on shared memory
 # (bench/rma_lat.c) with ours, Open MPI and MPICH, interleaved.
-EXTRA_DIST += bench/rma_lat.c bench/rma-compare.sh
+# bench/rma-verbs.sh: the same program over verbs on softib, RDMA against
+# the message path (rtmsg_win_rdma=false), and work requests per operation.
+EXTRA_DIST += bench/rma_lat.c bench/rma-compare.sh bench/rma-verbs.sh bench/rma_table.awk

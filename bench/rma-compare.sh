@@ -51,36 +51,5 @@ for r in $(seq 1 "$rounds"); do
     done
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-awk '
-function median(list,   n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-    lo = a[1]; hi = a[n]
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function fmt(v) { return v >= 100 ? sprintf("%.0f", v) : v >= 10 ? sprintf("%.1f", v) : v >= 1 ? sprintf("%.2f", v) : sprintf("%.3f", v) }
-{
-    delete f
-    for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-    k = f["bench"] " " f["size"]
-    if (!(k in unit)) { unit[k] = f["unit"]; order[++n] = k }
-    v[k, f["impl"]] = v[k, f["impl"]] " " f["value"]
-}
-END {
-    print "| metric | size (B) | unit | librtmsg | Open MPI | MPICH | ours / Open MPI | ours / MPICH |"
-    print "|---|---|---|---|---|---|---|---|"
-    for (i = 1; i <= n; i++) {
-        k = order[i]; split(k, p, " ")
-        line = "| " p[1] " | " p[2] " | " unit[k] " |"
-        for (j = 1; j <= 3; j++) {
-            im = j == 1 ? "ours" : j == 2 ? "openmpi" : "mpich"
-            if ((k, im) in v) { m[im] = median(v[k, im]); line = line " " fmt(m[im]) " (" fmt(lo) "–" fmt(hi) ") |" }
-            else { m[im] = ""; line = line " – |" }
-        }
-        for (j = 2; j <= 3; j++) {
-            im = j == 2 ? "openmpi" : "mpich"
-            line = line ((m["ours"] != "" && m[im] != "" && m[im] > 0) ? sprintf(" %.2f |", m["ours"] / m[im]) : " – |")
-        }
-        print line
-    }
-}' "$raw" | tee "${OUT:-/dev/null}"
+awk -v impls="ours openmpi mpich" -v names="librtmsg,Open MPI,MPICH" -v first=ours \
+    -f "$top/bench/rma_table.awk" "$raw" | tee "${OUT:-/dev/null}"

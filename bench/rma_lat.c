@@ -16,7 +16,12 @@
  * bench/rma-compare.sh runs ours, Open MPI and MPICH interleaved. Lines as
  * bench/mpi/bench_common.h prints them (median of -r repetitions).
  *
- *   rma_lat [-r REPS] [-i ITERS]
+ *   rma_lat [-r REPS] [-i ITERS] [-m METRIC] [-s SIZE] [-n]
+ *
+ * -m METRIC runs that metric only (e.g. fop_lat), -s SIZE that size only
+ * (bench/rma-verbs.sh counts one operation's work requests so). -n makes the window with info
+ * rtmsg_win_rdma=false: librtmsg then sends every operation as a message
+ * instead of RDMA (other MPIs ignore the key).
  */
 #include "mpi/bench_common.h"
 
@@ -29,6 +34,8 @@
 static int rank;
 static MPI_Win win;
 static char *buf;
+static const char *only;   /* -m */
+static long only_size;     /* -s */
 
 enum kind { PUT_LAT, GET_LAT, PUT_BW, GET_BW, FOP, CAS, ACC, LOCK_PUT };
 
@@ -81,6 +88,8 @@ static void measure(const char *name, enum kind k, long size, long iters, int re
     double samples[BENCH_MAX_REPS];
     int bw = k == PUT_BW || k == GET_BW;
 
+    if ((only && strcmp(only, name)) || (only_size && only_size != size))
+        return;
     if (rank == 0) {
         run_once(k, size, iters / 10 + 1);   /* warm-up */
         for (int r = 0; r < reps; r++) {
@@ -103,8 +112,16 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    while ((opt = getopt(argc, argv, "r:i:")) != -1) {
-        if (opt == 'r')
+    MPI_Info info;
+    MPI_Info_create(&info);
+    while ((opt = getopt(argc, argv, "r:i:m:s:n")) != -1) {
+        if (opt == 'm')
+            only = optarg;
+        else if (opt == 's')
+            only_size = bench_atoi_arg("rma_lat", "-s", optarg, 1, MAXSZ);
+        else if (opt == 'n')
+            MPI_Info_set(info, "rtmsg_win_rdma", "false");
+        else if (opt == 'r')
             reps = bench_atoi_arg("rma_lat", "-r", optarg, 1, BENCH_MAX_REPS);
         else if (opt == 'i')
             iters = bench_atoi_arg("rma_lat", "-i", optarg, 10, 100000000);
@@ -115,7 +132,8 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     buf = bench_alloc(MAXSZ);
-    MPI_Win_allocate(MAXSZ, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win_allocate(MAXSZ, 1, info, MPI_COMM_WORLD, &base, &win);
+    MPI_Info_free(&info);
     memset(base, 0, MAXSZ);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_lock_all(0, win);

@@ -890,6 +890,79 @@ static int direct_acc(const rma_args_t *a, rma_ctl_t *ctl, const rtmpi_dtype_t *
     return MPI_SUCCESS;
 }
 
+/* ---- RDMA: Put and Get by the binding's one-sided operations -------------------------- */
+
+int rtmpi_rma_rdma_flush(rtmpi_win_t *w, int t)
+{
+    int rc = MPI_SUCCESS;
+
+    if (!w->rdirty || w->nrdirty == 0)
+        return MPI_SUCCESS;
+    for (int i = t < 0 ? 0 : t; i < (t < 0 ? w->size : t + 1); i++) {
+        if (!w->rdirty[i])
+            continue;
+        w->rdirty[i] = 0;
+        w->nrdirty--;
+        rtm_status_t st = binding_rma_flush(w->nc, i);
+        if (st != RTM_OK && !rc)
+            rc = rtmpi_class_of(st);
+    }
+    return rc;
+}
+
+/* Target runs beyond this go as one message (with its run list) rather
+ * than one RDMA operation each. */
+#define RMA_RDMA_RUNS_MAX 16
+
+/* A Put or Get of contiguous origin data to target t's part: one RDMA
+ * write or read of [off, off + tbytes) (n 0), or one per target run (runs,
+ * n of them, displacements relative to off; the origin data in the runs'
+ * order), when t gave this rank a key with that right. 1: issued (complete
+ * at the target at the next flush of t), 0: not possible (t is reached by
+ * messages for it from now on when the transport said "not available"),
+ * or -(class) on an error. No allocation: the hot path of a one-sided
+ * program. */
+static int rdma_issue(rtmpi_win_t *w, const rma_args_t *a, const rtmpi_dtype_t *od, int t,
+                      int64_t off, size_t tbytes, const rma_run_t *runs, uint32_t n)
+{
+    unsigned right = a->kind == RMA_PUT ? RTM_RMA_WRITE : RTM_RMA_READ;
+    rma_run_t one = { 0, (int64_t)tbytes, 0, 0 };
+    MPI_Aint ooff;
+    rtm_status_t st = RTM_OK;
+
+    if (!w->rrights || !(w->rrights[t] & right) || tbytes == 0 || n > RMA_RDMA_RUNS_MAX ||
+        !rtmpi_dtype_contig(od, a->ocount, &ooff))
+        return 0;
+    if (n == 0) {
+        runs = &one;
+        n = 1;
+    }
+    for (uint32_t i = 0; i < n && st == RTM_OK; i++) {
+        uint64_t roff = (uint64_t)(off + runs[i].disp);
+
+        if (a->kind == RMA_PUT)
+            st = binding_rma_put(w->nc, t, &w->rkeys[t], roff, (const char *)a->oaddr + ooff,
+                                 (size_t)runs[i].len);
+        else
+            st = binding_rma_get(w->nc, t, &w->rkeys[t], roff, (char *)a->oaddr + ooff,
+                                 (size_t)runs[i].len);
+        ooff += (MPI_Aint)runs[i].len;
+        /* the first one says whether the transport has the op: the others
+         * use the same key and right */
+        if (__builtin_expect(st == RTM_ERR_NOT_SUPPORTED && i == 0, 0)) {
+            w->rrights[t] &= (unsigned char)~right;
+            return 0;
+        }
+    }
+    if (__builtin_expect(st != RTM_OK, 0))
+        return -rtmpi_class_of(st);
+    if (!w->rdirty[t]) {
+        w->rdirty[t] = 1;
+        w->nrdirty++;
+    }
+    return 1;
+}
+
 /* Checks and issues one operation; raises its error on the window. */
 static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rreq_t *rr)
 {
@@ -994,6 +1067,23 @@ static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rr
 
         free(f.runs);
         return rc2 ? WIN_ERR(w, fn, rc2, "out of memory") : MPI_SUCCESS;
+    }
+
+    /* A Put or Get (not request-based: those complete by their request)
+     * of contiguous origin data, to a target that gave this rank a key:
+     * RDMA, one operation per target run. */
+    if (!rr && (a->kind == RMA_PUT || a->kind == RMA_GET) &&
+        w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+        int r2 = rdma_issue(w, a, od, t, contig ? first : disp, tbytes, f.runs, f.n);
+
+        if (r2 != 0)
+            free(f.runs);
+        if (r2 > 0)
+            return MPI_SUCCESS;
+        if (r2 < 0)
+            return WIN_ERR(w, fn, -r2, "an RDMA %s of %zu bytes to rank %d failed: %s",
+                           a->kind == RMA_PUT ? "write" : "read", tbytes, t,
+                           rtm_last_error());
     }
 
     uint32_t seq = w->seq[t]++ & RMA_SEQ_MASK;
@@ -1324,6 +1414,10 @@ static int ctrl_all(rtmpi_win_t *w, const int *ts, int n, uint32_t kind, uint32_
     }
     wait_reqs(acks, n);
     atomic_thread_fence(memory_order_seq_cst);
+    /* Each target answered after it applied every earlier operation of
+     * ours (its FIFO): nothing of ours is in flight to it as a message. */
+    for (int i = 0; i < n && !rc; i++)
+        w->fseq[ts[i]] = w->seq[ts[i]];
     for (int i = 0; i < n && !rc; i++)
         if (errs[i])
             rc = MPI_ERR_RMA_RANGE;
@@ -1369,6 +1463,9 @@ int PMPI_Win_fence(int assert, MPI_Win win)
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d is in a PSCW or lock epoch",
                        win);
     atomic_thread_fence(memory_order_seq_cst);   /* shared windows' direct stores */
+    /* This rank's RDMA operations are complete at their targets before
+     * any target can leave the fence. */
+    int frc = rtmpi_rma_rdma_flush(w, -1);
     if (!(assert & MPI_MODE_NOPRECEDE)) {
         /* Each target learns how many operations of the epoch to expect. */
         uint64_t expect = 0;
@@ -1404,6 +1501,8 @@ int PMPI_Win_fence(int assert, MPI_Win win)
         rc = PMPI_Barrier(w->hcomm);
     if (!rc && range)
         rc = MPI_ERR_RMA_RANGE;
+    if (!rc)
+        rc = frc;   /* the others were not left in the fence for it */
     atomic_thread_fence(memory_order_seq_cst);
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     return rc ? WIN_ERR(w, __func__, rc, rc == MPI_ERR_RMA_RANGE ?
@@ -1512,10 +1611,20 @@ int PMPI_Win_complete(MPI_Win win)
     if (w->naccess < 0)
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d has no access epoch "
                        "(MPI_Win_complete without MPI_Win_start)", win);
-    /* Behind the epoch's operations in each target's order. */
+    /* Behind the epoch's operations in each target's order; the RDMA ones
+     * complete at their targets first. */
+    int frc = MPI_SUCCESS;
+    for (int i = 0; i < w->naccess; i++) {
+        int r2 = rtmpi_rma_rdma_flush(w, w->access[i]);
+
+        if (r2 && !frc)
+            frc = r2;
+    }
     for (int i = 0; i < w->naccess && !rc; i++)
         rc = ctrl_send(w, w->access[i], RMA_COMPLETE, 0, NULL, NULL);
     int prc = rtmpi_rma_wait_pend(w, -1);
+    if (!rc)
+        rc = frc;   /* the targets were not left waiting for it */
     for (int i = 0; i < w->naccess; i++)
         w->in_access[w->access[i]] = 0;
     w->naccess = -1;
@@ -1619,7 +1728,10 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     }
     uint32_t flags = (w->locked[rank] == MPI_LOCK_EXCLUSIVE ? RMA_F_EXCL : 0) |
                      (w->lock_nocheck[rank] ? RMA_F_NOCHECK : 0);
+    int frc = rtmpi_rma_rdma_flush(w, rank);   /* before the lock is released */
     int rc = ctrl_all(w, &rank, 1, RMA_UNLOCK, flags);
+    if (!rc)
+        rc = frc;
     int prc = rtmpi_rma_wait_pend(w, rank);
     w->locked[rank] = 0;
     if (!rc)
@@ -1671,8 +1783,11 @@ int PMPI_Win_unlock_all(MPI_Win win)
         return MPI_SUCCESS;
     }
     int *ts = all_ranks(w);
+    int frc = rtmpi_rma_rdma_flush(w, -1);
     int rc = ts ? ctrl_all(w, ts, w->size, RMA_UNLOCK, w->lock_all == 2 ? RMA_F_NOCHECK : 0)
                 : MPI_ERR_NO_MEM;
+    if (!rc)
+        rc = frc;
     free(ts);
     int prc = rtmpi_rma_wait_pend(w, -1);
     w->lock_all = 0;
@@ -1710,7 +1825,11 @@ int PMPI_Win_flush(int rank, MPI_Win win)
         direct_poll(w);
         return MPI_SUCCESS;
     }
-    rc = ctrl_all(w, &rank, 1, RMA_FLUSH, 0);
+    rc = rtmpi_rma_rdma_flush(w, rank);
+    /* Only operations that went as messages need the target's answer (an
+     * RDMA-only epoch is complete once flushed: one round trip fewer). */
+    if (!rc && w->seq[rank] != w->fseq[rank])
+        rc = ctrl_all(w, &rank, 1, RMA_FLUSH, 0);
     int prc = rtmpi_rma_wait_pend(w, rank);
     if (!rc)
         rc = prc;
@@ -1729,7 +1848,9 @@ int PMPI_Win_flush_all(MPI_Win win)
     for (int i = 0; i < w->size; i++)
         if (w->lock_all || w->locked[i]) {
             locked = 1;
-            if (!rtmpi_win_direct(w, i))   /* those are complete already */
+            /* direct: complete already; no message since the last flush:
+             * complete once its RDMA is flushed */
+            if (!rtmpi_win_direct(w, i) && w->seq[i] != w->fseq[i])
                 ts[n++] = i;
         }
     if (!locked) {
@@ -1738,7 +1859,9 @@ int PMPI_Win_flush_all(MPI_Win win)
                        "epoch (lock it first)", win);
     }
     atomic_thread_fence(memory_order_seq_cst);
-    int rc = n ? ctrl_all(w, ts, n, RMA_FLUSH, 0) : MPI_SUCCESS;
+    int rc = rtmpi_rma_rdma_flush(w, -1);
+    if (!rc && n)
+        rc = ctrl_all(w, ts, n, RMA_FLUSH, 0);
     free(ts);
     int prc = rtmpi_rma_wait_pend(w, -1);
     if (!rc)
@@ -1757,7 +1880,12 @@ int PMPI_Win_flush_local(int rank, MPI_Win win)
         return MPI_SUCCESS;
     if ((rc = check_passive(__func__, w, rank)))
         return rc;
-    rc = rtmpi_rma_wait_pend(w, rank);
+    /* An RDMA write reads the origin buffer, and a read fills it, until it
+     * completes: locally complete is complete. */
+    rc = rtmpi_rma_rdma_flush(w, rank);
+    int prc = rtmpi_rma_wait_pend(w, rank);
+    if (!rc)
+        rc = prc;
     return rc ? WIN_ERR(w, __func__, rc, "an operation to rank %d failed", rank) : MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_flush_local)
@@ -1769,7 +1897,10 @@ int PMPI_Win_flush_local_all(MPI_Win win)
     if (!any_lock(w))
         return WIN_ERR(w, __func__, MPI_ERR_RMA_SYNC, "window %d has no passive target "
                        "epoch (lock it first)", win);
-    int rc = rtmpi_rma_wait_pend(w, -1);
+    int rc = rtmpi_rma_rdma_flush(w, -1);
+    int prc = rtmpi_rma_wait_pend(w, -1);
+    if (!rc)
+        rc = prc;
     return rc ? WIN_ERR(w, __func__, rc, "an operation failed") : MPI_SUCCESS;
 }
 RTMPI_WEAK(Win_flush_local_all)

@@ -25,6 +25,32 @@
 #include <stdatomic.h>
 #include <string.h>
 
+/* The words these atomics change are shared between processes (a host
+ * segment): only lock-free atomics are instructions on the word itself; a
+ * lock-based fallback would take a lock in this process's libatomic that no
+ * other process sees. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_LONG_LOCK_FREE == 2 &&
+               ATOMIC_LLONG_LOCK_FREE == 2, "int, long and long long atomics are lock-free");
+_Static_assert(__atomic_always_lock_free(sizeof(uint32_t), 0) &&
+               __atomic_always_lock_free(sizeof(uint64_t), 0),
+               "4- and 8-byte atomics are always lock-free");
+
+/* An element of any integer type atomic_size accepts: the operator kernels
+ * read and write it as the basic type's own C type (long long, long, int,
+ * ...), which is a member here, never through a uint64_t object (an
+ * aliasing violation the optimiser may use). */
+typedef union acc_word {
+    uint32_t           u32;
+    uint64_t           u64;
+    int                i;
+    unsigned           u;
+    long               l;
+    unsigned long      ul;
+    long long          ll;
+    unsigned long long ull;
+    char               bytes[8];
+} acc_word_t;
+
 /* Bytes of an element of `basic` that single atomic instructions change
  * (a 4- or 8-byte integer type), else 0. */
 static size_t atomic_size(int basic)
@@ -75,25 +101,28 @@ void rtmpi_rma_acc_unlock(rma_ctl_t *c)
 
 /* One element at p (aligned to its size) by atomic instructions: *p = in op
  * *p; the old value to *old when old != NULL. */
-#define ATOMIC_ELEM(_T, _p, _in, _old, _op, _basic) do { \
+#define ATOMIC_ELEM(_T, _f, _p, _in, _old, _op, _basic) do { \
         _Atomic _T *a_ = (_Atomic _T *)(void *)(_p); \
-        _T v_ = 0, o_; \
+        acc_word_t v_ = { .u64 = 0 }; \
+        _T o_; \
         if ((_op) != MPI_NO_OP) \
-            memcpy(&v_, (_in), sizeof(v_)); \
+            memcpy(v_.bytes, (_in), sizeof(_T)); \
         switch (_op) { \
-        case MPI_SUM:     o_ = atomic_fetch_add(a_, v_); break; \
-        case MPI_BAND:    o_ = atomic_fetch_and(a_, v_); break; \
-        case MPI_BOR:     o_ = atomic_fetch_or(a_, v_); break; \
-        case MPI_BXOR:    o_ = atomic_fetch_xor(a_, v_); break; \
-        case MPI_REPLACE: o_ = atomic_exchange(a_, v_); break; \
+        case MPI_SUM:     o_ = atomic_fetch_add(a_, v_._f); break; \
+        case MPI_BAND:    o_ = atomic_fetch_and(a_, v_._f); break; \
+        case MPI_BOR:     o_ = atomic_fetch_or(a_, v_._f); break; \
+        case MPI_BXOR:    o_ = atomic_fetch_xor(a_, v_._f); break; \
+        case MPI_REPLACE: o_ = atomic_exchange(a_, v_._f); break; \
         case MPI_NO_OP:   o_ = atomic_load(a_); break; \
         default: { \
-            _T n_; \
+            acc_word_t n_; \
+            _T nv_; \
             o_ = atomic_load(a_); \
             do { \
-                n_ = o_; \
+                memcpy(n_.bytes, &o_, sizeof(_T)); \
                 rtmpi_op_apply((_op), &v_, &n_, 1, (_basic)); \
-            } while (!atomic_compare_exchange_weak(a_, &o_, n_)); \
+                memcpy(&nv_, n_.bytes, sizeof(_T)); \
+            } while (!atomic_compare_exchange_weak(a_, &o_, nv_)); \
         } \
         } \
         if (_old) \
@@ -109,9 +138,9 @@ static void atomic_run(char *p, size_t es, size_t k, const char *in, char *old, 
         char *oj = old ? old + j * es : NULL;
 
         if (es == 4)
-            ATOMIC_ELEM(uint32_t, p + j * es, ij, oj, op, basic);
+            ATOMIC_ELEM(uint32_t, u32, p + j * es, ij, oj, op, basic);
         else
-            ATOMIC_ELEM(uint64_t, p + j * es, ij, oj, op, basic);
+            ATOMIC_ELEM(uint64_t, u64, p + j * es, ij, oj, op, basic);
     }
 }
 

@@ -15,6 +15,7 @@
  * names exactly its message. */
 #define RMA_TAG_HDR   1
 #define RMA_TAG_POST  2
+#define RMA_TAG_KEY   3    /* window creation: a rank's key for one peer (win.c) */
 #define RMA_TAG_DATA  16
 #define RMA_SEQ_MASK  0xfffffu
 static inline int rma_tag(uint32_t seq, int reply)

@@ -8,6 +8,7 @@
 
 #include "win_impl.h"
 #include "intercomm.h"
+#include "common/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,8 +60,23 @@ static int handle_new(rtmpi_win_t *w)
     return MPI_SUCCESS;
 }
 
+static void rdma_release(rtmpi_win_t *w)
+{
+    if (w->rreg)
+        binding_rma_revoke(w->rreg);
+    w->rreg = NULL;
+    free(w->rkeys);
+    free(w->rrights);
+    free(w->rdirty);
+    w->rkeys = NULL;
+    w->rrights = NULL;
+    w->rdirty = NULL;
+    w->nrdirty = 0;
+}
+
 static void win_destroy(rtmpi_win_t *w)
 {
+    rdma_release(w);
     if (w->handle > 0 && w->handle < rtmpi_nwins && rtmpi_wins[w->handle] == w)
         rtmpi_wins[w->handle] = NULL;
     if (w->hcomm != MPI_COMM_NULL)
@@ -81,6 +97,7 @@ static void win_destroy(rtmpi_win_t *w)
     free(w->expose);
     free(w->range_errs);
     free(w->seq);
+    free(w->fseq);
     free(w->issued);
     free(w->locked);
     free(w->lock_nocheck);
@@ -94,6 +111,8 @@ static void win_destroy(rtmpi_win_t *w)
 /* The collective part every constructor shares: checks, the hidden
  * communicator, everyone's size and disp_unit. On error *wp is NULL and
  * the error was raised on comm. */
+static void rdma_setup(rtmpi_win_t *w, MPI_Info info);
+
 static int win_new(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit, MPI_Info info,
                    int flavor, rtmpi_win_t **wp)
 {
@@ -148,6 +167,7 @@ static int win_new(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit, 
     w->sizes = malloc((size_t)p * sizeof(*w->sizes));
     w->disp_units = malloc((size_t)p * sizeof(*w->disp_units));
     w->seq = calloc((size_t)p, sizeof(*w->seq));
+    w->fseq = calloc((size_t)p, sizeof(*w->fseq));
     w->issued = calloc((size_t)p, sizeof(*w->issued));
     w->locked = calloc((size_t)p, sizeof(*w->locked));
     w->lock_nocheck = calloc((size_t)p, sizeof(*w->lock_nocheck));
@@ -156,7 +176,7 @@ static int win_new(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit, 
     w->expose = calloc((size_t)p, sizeof(*w->expose));
     w->range_errs = calloc((size_t)p, sizeof(*w->range_errs));
     rc = MPI_SUCCESS;
-    if (!w->sizes || !w->disp_units || !w->seq || !w->issued || !w->locked ||
+    if (!w->sizes || !w->disp_units || !w->seq || !w->fseq || !w->issued || !w->locked ||
         !w->lock_nocheck || !w->access || !w->in_access || !w->expose || !w->range_errs)
         rc = MPI_ERR_NO_MEM;
     if (info != MPI_INFO_NULL && rc == MPI_SUCCESS && PMPI_Info_dup(info, &w->info))
@@ -223,6 +243,7 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
     if ((rc = win_new(__func__, comm, size, disp_unit, info, MPI_WIN_FLAVOR_CREATE, &w)))
         return rc;
     w->base = base;
+    rdma_setup(w, info);
     return win_finish(__func__, comm, w, win);
 }
 RTMPI_WEAK(Win_create)
@@ -250,6 +271,117 @@ static int info_false(MPI_Info info, const char *key)
 }
 
 static int seg_map(rtmpi_win_t *w, MPI_Comm ncomm, size_t align);
+
+/* The rights a rank exposes its part of a window with: read (Get) and
+ * write (Put), never atomic (accumulates, Fetch_and_op and Compare_and_swap
+ * go by messages or the host segment's CPU atomics: see docs/mpi.md).
+ * Info key rtmsg_win_rdma narrows them: "read" (Puts to this rank then go
+ * by messages), "write", or "false" (no exposure: every operation to this
+ * rank is a message). */
+static unsigned rdma_rights(MPI_Info info)
+{
+    if (info_false(info, "rtmsg_win_rdma"))
+        return 0;
+    if (info_is(info, "rtmsg_win_rdma", "read"))
+        return RTM_RMA_READ;
+    if (info_is(info, "rtmsg_win_rdma", "write"))
+        return RTM_RMA_WRITE;
+    return RTM_RMA_READ | RTM_RMA_WRITE;
+}
+
+/* A rank's key for one peer, as it travels (len 0: none, use messages). */
+typedef struct rdma_keymsg {
+    uint32_t      len;
+    uint32_t      pad;
+    unsigned char blob[RTM_RMA_KEY_MAX];
+} rdma_keymsg_t;
+
+/* Collective over the window (every rank, the same windows in the same
+ * order, as MPI has them created): exposes this rank's part [base,
+ * base+win_size) to the ranks of the window (binding_rma_expose, with the
+ * rights of rdma_rights), packs one key per peer and sends each peer only
+ * its own, point-to-point on the hidden communicator, so no rank outside
+ * the window ever holds one; unpacks the key every peer sent for this
+ * rank. A peer without a key (its transport has no one-sided operations,
+ * the transport refused, the peer's info said so) is reached by messages.
+ * Never fails the window: what does not work here falls back to messages. */
+static void rdma_setup(rtmpi_win_t *w, MPI_Info info)
+{
+    int p = w->size, ok, allok = 0;
+    unsigned rights = rdma_rights(info);
+    rdma_keymsg_t *out = NULL, *in = NULL;
+    rtm_request_t *reqs = NULL;
+
+    if (p == 1)
+        return;
+    w->rkeys = calloc((size_t)p, sizeof(*w->rkeys));
+    w->rrights = calloc((size_t)p, 1);
+    w->rdirty = calloc((size_t)p, 1);
+    out = calloc((size_t)p, sizeof(*out));
+    in = calloc((size_t)p, sizeof(*in));
+    reqs = malloc((size_t)(2 * p) * sizeof(*reqs));
+    ok = w->rkeys && w->rrights && w->rdirty && out && in && reqs;
+    /* every rank sends every peer one message, or none does */
+    if (PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, w->hcomm) || !allok)
+        goto off;
+    if (rights && w->win_size > 0 && w->base) {
+        rtm_status_t st = binding_rma_expose(w->nc, w->base, (size_t)w->win_size, rights,
+                                             &w->rreg);
+
+        if (st != RTM_OK) {
+            rtm_debug("a window: rank %d exposes nothing (%s); its peers use messages",
+                      w->rank, rtm_last_error());
+            w->rreg = NULL;
+        }
+    }
+    for (int r = 0; r < p; r++) {
+        size_t len = sizeof(out[r].blob);
+
+        if (r != w->rank && w->rreg &&
+            binding_rma_key_pack(w->rreg, r, out[r].blob, &len) == RTM_OK)
+            out[r].len = (uint32_t)len;
+    }
+    int n = 0;
+    for (int r = 0; r < p; r++)
+        if (r != w->rank && rtm_irecv(&in[r], sizeof(in[r]), r, RMA_TAG_KEY, w->nc,
+                                      &reqs[n++]) != RTM_OK)
+            reqs[n - 1] = RTM_REQUEST_NULL, ok = 0;
+    for (int r = 0; r < p; r++)
+        if (r != w->rank && rtm_isend(&out[r], sizeof(out[r]), r, RMA_TAG_KEY, w->nc,
+                                      &reqs[n++]) != RTM_OK)
+            reqs[n - 1] = RTM_REQUEST_NULL, ok = 0;
+    /* other windows' targets keep being served while this one is made */
+    for (int i = 0, polls = 0; i < n; i++) {
+        int flag = 0;
+
+        while (reqs[i] != RTM_REQUEST_NULL && !flag &&
+               rtm_test(&reqs[i], &flag, RTM_STATUS_IGNORE) == RTM_OK && !flag) {
+            if (rtmpi_progress() > 0)
+                polls = 0;
+            else
+                binding_idle((unsigned long)++polls);
+        }
+    }
+    for (int r = 0; r < p && ok; r++) {
+        if (r == w->rank || in[r].len == 0 || in[r].len > sizeof(in[r].blob))
+            continue;
+        if (binding_rma_key_unpack(w->nc, r, in[r].blob, in[r].len, &w->rkeys[r]) == RTM_OK)
+            w->rrights[r] = (unsigned char)(w->rkeys[r].rights &
+                                            (RTM_RMA_READ | RTM_RMA_WRITE));
+        else
+            rtm_debug("a window: rank %d's key for rank %d: %s; messages", r, w->rank,
+                      rtm_last_error());
+    }
+    free(out);
+    free(in);
+    free(reqs);
+    return;
+off:
+    free(out);
+    free(in);
+    free(reqs);
+    rdma_release(w);
+}
 
 /* Whether this rank shares memory with the others of its host: the
  * runtime opened its shm transport (RTM_TRANSPORTS lists it and another
@@ -304,6 +436,10 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
         memset(w->alloc, 0, (size_t)size);
         w->base = w->alloc;
     }
+    /* The ranks outside this host's segment reach this part by RDMA where
+     * their transport can (all in it: every operation is direct). */
+    if (!w->all_local)
+        rdma_setup(w, info);
     *(void **)baseptr = w->base;
     return win_finish(__func__, comm, w, win);
 }
@@ -337,13 +473,25 @@ static int seg_map(rtmpi_win_t *w, MPI_Comm ncomm, size_t align)
     rc = MPI_ERR_OTHER;
     if (PMPI_Allgather(&w->rank, 1, MPI_INT, hr, 1, MPI_INT, ncomm))
         goto out;
+    /* The sizes come from the users of every rank: a sum past what a
+     * mapping (and off_t) can hold is MPI_ERR_SIZE, never a wrapped, small
+     * mapping that direct operations would write past. Every rank has the
+     * same sizes, so every rank decides the same. */
+    size_t ctl_off = 0;
+    int wraps = 0;
     for (int i = 0; i < np; i++) {
-        total = (total + align - 1) / align * align;
+        wraps |= __builtin_add_overflow(total, align - 1, &total);
+        total = total / align * align;
         off[i] = total;
-        total += (size_t)w->sizes[hr[i]];
+        wraps |= __builtin_add_overflow(total, (size_t)w->sizes[hr[i]], &total);
     }
-    size_t ctl_off = (total + 63) & ~(size_t)63;
-    total = ctl_off + (size_t)np * sizeof(rma_ctl_t);
+    wraps |= __builtin_add_overflow(total, (size_t)63, &ctl_off);
+    ctl_off &= ~(size_t)63;
+    wraps |= __builtin_add_overflow(ctl_off, (size_t)np * sizeof(rma_ctl_t), &total);
+    if (wraps || total > (size_t)INT64_MAX) {
+        rc = MPI_ERR_SIZE;
+        goto out;
+    }
 
     char name[64];
     unsigned long long nonce = 0;
@@ -405,10 +553,22 @@ static int seg_map(rtmpi_win_t *w, MPI_Comm ncomm, size_t align)
     w->ctl = w->dctl[w->rank];
     w->base = w->dbase[w->rank];
     w->all_local = np == p;
-    rc = PMPI_Barrier(ncomm) ? MPI_ERR_OTHER : MPI_SUCCESS;
+    rc = MPI_SUCCESS;
 out:
     free(hr);
     free(off);
+    {
+        /* Every rank of ncomm ends with the same outcome and error: a
+         * collective above that failed at one rank only (or this agreement
+         * itself failing here) must not leave the others using the segment
+         * as if it had one more member. The error codes are positive, so
+         * the greatest is any rank's failure, the same on all. */
+        int mine = rc, worst = 0;
+
+        if (PMPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, ncomm))
+            worst = rc ? rc : MPI_ERR_OTHER;
+        rc = worst;
+    }
     if (rc) {
         if (w->shm)
             munmap(w->shm, w->shm_len);
@@ -568,7 +728,21 @@ static int win_free(const char *fn, rtmpi_win_t *w)
     if ((rc = rtmpi_win_attrs_delete_all(w->handle, &w->attrs)))
         return WIN_ERR(w, fn, rc, "an attribute delete callback failed");
     rtmpi_rma_wait_pend(w, -1);
+    int frc = rtmpi_rma_rdma_flush(w, -1);
     rc = PMPI_Barrier(w->hcomm);
+    /* Every rank's operations are complete (its epochs are closed, its
+     * RDMA flushed): no peer uses this rank's keys any more, so they end
+     * now, before MPI_Win_free returns; a peer that used one after this
+     * would get a remote access error. */
+    if (w->rreg) {
+        rtm_status_t st = binding_rma_revoke(w->rreg);
+
+        w->rreg = NULL;
+        if (st != RTM_OK && !rc)
+            rc = rtmpi_class_of(st);
+    }
+    if (!rc)
+        rc = frc;
     rtmpi_rma_drain(w);
     if (!rc)
         rc = PMPI_Barrier(w->hcomm);

@@ -91,6 +91,18 @@ typedef struct rtmpi_win {
                                    taken and released by the origins */
     unsigned       direct_ops;  /* direct operations and flushes (rma.c polls the
                                    engine every 32nd) */
+    /* RDMA (memory semantics; win.c rdma_setup, rma.c): this rank's part
+     * exposed to the window's other ranks through binding_rma_expose (NULL:
+     * not exposed), each peer given only its own key. rkeys[t]: target t's
+     * key for this rank; rrights[t]: the RTM_RMA_* rights of it this rank
+     * uses (0: target t is reached by messages, as is every target of a
+     * window without these arrays); rdirty[t]: RDMA operations issued to t
+     * since its last binding_rma_flush. */
+    rtm_rma_region_t rreg;
+    rtm_rma_key_t *rkeys;
+    unsigned char *rrights;
+    unsigned char *rdirty;
+    int            nrdirty;     /* targets with rdirty set */
     rma_region_t  *regions;     /* dynamic: attached memory */
     int            nregions, regions_cap;
     MPI_Info       info;
@@ -115,6 +127,9 @@ typedef struct rtmpi_win {
 
     /* origin side */
     uint32_t      *seq;             /* next operation number per target */
+    uint32_t      *fseq;            /* per target: seq when a flush last completed
+                                       its messages (equal: no message operation
+                                       since, so MPI_Win_flush needs no message) */
     uint64_t      *issued;          /* fence-epoch operations per target */
     int           *locked;          /* per target: 0, MPI_LOCK_SHARED/EXCLUSIVE */
     int           *lock_nocheck;
@@ -163,6 +178,10 @@ void rtmpi_rma_acc(rma_ctl_t *ctl, uint32_t kind, MPI_Op op, char *t, const rma_
                    uint32_t n, const char *data, const char *compare, char *result);
 void rtmpi_rma_acc_lock(rma_ctl_t *c);
 void rtmpi_rma_acc_unlock(rma_ctl_t *c);
+
+/* rma.c: completes every RDMA operation this rank issued to target t
+ * (-1: to every target) at the target; an MPI error class. */
+int  rtmpi_rma_rdma_flush(rtmpi_win_t *w, int t);
 
 /* rma.c: the engine's state of a new window (after its fields above are
  * set) and its end; starts/stops serving it. */

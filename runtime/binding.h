@@ -227,7 +227,7 @@ rtm_status_t binding_comm_clone(rtm_comm_t model, int slot, rtm_comm_t *newcomm_
 
 /* ---- One-sided memory (runtime/rma.c; issue 15 phase 2) -----------------
  *
- * What the MPI binding will build windows on: the native one-sided API of
+ * What the MPI binding builds windows on (mpi/win.c, mpi/rma.c): the native one-sided API of
  * rtmsg.h (rtm_rma_*), without the library-state check, for arguments the
  * binding has checked (comm valid, ranks of it). Same types, same rules:
  * expose (collective over comm) -> key_pack per peer -> the binding sends

@@ -23,6 +23,10 @@
  * 4. Load/store visibility: plain stores then MPI_Win_sync are seen by a
  *    peer's MPI_Get; a peer's Put + flush is seen by plain loads after
  *    MPI_Win_sync.
+ * 5. Sizes whose sum passes 2^64 (3 ranks of (2^64 + 2) / 3 bytes, the
+ *    others 0): MPI_Win_allocate_shared fails with MPI_ERR_SIZE on every
+ *    rank, instead of mapping the wrapped sum (a few bytes) and handing out
+ *    parts that lie past it.
  */
 #include "mpitest.h"
 
@@ -341,6 +345,25 @@ static void test_visibility(void)
     CHECK_RC(MPI_Win_free(&win));
 }
 
+static void test_seg_overflow(void)
+{
+    MPI_Aint sz = rank < 3 ? (MPI_Aint)6148914691236517206LL : 0;   /* 3 sz = 2^64 + 2 */
+    MPI_Win win = MPI_WIN_NULL;
+    void *base = NULL;
+    int rc, c = -1;
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = MPI_Win_allocate_shared(sz, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    if (rc == MPI_SUCCESS) {
+        EXPECT(0, "a window of 3 x %lld bytes was made (at %p)", (long long)sz, base);
+        MPI_Win_free(&win);
+        return;
+    }
+    MPI_Error_class(rc, &c);
+    EXPECT(c == MPI_ERR_SIZE, "sizes past 2^64: error class %d, not MPI_ERR_SIZE", c);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -358,6 +381,8 @@ int main(int argc, char **argv)
     test_acc_atomicity();
     test_mixed();
     test_visibility();
+    if (size >= 3)
+        test_seg_overflow();
     if (all_info != MPI_INFO_NULL)
         MPI_Info_free(&all_info);
     return mt_finish("rma_shm");

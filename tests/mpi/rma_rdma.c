@@ -1,0 +1,320 @@
+/*
+ * MPI one-sided operations over RDMA (issue 15): on a window whose ranks
+ * reach each other by verbs, MPI_Put and MPI_Get of one byte range go as
+ * one RDMA write or read each, and every synchronization completes them at
+ * the target. Checked by data and by the transport's own count of one-sided
+ * work requests (rtm_rma_wr_count), in the same run:
+ *
+ * 1. Put and Get in fence, PSCW, lock (exclusive and shared), lock_all +
+ *    flush and flush_local epochs, a strided target (one work request per
+ *    block), on MPI_Win_create and MPI_Win_allocate
+ *    windows, with small ranges (one work request per operation) and one
+ *    of 256 KiB (data only); each rank's count of work requests grows by
+ *    exactly its small Puts and Gets (RMA_RDMA_EXPECT=rdma), its Gets only
+ *    (=read: XRC exposes regions read only, Puts go as messages), or not at
+ *    all (=none, or a transport that counts none).
+ * 2. The same operations on a window made with info rtmsg_win_rdma=false:
+ *    no work request at all (every operation is a message), same data.
+ * 3. Narrowed rights: a window where the targets give rtmsg_win_rdma=read;
+ *    Gets are RDMA reads, Puts messages (least privilege: no write right).
+ * 4. Atomicity under contention on the same windows: every rank
+ *    MPI_Fetch_and_op(MPI_SUM)s one counter at rank 0 and Accumulates into
+ *    another while others Put and Get next to it; the totals are exact and
+ *    the fetched values distinct.
+ */
+#include "mpitest.h"
+
+#include <rtmsg.h>
+#include <stdint.h>
+
+#define SMALL 16                     /* int64 per small operation */
+#define BIG (256 * 1024 / 8)         /* int64 of the big one */
+#define FOP_ITERS 200
+
+static int rank, size;
+static const char *expect = "none", *expect_alloc;
+static int64_t want_wrs, counted = 1;
+
+static uint64_t wrs(void)
+{
+    uint64_t n = 0;
+
+    if (size > 1 && rtm_rma_wr_count(RTM_COMM_WORLD, (rank + 1) % size, &n) != RTM_OK)
+        counted = 0;   /* this transport counts no one-sided work requests */
+    return n;
+}
+
+static int64_t val(int src, int slot, int i)
+{
+    return ((int64_t)src << 40) | ((int64_t)slot << 20) | i;
+}
+
+/* How many work requests `puts` small Puts and `gets` small Gets make on a
+ * window of this kind ("rdma", "read", "none"). */
+static int64_t cost(const char *kind, int puts, int gets)
+{
+    if (!strcmp(kind, "rdma"))
+        return puts + gets;
+    if (!strcmp(kind, "read"))
+        return gets;
+    return 0;
+}
+
+static MPI_Win make_win(int alloc, MPI_Info info, int64_t **base, MPI_Aint n)
+{
+    MPI_Win win;
+
+    if (alloc) {
+        CHECK_RC(MPI_Win_allocate(n * 8, 8, info, MPI_COMM_WORLD, base, &win));
+    } else {
+        *base = calloc((size_t)n, 8);
+        CHECK(*base != NULL, "out of memory");
+        CHECK_RC(MPI_Win_create(*base, n * 8, 8, info, MPI_COMM_WORLD, &win));
+    }
+    return win;
+}
+
+static void free_win(int alloc, MPI_Win *win, int64_t *base)
+{
+    CHECK_RC(MPI_Win_free(win));
+    if (!alloc)
+        free(base);
+}
+
+/* Phase 1 (and 2, 3 with other info): the epochs, data checked. `kind`
+ * says what the counts must be. Window layout: SMALL slots per source rank
+ * for each epoch kind, then BIG. */
+static void epochs(int alloc, MPI_Info info, const char *kind, const char *label)
+{
+    enum { S_FENCE, S_PSCW, S_EXCL, S_ALL, S_VEC, S_NSLOT };
+    MPI_Aint n = (MPI_Aint)size * S_NSLOT * SMALL + BIG;
+    int64_t *base, *buf = malloc((size_t)BIG * 8), got[SMALL];
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    int puts = 0, gets = 0;
+    MPI_Group wg, one;
+    CHECK(buf != NULL, "out of memory");
+
+    MPI_Win win = make_win(alloc, info, &base, n);
+    uint64_t w0 = wrs();
+#define SLOT(_src, _s) ((MPI_Aint)((_s) * size + (_src)) * SMALL)
+    /* fence: a Put to next, then a Get back of it after the fence */
+    for (int i = 0; i < SMALL; i++)
+        buf[i] = val(rank, S_FENCE, i);
+    CHECK_RC(MPI_Win_fence(0, win));
+    CHECK_RC(MPI_Put(buf, SMALL, MPI_INT64_T, next, SLOT(rank, S_FENCE), SMALL, MPI_INT64_T,
+                     win));
+    puts++;
+    CHECK_RC(MPI_Win_fence(0, win));
+    for (int i = 0; i < SMALL; i++)
+        EXPECT(base[SLOT(prev, S_FENCE) + i] == val(prev, S_FENCE, i),
+               "%s fence: [%d] = %lld from rank %d", label, i,
+               (long long)base[SLOT(prev, S_FENCE) + i], prev);
+    CHECK_RC(MPI_Get(got, SMALL, MPI_INT64_T, next, SLOT(rank, S_FENCE), SMALL, MPI_INT64_T,
+                     win));
+    gets++;
+    CHECK_RC(MPI_Win_fence(0, win));
+    for (int i = 0; i < SMALL; i++)
+        EXPECT(got[i] == val(rank, S_FENCE, i), "%s fence get: [%d] = %lld", label, i,
+               (long long)got[i]);
+
+    /* PSCW: next exposes to this rank, which puts; complete -> wait */
+    MPI_Win_get_group(win, &wg);
+    MPI_Group_incl(wg, 1, &prev, &one);
+    CHECK_RC(MPI_Win_post(one, 0, win));
+    MPI_Group_free(&one);
+    MPI_Group_incl(wg, 1, &next, &one);
+    CHECK_RC(MPI_Win_start(one, 0, win));
+    MPI_Group_free(&one);
+    for (int i = 0; i < SMALL; i++)
+        buf[i] = val(rank, S_PSCW, i);
+    CHECK_RC(MPI_Put(buf, SMALL, MPI_INT64_T, next, SLOT(rank, S_PSCW), SMALL, MPI_INT64_T,
+                     win));
+    puts++;
+    CHECK_RC(MPI_Win_complete(win));
+    CHECK_RC(MPI_Win_wait(win));
+    for (int i = 0; i < SMALL; i++)
+        EXPECT(base[SLOT(prev, S_PSCW) + i] == val(prev, S_PSCW, i),
+               "%s PSCW: [%d] = %lld from rank %d", label, i,
+               (long long)base[SLOT(prev, S_PSCW) + i], prev);
+    MPI_Group_free(&wg);
+
+    /* exclusive lock: Put, unlock; shared lock: Get it back */
+    for (int i = 0; i < SMALL; i++)
+        buf[i] = val(rank, S_EXCL, i);
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win));
+    CHECK_RC(MPI_Put(buf, SMALL, MPI_INT64_T, next, SLOT(rank, S_EXCL), SMALL, MPI_INT64_T,
+                     win));
+    puts++;
+    CHECK_RC(MPI_Win_unlock(next, win));
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win));
+    CHECK_RC(MPI_Get(got, SMALL, MPI_INT64_T, next, SLOT(rank, S_EXCL), SMALL, MPI_INT64_T,
+                     win));
+    gets++;
+    CHECK_RC(MPI_Win_unlock(next, win));
+    for (int i = 0; i < SMALL; i++)
+        EXPECT(got[i] == val(rank, S_EXCL, i), "%s lock get: [%d] = %lld", label, i,
+               (long long)got[i]);
+
+    /* lock_all: Put, flush, Get (sees it), flush_local; the big range */
+    for (int i = 0; i < SMALL; i++)
+        buf[i] = val(rank, S_ALL, i);
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    CHECK_RC(MPI_Put(buf, SMALL, MPI_INT64_T, next, SLOT(rank, S_ALL), SMALL, MPI_INT64_T,
+                     win));
+    puts++;
+    CHECK_RC(MPI_Win_flush(next, win));
+    memset(got, 0, sizeof(got));
+    CHECK_RC(MPI_Get(got, SMALL, MPI_INT64_T, next, SLOT(rank, S_ALL), SMALL, MPI_INT64_T,
+                     win));
+    gets++;
+    CHECK_RC(MPI_Win_flush_local(next, win));
+    for (int i = 0; i < SMALL; i++)
+        EXPECT(got[i] == val(rank, S_ALL, i), "%s flush get: [%d] = %lld", label, i,
+               (long long)got[i]);
+    /* a strided target (4 blocks of 2): one RDMA operation per block */
+    MPI_Datatype vec;
+    MPI_Type_vector(4, 2, 4, MPI_INT64_T, &vec);
+    MPI_Type_commit(&vec);
+    for (int i = 0; i < 8; i++)
+        buf[i] = val(rank, S_VEC, i);
+    CHECK_RC(MPI_Put(buf, 8, MPI_INT64_T, next, SLOT(rank, S_VEC), 1, vec, win));
+    puts += 4;
+    CHECK_RC(MPI_Win_flush(next, win));
+    memset(got, 0, sizeof(got));
+    CHECK_RC(MPI_Get(got, 8, MPI_INT64_T, next, SLOT(rank, S_VEC), 1, vec, win));
+    gets += 4;
+    CHECK_RC(MPI_Win_flush(next, win));
+    MPI_Type_free(&vec);
+    for (int i = 0; i < 8; i++)
+        EXPECT(got[i] == val(rank, S_VEC, i), "%s vector get: [%d] = %lld", label, i,
+               (long long)got[i]);
+    int64_t w1 = (int64_t)(wrs() - w0);
+    CHECK_RC(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int b = 0; b < 4; b++)
+        for (int j = 0; j < 4; j++) {
+            int64_t want = j < 2 ? val(prev, S_VEC, 2 * b + j) : 0;
+
+            EXPECT(base[SLOT(prev, S_VEC) + 4 * b + j] == want, "%s vector put: [%d] = %lld",
+                   label, 4 * b + j, (long long)base[SLOT(prev, S_VEC) + 4 * b + j]);
+        }
+    if (counted) {
+        want_wrs = cost(kind, puts, gets);
+        EXPECT(w1 == want_wrs, "%s: %lld one-sided work requests for %d Put and %d Get runs "
+               "(want %lld: %s)", label, (long long)w1, puts, gets, (long long)want_wrs, kind);
+    }
+
+    /* the big range: rank `next` writes it here (only next, so no
+     * conflict), this rank reads it back from next after */
+    MPI_Aint boff = (MPI_Aint)size * S_NSLOT * SMALL;
+    for (int i = 0; i < BIG; i++)
+        buf[i] = val(rank, 7, i);
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win));
+    CHECK_RC(MPI_Put(buf, BIG, MPI_INT64_T, next, boff, BIG, MPI_INT64_T, win));
+    CHECK_RC(MPI_Win_unlock(next, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < BIG; i++)
+        if (base[boff + i] != val(prev, 7, i)) {
+            EXPECT(0, "%s big put: [%d] = %lld from rank %d", label, i,
+                   (long long)base[boff + i], prev);
+            break;
+        }
+    memset(buf, 0, (size_t)BIG * 8);
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win));
+    CHECK_RC(MPI_Get(buf, BIG, MPI_INT64_T, next, boff, BIG, MPI_INT64_T, win));
+    CHECK_RC(MPI_Win_unlock(next, win));
+    for (int i = 0; i < BIG; i++)
+        if (buf[i] != val(rank, 7, i)) {
+            EXPECT(0, "%s big get: [%d] = %lld", label, i, (long long)buf[i]);
+            break;
+        }
+    free_win(alloc, &win, base);
+    free(buf);
+}
+
+/* Phase 4: many ranks, one counter; Puts and Gets next to it. */
+static void contention(int alloc, MPI_Info info, const char *label)
+{
+    int64_t *base, one = 1, old, mine[FOP_ITERS], neigh[4];
+    MPI_Win win = make_win(alloc, info, &base, 8 + 4 * (MPI_Aint)size);
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    for (int i = 0; i < FOP_ITERS; i++) {
+        int64_t v[4] = { rank, i, -rank, -i };
+
+        CHECK_RC(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 0, 0, MPI_SUM, win));
+        CHECK_RC(MPI_Accumulate(&one, 1, MPI_INT64_T, 0, 1, 1, MPI_INT64_T, MPI_SUM, win));
+        CHECK_RC(MPI_Put(v, 4, MPI_INT64_T, 0, 8 + 4 * rank, 4, MPI_INT64_T, win));
+        CHECK_RC(MPI_Win_flush(0, win));
+        mine[i] = old;
+        CHECK_RC(MPI_Get(neigh, 4, MPI_INT64_T, 0, 8 + 4 * rank, 4, MPI_INT64_T, win));
+        CHECK_RC(MPI_Win_flush(0, win));
+        EXPECT(neigh[0] == rank && neigh[1] == i, "%s: own slot read back %lld %lld",
+               label, (long long)neigh[0], (long long)neigh[1]);
+    }
+    CHECK_RC(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        EXPECT(base[0] == (int64_t)size * FOP_ITERS && base[1] == (int64_t)size * FOP_ITERS,
+               "%s: counters %lld and %lld, want %lld", label, (long long)base[0],
+               (long long)base[1], (long long)size * FOP_ITERS);
+    }
+    /* every fetched value is distinct over the job */
+    int64_t *all = rank == 0 ? malloc((size_t)size * FOP_ITERS * 8) : NULL;
+    MPI_Gather(mine, FOP_ITERS, MPI_INT64_T, all, FOP_ITERS, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        char *seen = calloc((size_t)size * FOP_ITERS, 1);
+
+        CHECK(all && seen, "out of memory");
+        for (int i = 0; i < size * FOP_ITERS; i++) {
+            EXPECT(all[i] >= 0 && all[i] < (int64_t)size * FOP_ITERS && !seen[all[i]],
+                   "%s: fetched %lld twice or out of range", label, (long long)all[i]);
+            if (all[i] >= 0 && all[i] < (int64_t)size * FOP_ITERS)
+                seen[all[i]] = 1;
+        }
+        free(seen);
+        free(all);
+    }
+    free_win(alloc, &win, base);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Info off, rd;
+
+    mt_init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (getenv("RMA_RDMA_EXPECT"))
+        expect = getenv("RMA_RDMA_EXPECT");
+    /* MPI_Win_allocate on one host: the segment's loads and stores, no
+     * work request (RMA_RDMA_EXPECT_ALLOC=none) */
+    expect_alloc = getenv("RMA_RDMA_EXPECT_ALLOC") ? getenv("RMA_RDMA_EXPECT_ALLOC") : expect;
+    MPI_Info_create(&off);
+    MPI_Info_set(off, "rtmsg_win_rdma", "false");
+    MPI_Info_create(&rd);
+    MPI_Info_set(rd, "rtmsg_win_rdma", "read");
+    if (size > 1) {
+        for (int alloc = 0; alloc < 2; alloc++) {
+            const char *fl = alloc ? "Win_allocate" : "Win_create";
+            const char *kind = alloc ? expect_alloc : expect;
+            char label[64];
+
+            snprintf(label, sizeof(label), "%s", fl);
+            epochs(alloc, MPI_INFO_NULL, kind, label);
+            snprintf(label, sizeof(label), "%s, rtmsg_win_rdma=false", fl);
+            epochs(alloc, off, "none", label);
+            snprintf(label, sizeof(label), "%s, rtmsg_win_rdma=read", fl);
+            epochs(alloc, rd, strcmp(kind, "none") ? "read" : "none", label);
+            snprintf(label, sizeof(label), "%s, contention", fl);
+            contention(alloc, MPI_INFO_NULL, label);
+        }
+        if (rank == 0)
+            printf("rma_rdma: work requests %s (expected: %s)\n",
+                   counted ? "counted" : "not counted by this transport", expect);
+    }
+    MPI_Info_free(&off);
+    MPI_Info_free(&rd);
+    return mt_finish("rma_rdma");
+}
