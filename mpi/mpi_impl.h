@@ -175,6 +175,9 @@ static inline int rtmpi_dtype_check(MPI_Datatype dt, rtmpi_dtype_t **dtp)
 }
 /* Marks d committed and sets its fast-path fields (direct, direct_off). */
 void rtmpi_dtype_commit(rtmpi_dtype_t *d);
+/* A committed type of `bytes` MPI_BYTEs (a count beyond int), without
+ * contents: the binding's own (MPI_Type_free frees it). */
+int rtmpi_dtype_bytes_new(MPI_Count bytes, MPI_Datatype *newtype);
 void rtmpi_dtype_retain(MPI_Datatype dt);
 void rtmpi_dtype_release(MPI_Datatype dt);
 /* 1 when `count` elements at buf occupy one contiguous byte range, which then

@@ -8,3 +8,11 @@ tests_mpi_mpi_dtrep_LDADD = librtmsg.la
 tests_mpi_mpi_dtrep_LDFLAGS = $(MPITEST_LINK_FLAGS)
 dist_noinst_SCRIPTS += tests/mpi/mpi_dtrep.sh
 INTEGRATION_TESTS += tests/mpi/mpi_dtrep.sh
+
+# Datatypes at the 64-bit limits: exact _x values, MPI_ERR_ARG where a size
+# or extent would not fit, MPI_ERR_COUNT for byte counts beyond MPI_Count.
+check_PROGRAMS += tests/mpi/mpi_dtovf
+tests_mpi_mpi_dtovf_LDADD = librtmsg.la
+tests_mpi_mpi_dtovf_LDFLAGS = $(MPITEST_LINK_FLAGS)
+dist_noinst_SCRIPTS += tests/mpi/mpi_dtovf.sh
+INTEGRATION_TESTS += tests/mpi/mpi_dtovf.sh
