@@ -7,8 +7,9 @@
  *   INT_MAX;
  * - one step further, where a value would not fit, the constructor fails
  *   with MPI_ERR_ARG (docs/mpi.md) instead of wrapping;
- * - MPI_Status_set_elements_x, MPI_Pack_size and the point-to-point calls
- *   refuse a byte count beyond MPI_Count with MPI_ERR_COUNT.
+ * - MPI_Status_set_elements_x, MPI_Pack_size, the point-to-point calls
+ *   and the collectives refuse a byte count beyond MPI_Count with
+ *   MPI_ERR_COUNT.
  * Every type here is O(1) memory and no data is moved: it runs in
  * milliseconds, sanitizers included.
  */
@@ -247,6 +248,10 @@ static void test_counts(void)
     EXPECT_REFUSED(MPI_Recv(buf, 4, t, 0, 1, MPI_COMM_WORLD, &st), MPI_ERR_COUNT);
     EXPECT_REFUSED(MPI_Sendrecv(buf, 4, t, 0, 1, buf, 1, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &st),
                    MPI_ERR_COUNT);
+    /* collectives: refused at every rank (all pass the same count) */
+    EXPECT_REFUSED(MPI_Bcast(buf, 4, t, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    EXPECT_REFUSED(MPI_Ibcast(buf, 4, t, 0, MPI_COMM_WORLD, &rq), MPI_ERR_COUNT);
+    EXPECT_REFUSED(MPI_Allgather(buf, 4, t, buf, 4, t, MPI_COMM_WORLD), MPI_ERR_COUNT);
     MPI_Type_free(&t);
     MPI_Type_free(&b);
     MPI_Type_free(&a);
