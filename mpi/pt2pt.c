@@ -649,6 +649,8 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
         return rtmpi_error(comm, __func__, MPI_ERR_COUNT, "negative count %d", count);
     if (rtmpi_dtype_check(datatype, &d))
         return rtmpi_error(comm, __func__, MPI_ERR_TYPE, "invalid or uncommitted datatype %d", datatype);
+    if ((rc = check_bytes(__func__, comm, count, d)))
+        return rc;
     r = rtmpi_req_alloc(RTMPI_REQ_RECV, comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm);
     if (!r)
         return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");

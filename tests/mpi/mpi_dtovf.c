@@ -248,6 +248,16 @@ static void test_counts(void)
     EXPECT_REFUSED(MPI_Recv(buf, 4, t, 0, 1, MPI_COMM_WORLD, &st), MPI_ERR_COUNT);
     EXPECT_REFUSED(MPI_Sendrecv(buf, 4, t, 0, 1, buf, 1, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &st),
                    MPI_ERR_COUNT);
+    /* a matched message received into too many bytes: refused, and the
+     * message can still be received */
+    MPI_Message msg;
+    int one = 1, got = 0;
+    CHECK_RC(MPI_Send(&one, 1, MPI_INT, 0, 2, MPI_COMM_WORLD));
+    CHECK_RC(MPI_Mprobe(0, 2, MPI_COMM_WORLD, &msg, &st));
+    EXPECT_REFUSED(MPI_Mrecv(buf, 4, t, &msg, &st), MPI_ERR_COUNT);
+    EXPECT_REFUSED(MPI_Imrecv(buf, 4, t, &msg, &rq), MPI_ERR_COUNT);
+    CHECK_RC(MPI_Mrecv(&got, 1, MPI_INT, &msg, &st));
+    EXPECT(got == 1, "the message after the refused receives: %d", got);
     /* collectives: refused at every rank (all pass the same count) */
     EXPECT_REFUSED(MPI_Bcast(buf, 4, t, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
     EXPECT_REFUSED(MPI_Ibcast(buf, 4, t, 0, MPI_COMM_WORLD, &rq), MPI_ERR_COUNT);
