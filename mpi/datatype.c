@@ -977,7 +977,10 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
     rtmpi_dtype_t *old = rtmpi_dtype_get(oldtype);
     if (!old)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_TYPE, "invalid datatype %d", oldtype);
-    int rc = vector(__func__, count, blocklength, (MPI_Aint)stride * old->extent, oldtype, &d);
+    MPI_Aint stride_bytes;
+    if (__builtin_mul_overflow((MPI_Aint)stride, old->extent, &stride_bytes))
+        return dtype_finish(__func__, DTYPE_ERR_RANGE);
+    int rc = vector(__func__, count, blocklength, stride_bytes, oldtype, &d);
     if (rc)
         return rc;
     int ints[3] = { count, blocklength, stride };
@@ -1026,9 +1029,12 @@ static int indexed(const char *fn, int count, const int *blocklengths, int block
     rc = dtype_build_init(&b, combiner);
     for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
         MPI_Count bl = blocklengths ? blocklengths[i] : blocklength;
-        MPI_Aint disp = int_disps ? (MPI_Aint)int_disps[i] * old->extent : aint_disps[i];
+        MPI_Aint disp = aint_disps ? aint_disps[i] : 0;
 
-        rc = dtype_build_add(&b, disp, old, 1, &bl, &old->extent);
+        if (int_disps && __builtin_mul_overflow((MPI_Aint)int_disps[i], old->extent, &disp))
+            rc = DTYPE_ERR_RANGE;
+        else
+            rc = dtype_build_add(&b, disp, old, 1, &bl, &old->extent);
     }
     if (rc == MPI_SUCCESS)
         return dtype_finish(fn, dtype_build_done(&b, false, d_p));

@@ -145,6 +145,20 @@ static void test_bounds(void)
     expect_x(t, 12, 0, 3 * q, 0, 2 * q + 4, "3 resized");
     MPI_Type_free(&t);
     EXPECT_REFUSED(MPI_Type_contiguous(4, r, &bad), MPI_ERR_ARG);
+    /* strides and displacements counted in extents of r: 2 x 2^61 fits,
+     * 4 x 2^62 (below) does not even as a displacement */
+    int two = 2, four = 4, one = 1;
+    CHECK_RC(MPI_Type_vector(2, 1, 2, r, &t));
+    expect_x(t, 8, 0, 3 * q, 0, 2 * q + 4, "vector of resized");
+    MPI_Type_free(&t);
+    CHECK_RC(MPI_Type_indexed(1, &one, &two, r, &t));
+    expect_x(t, 4, 2 * q, q, 2 * q, 4, "indexed of resized");
+    MPI_Type_free(&t);
+    MPI_Type_free(&r);
+    CHECK_RC(MPI_Type_create_resized(MPI_INT, 0, 2 * q, &r));
+    EXPECT_REFUSED(MPI_Type_vector(2, 1, 4, r, &bad), MPI_ERR_ARG);
+    EXPECT_REFUSED(MPI_Type_indexed(1, &one, &four, r, &bad), MPI_ERR_ARG);
+    EXPECT_REFUSED(MPI_Type_create_indexed_block(1, 1, &four, r, &bad), MPI_ERR_ARG);
     MPI_Type_free(&r);
     /* lb + extent beyond MPI_Aint */
     EXPECT_REFUSED(MPI_Type_create_resized(MPI_INT, INT64_MAX - 2, 100, &bad), MPI_ERR_ARG);
