@@ -920,6 +920,22 @@ static int build_one(int combiner, MPI_Aint disp, MPI_Datatype type, int nloops,
     return dtype_build_done(&b, false, d_p);
 }
 
+int rtmpi_dtype_count_fits(const rtmpi_dtype_t *d, MPI_Count count)
+{
+    MPI_Count bytes;
+    MPI_Aint reach, lo, hi;
+
+    if (__builtin_mul_overflow(count, d->size, &bytes))
+        return 0;
+    if (count == 0 || d->size == 0)
+        return 1;
+    /* the data of element i is at i * extent + [true_lb, true_ub) */
+    if (__builtin_mul_overflow((MPI_Aint)(count - 1), d->extent, &reach))
+        return 0;
+    return !__builtin_add_overflow(reach < 0 ? reach : 0, d->true_lb, &lo) &&
+           !__builtin_add_overflow(reach > 0 ? reach : 0, d->true_ub, &hi);
+}
+
 int rtmpi_dtype_bytes_new(MPI_Count bytes, MPI_Datatype *newtype)
 {
     rtmpi_dtype_t *d;
@@ -1514,10 +1530,10 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
         return rtmpi_error(comm, __func__, MPI_ERR_COUNT, "negative count %d", incount);
     if (!position || (!outbuf && outsize > 0))
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "position or outbuf is NULL");
-    MPI_Count n;
-    if (__builtin_mul_overflow((MPI_Count)incount, d->size, &n))
-        return rtmpi_error(comm, __func__, MPI_ERR_COUNT,
-                           "%d elements of %s are more bytes than MPI_Count holds", incount, d->name);
+    if (!rtmpi_dtype_count_fits(d, incount))
+        return rtmpi_error(comm, __func__, MPI_ERR_COUNT, "%d elements of %s are more bytes, "
+                           "or span more addresses, than 64 bits hold", incount, d->name);
+    MPI_Count n = (MPI_Count)incount * d->size;
     if (*position < 0 || *position + n > outsize)
         return rtmpi_error(comm, __func__, MPI_ERR_TRUNCATE,
                            "%lld bytes at position %d do not fit in %d bytes", n, *position, outsize);
@@ -1541,10 +1557,10 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
         return rtmpi_error(comm, __func__, MPI_ERR_COUNT, "negative count %d", outcount);
     if (!position || (!inbuf && insize > 0))
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "position or inbuf is NULL");
-    MPI_Count n;
-    if (__builtin_mul_overflow((MPI_Count)outcount, d->size, &n))
-        return rtmpi_error(comm, __func__, MPI_ERR_COUNT,
-                           "%d elements of %s are more bytes than MPI_Count holds", outcount, d->name);
+    if (!rtmpi_dtype_count_fits(d, outcount))
+        return rtmpi_error(comm, __func__, MPI_ERR_COUNT, "%d elements of %s are more bytes, "
+                           "or span more addresses, than 64 bits hold", outcount, d->name);
+    MPI_Count n = (MPI_Count)outcount * d->size;
     if (*position < 0 || *position + n > insize)
         return rtmpi_error(comm, __func__, MPI_ERR_TRUNCATE,
                            "%lld bytes at position %d exceed the input of %d bytes", n,

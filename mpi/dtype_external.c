@@ -383,10 +383,10 @@ static int check_args(const char *fn, const char *datarep, MPI_Datatype datatype
                            datatype);
     if (count < 0)
         return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COUNT, "negative count %d", count);
-    MPI_Count bytes;   /* external32 is never larger than the native data */
-    if (__builtin_mul_overflow((MPI_Count)count, (*dp)->size, &bytes))
-        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COUNT,
-                           "%d elements of %s are more bytes than MPI_Aint holds", count,
+    /* external32 is never larger than the native data */
+    if (!rtmpi_dtype_count_fits(*dp, count))
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COUNT, "%d elements of %s are more "
+                           "bytes, or span more addresses, than 64 bits hold", count,
                            (*dp)->name);
     return MPI_SUCCESS;
 }

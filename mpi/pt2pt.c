@@ -17,18 +17,15 @@ struct rtmpi_message {
     MPI_Comm      comm;
 };
 
-/* `count` elements of d are a message of count * d->size bytes: refused
- * when that does not fit 64 bits (no buffer could hold it; the byte count
- * must not wrap). The fast paths never see such a type: rtmpi_dtype_commit
+/* `count` elements of d: refused when their bytes or the addresses they
+ * span do not fit 64 bits (no buffer could hold them; the byte count must
+ * not wrap). The fast paths never see such a type: rtmpi_dtype_commit
  * leaves it without `direct`. */
 static int check_bytes(const char *fn, MPI_Comm comm, int count, const rtmpi_dtype_t *d)
 {
-    MPI_Count bytes;
-
-    if (__builtin_mul_overflow((MPI_Count)count, d->size, &bytes))
-        return rtmpi_error(comm, fn, MPI_ERR_COUNT,
-                           "%d elements of %s are more bytes than MPI_Count holds", count,
-                           d->name);
+    if (!rtmpi_dtype_count_fits(d, count))
+        return rtmpi_error(comm, fn, MPI_ERR_COUNT, "%d elements of %s are more bytes, or "
+                           "span more addresses, than 64 bits hold", count, d->name);
     return MPI_SUCCESS;
 }
 

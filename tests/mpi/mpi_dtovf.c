@@ -279,6 +279,22 @@ static void test_counts(void)
     MPI_Type_free(&t);
     MPI_Type_free(&b);
     MPI_Type_free(&a);
+
+    /* 16 bytes, but 4 elements 2^62 apart: addresses beyond MPI_Aint (the
+     * pack loop walked them) */
+    CHECK_RC(MPI_Type_create_resized(MPI_INT, 0, (MPI_Aint)1 << 62, &t));
+    CHECK_RC(MPI_Type_commit(&t));
+    CHECK_RC(MPI_Pack_size(4, t, MPI_COMM_WORLD, &ni));
+    EXPECT(ni == 16, "Pack_size %d", ni);
+    pos = 0;
+    EXPECT_REFUSED(MPI_Pack(buf, 4, t, buf, sizeof(buf), &pos, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    EXPECT_REFUSED(MPI_Send(buf, 4, t, 0, 1, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    EXPECT_REFUSED(MPI_Isend(buf, 4, t, 0, 1, MPI_COMM_WORLD, &rq), MPI_ERR_COUNT);
+    EXPECT_REFUSED(MPI_Recv(buf, 4, t, 0, 1, MPI_COMM_WORLD, &st), MPI_ERR_COUNT);
+    EXPECT_REFUSED(MPI_Bcast(buf, 4, t, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    /* 2 of them reach 2^62 + 4: fine (nothing moves: to MPI_PROC_NULL) */
+    CHECK_RC(MPI_Send(buf, 2, t, MPI_PROC_NULL, 1, MPI_COMM_WORLD));
+    MPI_Type_free(&t);
     th_case = NULL;
 }
 
