@@ -63,6 +63,10 @@ int coll_check_buf(const char *fn, cinfo_t *ci, const void *buf, int count, MPI_
     if (!buf && count > 0 && d->size > 0 && d->true_lb == 0)
         return FAIL(ci, fn, MPI_ERR_BUFFER, "the %s%sbuffer is NULL with count %d", what, sp,
                     count);
+    /* the schedules multiply count by size and extent unchecked */
+    if (!rtmpi_dtype_count_fits(d, count))
+        return FAIL(ci, fn, MPI_ERR_COUNT, "%s%scount %d of %s is more bytes, or spans more "
+                    "addresses, than 64 bits hold", what, sp, count, d->name);
     if (dp)
         *dp = d;
     return MPI_SUCCESS;

@@ -127,6 +127,9 @@ static const struct {
     BASIC(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex),
 };
 
+/* INT_MAX elements of a type of this size fit an MPI_Count. */
+#define RTMPI_DIRECT_MAX_SIZE ((MPI_Count)1 << 32)
+
 static rtmpi_dtype_t predefined[RTMPI_N_PREDEFINED_TYPES];
 /* Two each: a pair whose members have a gap between them is two runs. */
 static rtmpi_seg_t predefined_segs[RTMPI_N_PREDEFINED_TYPES][2];
@@ -164,7 +167,11 @@ static MPI_Count run_elems_done(int basic, MPI_Aint len)
 void rtmpi_dtype_commit(rtmpi_dtype_t *d)
 {
     d->committed = 1;
-    d->direct = d->nsegs == 0 || (d->contig && d->size == d->extent);
+    /* direct: also small enough that any int count of it is a byte count
+     * of 64 bits (the fast paths multiply unchecked; a larger type takes
+     * the checked path) */
+    d->direct = (d->nsegs == 0 || (d->contig && d->size == d->extent)) &&
+                d->size <= RTMPI_DIRECT_MAX_SIZE;
     d->direct_off = d->nsegs == 0 ? 0 : d->segs[0].disp;
 }
 
@@ -576,7 +583,10 @@ static void rep_normalize(rtmpi_rep_t *r, MPI_Aint *len)
         memmove(&r->stride[0], &r->stride[1], (size_t)r->nloops * sizeof(r->stride[0]));
     }
     for (int k = 0; k + 1 < r->nloops;) {
-        if (r->stride[k + 1] == (MPI_Aint)r->count[k] * r->stride[k]) {
+        MPI_Aint next;
+
+        if (!__builtin_mul_overflow(r->count[k], r->stride[k], &next) &&
+            r->stride[k + 1] == next) {
             r->count[k] *= r->count[k + 1];
             r->nloops--;
             memmove(&r->count[k + 1], &r->count[k + 2],
@@ -601,8 +611,8 @@ int dtype_build_add(dtype_build_t *b, MPI_Aint disp, rtmpi_dtype_t *t, int nloop
                     const MPI_Count *count, const MPI_Aint *stride)
 {
     rtmpi_dtype_t *d = b->d;
-    MPI_Count iters = 1, count_v[2];
-    MPI_Aint lo = 0, hi = 0, stride_v[2];
+    MPI_Count iters = 1, count_v[2], nbasic = 0, size = 0;
+    MPI_Aint lo = 0, hi = 0, stride_v[2], t_ub, first, last, lb, ub, true_lb = 0, true_ub = 0;
     int n = 0;
 
     if (t->align > d->align)
@@ -616,33 +626,48 @@ int dtype_build_add(dtype_build_t *b, MPI_Aint disp, rtmpi_dtype_t *t, int nloop
     nloops = n;
     count = count_v;
     stride = stride_v;
+    for (int k = 0; k < nloops; k++)
+        if (count[k] == 0)
+            return MPI_SUCCESS;
+    /* Every sum and product below is checked: a type whose size, bounds or
+     * element count does not fit 64 bits is refused, never wrapped. */
     for (int k = 0; k < nloops; k++) {
-        iters *= count[k];
-        MPI_Aint span = (MPI_Aint)(count[k] > 0 ? count[k] - 1 : 0) * stride[k];
+        MPI_Aint span;
 
-        if (span < 0)
-            lo += span;
-        else
-            hi += span;
+        if (__builtin_mul_overflow(iters, count[k], &iters) ||
+            __builtin_mul_overflow((MPI_Aint)(count[k] - 1), stride[k], &span) ||
+            (span < 0 ? __builtin_add_overflow(lo, span, &lo)
+                      : __builtin_add_overflow(hi, span, &hi)))
+            return DTYPE_ERR_RANGE;
     }
-    if (iters == 0)
-        return MPI_SUCCESS;
     /* bounds: the lowest and highest placement of one element of t */
-    if (!b->any || disp + lo + t->lb < b->lb)
-        b->lb = disp + lo + t->lb;
-    if (!b->any || disp + hi + t->lb + t->extent > b->ub)
-        b->ub = disp + hi + t->lb + t->extent;
+    if (__builtin_add_overflow(t->lb, t->extent, &t_ub) ||
+        __builtin_add_overflow(disp, lo, &first) || __builtin_add_overflow(disp, hi, &last) ||
+        __builtin_add_overflow(first, t->lb, &lb) || __builtin_add_overflow(last, t_ub, &ub))
+        return DTYPE_ERR_RANGE;
+    if (t->size > 0 &&
+        (__builtin_add_overflow(first, t->true_lb, &true_lb) ||
+         __builtin_add_overflow(last, t->true_ub, &true_ub) ||
+         __builtin_mul_overflow(iters, t->size, &size) ||
+         __builtin_add_overflow(d->size, size, &size) ||
+         __builtin_mul_overflow(iters, t->nbasic, &nbasic) ||
+         __builtin_add_overflow(d->nbasic, nbasic, &nbasic)))
+        return DTYPE_ERR_RANGE;
+    if (!b->any || lb < b->lb)
+        b->lb = lb;
+    if (!b->any || ub > b->ub)
+        b->ub = ub;
     b->any = true;
     if (t->size == 0)
         return MPI_SUCCESS;
-    if (!b->anydata || disp + lo + t->true_lb < d->true_lb)
-        d->true_lb = disp + lo + t->true_lb;
-    if (!b->anydata || disp + hi + t->true_ub > d->true_ub)
-        d->true_ub = disp + hi + t->true_ub;
+    if (!b->anydata || true_lb < d->true_lb)
+        d->true_lb = true_lb;
+    if (!b->anydata || true_ub > d->true_ub)
+        d->true_ub = true_ub;
     d->basic = !b->anydata || d->basic == t->basic ? t->basic : RTMPI_BASIC_MIXED;
     b->anydata = true;
-    d->size += iters * t->size;
-    d->nbasic += iters * t->nbasic;
+    d->size = size;
+    d->nbasic = nbasic;
 
     rtmpi_rep_t r = { 0 };
     MPI_Aint len;
@@ -690,21 +715,28 @@ int dtype_build_add(dtype_build_t *b, MPI_Aint disp, rtmpi_dtype_t *t, int nloop
     return seg_rep(b, disp, len, t->basic, &r);
 }
 
-rtmpi_dtype_t *dtype_build_done(dtype_build_t *b, bool pad)
+int dtype_build_done(dtype_build_t *b, bool pad, rtmpi_dtype_t **d_p)
 {
     rtmpi_dtype_t *d = b->d;
+    MPI_Aint extent, true_extent;
 
+    if (__builtin_sub_overflow(b->ub, b->lb, &extent) ||
+        (pad && extent % d->align &&
+         __builtin_add_overflow(extent, d->align - extent % d->align, &extent)) ||
+        __builtin_sub_overflow(d->true_ub, d->true_lb, &true_extent)) {
+        dtype_build_abort(b);
+        return DTYPE_ERR_RANGE;
+    }
     b->d = NULL;
     d->in_use = 1;
     d->lb = b->lb;
-    d->extent = b->ub - b->lb;
-    if (pad && d->extent % d->align)
-        d->extent += d->align - d->extent % d->align;
+    d->extent = extent;
     d->contig = 1;
     for (int k = 0; k < d->nsegs; k++)
         if (d->segs[k].rep >= 0 || (k > 0 && d->segs[k].disp != d->segs[k - 1].disp + d->segs[k - 1].len))
             d->contig = 0;
-    return d;
+    *d_p = d;
+    return MPI_SUCCESS;
 }
 
 int dtype_handle_new(rtmpi_dtype_t *d, MPI_Datatype *newtype)
@@ -850,8 +882,11 @@ static int check_old(const char *fn, MPI_Datatype old, rtmpi_dtype_t **dp)
             return rtmpi_error(MPI_COMM_NULL, _fn, MPI_ERR_ARG, "%s is NULL", _name); \
     } while (0)
 
-static int finish(const char *fn, int rc)
+int dtype_finish(const char *fn, int rc)
 {
+    if (rc == DTYPE_ERR_RANGE)
+        return rtmpi_error(MPI_COMM_NULL, fn, rc, "the new datatype's size, extent, bounds or "
+                           "element count does not fit 64 bits (MPI_Count, MPI_Aint)");
     return rc == MPI_SUCCESS ? rc : rtmpi_error(MPI_COMM_NULL, fn, rc, "cannot create the datatype");
 }
 
@@ -882,8 +917,35 @@ static int build_one(int combiner, MPI_Aint disp, MPI_Datatype type, int nloops,
         dtype_build_abort(&b);
         return rc;
     }
-    *d_p = dtype_build_done(&b, false);
-    return MPI_SUCCESS;
+    return dtype_build_done(&b, false, d_p);
+}
+
+int rtmpi_dtype_count_fits(const rtmpi_dtype_t *d, MPI_Count count)
+{
+    MPI_Count bytes;
+    MPI_Aint reach, lo, hi;
+
+    if (__builtin_mul_overflow(count, d->size, &bytes))
+        return 0;
+    if (count == 0 || d->size == 0)
+        return 1;
+    /* the data of element i is at i * extent + [true_lb, true_ub) */
+    if (__builtin_mul_overflow((MPI_Aint)(count - 1), d->extent, &reach))
+        return 0;
+    return !__builtin_add_overflow(reach < 0 ? reach : 0, d->true_lb, &lo) &&
+           !__builtin_add_overflow(reach > 0 ? reach : 0, d->true_ub, &hi);
+}
+
+int rtmpi_dtype_bytes_new(MPI_Count bytes, MPI_Datatype *newtype)
+{
+    rtmpi_dtype_t *d;
+    MPI_Aint one = 1;
+    int rc = build_one(MPI_COMBINER_CONTIGUOUS, 0, MPI_BYTE, 1, &bytes, &one, &d);
+
+    if (rc)
+        return rc;
+    rtmpi_dtype_commit(d);
+    return dtype_handle_new(d, newtype);
 }
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -901,7 +963,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
     rc = build_one(MPI_COMBINER_CONTIGUOUS, 0, oldtype, 1, &c, &s, &d);
     if (rc == MPI_SUCCESS)
         rc = publish(d, 1, &count, 0, NULL, 1, &oldtype, newtype);
-    return finish(__func__, rc);
+    return dtype_finish(__func__, rc);
 }
 RTMPI_WEAK(Type_contiguous)
 
@@ -918,7 +980,7 @@ static int vector(const char *fn, int count, int blocklength, MPI_Aint stride_by
         return rc;
     MPI_Count c[2] = { blocklength, count };
     MPI_Aint s[2] = { old->extent, stride_bytes };
-    return finish(fn, build_one(MPI_COMBINER_VECTOR, 0, oldtype, 2, c, s, d_p));
+    return dtype_finish(fn, build_one(MPI_COMBINER_VECTOR, 0, oldtype, 2, c, s, d_p));
 }
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
@@ -931,11 +993,14 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
     rtmpi_dtype_t *old = rtmpi_dtype_get(oldtype);
     if (!old)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_TYPE, "invalid datatype %d", oldtype);
-    int rc = vector(__func__, count, blocklength, (MPI_Aint)stride * old->extent, oldtype, &d);
+    MPI_Aint stride_bytes;
+    if (__builtin_mul_overflow((MPI_Aint)stride, old->extent, &stride_bytes))
+        return dtype_finish(__func__, DTYPE_ERR_RANGE);
+    int rc = vector(__func__, count, blocklength, stride_bytes, oldtype, &d);
     if (rc)
         return rc;
     int ints[3] = { count, blocklength, stride };
-    return finish(__func__, publish(d, 3, ints, 0, NULL, 1, &oldtype, newtype));
+    return dtype_finish(__func__, publish(d, 3, ints, 0, NULL, 1, &oldtype, newtype));
 }
 RTMPI_WEAK(Type_vector)
 
@@ -951,7 +1016,7 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
         return rc;
     d->combiner = MPI_COMBINER_HVECTOR;
     int ints[2] = { count, blocklength };
-    return finish(__func__, publish(d, 2, ints, 1, &stride, 1, &oldtype, newtype));
+    return dtype_finish(__func__, publish(d, 2, ints, 1, &stride, 1, &oldtype, newtype));
 }
 RTMPI_WEAK(Type_create_hvector)
 
@@ -980,16 +1045,17 @@ static int indexed(const char *fn, int count, const int *blocklengths, int block
     rc = dtype_build_init(&b, combiner);
     for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
         MPI_Count bl = blocklengths ? blocklengths[i] : blocklength;
-        MPI_Aint disp = int_disps ? (MPI_Aint)int_disps[i] * old->extent : aint_disps[i];
+        MPI_Aint disp = aint_disps ? aint_disps[i] : 0;
 
-        rc = dtype_build_add(&b, disp, old, 1, &bl, &old->extent);
+        if (int_disps && __builtin_mul_overflow((MPI_Aint)int_disps[i], old->extent, &disp))
+            rc = DTYPE_ERR_RANGE;
+        else
+            rc = dtype_build_add(&b, disp, old, 1, &bl, &old->extent);
     }
-    if (rc) {
-        dtype_build_abort(&b);
-        return finish(fn, rc);
-    }
-    *d_p = dtype_build_done(&b, false);
-    return MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        return dtype_finish(fn, dtype_build_done(&b, false, d_p));
+    dtype_build_abort(&b);
+    return dtype_finish(fn, rc);
 }
 
 /* The ints of an indexed-family contents: count, then up to two arrays. */
@@ -1019,11 +1085,11 @@ static int indexed_publish(const char *fn, rtmpi_dtype_t *d, int count, int head
 
     if (!ints) {
         dtype_put(d);
-        return finish(fn, MPI_ERR_NO_MEM);
+        return dtype_finish(fn, MPI_ERR_NO_MEM);
     }
     int rc = publish(d, n, ints, aints ? count : 0, aints, 1, &oldtype, newtype);
     free(ints);
-    return finish(fn, rc);
+    return dtype_finish(fn, rc);
 }
 
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
@@ -1121,19 +1187,21 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 
         rc = dtype_build_add(&b, array_of_displacements[i], t, 1, &bl, &t->extent);
     }
-    if (rc) {
+    rtmpi_dtype_t *d;
+    if (rc == MPI_SUCCESS)
+        rc = dtype_build_done(&b, true, &d);
+    else
         dtype_build_abort(&b);
-        return finish(__func__, rc);
-    }
-    rtmpi_dtype_t *d = dtype_build_done(&b, true);
+    if (rc)
+        return dtype_finish(__func__, rc);
     int n, *ints = ints_of(count, -1, array_of_blocklengths, NULL, &n);
     if (!ints) {
         dtype_put(d);
-        return finish(__func__, MPI_ERR_NO_MEM);
+        return dtype_finish(__func__, MPI_ERR_NO_MEM);
     }
     rc = publish(d, n, ints, count, array_of_displacements, count, array_of_types, newtype);
     free(ints);
-    return finish(__func__, rc);
+    return dtype_finish(__func__, rc);
 }
 RTMPI_WEAK(Type_create_struct)
 
@@ -1141,19 +1209,24 @@ int dtype_grid(int ndims, const int *sizes, int order, rtmpi_dtype_t *old,
                      const int *nblocks, const dtype_dim_block_t (*blocks)[2], int combiner,
                      rtmpi_dtype_t **d_p)
 {
-    MPI_Aint stride[RTMPI_GRID_MAXDIMS];
+    MPI_Aint stride[RTMPI_GRID_MAXDIMS], extent;
     rtmpi_dtype_t *inner = old;
-    int rc = MPI_SUCCESS;
+    int rc = MPI_SUCCESS, last = order == MPI_ORDER_C ? 0 : ndims - 1;
 
+    /* the strides of the dimensions and the array's extent: checked */
     if (order == MPI_ORDER_C) {
         stride[ndims - 1] = old->extent;
         for (int k = ndims - 2; k >= 0; k--)
-            stride[k] = stride[k + 1] * sizes[k + 1];
+            if (__builtin_mul_overflow(stride[k + 1], sizes[k + 1], &stride[k]))
+                return DTYPE_ERR_RANGE;
     } else {
         stride[0] = old->extent;
         for (int k = 1; k < ndims; k++)
-            stride[k] = stride[k - 1] * sizes[k - 1];
+            if (__builtin_mul_overflow(stride[k - 1], sizes[k - 1], &stride[k]))
+                return DTYPE_ERR_RANGE;
     }
+    if (__builtin_mul_overflow(stride[last], sizes[last], &extent))
+        return DTYPE_ERR_RANGE;
     dtype_hold(inner);
     for (int s = 0; s < ndims; s++) {
         int k = order == MPI_ORDER_C ? ndims - 1 - s : s;   /* fastest first */
@@ -1163,20 +1236,24 @@ int dtype_grid(int ndims, const int *sizes, int order, rtmpi_dtype_t *old,
         for (int j = 0; j < nblocks[k] && rc == MPI_SUCCESS; j++) {
             const dtype_dim_block_t *bl = &blocks[k][j];
             MPI_Count c[2] = { bl->len, bl->repeat };
-            MPI_Aint st[2] = { stride[k], (MPI_Aint)bl->every * stride[k] };
+            MPI_Aint st[2] = { stride[k], 0 }, disp;
 
-            rc = dtype_build_add(&b, (MPI_Aint)bl->first * stride[k], inner, 2, c, st);
+            if (__builtin_mul_overflow(bl->every, stride[k], &st[1]) ||
+                __builtin_mul_overflow(bl->first, stride[k], &disp))
+                rc = DTYPE_ERR_RANGE;
+            else
+                rc = dtype_build_add(&b, disp, inner, 2, c, st);
         }
         dtype_put(inner);
-        if (rc) {
+        if (rc == MPI_SUCCESS)
+            rc = dtype_build_done(&b, false, &inner);
+        else
             dtype_build_abort(&b);
+        if (rc)
             return rc;
-        }
-        inner = dtype_build_done(&b, false);
     }
     inner->lb = 0;
-    inner->extent = stride[order == MPI_ORDER_C ? 0 : ndims - 1] *
-                    sizes[order == MPI_ORDER_C ? 0 : ndims - 1];
+    inner->extent = extent;
     *d_p = inner;
     return MPI_SUCCESS;
 }
@@ -1214,7 +1291,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
     rc = dtype_grid(ndims, array_of_sizes, order, old, nblocks,
                           (const dtype_dim_block_t (*)[2])blocks, MPI_COMBINER_SUBARRAY, &d);
     if (rc)
-        return finish(__func__, rc);
+        return dtype_finish(__func__, rc);
     int ints[3 * RTMPI_GRID_MAXDIMS + 2];
     ints[0] = ndims;
     for (int k = 0; k < ndims; k++) {
@@ -1223,7 +1300,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
         ints[1 + 2 * ndims + k] = array_of_starts[k];
     }
     ints[1 + 3 * ndims] = order;
-    return finish(__func__, publish(d, 3 * ndims + 2, ints, 0, NULL, 1, &oldtype, newtype));
+    return dtype_finish(__func__, publish(d, 3 * ndims + 2, ints, 0, NULL, 1, &oldtype, newtype));
 }
 RTMPI_WEAK(Type_create_subarray)
 
@@ -1237,13 +1314,16 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     int rc = check_old(__func__, oldtype, NULL);
     if (rc)
         return rc;
+    MPI_Aint ub;
+    if (__builtin_add_overflow(lb, extent, &ub))
+        return dtype_finish(__func__, DTYPE_ERR_RANGE);
     rc = build_one(MPI_COMBINER_RESIZED, 0, oldtype, 0, NULL, NULL, &d);
     if (rc != MPI_SUCCESS)
-        return finish(__func__, rc);
+        return dtype_finish(__func__, rc);
     d->lb = lb;
     d->extent = extent;
     MPI_Aint aints[2] = { lb, extent };
-    return finish(__func__, publish(d, 0, NULL, 2, aints, 1, &oldtype, newtype));
+    return dtype_finish(__func__, publish(d, 0, NULL, 2, aints, 1, &oldtype, newtype));
 }
 RTMPI_WEAK(Type_create_resized)
 
@@ -1258,7 +1338,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         return rc;
     rc = build_one(MPI_COMBINER_DUP, 0, oldtype, 0, NULL, NULL, &d);
     if (rc != MPI_SUCCESS)
-        return finish(__func__, rc);
+        return dtype_finish(__func__, rc);
     d->lb = old->lb;
     d->extent = old->extent;
     if (old->committed)
@@ -1266,7 +1346,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     memcpy(d->name, old->name, sizeof(d->name));
     rc = publish(d, 0, NULL, 0, NULL, 1, &oldtype, newtype);
     if (rc != MPI_SUCCESS)
-        return finish(__func__, rc);
+        return dtype_finish(__func__, rc);
     return rtmpi_type_dup_attrs(__func__, oldtype, newtype);   /* attr.c: attributes */
 }
 RTMPI_WEAK(Type_dup)
@@ -1428,8 +1508,8 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
     CHECK_PTR(__func__, size, "size");
     if (!rtmpi_comm_get(comm))
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COMM, "invalid communicator %d", comm);
-    MPI_Count n = (MPI_Count)incount * d->size;
-    if (n > INT_MAX)
+    MPI_Count n;
+    if (__builtin_mul_overflow((MPI_Count)incount, d->size, &n) || n > INT_MAX)
         return rtmpi_error(comm, __func__, MPI_ERR_COUNT, "packed size %lld exceeds INT_MAX", n);
     *size = (int)n;
     return MPI_SUCCESS;
@@ -1450,6 +1530,9 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
         return rtmpi_error(comm, __func__, MPI_ERR_COUNT, "negative count %d", incount);
     if (!position || (!outbuf && outsize > 0))
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "position or outbuf is NULL");
+    if (!rtmpi_dtype_count_fits(d, incount))
+        return rtmpi_error(comm, __func__, MPI_ERR_COUNT, "%d elements of %s are more bytes, "
+                           "or span more addresses, than 64 bits hold", incount, d->name);
     MPI_Count n = (MPI_Count)incount * d->size;
     if (*position < 0 || *position + n > outsize)
         return rtmpi_error(comm, __func__, MPI_ERR_TRUNCATE,
@@ -1474,6 +1557,9 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
         return rtmpi_error(comm, __func__, MPI_ERR_COUNT, "negative count %d", outcount);
     if (!position || (!inbuf && insize > 0))
         return rtmpi_error(comm, __func__, MPI_ERR_ARG, "position or inbuf is NULL");
+    if (!rtmpi_dtype_count_fits(d, outcount))
+        return rtmpi_error(comm, __func__, MPI_ERR_COUNT, "%d elements of %s are more bytes, "
+                           "or span more addresses, than 64 bits hold", outcount, d->name);
     MPI_Count n = (MPI_Count)outcount * d->size;
     if (*position < 0 || *position + n > insize)
         return rtmpi_error(comm, __func__, MPI_ERR_TRUNCATE,
@@ -1621,7 +1707,13 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
         status->rtmpi_count = 0;
         return MPI_SUCCESS;
     }
-    status->rtmpi_count = count / d->nbasic * d->size + bytes_partial(d, count % d->nbasic);
+    MPI_Count bytes;
+    if (__builtin_mul_overflow(count / d->nbasic, d->size, &bytes) ||
+        __builtin_add_overflow(bytes, bytes_partial(d, count % d->nbasic), &bytes))
+        return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_COUNT,
+                           "%lld elements of %s are more bytes than MPI_Count holds",
+                           (long long)count, d->name);
+    status->rtmpi_count = bytes;
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Status_set_elements_x)

@@ -148,8 +148,6 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
             rc = dtype_handle_new(d, newtype);
         }
     }
-    if (rc)
-        return rtmpi_error(MPI_COMM_NULL, __func__, rc, "cannot create the datatype");
-    return MPI_SUCCESS;
+    return dtype_finish(__func__, rc);
 }
 RTMPI_WEAK(Type_create_darray)

@@ -383,6 +383,11 @@ static int check_args(const char *fn, const char *datarep, MPI_Datatype datatype
                            datatype);
     if (count < 0)
         return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COUNT, "negative count %d", count);
+    /* external32 is never larger than the native data */
+    if (!rtmpi_dtype_count_fits(*dp, count))
+        return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COUNT, "%d elements of %s are more "
+                           "bytes, or span more addresses, than 64 bits hold", count,
+                           (*dp)->name);
     return MPI_SUCCESS;
 }
 

@@ -20,15 +20,28 @@ typedef struct dtype_build {
     MPI_Aint lb, ub;
 } dtype_build_t;
 
+/* What a constructor returns when the new type's size, extent, bounds or
+ * element count would not fit its 64-bit type (MPI_Count, MPI_Aint): the
+ * type is refused, never wrapped. Neither MPI 3.1 nor the peers name a
+ * class for it (Open MPI wraps, MPICH asserts); the arguments together are
+ * invalid, so MPI_ERR_ARG. */
+#define DTYPE_ERR_RANGE MPI_ERR_ARG
+
+/* The end of a constructor: rc itself, reported (the range error with what
+ * does not fit) unless MPI_SUCCESS. */
+int dtype_finish(const char *fn, int rc);
+
 /* Starts a type of constructor `combiner`; MPI_ERR_NO_MEM. */
 int dtype_build_init(dtype_build_t *b, int combiner);
 /* Adds one block: elements of `type` at disp + sum of i_k * stride[k],
- * i_k < count[k], over nloops (0..2) loops, loop 0 innermost. */
+ * i_k < count[k], over nloops (0..2) loops, loop 0 innermost.
+ * MPI_ERR_NO_MEM, DTYPE_ERR_RANGE. */
 int dtype_build_add(dtype_build_t *b, MPI_Aint disp, rtmpi_dtype_t *type, int nloops,
                     const MPI_Count *count, const MPI_Aint *stride);
 /* Ends the construction: sizes and bounds; `pad` rounds the extent up to
- * the alignment as a C compiler pads a struct. */
-rtmpi_dtype_t *dtype_build_done(dtype_build_t *b, bool pad);
+ * the alignment as a C compiler pads a struct. DTYPE_ERR_RANGE (the type
+ * is dropped) when the extent or true extent does not fit MPI_Aint. */
+int dtype_build_done(dtype_build_t *b, bool pad, rtmpi_dtype_t **d_p);
 void dtype_build_abort(dtype_build_t *b);
 
 /* Gives d a handle (d's reference becomes the handle's); on failure d is

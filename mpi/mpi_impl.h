@@ -175,6 +175,13 @@ static inline int rtmpi_dtype_check(MPI_Datatype dt, rtmpi_dtype_t **dtp)
 }
 /* Marks d committed and sets its fast-path fields (direct, direct_off). */
 void rtmpi_dtype_commit(rtmpi_dtype_t *d);
+/* 1 when count elements of d are fewer bytes than MPI_Count holds, and the
+ * addresses they touch (from the buffer's) fit MPI_Aint: what every call
+ * that multiplies a count by a size or an extent checks first. */
+int rtmpi_dtype_count_fits(const rtmpi_dtype_t *d, MPI_Count count);
+/* A committed type of `bytes` MPI_BYTEs (a count beyond int), without
+ * contents: the binding's own (MPI_Type_free frees it). */
+int rtmpi_dtype_bytes_new(MPI_Count bytes, MPI_Datatype *newtype);
 void rtmpi_dtype_retain(MPI_Datatype dt);
 void rtmpi_dtype_release(MPI_Datatype dt);
 /* 1 when `count` elements at buf occupy one contiguous byte range, which then

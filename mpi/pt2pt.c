@@ -9,6 +9,7 @@
 #include "mpi_impl.h"
 #include "mpi_state.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 struct rtmpi_message {
@@ -16,11 +17,24 @@ struct rtmpi_message {
     MPI_Comm      comm;
 };
 
+/* `count` elements of d: refused when their bytes or the addresses they
+ * span do not fit 64 bits (no buffer could hold them; the byte count must
+ * not wrap). The fast paths never see such a type: rtmpi_dtype_commit
+ * leaves it without `direct`. */
+static int check_bytes(const char *fn, MPI_Comm comm, int count, const rtmpi_dtype_t *d)
+{
+    if (!rtmpi_dtype_count_fits(d, count))
+        return rtmpi_error(comm, fn, MPI_ERR_COUNT, "%d elements of %s are more bytes, or "
+                           "span more addresses, than 64 bits hold", count, d->name);
+    return MPI_SUCCESS;
+}
+
 /* Validates the arguments every send shares; on success *cp and *dp are set. */
 static int check_send(const char *fn, const void *buf, int count, MPI_Datatype dt, int dest,
                       int tag, MPI_Comm comm, rtmpi_comm_t **cp, rtmpi_dtype_t **dp)
 {
     rtmpi_comm_t *c = rtmpi_comm_get(comm);
+    int rc;
 
     if (!c)
         return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COMM, "invalid communicator %d", comm);
@@ -36,6 +50,8 @@ static int check_send(const char *fn, const void *buf, int count, MPI_Datatype d
         return rtmpi_error(comm, fn, MPI_ERR_TAG, "tag %d not in 0..%d", tag, RTM_TAG_UB);
     if (!buf && count > 0 && (*dp)->size > 0 && (*dp)->true_lb == 0)
         return rtmpi_error(comm, fn, MPI_ERR_BUFFER, "buffer is NULL with count %d", count);
+    if ((rc = check_bytes(fn, comm, count, *dp)))
+        return rc;
     *cp = c;
     return MPI_SUCCESS;
 }
@@ -44,6 +60,7 @@ static int check_recv(const char *fn, const void *buf, int count, MPI_Datatype d
                       int tag, MPI_Comm comm, rtmpi_comm_t **cp, rtmpi_dtype_t **dp)
 {
     rtmpi_comm_t *c = rtmpi_comm_get(comm);
+    int rc;
 
     if (!c)
         return rtmpi_error(MPI_COMM_NULL, fn, MPI_ERR_COMM, "invalid communicator %d", comm);
@@ -59,6 +76,8 @@ static int check_recv(const char *fn, const void *buf, int count, MPI_Datatype d
         return rtmpi_error(comm, fn, MPI_ERR_TAG, "tag %d not in 0..%d", tag, RTM_TAG_UB);
     if (!buf && count > 0 && (*dp)->size > 0 && (*dp)->true_lb == 0)
         return rtmpi_error(comm, fn, MPI_ERR_BUFFER, "buffer is NULL with count %d", count);
+    if ((rc = check_bytes(fn, comm, count, *dp)))
+        return rc;
     *cp = c;
     return MPI_SUCCESS;
 }
@@ -430,8 +449,21 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     if (!copy)
         return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");
     rtmpi_pack(buf, count, d, copy);
-    rc = PMPI_Sendrecv(copy, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
+    /* the copy as MPI_BYTEs, or as one element of a type of that many
+     * beyond INT_MAX (an int count would wrap) */
+    MPI_Datatype bytes_type = MPI_BYTE;
+    int n = (int)bytes;
+    if (bytes > INT_MAX) {
+        if ((rc = rtmpi_dtype_bytes_new((MPI_Count)bytes, &bytes_type))) {
+            free(copy);
+            return rtmpi_error(comm, __func__, rc, "out of memory");
+        }
+        n = 1;
+    }
+    rc = PMPI_Sendrecv(copy, n, bytes_type, dest, sendtag, buf, count, datatype, source,
                        recvtag, comm, status);
+    if (bytes_type != MPI_BYTE)
+        PMPI_Type_free(&bytes_type);
     free(copy);
     return rc;
 }
@@ -614,6 +646,8 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
         return rtmpi_error(comm, __func__, MPI_ERR_COUNT, "negative count %d", count);
     if (rtmpi_dtype_check(datatype, &d))
         return rtmpi_error(comm, __func__, MPI_ERR_TYPE, "invalid or uncommitted datatype %d", datatype);
+    if ((rc = check_bytes(__func__, comm, count, d)))
+        return rc;
     r = rtmpi_req_alloc(RTMPI_REQ_RECV, comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm);
     if (!r)
         return rtmpi_error(comm, __func__, MPI_ERR_NO_MEM, "out of memory");

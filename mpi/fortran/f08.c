@@ -34,7 +34,9 @@
 #if RTM_F08
 
 /* Elements of the section (SIZE_MAX for an assumed-size array); 1 when it
- * is contiguous in Fortran order. */
+ * is contiguous in Fortran order, or its elements have no bytes (a section
+ * of CHARACTER(LEN=0): nothing to copy, whatever the strides say, and the
+ * copy's size must not be divided by a zero length). */
 static int f08_contiguous(const CFI_cdesc_t *d, size_t *nelem)
 {
     size_t n = 1;
@@ -53,7 +55,7 @@ static int f08_contiguous(const CFI_cdesc_t *d, size_t *nelem)
         expect *= ext;
     }
     *nelem = n;
-    return n == 0 ? 1 : contig;
+    return n == 0 || d->elem_len == 0 ? 1 : contig;
 }
 
 /* Copies the n elements of section d into (to_flat) or out of flat. */

@@ -41,6 +41,22 @@ f_build() {
     "$MPIFORT" -o "$ftmp/$out" "$@" || t_die "$MPIFORT could not build $out"
 }
 
+# f_cc OBJ SRC: the C half of a program, $MPICC -c into $ftmp/OBJ (strict
+# warnings; instrumented like the library when that is a sanitizer build),
+# or the test fails.
+f_cc() {
+    command -v "$MPICC" >/dev/null 2>&1 || t_die "no C wrapper ($MPICC)"
+    cflags="-std=c11 -O2 -Wall -Wextra -Werror"
+    # with a sanitizer build the wrapper links the runtime: instrument C too
+    case "$("$MPICC" --showme:link 2>/dev/null)" in
+    *-fsanitize=*)
+        cflags="$cflags -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" ;;
+    esac
+    echo "+ $MPICC $cflags -c $(basename "$2")"
+    # shellcheck disable=SC2086 # cflags is a list of words
+    "$MPICC" $cflags -c -o "$ftmp/$1" "$2" || t_die "$MPICC could not build $(basename "$2")"
+}
+
 # f_launch NP PROG [ARGS...]: the job's exit code; its output in $ftmp/out.
 f_launch() {
     np=$1; prog=$2; shift 2

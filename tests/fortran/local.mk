@@ -12,6 +12,7 @@ EXTRA_DIST += \
 	tests/fortran/f_mixed.c \
 	tests/fortran/f_f08.f90 \
 	tests/fortran/f_f08x.f90 \
+	tests/fortran/f_f08zero.c \
 	examples/fortran/pi.f \
 	examples/fortran/jacobi.f90
 dist_noinst_SCRIPTS += \
@@ -21,7 +22,8 @@ dist_noinst_SCRIPTS += \
 	tests/fortran/f_pi.sh \
 	tests/fortran/f_jacobi.sh \
 	tests/fortran/f_f08.sh \
-	tests/fortran/f_f08x.sh
+	tests/fortran/f_f08x.sh \
+	tests/fortran/f_f08zero.sh
 INTEGRATION_TESTS += \
 	tests/fortran/f_mpifh.sh \
 	tests/fortran/f_usempi.sh \
@@ -29,4 +31,5 @@ INTEGRATION_TESTS += \
 	tests/fortran/f_pi.sh \
 	tests/fortran/f_jacobi.sh \
 	tests/fortran/f_f08.sh \
-	tests/fortran/f_f08x.sh
+	tests/fortran/f_f08x.sh \
+	tests/fortran/f_f08zero.sh
