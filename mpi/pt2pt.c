@@ -440,11 +440,15 @@ RTMPI_WEAK(Sendrecv_replace)
 
 /* ---- Probes -------------------------------------------------------------- */
 
+/* Source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0; MPI_ERROR untouched. */
 static void proc_null_status(MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE) {
+        int err = status->MPI_ERROR;
+
         rtmpi_status_empty(status);
         status->MPI_SOURCE = MPI_PROC_NULL;
+        status->MPI_ERROR = err;
     }
 }
 

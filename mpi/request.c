@@ -82,18 +82,21 @@ void rtmpi_requests_finalize(void)
     }
 }
 
-/* The status writers leave MPI_ERROR alone (MPI 3.1 3.2.5: only the calls
- * with arrays of statuses write it, and only when they return
- * MPI_ERR_IN_STATUS; see note_error). A request's own status carries its
- * error class there, set by whoever completes it. */
+/* The empty status of MPI 3.1 3.7.3 (null or inactive request): its
+ * MPI_ERROR is MPI_SUCCESS by definition. */
 void rtmpi_status_empty(MPI_Status *st)
 {
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
     st->rtmpi_cancelled = 0;
     st->rtmpi_count = 0;
 }
 
+/* The other status writers leave MPI_ERROR alone (MPI 3.1 3.2.5: only the
+ * calls with arrays of statuses write it, and only when they return
+ * MPI_ERR_IN_STATUS; see note_error). A request's own status carries its
+ * error class there, set by whoever completes it. */
 void rtmpi_status_set(MPI_Status *st, const rtm_msg_status_t *ns)
 {
     st->MPI_SOURCE = ns->source;
