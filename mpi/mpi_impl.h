@@ -454,6 +454,7 @@ int rtmpi_progress(void);
 void rtmpi_req_wait_complete(rtmpi_request_t *r);
 void rtmpi_status_set(MPI_Status *st, const rtm_msg_status_t *ns);
 void rtmpi_status_empty(MPI_Status *st);
+void rtmpi_status_copy(MPI_Status *dst, const MPI_Status *src);
 void rtmpi_orphan_add(rtmpi_request_t *r);
 void rtmpi_requests_finalize(void);
 /* Generalized requests (grequest.c): 1 when r is complete (its status

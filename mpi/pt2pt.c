@@ -201,6 +201,7 @@ static int isend_slow(const char *fn, const void *buf, int count, MPI_Datatype d
             return rc;
         }
         rtmpi_status_empty(&r->status);
+        r->status.MPI_ERROR = MPI_SUCCESS;
         r->complete = 1;
     } else {
         rc = rtmpi_p2p_start(r, RTMPI_REQ_SEND, buf, count, dt, dest, tag, c->pt2pt, mode);
@@ -319,7 +320,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     }
     rtmpi_req_wait_complete(r);
     if (status != MPI_STATUS_IGNORE)
-        *status = r->status;
+        rtmpi_status_copy(status, &r->status);
     rc = r->status.MPI_ERROR;
     rtmpi_req_release(r);
     return rc ? rtmpi_error(comm, __func__, rc, "receive from %d failed", source) : MPI_SUCCESS;
@@ -414,7 +415,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     rtmpi_req_wait_complete(rs);
     rtmpi_req_wait_complete(rr);
     if (status != MPI_STATUS_IGNORE)
-        *status = rr->status;
+        rtmpi_status_copy(status, &rr->status);
     rc = rr->status.MPI_ERROR ? rr->status.MPI_ERROR : rs->status.MPI_ERROR;
 
 out_release:
@@ -471,11 +472,15 @@ RTMPI_WEAK(Sendrecv_replace)
 
 /* ---- Probes -------------------------------------------------------------- */
 
+/* Source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0; MPI_ERROR untouched. */
 static void proc_null_status(MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE) {
+        int err = status->MPI_ERROR;
+
         rtmpi_status_empty(status);
         status->MPI_SOURCE = MPI_PROC_NULL;
+        status->MPI_ERROR = err;
     }
 }
 
@@ -797,6 +802,7 @@ static int start_one(const char *fn, rtmpi_request_t *r)
         if (rc)
             return rc;
         rtmpi_status_empty(&r->status);
+        r->status.MPI_ERROR = MPI_SUCCESS;
         r->complete = 1;
     } else {
         rc = rtmpi_p2p_start(r, r->kind, r->buf, r->count, r->dtype, r->peer, r->tag, c->pt2pt,

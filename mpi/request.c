@@ -82,6 +82,8 @@ void rtmpi_requests_finalize(void)
     }
 }
 
+/* The empty status of MPI 3.1 3.7.3 (null or inactive request): its
+ * MPI_ERROR is MPI_SUCCESS by definition. */
 void rtmpi_status_empty(MPI_Status *st)
 {
     st->MPI_SOURCE = MPI_ANY_SOURCE;
@@ -91,13 +93,25 @@ void rtmpi_status_empty(MPI_Status *st)
     st->rtmpi_count = 0;
 }
 
+/* The other status writers leave MPI_ERROR alone (MPI 3.1 3.2.5: only the
+ * calls with arrays of statuses write it, and only when they return
+ * MPI_ERR_IN_STATUS; see note_error). A request's own status carries its
+ * error class there, set by whoever completes it. */
 void rtmpi_status_set(MPI_Status *st, const rtm_msg_status_t *ns)
 {
     st->MPI_SOURCE = ns->source;
     st->MPI_TAG = ns->tag;
-    st->MPI_ERROR = rtmpi_class_of(ns->error);
     st->rtmpi_cancelled = ns->cancelled;
     st->rtmpi_count = (long long)ns->count;
+}
+
+/* A request's status handed to the caller: all but MPI_ERROR. */
+void rtmpi_status_copy(MPI_Status *dst, const MPI_Status *src)
+{
+    int err = dst->MPI_ERROR;
+
+    *dst = *src;
+    dst->MPI_ERROR = err;
 }
 
 static void proc_null_status(MPI_Status *st)
@@ -124,6 +138,7 @@ int rtmpi_p2p_start(rtmpi_request_t *r, rtmpi_req_kind_t kind, const void *buf, 
     r->native = RTM_REQUEST_NULL;
     if (peer == MPI_PROC_NULL) {
         proc_null_status(&r->status);
+        r->status.MPI_ERROR = MPI_SUCCESS;
         r->complete = 1;
         return MPI_SUCCESS;
     }
@@ -164,6 +179,7 @@ int rtmpi_p2p_start(rtmpi_request_t *r, rtmpi_req_kind_t kind, const void *buf, 
 static void complete_native(rtmpi_request_t *r, rtm_status_t rc, const rtm_msg_status_t *ns)
 {
     rtmpi_status_set(&r->status, ns);
+    r->status.MPI_ERROR = rtmpi_class_of(ns->error);
     if (rc != RTM_OK && rc != RTM_ERR_CANCELED && r->status.MPI_ERROR == MPI_SUCCESS)
         r->status.MPI_ERROR = rtmpi_class_of(rc);
     if (r->packbuf && r->kind == RTMPI_REQ_RECV) {
@@ -343,7 +359,7 @@ static int finish(MPI_Request *reqp, binding_req_t *rq, MPI_Status *status)
     }
     err = r->status.MPI_ERROR;
     if (status != MPI_STATUS_IGNORE)
-        *status = r->status;
+        rtmpi_status_copy(status, &r->status);
     if (r->persistent) {
         r->active = 0;
         r->complete = 0;
@@ -441,6 +457,26 @@ static inline int is_inactive(MPI_Request h)
     return h == MPI_REQUEST_NULL || rq_inactive(rtmpi_handle_req_checked(h));
 }
 
+/* The array calls' MPI_ERROR rule (MPI 3.1 3.2.5): the field is written if
+ * and only if the call returns MPI_ERR_IN_STATUS, then in every status.
+ * Called for status j (of sts, or MPI_STATUSES_IGNORE) in order, with the
+ * error class of its request: the first error fills the statuses before it
+ * with MPI_SUCCESS, and from then on each status gets its own. */
+static inline void note_error(MPI_Status *sts, int j, int err, int *any_err)
+{
+    if (sts != MPI_STATUSES_IGNORE) {
+        if (*any_err) {
+            sts[j].MPI_ERROR = err;
+        } else if (err) {
+            for (int k = 0; k < j; k++)
+                sts[k].MPI_ERROR = MPI_SUCCESS;
+            sts[j].MPI_ERROR = err;
+        }
+    }
+    if (err)
+        *any_err = 1;
+}
+
 /* Finishes every request of the array (all complete, handles checked);
  * MPI_ERR_IN_STATUS when any failed, with each status's MPI_ERROR set. */
 static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status statuses[])
@@ -455,17 +491,19 @@ static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status 
         if (reqs[i] == MPI_REQUEST_NULL) {
             if (st != MPI_STATUS_IGNORE)
                 rtmpi_status_empty(st);
+            note_error(statuses, i, MPI_SUCCESS, &any_err);
             continue;
         }
         rq = rtmpi_handle_req_checked(reqs[i]);
         if (__builtin_expect(rtmpi_rq_ext(rq) == NULL, 1)) {
             /* the fast path, finish() inline */
+            int err = MPI_SUCCESS;
+
             if (st != MPI_STATUS_IGNORE)
                 rtmpi_status_set(st, &rq->status);
-            if (__builtin_expect(rq->status.error != RTM_OK, 0) && rq_error(rq)) {
-                any_err = 1;
+            if (__builtin_expect(rq->status.error != RTM_OK, 0) && (err = rq_error(rq)))
                 comm = rtmpi_rq_comm(rq);
-            }
+            note_error(statuses, i, err, &any_err);
             binding_req_release(rq);
             reqs[i] = MPI_REQUEST_NULL;
             continue;
@@ -473,13 +511,15 @@ static int finish_all(const char *fn, int count, MPI_Request reqs[], MPI_Status 
         if (rq_inactive(rq)) {
             if (st != MPI_STATUS_IGNORE)
                 rtmpi_status_empty(st);
+            note_error(statuses, i, MPI_SUCCESS, &any_err);
             continue;
         }
         MPI_Comm c = rtmpi_rq_comm(rq);
-        if (finish(&reqs[i], rq, st) != MPI_SUCCESS) {
-            any_err = 1;
+        int err = finish(&reqs[i], rq, st);
+
+        if (err != MPI_SUCCESS)
             comm = c;
-        }
+        note_error(statuses, i, err, &any_err);
     }
     if (any_err)
         return rtmpi_error(comm, fn, MPI_ERR_IN_STATUS, "see the MPI_ERROR field of each status");
@@ -510,19 +550,21 @@ static inline __attribute__((always_inline)) int waitall_body(int count, MPI_Req
         if (reqs[i] == MPI_REQUEST_NULL) {
             if (st != MPI_STATUS_IGNORE)
                 rtmpi_status_empty(st);
+            note_error(statuses, i, MPI_SUCCESS, &any_err);
             continue;
         }
         if (!(rq = rtmpi_handle_req(reqs[i])))
             return stale_error("MPI_Waitall");
         if (__builtin_expect((r = rtmpi_rq_ext(rq)) == NULL, 1)) {
+            int err = MPI_SUCCESS;
+
             while (!(rq->flags & BINDING_REQ_COMPLETE))
                 wait_idle(&polls);
             if (st != MPI_STATUS_IGNORE)
                 rtmpi_status_set(st, &rq->status);
-            if (__builtin_expect(rq->status.error != RTM_OK, 0) && rq_error(rq)) {
-                any_err = 1;
+            if (__builtin_expect(rq->status.error != RTM_OK, 0) && (err = rq_error(rq)))
                 err_comm = rtmpi_rq_comm(rq);
-            }
+            note_error(statuses, i, err, &any_err);
             binding_req_release(rq);
             reqs[i] = MPI_REQUEST_NULL;
             continue;
@@ -530,15 +572,17 @@ static inline __attribute__((always_inline)) int waitall_body(int count, MPI_Req
         if (r->persistent && !r->active) {
             if (st != MPI_STATUS_IGNORE)
                 rtmpi_status_empty(st);
+            note_error(statuses, i, MPI_SUCCESS, &any_err);
             continue;
         }
         while (!rtmpi_req_poll(r))
             wait_idle(&polls);
         MPI_Comm c = r->comm;
-        if (finish(&reqs[i], rq, st) != MPI_SUCCESS) {
-            any_err = 1;
+        int err = finish(&reqs[i], rq, st);
+
+        if (err != MPI_SUCCESS)
             err_comm = c;
-        }
+        note_error(statuses, i, err, &any_err);
     }
     if (any_err)
         return rtmpi_error(err_comm, "MPI_Waitall", MPI_ERR_IN_STATUS,
@@ -682,11 +726,11 @@ static int some(const char *fn, int incount, MPI_Request reqs[], int *outcount,
             continue;
         MPI_Status *st = statuses != MPI_STATUSES_IGNORE ? &statuses[n] : MPI_STATUS_IGNORE;
         MPI_Comm c = rtmpi_rq_comm(rq);
+        int err = finish(&reqs[i], rq, st);
 
-        if (finish(&reqs[i], rq, st) != MPI_SUCCESS) {
-            any_err = 1;
+        if (err != MPI_SUCCESS)
             comm = c;
-        }
+        note_error(statuses, n, err, &any_err);
         indices[n++] = i;
     }
     if (!active) {
@@ -832,7 +876,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         rtmpi_request_t *r = rtmpi_rq_ext(rq);
 
         if (r)
-            *status = r->status;
+            rtmpi_status_copy(status, &r->status);
         else
             rtmpi_status_set(status, &rq->status);
     }

@@ -9,7 +9,12 @@
  *     persistent requests (MPI_UNDEFINED), partial completion, indices;
  *   - Sendrecv_replace with a non-contiguous (vector) type, gaps untouched;
  *   - MPI_Info_*: set/get/valuelen/nkeys/nthkey/delete/dup and the error
- *     classes of bad keys and values under MPI_ERRORS_RETURN.
+ *     classes of bad keys and values under MPI_ERRORS_RETURN;
+ *   - the MPI_ERROR field of a status (MPI 3.1 3.2.5): calls with one status
+ *     (Recv, Probe, Mprobe/Mrecv, Wait, Test, MPI_PROC_NULL) leave it as it
+ *     was, and so do Waitall/Testall/Waitsome when they succeed; Waitall
+ *     that returns MPI_ERR_IN_STATUS sets it in every status; the empty
+ *     status of a null request has MPI_SUCCESS (3.7.3).
  * Runs as a singleton too (only the Info part then).
  */
 #include "mpitest.h"
@@ -320,6 +325,96 @@ static void test_info(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* A value no call may write into MPI_ERROR unless the standard lets it. */
+#define ERR_MARK 12345
+
+static void mark(MPI_Status *st, int n)
+{
+    for (int i = 0; i < n; i++)
+        st[i].MPI_ERROR = ERR_MARK;
+}
+
+static void test_status_error_field(int r)
+{
+    int v[4] = {1, 2, 3, 4}, in[8], in2[8], flag;
+    MPI_Status st[3];
+    MPI_Request rq[3];
+    MPI_Message msg;
+    MPI_Datatype vec;
+
+    CHECK_RC(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
+    CHECK_RC(MPI_Type_commit(&vec));
+    if (r == 0) {
+        for (int k = 0; k < 9; k++)
+            CHECK_RC(MPI_Send(v, 4, MPI_INT, 1, 40 + k, MPI_COMM_WORLD));
+    } else if (r == 1) {
+        mark(st, 1);   /* contiguous receive */
+        CHECK_RC(MPI_Recv(in, 4, MPI_INT, 0, 40, MPI_COMM_WORLD, st));
+        EXPECT(st[0].MPI_ERROR == ERR_MARK, "Recv wrote MPI_ERROR (%d)", st[0].MPI_ERROR);
+        mark(st, 1);   /* a derived type takes the request path */
+        CHECK_RC(MPI_Recv(in, 2, vec, 0, 41, MPI_COMM_WORLD, st));
+        EXPECT(st[0].MPI_ERROR == ERR_MARK, "Recv (vector) wrote MPI_ERROR (%d)", st[0].MPI_ERROR);
+        mark(st, 1);
+        CHECK_RC(MPI_Probe(0, 42, MPI_COMM_WORLD, st));
+        EXPECT(st[0].MPI_ERROR == ERR_MARK, "Probe wrote MPI_ERROR (%d)", st[0].MPI_ERROR);
+        flag = 0;
+        mark(st, 1);
+        while (!flag)
+            CHECK_RC(MPI_Iprobe(0, 42, MPI_COMM_WORLD, &flag, st));
+        EXPECT(st[0].MPI_ERROR == ERR_MARK, "Iprobe wrote MPI_ERROR (%d)", st[0].MPI_ERROR);
+        mark(st, 2);
+        CHECK_RC(MPI_Mprobe(0, 42, MPI_COMM_WORLD, &msg, &st[0]));
+        CHECK_RC(MPI_Mrecv(in, 4, MPI_INT, &msg, &st[1]));
+        EXPECT(st[0].MPI_ERROR == ERR_MARK && st[1].MPI_ERROR == ERR_MARK,
+               "Mprobe/Mrecv wrote MPI_ERROR (%d %d)", st[0].MPI_ERROR, st[1].MPI_ERROR);
+        mark(st, 1);
+        CHECK_RC(MPI_Irecv(in, 4, MPI_INT, 0, 43, MPI_COMM_WORLD, &rq[0]));
+        CHECK_RC(MPI_Wait(&rq[0], st));
+        EXPECT(st[0].MPI_ERROR == ERR_MARK, "Wait wrote MPI_ERROR (%d)", st[0].MPI_ERROR);
+        mark(st, 1);
+        CHECK_RC(MPI_Irecv(in, 2, vec, 0, 44, MPI_COMM_WORLD, &rq[0]));
+        for (flag = 0; !flag;)
+            CHECK_RC(MPI_Test(&rq[0], &flag, st));
+        EXPECT(st[0].MPI_ERROR == ERR_MARK, "Test wrote MPI_ERROR (%d)", st[0].MPI_ERROR);
+        mark(st, 3);   /* Waitall that succeeds: fast path, request path, null */
+        CHECK_RC(MPI_Irecv(in, 1, MPI_INT, 0, 45, MPI_COMM_WORLD, &rq[0]));
+        CHECK_RC(MPI_Irecv(in2, 2, vec, 0, 46, MPI_COMM_WORLD, &rq[1]));
+        rq[2] = MPI_REQUEST_NULL;
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        int rc = MPI_Waitall(3, rq, st);
+        EXPECT(rc == MPI_ERR_IN_STATUS, "Waitall with a truncated receive returned %d", rc);
+        EXPECT(st[0].MPI_ERROR == MPI_ERR_TRUNCATE && st[1].MPI_ERROR == MPI_SUCCESS &&
+               st[2].MPI_ERROR == MPI_SUCCESS,
+               "MPI_ERR_IN_STATUS: MPI_ERROR fields %d %d %d", st[0].MPI_ERROR,
+               st[1].MPI_ERROR, st[2].MPI_ERROR);
+        mark(st, 2);
+        CHECK_RC(MPI_Irecv(in, 4, MPI_INT, 0, 47, MPI_COMM_WORLD, &rq[0]));
+        CHECK_RC(MPI_Irecv(in, 2, vec, 0, 48, MPI_COMM_WORLD, &rq[1]));
+        CHECK_RC(MPI_Waitall(2, rq, st));
+        EXPECT(st[0].MPI_ERROR == ERR_MARK && st[1].MPI_ERROR == ERR_MARK,
+               "Waitall that succeeded wrote MPI_ERROR (%d %d)", st[0].MPI_ERROR,
+               st[1].MPI_ERROR);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
+    mark(st, 2);
+    CHECK_RC(MPI_Recv(in, 4, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st[0]));
+    CHECK_RC(MPI_Probe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st[1]));
+    EXPECT(st[0].MPI_ERROR == ERR_MARK && st[1].MPI_ERROR == ERR_MARK,
+           "MPI_PROC_NULL Recv/Probe wrote MPI_ERROR (%d %d)", st[0].MPI_ERROR, st[1].MPI_ERROR);
+    mark(st, 2);
+    CHECK_RC(MPI_Irecv(in, 4, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &rq[0]));
+    rq[1] = MPI_REQUEST_NULL;
+    CHECK_RC(MPI_Testall(2, rq, &flag, st));
+    /* a null request's status is the empty status, MPI_ERROR MPI_SUCCESS */
+    EXPECT(flag && st[0].MPI_ERROR == ERR_MARK && st[1].MPI_ERROR == MPI_SUCCESS,
+           "Testall: MPI_ERROR fields %d %d", st[0].MPI_ERROR, st[1].MPI_ERROR);
+    mark(st, 1);
+    CHECK_RC(MPI_Wait(&rq[1], st));
+    EXPECT(st[0].MPI_ERROR == MPI_SUCCESS, "Wait(MPI_REQUEST_NULL): MPI_ERROR %d",
+           st[0].MPI_ERROR);
+    MPI_Type_free(&vec);
+}
+
 int main(int argc, char **argv)
 {
     int p;
@@ -333,6 +428,8 @@ int main(int argc, char **argv)
         test_persistent_modes(th_rank);
         MPI_Barrier(MPI_COMM_WORLD);
         test_some_any(th_rank);
+        MPI_Barrier(MPI_COMM_WORLD);
+        test_status_error_field(th_rank);
         MPI_Barrier(MPI_COMM_WORLD);
     }
     test_sendrecv_replace_vector(th_rank, p);
