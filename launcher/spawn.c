@@ -270,19 +270,10 @@ rtm_status_t rtrun_spawn(const rtrun_spawn_req_t *req, pid_t *pid_p, rtrun_spawn
         sigset_t none;
         int in_fd = req->want_stdin ? in_pipe[0] : devnull;
 
-        /* A session of its own, which is also a process group of its
-         * own: rtrun signals the rank and anything it starts as one, and
-         * a terminal's ^C reaches rtrun only, which forwards it. The
-         * session matters to the scheduler: with autogroup scheduling
-         * (the Linux default) CPU time is shared between sessions first,
-         * so ranks left in rtrun's session would share one session's
-         * share with whatever else that shell runs, and on a loaded host
-         * get a fraction of what each other session's process gets.
-         * MPICH's launcher does the same. setsid cannot fail here (the
-         * child is not a group leader: the parent no longer makes it
-         * one), but if it did the rank still gets its own group. */
-        if (setsid() < 0)
-            setpgid(0, 0);
+        /* Own process group: rtrun signals the rank and anything it
+         * starts as one, and a terminal's ^C reaches rtrun only, which
+         * forwards it. */
+        setpgid(0, 0);
         /* The rank dies with rtrun, even when rtrun is SIGKILLed. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
@@ -313,9 +304,8 @@ rtm_status_t rtrun_spawn(const rtrun_spawn_req_t *req, pid_t *pid_p, rtrun_spawn
                    errno == ENOENT ? RTRUN_EXIT_NOTFOUND : RTRUN_EXIT_NOEXEC);
     }
 
-    /* Not setpgid(pid, pid) here: a group leader cannot call setsid.
-     * Until the child has run setsid, its group does not exist, and
-     * signalling it falls back to the pid (rtrun_engine_signal_ranks). */
+    /* Also here, so the group exists before rtrun ever signals it. */
+    setpgid(pid, pid);
     if (req->want_stdin)
         close(in_pipe[0]);
     else
