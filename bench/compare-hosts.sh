@@ -22,6 +22,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$top/scripts/deps.sh"
+. "$top/bench/netns-hosts.sh"
 build=$(cd "${1:-$top/build}" && pwd)
 rounds=${ROUNDS:-5}
 reps=${REPS:-3}
@@ -38,26 +39,11 @@ ha="rtbh$$a"
 hb="rtbh$$b"
 net="10.219.$(($$ % 250))"
 cleanup() {
-    ip netns pids "$ha" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
-    ip netns pids "$hb" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
-    ip netns del "$ha" 2>/dev/null || true
-    ip netns del "$hb" 2>/dev/null || true
+    bench_netns_del "$ha" "$hb"
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-ip netns add "$ha"
-ip netns add "$hb"
-ip link add "${ha}0" type veth peer name "${hb}0"
-ip link set "${ha}0" netns "$ha"
-ip link set "${hb}0" netns "$hb"
-ip -n "$ha" link set "${ha}0" name rt0
-ip -n "$hb" link set "${hb}0" name rt0
-ip -n "$ha" addr add "$net.1/24" dev rt0
-ip -n "$hb" addr add "$net.2/24" dev rt0
-for h in "$ha" "$hb"; do
-    ip -n "$h" link set rt0 up
-    ip -n "$h" link set lo up
-done
+bench_netns_hosts "$ha" "$hb" "$net"
 
 # rsh-style agent for Open MPI and MPICH: [options] HOST COMMAND-STRING
 cat >"$tmp/nsagent" <<'EOF'

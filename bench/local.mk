@@ -6,7 +6,7 @@ noinst_PROGRAMS += bench/rtm_pingpong
 bench_rtm_pingpong_SOURCES = bench/rtm_pingpong.c
 bench_rtm_pingpong_LDADD = librtmsg.la
 bench_rtm_pingpong_LDFLAGS = $(AM_LDFLAGS) -no-install
-EXTRA_DIST += bench/mpi_pingpong.c bench/compare.sh bench/compare-verbs.sh
+EXTRA_DIST += bench/mpi_pingpong.c bench/compare.sh bench/compare-verbs.sh bench/netns-hosts.sh
 # bench/mpi/: the MPI benchmark suite (latency, bandwidth, bidirectional
 # bandwidth, message rate, collectives, launch time). Not built here: any
 # MPI's mpicc builds them; bench/compare-mpi.sh builds them with ours,

@@ -8,10 +8,20 @@
 #  2. vrb_erdma_order: floods of small messages with larger eager and
 #     rendezvous ones interleaved, a receiver that lets the rings fill, exact
 #     order and content checked; the debug log must show messages carried by
-#     ring writes AND Sends in between (both paths, one order); once more with
-#     2-slot rings of 4 KiB slots (falls back to Send/Recv all the time; the
+#     ring writes AND Sends in between (both paths, one order), with rings
+#     of 4 KiB, too small for the flood (the default 256 KiB ring holds
+#     nearly all of it); once more with 2-slot rings of 4 KiB slots (falls back to Send/Recv all the time; the
 #     writes too large to go inline take bounce buffers), and with the fast
-#     path off (no ring at all).
+#     path off (no ring at all);
+#  3. vrb_erdma_window: windows of messages to every peer at once. 4 ranks,
+#     16 messages of 256 B per peer (a 4-rank MPI_Alltoall of 64 ints), and
+#     2 ranks, 64 of 8 B (osu_p2p's bandwidth window): with the default ring
+#     nearly all of them (>= 90% once the ring is set up) must go by RDMA
+#     Write, the ring's cells holding the whole window; before, 256 B did
+#     not fit a 256 B slot and 32 slots held half a window, so such traffic
+#     went by Send/Recv through the peer's receive queue (issue 17's
+#     alltoall gap). Then lengths of 1..8000 B in windows of 64 (writes of
+#     every size sharing a ring, wrapping at its end), every byte checked.
 . "$top_srcdir/tests/verbs/verbs_lib.sh"
 failed=0
 log=$VRB_TMP/log
@@ -49,8 +59,38 @@ erdma_order() {
         failed=1
     fi
 }
-erdma_order "default settings" 3 yes
+erdma_order "a ring of 4 x 1 KiB" 3 yes RTM_VERBS_ERDMA_SLOTS=4 RTM_VERBS_ERDMA_SLOT_SIZE=1K
 erdma_order "2 slots of 4 KiB" 2 yes RTM_VERBS_ERDMA_SLOTS=2 RTM_VERBS_ERDMA_SLOT_SIZE=4K \
     RTM_VERBS_ERDMA_THRESHOLD=1
 erdma_order "fast path off" 2 no RTM_VERBS_ERDMA_THRESHOLD=0
+
+WINDOW="$top_builddir/tests/verbs/vrb_erdma_window"
+# erdma_window N LEN WINDOW ROUNDS MIN_PERCENT: ring writes among ring
+# writes + Sends after the rings were set up, summed over the ranks
+erdma_window() {
+    local n=$1 len=$2 win=$3 rounds=$4 want=$5 writes sends
+    echo "== vrb_erdma_window, $n ranks, $len B, window $win"
+    env RTM_LOG_LEVEL=debug LD_PRELOAD="$VRB_PRELOAD" timeout -k 5 60 \
+        "$RTRUN" -n "$n" --oversubscribe "$WINDOW" "$len" "$win" "$rounds" >"$log" 2>&1 || {
+        echo "FAIL: window $len B: rtrun exit $?" >&2; grep -v debug "$log" | tail -n 20 >&2
+        failed=1; return; }
+    grep -q 'vrb_erdma_window: .* intact' "$log" || {
+        echo "FAIL: window $len B: no verdict" >&2; failed=1; return; }
+    writes=$(sed -n 's/.*eager RDMA ring of rank [0-9]*: \([0-9]*\) messages by RDMA Write, \([0-9]*\) by Send.*/\1/p' "$log" |
+             awk '{s += $1} END {print s + 0}')
+    sends=$(sed -n 's/.*eager RDMA ring of rank [0-9]*: \([0-9]*\) messages by RDMA Write, \([0-9]*\) by Send.*/\2/p' "$log" |
+            awk '{s += $1} END {print s + 0}')
+    echo "  | ring writes delivered: $writes, Sends after the rings were set up: $sends"
+    if [ "$want" -gt 0 ] && [ $((writes * 100)) -lt $((want * (writes + sends))) ]; then
+        echo "FAIL: window $len B: fewer than $want% of the messages by ring write" >&2
+        failed=1
+    fi
+    if [ $((writes + sends)) -eq 0 ]; then
+        echo "FAIL: window $len B: no eager RDMA ring was set up" >&2
+        failed=1
+    fi
+}
+erdma_window 4 256 16 100 90
+erdma_window 2 8 64 100 90
+erdma_window 2 0 64 30 0
 exit $failed

@@ -1,8 +1,8 @@
 /*
  * Eager RDMA order and content (vrb_erdma.sh). Every rank but 0 floods rank
  * 0 with messages that are mostly small (written into rank 0's ring by RDMA
- * Write) with larger ones interleaved: eager ones too large for a slot
- * (Send/Recv) and rendezvous ones (RDMA Read). Rank 0 sleeps first so the
+ * Write) with larger ones interleaved: eager ones too large for the ring
+ * writes verbs_erdma.sh allows (Send/Recv) and rendezvous ones (RDMA Read). Rank 0 sleeps first so the
  * rings fill and senders fall back to Send/Recv mid-stream; then it
  * receives everything with wildcards and checks each message's tag (the
  * sender's order), length and every byte. A ping-pong of small messages
@@ -23,7 +23,7 @@ static size_t msg_len(int src, int i)
     if (i % 97 == 50)
         return MAXLEN;                                    /* rendezvous */
     if (i % 7 == 3)
-        return 300 + ((size_t)i * 53 + (size_t)src) % 3000; /* eager, no slot fits */
+        return 300 + ((size_t)i * 53 + (size_t)src) % 3000; /* eager, larger */
     return 1 + ((size_t)i * 13 + (size_t)src * 7) % 200;  /* a ring slot */
 }
 

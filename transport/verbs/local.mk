@@ -123,6 +123,9 @@ dist_noinst_SCRIPTS += $(VRB_MEM_TESTS)
 check_PROGRAMS += tests/verbs/vrb_erdma_order
 tests_verbs_vrb_erdma_order_LDADD = librtmsg.la
 tests_verbs_vrb_erdma_order_LDFLAGS = $(AM_LDFLAGS) -no-install
+check_PROGRAMS += tests/verbs/vrb_erdma_window
+tests_verbs_vrb_erdma_window_LDADD = librtmsg.la
+tests_verbs_vrb_erdma_window_LDFLAGS = $(AM_LDFLAGS) -no-install
 # least privilege: a ring's rkey is no use to a peer it was not offered to
 check_PROGRAMS += tests/verbs/vrb_erdma_rkey
 tests_verbs_vrb_erdma_rkey_LDADD = librtmsg.la

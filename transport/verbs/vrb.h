@@ -52,19 +52,27 @@ typedef struct vrb_am_hdr {
 
 #define VRB_AM_CREDIT      0xff
 #define VRB_AM_RING_OFFER  0xfe   /* payload: vrb_ring_offer_t; takes a credit */
-#define VRB_AM_RING_CREDIT 0xfd   /* ring credits only (in the header); takes a credit */
+#define VRB_AM_RING_CREDIT 0xfd   /* ring credits only: the header's, plus a 4-byte count of
+                                     cells as payload; takes a credit */
 
 /*
  * Eager RDMA fast path (vrb_erdma.c). The receiver offers one peer a ring of
- * `nslots` slots of `slot_size` bytes, its own MR (LOCAL_WRITE|REMOTE_WRITE,
+ * `nslots` x `slot_size` bytes, its own MR (LOCAL_WRITE|REMOTE_WRITE,
  * exactly the ring), in a VRB_AM_RING_OFFER Send over the connected RC QP:
  *
  *   offset size
  *     0     8   addr       ring start in the receiver's address space
  *     8     4   rkey       the ring MR's rkey (this peer only)
- *    12     2   slot_size  bytes per slot (multiple of 64)
- *    14     2   nslots
+ *    12     2   slot_size  the largest write (header, message, footer) the
+ *                          ring takes; a multiple of 64
+ *    14     2   nslots     ring length in slot_size units
  *   = 16 bytes
+ *
+ * The ring is VRB_RING_CELL-byte cells; a message takes the cells its write
+ * needs (vrb_ring_cells), from where the previous one ended. One that does
+ * not fit before the ring's end starts at cell 0 instead, and the cells left
+ * at the end count as used (the reader, finding nothing at its position and
+ * the next message at cell 0, knows it wrapped). Credits count cells.
  */
 typedef struct vrb_ring_offer {
     uint64_t addr;
@@ -74,22 +82,25 @@ typedef struct vrb_ring_offer {
 } vrb_ring_offer_t;
 
 /*
- * One message in a ring slot, written by one RDMA Write of
- * sizeof(vrb_ring_hdr_t) + round_up(len, 4) + 4 bytes:
+ * One message in the ring, written by one RDMA Write of
+ * sizeof(vrb_ring_hdr_t) + round_up(len, 4) + 4 bytes at a cell boundary:
  *
  *   offset size
- *     0     4   seq           writes to this ring so far, this one included (1, 2, ...)
+ *     0     4   seq           writes to this ring so far, this one included
+ *                             (1, 2, ...; 0 is skipped when it wraps)
  *     4     4   sends_before  Sends the writer had posted on the QP before this write
  *     8     2   len           runtime header + payload bytes
  *    10     1   am_id         runtime AM id
  *    11     1   pad           0
  *    12     2   credits       SRQ credits handed back (as in vrb_am_hdr_t)
- *    14     2   ring_credits  slots of the writer's own ring handed back
+ *    14     2   ring_credits  cells of the writer's own ring handed back
  *    16   len   runtime header + payload, then padding to a multiple of 4
  *   16+L    4   seq again (footer, L = round_up(len, 4))
- * The reader takes a slot when both seq words equal the next sequence
- * number: a stale slot holds seq - nslots, and the footer, the last bytes of
- * the write, marks the message complete whatever order the bytes land in.
+ * The reader takes a message when both seq words equal the next sequence
+ * number. Once it has delivered a message it zeroes the first word of each
+ * of its cells, so a cell start never holds a stale sequence number (0 is
+ * never one), and the footer, the last bytes of the write, marks the message
+ * complete whatever order the bytes land in.
  */
 typedef struct vrb_ring_hdr {
     uint32_t seq;
@@ -102,6 +113,20 @@ typedef struct vrb_ring_hdr {
 } vrb_ring_hdr_t;
 
 #define VRB_RING_OVERHEAD (sizeof(vrb_ring_hdr_t) + 4)
+#define VRB_RING_CELL     64u
+
+/* Cells one write of `total` runtime header + payload bytes takes. */
+static inline uint32_t vrb_ring_cells(size_t total)
+{
+    return (uint32_t)((sizeof(vrb_ring_hdr_t) + ((total + 3) & ~(size_t)3) + 4 +
+                       VRB_RING_CELL - 1) / VRB_RING_CELL);
+}
+
+/* The sequence number after s: 0 is skipped (a zeroed cell is never one). */
+static inline uint32_t vrb_ring_next_seq(uint32_t s)
+{
+    return s + 1 != 0 ? s + 1 : 1;
+}
 
 
 /* Packed remote key (in the runtime's RTS): 4 bytes, the MR's rkey. */
@@ -227,10 +252,11 @@ typedef struct vrb_ep {
     uint64_t       etx_addr;      /* the peer's ring we write into */
     uint32_t       etx_rkey;
     uint32_t       etx_seq;       /* writes posted into it */
-    uint32_t       etx_slot_size;
     uint32_t       etx_nslots;    /* 0: no ring at the peer */
-    size_t         etx_payload;   /* largest runtime header + payload per slot */
-    int            etx_credits;   /* free slots there */
+    uint32_t       etx_ncells;    /* its length in cells */
+    uint32_t       etx_pos;       /* cell the next write starts at (if it fits) */
+    size_t         etx_payload;   /* largest runtime header + payload per write; 0: no ring */
+    int            etx_credits;   /* free cells there */
 } vrb_ep_t;
 
 /* An RDMA Read of one rendezvous message, in chunks. */
@@ -476,9 +502,11 @@ struct vrb_ering {
     struct ibv_mr *mr;            /* LOCAL_WRITE | REMOTE_WRITE, exactly buf */
     vrb_ep_t      *ep;
     uint32_t       nslots;
-    uint32_t       slot_size;
-    uint32_t       seq;           /* writes delivered (the next one has seq + 1) */
-    uint32_t       owed;          /* slots freed, not yet handed back to the writer */
+    uint32_t       slot_size;     /* the largest write */
+    uint32_t       ncells;        /* nslots * slot_size / VRB_RING_CELL */
+    uint32_t       pos;           /* cell the next message starts at, unless it wrapped */
+    uint32_t       seq;           /* writes delivered (the next: vrb_ring_next_seq) */
+    uint32_t       owed;          /* cells freed, not yet handed back to the writer */
     int            offered;       /* the offer went out */
     uint32_t       sends;         /* Sends of the peer once it had the ring (statistics) */
 };
@@ -494,11 +522,25 @@ static inline void vrb_erdma_owed_sent(vrb_ering_t *r, uint32_t n)
     r->owed -= n;
 }
 
+/* Whether a message of `total` runtime header + payload bytes goes into the
+ * peer's ring now: it fits a write and enough cells are free (with those
+ * left at the ring's end when it must wrap). False without a ring. */
+static inline int vrb_erdma_fits(const vrb_ep_t *ep, size_t total)
+{
+    uint32_t c = vrb_ring_cells(total);
+
+    if (total > ep->etx_payload)
+        return 0;
+    if (ep->etx_pos + c > ep->etx_ncells)
+        c += ep->etx_ncells - ep->etx_pos;
+    return ep->etx_credits >= (int)c;
+}
+
 /* vrb_erdma.c: eager RDMA fast path (rings polled in progress) */
 rtm_status_t vrb_erdma_open(vrb_iface_t *iface);
 void         vrb_erdma_close(vrb_iface_t *iface);
-/* One small message into the peer's ring (caller checked etx_credits,
- * etx_payload and send-queue room). Hot path. */
+/* One small message into the peer's ring (caller checked vrb_erdma_fits
+ * and send-queue room). Hot path. */
 rtm_status_t vrb_erdma_send(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t hdr_len,
                             const void *payload, size_t len);
 /* Deliver what the rings hold, in order; set up wanted rings, return ring

@@ -150,9 +150,9 @@ rtm_status_t vrb_am_send(rtm_tl_ep_t *tl_ep, unsigned am_id, const void *hdr, si
     vrb_ep_t *ep = vrb_ep_of(tl_ep);
     rtm_status_t status;
 
-    /* Eager RDMA: a slot free in the peer's ring and the message fits it
-     * (etx_credits is 0 without a ring). */
-    if (ep->etx_credits > 0 && hdr_len + len <= ep->etx_payload &&
+    /* Eager RDMA: the message fits a write and the cells it needs are free
+     * in the peer's ring (never without a ring). */
+    if (vrb_erdma_fits(ep, hdr_len + len) &&
         ep->sq_head - ep->sq_tail < VRB_SQ_DEPTH && am_id < RTM_TL_AM_ID_MAX)
         return vrb_erdma_send(ep, (uint8_t)am_id, hdr, hdr_len, payload, len);
     /* An endpoint not connected yet has no credits: one test covers both. */
@@ -333,6 +333,11 @@ static void recv_done(vrb_iface_t *iface, const struct ibv_wc *wc)
         iface->am_cb(iface->am_arg, h->src, h->am_id, buf + sizeof(*h), len);
     } else if (h->am_id == VRB_AM_RING_OFFER) {
         vrb_erdma_offer_recv(ep, buf + sizeof(*h), wc->byte_len - sizeof(*h));
+    } else if (h->am_id == VRB_AM_RING_CREDIT && wc->byte_len == sizeof(*h) + 4) {
+        uint32_t cells;
+
+        memcpy(&cells, buf + sizeof(*h), 4);
+        ep->etx_credits += (int)cells;
     }
     /* the runtime copied what it keeps: the buffer goes back at once */
     sge.addr = (uintptr_t)buf;

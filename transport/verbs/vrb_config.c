@@ -34,14 +34,14 @@ static const rtm_cfg_row_t vrb_config_rows[] = {
                 1000000000,
       "Verbs eager RDMA: after this many small messages from a peer, this rank gives that peer a ring it writes small messages into with RDMA Write (polled, no receive completion); 0 disables the fast path"),
     RTM_CFG_ROW(VERBS_ERDMA_PEERS, vrb_config_t, erdma_peers, INT, "16", NULL, 0, 1000000,
-      "Verbs eager RDMA: most peers a rank gives a ring to (each ring is polled in every progress call and takes slots x slot size of registered memory); the first peers over the threshold get them"),
+      "Verbs eager RDMA: most peers a rank gives a ring to (each ring is polled in every progress call and takes slots x slot size of registered memory, 256 KiB by default); the first peers over the threshold get them"),
     /* and a power of two (vrb_erdma.c) */
     RTM_CFG_ROW(VERBS_ERDMA_SLOTS, vrb_config_t, erdma_slots, INT, "32", NULL, 2, 1024,
-      "Verbs eager RDMA: slots per ring (messages a peer may write before this rank hands slots back; then it falls back to Send/Recv in order); a power of two, 2..1024"),
+      "Verbs eager RDMA: ring length in units of the slot size; a message takes only the 64-byte cells it needs, so the ring holds this many of the largest messages and more smaller ones (when a peer finds it full it falls back to Send/Recv, in order, until this rank hands cells back); a power of two, 2..1024"),
     /* and a multiple of 64 (vrb_erdma.c) */
-    RTM_CFG_ROW(VERBS_ERDMA_SLOT_SIZE, vrb_config_t, erdma_slot_size, SIZE, "256", NULL, 64,
+    RTM_CFG_ROW(VERBS_ERDMA_SLOT_SIZE, vrb_config_t, erdma_slot_size, SIZE, "8K", NULL, 64,
                 8 * RTM_CFG_KIB,
-      "Verbs eager RDMA: bytes per ring slot (20 of them header and footer, the rest runtime header and payload; larger messages use Send/Recv); 64..8K, a multiple of 64"),
+      "Verbs eager RDMA: the largest write into a ring (20 bytes of header and footer, the rest runtime header and payload; larger messages use Send/Recv); 64..8K, a multiple of 64"),
     RTM_CFG_ROW(VERBS_MW, vrb_config_t, mw, BOOL, "1", NULL, 0, 0,
       "Verbs one-sided: 1 exposes a region through one type 2 memory window per peer queue pair (a key works for that peer only) where the device binds them (IBV_DEVICE_MEM_WINDOW_TYPE_2B, not with XRC); 0, or a device without them: one memory region per exposed region, whose key any peer of this rank's protection domain could use"),
     RTM_CFG_ROW(VERBS_RCACHE, vrb_config_t, rcache, BOOL, "1", NULL, 0, 0,

@@ -1,9 +1,9 @@
 /*
  * verbs: the eager RDMA fast path. A rank that receives many small
- * messages from a peer gives that peer a ring of fixed-size slots in its own
- * memory; the peer then writes each small message into the next slot with
- * one RDMA Write (inline when it fits) and this rank finds it by polling the
- * slot, with no receive work request, no SRQ buffer and no completion.
+ * messages from a peer gives that peer a ring in its own memory; the peer
+ * then writes each small message after the previous one with one RDMA Write
+ * (inline when it fits) and this rank finds it by polling where the next
+ * one starts, with no receive work request, no SRQ buffer and no completion.
  *
  * Setup (adaptive, bounded): after RTM_VERBS_ERDMA_THRESHOLD small messages
  * from a peer, and while fewer than RTM_VERBS_ERDMA_PEERS rings exist, the
@@ -15,16 +15,21 @@
  *
  * Order. Both paths share the RC QP, so the wire keeps the sender's order;
  * the receiver finds ring messages by polling and Sends in the CQ, and
- * re-establishes the order from two counts: each slot carries the number of
+ * re-establishes the order from two counts: each message carries the number of
  * Sends posted before it (it waits until this rank has received that many),
  * and each Send carries, as immediate data, the number of ring writes posted
  * before it (those are delivered first; RC ordering has placed them).
  *
- * Flow control: the writer holds one credit per free slot; the receiver
- * hands freed slots back in the header of whatever it sends the peer (Send
+ * Space: the ring is nslots x slot_size bytes, cut in 64-byte cells, and a
+ * message takes only the cells its write needs (vrb.h): slot_size bounds one
+ * message, not what each takes, so one ring holds thousands of tiny
+ * messages or a few of the largest.
+ *
+ * Flow control: the writer holds one credit per free cell; the receiver
+ * hands freed cells back in the header of whatever it sends the peer (Send
  * or its own ring write) or, once it owes half the ring, in a
- * VRB_AM_RING_CREDIT message. Out of slots, or a message too large for a
- * slot, goes by Send/Recv; the counts keep the order.
+ * VRB_AM_RING_CREDIT message. Out of cells, or a message too large for a
+ * write, goes by Send/Recv; the counts keep the order.
  */
 #include "config.h"
 
@@ -50,7 +55,7 @@ rtm_status_t vrb_erdma_open(vrb_iface_t *iface)
     size_t payload;
 
     /* the rows' ranges hold (rtm_verbs_config.c): 2..1024 slots of 64..8K */
-    /* a power of two: slot = seq mod nslots stays continuous when seq wraps */
+    /* a power of two (the rule the offer's reader checks too) */
     if ((slots & (slots - 1)) != 0)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "RTM_VERBS_ERDMA_SLOTS=%ld: expected a power "
                              "of two in 2..1024", slots);
@@ -142,7 +147,7 @@ static void ring_setup(vrb_iface_t *iface, vrb_ep_t *ep)
     r->buf = aligned_alloc(4096, (len + 4095) / 4096 * 4096);
     if (r->buf == NULL)
         goto err_free_ring;
-    memset(r->buf, 0, len);     /* seq 0 everywhere: no slot looks written */
+    memset(r->buf, 0, len);     /* seq 0 everywhere: no cell looks written */
     /* its own MR, exactly the ring, writable by the peer and nothing else */
     r->mr = ibv_reg_mr(iface->pd, r->buf, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
     if (r->mr == NULL) {
@@ -163,6 +168,7 @@ static void ring_setup(vrb_iface_t *iface, vrb_ep_t *ep)
     r->ep = ep;
     r->nslots = nslots;
     r->slot_size = (uint32_t)slot_size;
+    r->ncells = (uint32_t)(len / VRB_RING_CELL);
     ep->erx = r;
     iface->erdma_rx[iface->erdma_nrx++] = r;
     rtm_debug("verbs: rank %d gives rank %d (%s) an eager RDMA ring: %u x %zu B, rkey 0x%x",
@@ -222,17 +228,29 @@ static int ring_take(vrb_ering_t *r, int drain)
 {
     vrb_ep_t *ep = r->ep;
     vrb_iface_t *iface = vrb_ep_iface(ep);
-    char *slot = r->buf + (size_t)(r->seq & (r->nslots - 1)) * r->slot_size;
-    vrb_ring_hdr_t *h = (vrb_ring_hdr_t *)(void *)slot;
-    uint32_t next = r->seq + 1;
-    uint32_t len, foot;
+    uint32_t next = vrb_ring_next_seq(r->seq);
+    uint32_t at = r->pos, skipped = 0, len, foot, cells;
+    vrb_ring_hdr_t *h = (vrb_ring_hdr_t *)(void *)(r->buf + (size_t)at * VRB_RING_CELL);
+    char *slot;
     uint8_t am_id;
 
-    if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != next)
-        return 0;
+    if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != next) {
+        /* nothing here: did the writer wrap to the ring's start? */
+        if (at == 0)
+            return 0;
+        h = (vrb_ring_hdr_t *)(void *)r->buf;
+        if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != next)
+            return 0;
+        skipped = r->ncells - at;
+        at = 0;
+    }
+    slot = (char *)h;
     len = h->len;
     if (__builtin_expect(len > r->slot_size - VRB_RING_OVERHEAD, 0))
-        ring_fatal(ep, "an eager RDMA slot with a bad length");
+        ring_fatal(ep, "an eager RDMA message with a bad length");
+    cells = vrb_ring_cells(len);
+    if (__builtin_expect(at + cells > r->ncells, 0))
+        ring_fatal(ep, "an eager RDMA message past the ring's end");
     /* the footer is the last word of the write: the message is complete */
     foot = __atomic_load_n((uint32_t *)(void *)(slot + sizeof(*h) + ((len + 3) & ~3u)),
                            __ATOMIC_ACQUIRE);
@@ -242,17 +260,23 @@ static int ring_take(vrb_ering_t *r, int drain)
         /* a Send posted before this write is not delivered yet: the CQ
          * will bring it (while draining for a Send this cannot happen) */
         if (__builtin_expect(drain, 0))
-            ring_fatal(ep, "eager RDMA slots out of order with Sends");
+            ring_fatal(ep, "eager RDMA messages out of order with Sends");
         return 0;
     }
     am_id = h->am_id;
     if (__builtin_expect(am_id >= RTM_TL_AM_ID_MAX, 0))
-        ring_fatal(ep, "an eager RDMA slot with a bad AM id");
+        ring_fatal(ep, "an eager RDMA message with a bad AM id");
     ep->tx_credits += h->credits;
     ep->etx_credits += h->ring_credits;
-    r->seq = next;              /* before the callback: it may send (and piggy-back) */
+    /* before the callback: it may send (and piggy-back) */
+    r->seq = next;
+    r->pos = at + cells == r->ncells ? 0 : at + cells;
     iface->am_cb(iface->am_arg, ep->super.peer, am_id, slot + sizeof(*h), len);
-    r->owed++;                  /* the slot may be rewritten once the peer learns this */
+    /* no cell start keeps a sequence number; then the writer may reuse them */
+    for (uint32_t i = 0; i < cells; i++)
+        __atomic_store_n((uint32_t *)(void *)(slot + (size_t)i * VRB_RING_CELL), 0,
+                         __ATOMIC_RELAXED);
+    r->owed += cells + skipped;
     return 1;
 }
 
@@ -288,7 +312,7 @@ void vrb_erdma_offer_recv(vrb_ep_t *ep, const void *data, size_t len)
         ring_fatal(ep, "a malformed eager RDMA offer");
     memcpy(&o, data, sizeof(o));
     if (o.nslots < 2 || (o.nslots & (o.nslots - 1)) != 0 || o.slot_size < 64 ||
-        ep->etx_nslots != 0)
+        o.slot_size % VRB_RING_CELL != 0 || ep->etx_nslots != 0)
         ring_fatal(ep, "a malformed eager RDMA offer");
     payload = o.slot_size - VRB_RING_OVERHEAD;
     if (payload > iface->buf_size - VRB_RING_OVERHEAD)
@@ -297,16 +321,18 @@ void vrb_erdma_offer_recv(vrb_ep_t *ep, const void *data, size_t len)
         payload = iface->am_max;
     ep->etx_addr = o.addr;
     ep->etx_rkey = o.rkey;
-    ep->etx_slot_size = o.slot_size;
     ep->etx_seq = 0;
+    ep->etx_ncells = (uint32_t)o.nslots * o.slot_size / VRB_RING_CELL;
+    ep->etx_pos = 0;
     ep->etx_payload = payload & ~(size_t)3;
-    ep->etx_credits = o.nslots;
+    ep->etx_credits = (int)ep->etx_ncells;
     ep->etx_nslots = o.nslots;   /* from now on our Sends carry the write count */
     rtm_debug("verbs: rank %d writes small messages to rank %d (%s) by RDMA: %u x %u B ring",
               iface->world_rank, ep->super.peer, ep->host, o.nslots, o.slot_size);
 }
 
-/* One small message into the peer's next slot, by one RDMA Write.
+/* One small message into the peer's ring after the previous one (or at its
+ * start when it does not fit before the end), by one RDMA Write.
  * Hot path: no allocation, lock or log. */
 rtm_status_t vrb_erdma_send(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t hdr_len,
                             const void *payload, size_t len)
@@ -316,7 +342,8 @@ rtm_status_t vrb_erdma_send(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t
     size_t padded = (total + 3) & ~(size_t)3;
     size_t wlen = sizeof(vrb_ring_hdr_t) + padded + 4;
     uint64_t inline_buf[VRB_MAX_INLINE / 8];
-    uint32_t seq = ep->etx_seq + 1;
+    uint32_t seq = vrb_ring_next_seq(ep->etx_seq);
+    uint32_t cells = vrb_ring_cells(total), at = ep->etx_pos, need = cells;
     int owed = ep->credits_owed > 0xffff ? 0xffff : ep->credits_owed;
     uint32_t ring_owed = ep->erx != NULL ? vrb_erdma_owed(ep->erx, 0xffff) : 0;
     struct ibv_send_wr wr;
@@ -325,6 +352,10 @@ rtm_status_t vrb_erdma_send(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t
     char *buf, *bounce;
     rtm_status_t status;
 
+    if (at + cells > ep->etx_ncells) {
+        need += ep->etx_ncells - at;    /* the cells left at the end go unused */
+        at = 0;
+    }
     memset(&wr, 0, sizeof(wr));
     if (wlen <= iface->max_inline) {
         buf = (char *)inline_buf;
@@ -356,14 +387,14 @@ rtm_status_t vrb_erdma_send(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t
     wr.sg_list = &sge;
     wr.num_sge = 1;
     wr.opcode = IBV_WR_RDMA_WRITE;
-    wr.wr.rdma.remote_addr = ep->etx_addr + (uint64_t)(ep->etx_seq & (ep->etx_nslots - 1)) *
-                                            ep->etx_slot_size;
+    wr.wr.rdma.remote_addr = ep->etx_addr + (uint64_t)at * VRB_RING_CELL;
     wr.wr.rdma.rkey = ep->etx_rkey;
     status = vrb_post_wr(ep, &wr, bounce);
     if (status != RTM_OK)
         return status;
     ep->etx_seq = seq;
-    ep->etx_credits--;
+    ep->etx_pos = at + cells == ep->etx_ncells ? 0 : at + cells;
+    ep->etx_credits -= (int)need;
     ep->credits_owed -= owed;
     if (ring_owed != 0)
         vrb_erdma_owed_sent(ep->erx, ring_owed);
@@ -406,11 +437,17 @@ int vrb_erdma_progress(vrb_iface_t *iface)
             continue;
         if (__builtin_expect(!r->offered, 0)) {
             ring_offer(r);
-        } else if (__builtin_expect(r->owed >= r->nslots / 2, 0) && ep->tx_credits > 0 &&
+        } else if (__builtin_expect(r->owed >= r->ncells / 2, 0) && ep->tx_credits > 0 &&
                    ep->sq_head - ep->sq_tail < VRB_SQ_DEPTH) {
-            /* nothing of ours carried them back lately: say so explicitly */
-            if (vrb_post_am(ep, VRB_AM_RING_CREDIT, NULL, 0, NULL, 0) == RTM_OK)
+            /* nothing of ours carried them back lately: say so explicitly,
+             * all of them in the payload (the header's field is 8 bits) */
+            uint32_t cells = r->owed;
+
+            r->owed = 0;
+            if (vrb_post_am(ep, VRB_AM_RING_CREDIT, NULL, 0, &cells, sizeof(cells)) == RTM_OK)
                 ep->tx_credits--;
+            else
+                r->owed = cells;
         }
     }
     return n;
