@@ -50,7 +50,11 @@ struct coll_shm {
 /* Buffer sets: how far a writer may run ahead of the readers. */
 #define SHM_NBUF 4
 
-enum { SHM_UNTRIED = 0, SHM_READY = 1, SHM_OFF = -1, SHM_SETUP = 2 };
+/* A communicator's state: its first collective that could use a segment
+ * goes by messages (SHM_UNTRIED -> SHM_ONCE), its second makes one, so a
+ * communicator used once (MPI_Win_allocate's grouping by host, a split to
+ * learn a size) never pays for a segment. */
+enum { SHM_UNTRIED = 0, SHM_READY = 1, SHM_OFF = -1, SHM_SETUP = 2, SHM_ONCE = 3 };
 
 /* All of the segment beyond the flags, whatever the chunk asked for. */
 #define SHM_DATA_MAX ((size_t)16 << 20)
@@ -159,10 +163,14 @@ static struct coll_shm *shm_get(cinfo_t *ci)
 
     if (__builtin_expect(c->shm_state == SHM_READY, 1))
         return c->shm;
-    if (c->shm_state != SHM_UNTRIED)
+    if (c->shm_state != SHM_UNTRIED && c->shm_state != SHM_ONCE)
         return NULL;
     if (!mpi_config.coll_shm || c->inter || ci->size < 2 || !all_here(c)) {
         c->shm_state = SHM_OFF;
+        return NULL;
+    }
+    if (c->shm_state == SHM_UNTRIED) {
+        c->shm_state = SHM_ONCE;
         return NULL;
     }
     seg_setup(ci);
@@ -175,7 +183,8 @@ int coll_shm_usable(cinfo_t *ci)
 
     if (c->shm_state == SHM_READY)
         return 1;
-    return c->shm_state == SHM_UNTRIED && mpi_config.coll_shm && !c->inter && ci->size >= 2;
+    return (c->shm_state == SHM_UNTRIED || c->shm_state == SHM_ONCE) && mpi_config.coll_shm &&
+           !c->inter && ci->size >= 2;
 }
 
 void coll_shm_free(rtmpi_comm_t *c)
@@ -340,90 +349,109 @@ static void fold_slots(struct coll_shm *sh, uint64_t n, size_t e0, size_t k, MPI
         rtmpi_op_apply(op, slot(sh, n, j) + o, acc, (MPI_Count)k, dt);
 }
 
-int coll_shm_reduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                    MPI_Op op, int root)
+/* Rank r's part of step n into its slot, once the slot is free. */
+static void contribute(struct coll_shm *sh, uint64_t n, int r, const char *src, size_t len)
+{
+    wait_writable(sh, n);
+    memcpy(slot(sh, n, r), src, len);
+}
+
+/* One step of Reduce (root >= 0): k elements of `in` (this rank's part;
+ * at the root in place, the receive buffer itself) to `out` at the root. */
+static void reduce_step(struct coll_shm *sh, int r, int root, uint64_t n, const char *in,
+                        char *out, int inplace, size_t k, size_t len, MPI_Datatype dt, MPI_Op op,
+                        const rtmpi_dtype_t *d)
+{
+    if (r != root) {
+        contribute(sh, n, r, in, len);
+        flag_store(&sh->flags[r].ready, n);
+        flag_store(&sh->flags[r].done, n);   /* reads nothing */
+        return;
+    }
+    for (int j = 0; j < sh->p; j++)
+        if (j != root)
+            wait_ge(&sh->flags[j].ready, n);
+    if (rtmpi_op_commutative(op)) {
+        if (!inplace)
+            memcpy(out, in, len);
+        for (int j = 0; j < sh->p; j++)
+            if (j != root)
+                rtmpi_op_apply(op, slot(sh, n, j), out, (MPI_Count)k, dt);
+    } else {
+        /* rank order; the root's part goes through its slot too (in
+         * place, the fold overwrites it) */
+        contribute(sh, n, r, in, len);
+        fold_slots(sh, n, 0, k, dt, op, d, out);
+    }
+    flag_store(&sh->flags[r].ready, n);
+    flag_store(&sh->flags[r].done, n);
+}
+
+/* One step of Allreduce (it may take two step numbers): k elements of
+ * `in` reduced into `out` at every rank. */
+static void allreduce_step(struct coll_shm *sh, int r, uint64_t n, const char *in, char *out,
+                           size_t k, size_t len, MPI_Datatype dt, MPI_Op op,
+                           const rtmpi_dtype_t *d)
+{
+    int p = sh->p;
+
+    contribute(sh, n, r, in, len);
+    flag_store(&sh->flags[r].ready, n);
+    wait_all_ready(sh, p, n);
+    if (len < mpi_config.allreduce_shm_split || k < (size_t)p) {
+        /* every rank folds the whole chunk itself: one wait */
+        fold_slots(sh, n, 0, k, dt, op, d, out);
+        flag_store(&sh->flags[r].done, n);
+        return;
+    }
+    /* each rank folds its share into the result area, then everyone
+     * copies the result out: the arithmetic is shared */
+    size_t ext = (size_t)d->extent, e0 = k * (size_t)r / (size_t)p;
+    size_t e1 = k * (size_t)(r + 1) / (size_t)p;
+    char *result = res(sh, n);
+    if (e1 > e0)
+        fold_slots(sh, n, e0, e1 - e0, dt, op, d, result + e0 * ext);
+    n = ++sh->step;   /* no area of this step's own: only its flags */
+    flag_store(&sh->flags[r].ready, n);
+    wait_all_ready(sh, p, n);
+    memcpy(out, result, len);
+    flag_store(&sh->flags[r].done, n);
+}
+
+/* Reduce to root, or Allreduce (root -1), step by step. */
+static int reduce_steps(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                        MPI_Op op, int root)
 {
     rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
     struct coll_shm *sh;
     size_t per, ext = (size_t)d->extent;
-    int p = ci->size, r = ci->rank, commute = rtmpi_op_commutative(op);
     const char *input = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
 
     if (!(sh = shm_get(ci)) || !(per = elems_per_step(sh, d)))
         return COLL_SHM_DECLINED;
     for (size_t i = 0; i < (size_t)count; i += per) {
         size_t k = (size_t)count - i < per ? (size_t)count - i : per;
-        size_t len = span(d, k);
         uint64_t n = ++sh->step;
-        char *acc = (char *)rbuf + i * ext;
+        const char *in = input + i * ext;
+        char *out = (char *)rbuf + i * ext;
 
-        if (r != root) {
-            wait_writable(sh, n);
-            memcpy(slot(sh, n, r), input + i * ext, len);
-            flag_store(&sh->flags[r].ready, n);
-            flag_store(&sh->flags[r].done, n);   /* reads nothing */
-            continue;
-        }
-        for (int j = 0; j < p; j++)
-            if (j != root)
-                wait_ge(&sh->flags[j].ready, n);
-        if (commute) {
-            if (sbuf != MPI_IN_PLACE)
-                memcpy(acc, input + i * ext, len);
-            for (int j = 0; j < p; j++)
-                if (j != root)
-                    rtmpi_op_apply(op, slot(sh, n, j), acc, (MPI_Count)k, dt);
-        } else {
-            /* rank order; the root's part goes through its slot too (in
-             * place, the fold overwrites it) */
-            wait_writable(sh, n);
-            memcpy(slot(sh, n, r), input + i * ext, len);
-            fold_slots(sh, n, 0, k, dt, op, d, acc);
-        }
-        flag_store(&sh->flags[r].ready, n);
-        flag_store(&sh->flags[r].done, n);
+        if (root >= 0)
+            reduce_step(sh, ci->rank, root, n, in, out, sbuf == MPI_IN_PLACE, k, span(d, k), dt,
+                        op, d);
+        else
+            allreduce_step(sh, ci->rank, n, in, out, k, span(d, k), dt, op, d);
     }
     return MPI_SUCCESS;
+}
+
+int coll_shm_reduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                    MPI_Op op, int root)
+{
+    return reduce_steps(ci, sbuf, rbuf, count, dt, op, root);
 }
 
 int coll_shm_allreduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                        MPI_Op op)
 {
-    rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
-    struct coll_shm *sh;
-    size_t per, ext = (size_t)d->extent;
-    int p = ci->size, r = ci->rank;
-    const char *input = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-
-    if (!(sh = shm_get(ci)) || !(per = elems_per_step(sh, d)))
-        return COLL_SHM_DECLINED;
-    for (size_t i = 0; i < (size_t)count; i += per) {
-        size_t k = (size_t)count - i < per ? (size_t)count - i : per;
-        size_t len = span(d, k);
-        uint64_t n = ++sh->step;
-        char *out = (char *)rbuf + i * ext;
-
-        wait_writable(sh, n);
-        memcpy(slot(sh, n, r), input + i * ext, len);
-        flag_store(&sh->flags[r].ready, n);
-        wait_all_ready(sh, p, n);
-        if (len < mpi_config.allreduce_shm_split || k < (size_t)p) {
-            /* every rank folds the whole chunk itself: one wait */
-            fold_slots(sh, n, 0, k, dt, op, d, out);
-            flag_store(&sh->flags[r].done, n);
-            continue;
-        }
-        /* each rank folds its share into the result area, then everyone
-         * copies the result out: the arithmetic is shared */
-        size_t e0 = k * (size_t)r / (size_t)p, e1 = k * (size_t)(r + 1) / (size_t)p;
-        char *result = res(sh, n);
-        if (e1 > e0)
-            fold_slots(sh, n, e0, e1 - e0, dt, op, d, result + e0 * ext);
-        n = ++sh->step;   /* no area of this step's own: only its flags */
-        flag_store(&sh->flags[r].ready, n);
-        wait_all_ready(sh, p, n);
-        memcpy(out, result, len);
-        flag_store(&sh->flags[r].done, n);
-    }
-    return MPI_SUCCESS;
+    return reduce_steps(ci, sbuf, rbuf, count, dt, op, -1);
 }

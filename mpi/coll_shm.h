@@ -2,8 +2,8 @@
  * Shared-memory collectives (coll_shm.c): MPI_Barrier, MPI_Bcast,
  * MPI_Reduce and MPI_Allreduce among the ranks of an intracommunicator
  * that are all on one host, through a segment the communicator's ranks
- * map at its first collective that uses it (collective: every rank agrees
- * to use it or not). Blocking collectives only; the nonblocking ones keep
+ * map at its second collective that could use it (collective: every rank
+ * agrees to use it or not). Blocking collectives only; the nonblocking ones keep
  * their schedules. docs/collectives.md, "Shared memory".
  *
  * Each coll_shm_* returns COLL_SHM_DECLINED when the communicator has no

@@ -284,6 +284,8 @@ int main(int argc, char **argv)
     shm = atoi(argv[2]) && p > 1;
     EXPECT(segments() == 0, "no segment before a collective: %d", segments());
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    EXPECT(segments() == 0, "no segment after one collective: %d", segments());
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
     EXPECT(segments() == shm, "the world's segment: %d mapped, want %d", segments(), shm);
     check_data(MPI_COMM_WORLD, "world");
     check_data(MPI_COMM_SELF, "self");
@@ -292,6 +294,8 @@ int main(int argc, char **argv)
         int one = 1, n = 0;
 
         CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+        CHECK_RC(MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, d));
+        EXPECT(segments() == shm, "a duplicate used once: %d segments, want %d", segments(), shm);
         CHECK_RC(MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, d));
         EXPECT(n == p, "Allreduce on a duplicate: %d", n);
         EXPECT(segments() == 2 * shm, "with a duplicate: %d segments, want %d", segments(),
