@@ -69,7 +69,9 @@ static void check_data(MPI_Comm comm, const char *what)
     MPI_Comm_size(comm, &p);
     for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
         int n = counts[ci];
-        int *a = malloc((size_t)n * 2 * sizeof(int)), *b = malloc((size_t)n * 2 * sizeof(int));
+        /* 2n ints for a vector of n; at least 4 for one matrix */
+        int *a = malloc(((size_t)n * 2 + 4) * sizeof(int));
+        int *b = malloc(((size_t)n * 2 + 4) * sizeof(int));
         double *x = malloc((size_t)n * sizeof(double)), *y = malloc((size_t)n * sizeof(double));
         struct { double v; int loc; } *pa = malloc((size_t)n * sizeof(*pa)),
                                       *pb = malloc((size_t)n * sizeof(*pb));
