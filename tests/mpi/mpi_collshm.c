@@ -270,7 +270,11 @@ int main(int argc, char **argv)
     mt_init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     if (argc > 1 && !strcmp(argv[1], "idle")) {
-        /* rank 0 decides when a second has passed; no transport traffic */
+        /* both ranks are up (the first collective goes by messages, the
+         * second makes the segment); then rank 0 decides when a second has
+         * passed; no transport traffic */
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
         double t0 = MPI_Wtime();
         int go = 1;
         while (go) {

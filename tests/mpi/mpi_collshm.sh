@@ -17,6 +17,12 @@ RTM_MPI_COLL_SHM=0 run_np 3 mpi_collshm data 0
 for np in $(t_np "2 3" "3"); do
     RTM_MPI_COLL_SHM_CHUNK=4K RTM_MPI_ALLREDUCE_SHM_SPLIT=0 run_np $np mpi_collshm data 1
 done
+# The counters cover the whole job: under a sanitizer a rank's start or exit
+# can keep the other waiting past 0.5 s, and that wait rightly sleeps.
+if [ "${RTMTEST_SANITIZER_PASS:-0}" = 1 ]; then
+    echo "PASS: mpi_collshm (the idle check runs without sanitizers only)"
+    exit 0
+fi
 out=$(RTM_IDLE_WAIT=yield RTM_LOG_LEVEL=debug "$RTRUN" -n 2 --oversubscribe --timeout 120 \
       "$prog_dir/mpi_collshm" idle 2>&1)
 rc=$?
