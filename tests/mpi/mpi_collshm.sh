@@ -1,7 +1,8 @@
 #!/bin/sh
 # mpi_collshm (tests/mpi/mpi_collshm.c): the shared-memory collectives'
 # data and segments on 1 to 4 ranks; with RTM_MPI_COLL_SHM=0 (the point-to-
-# point algorithms, no segment); with the smallest chunk and every Allreduce
+# point algorithms, no segment); over tcp alone (no segment, agreed); with
+# the smallest chunk and every Allreduce
 # split among the ranks, so Bcast, Reduce and Allreduce take many steps and
 # writers run ahead of readers. Then the idle policy: 2 ranks forced to
 # yield, a second of shm collectives (short waits, no transport traffic)
@@ -14,6 +15,8 @@ for np in $(t_np "1 2 3 4" "1 3"); do   # the sanitizer pass: 1 and 3
     run_np $np mpi_collshm data 1
 done
 RTM_MPI_COLL_SHM=0 run_np 3 mpi_collshm data 0
+# no shm transport: rank 0 cannot make the segment, and all agree to go without
+RTM_TRANSPORTS=self,tcp run_np 3 mpi_collshm data 0
 for np in $(t_np "2 3" "3"); do
     RTM_MPI_COLL_SHM_CHUNK=4K RTM_MPI_ALLREDUCE_SHM_SPLIT=0 run_np $np mpi_collshm data 1
 done
