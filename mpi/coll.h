@@ -14,6 +14,8 @@
  *   coll_reduce.c    Reduce, Allreduce, Reduce_scatter(_block): data combined
  *   coll_scan.c      Scan, Exscan
  *   coll.c           the argument checks and the launch every one of them uses
+ *   coll_shm.c       Barrier, Bcast, Reduce, Allreduce through shared memory
+ *                    among ranks on one host (blocking calls; coll_shm.h)
  *
  * Switch points are rows of the config table (RTM_MPI_*, common/
  * config_table.h); docs/collectives.md gives the measurements behind the

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "coll.h"
+#include "coll_shm.h"
 
 /* ---- Barrier: dissemination, ceil(log2 p) rounds of zero-byte messages. */
 static int build_barrier(rtmpi_sched_t *s, cinfo_t *ci)
@@ -27,6 +28,11 @@ static int barrier(const char *fn, MPI_Comm comm, MPI_Request *request)
         return rc;
     if (ci->c->inter)
         return icoll_barrier(fn, ci, request);
+    if (!request && coll_shm_usable(ci)) {
+        rtmpi_call_enter(fn, RTMPI_CALL_NONE, RTMPI_CALL_NONE, comm);
+        if ((rc = coll_shm_barrier(ci)) != COLL_SHM_DECLINED)
+            return rc;
+    }
     NEW_SCHED(s);
     return coll_launch(fn, ci, s, build_barrier(s, ci), request);
 }

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "coll.h"
+#include "coll_shm.h"
 #include "mpi_config.h"
 
 #include <string.h>
@@ -330,6 +331,13 @@ static int build_reduce_scatter(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf,
     return rtmpi_sched_failed(s);
 }
 
+/* Reduce and Allreduce may go through shared memory (coll_shm.c). */
+static int shm_size_ok(cinfo_t *ci, int count, MPI_Datatype dt)
+{
+    return coll_shm_usable(ci) &&
+           (size_t)count * (size_t)rtmpi_dtype_get(dt)->size <= mpi_config.reduce_shm_max;
+}
+
 static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
                   MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -350,6 +358,12 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
          (rc = coll_check_buf(fn, ci, recvbuf, count, datatype, NULL, "receive"))) ||
         (rc = coll_check_op(fn, ci, op, datatype)))
         return rc;
+    if (!request && count > 0 && shm_size_ok(ci, count, datatype)) {
+        rtmpi_call_enter(fn, RTMPI_CALL_NONE, RTMPI_CALL_NONE, comm);
+        if ((rc = coll_shm_reduce(ci, sendbuf, recvbuf, count, datatype, op, root)) !=
+            COLL_SHM_DECLINED)
+            return rc;
+    }
     NEW_SCHED(s);
     return coll_launch(fn, ci, s, build_reduce(s, ci, sendbuf, recvbuf, count, datatype, op, root),
                        request);
@@ -388,6 +402,12 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int cou
         (rc = coll_check_buf(fn, ci, recvbuf, count, datatype, NULL, "receive")) ||
         (rc = coll_check_op(fn, ci, op, datatype)))
         return rc;
+    if (!request && count > 0 && shm_size_ok(ci, count, datatype)) {
+        rtmpi_call_enter(fn, RTMPI_CALL_NONE, RTMPI_CALL_NONE, comm);
+        if ((rc = coll_shm_allreduce(ci, sendbuf, recvbuf, count, datatype, op)) !=
+            COLL_SHM_DECLINED)
+            return rc;
+    }
     NEW_SCHED(s);
     return coll_launch(fn, ci, s, build_allreduce(s, ci, sendbuf, recvbuf, count, datatype, op),
                        request);

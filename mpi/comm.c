@@ -8,6 +8,7 @@
 #include "mpi_impl.h"
 #include "intercomm.h"
 #include "coll_sched.h"
+#include "coll_shm.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -123,6 +124,7 @@ static void comm_destroy(MPI_Comm h)
 {
     rtmpi_comm_t *c = rtmpi_comms[h];
 
+    coll_shm_free(c);
     rtm_comm_free(&c->coll);
     if (h != MPI_COMM_WORLD && h != MPI_COMM_SELF)
         rtm_comm_free(&c->pt2pt);

@@ -31,6 +31,7 @@ mpi_libmpi_la_SOURCES = \
 	mpi/coll_reduce.c \
 	mpi/coll_scan.c \
 	mpi/coll_sched.c \
+	mpi/coll_shm.c mpi/coll_shm.h \
 	mpi/coll_sched.h \
 	mpi/comm.c \
 	mpi/datatype.c \

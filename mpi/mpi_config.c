@@ -22,6 +22,16 @@ static const rtm_cfg_row_t mpi_config_rows[] = {
     RTM_CFG_ROW(MPI_ALLTOALL_PAIRWISE, mpi_config_t, alltoall_pairwise, SIZE, "64", NULL, 0,
                 RTM_CFG_TIB,
       "MPI_Alltoall(v,w): from this many bytes per block (and 3 or more ranks) pairwise exchange; every transfer posted at once below"),
+    RTM_CFG_ROW(MPI_COLL_SHM, mpi_config_t, coll_shm, BOOL, "1", NULL, 0, 0,
+      "MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce (blocking) on a communicator whose ranks are all on one host go through a shared-memory segment of the communicator's (made at its first such collective); 0: always the point-to-point algorithms. The same value at every rank"),
+    RTM_CFG_ROW(MPI_COLL_SHM_CHUNK, mpi_config_t, coll_shm_chunk, SIZE, "16K", NULL, 4096, RTM_CFG_TIB,
+      "Shared-memory collectives: bytes of each rank's slot and of the result area (the step of a pipelined Bcast or Reduce); the segment holds 16 x (ranks + 1) of them, at most 8 MiB (the chunk shrinks to fit)"),
+    RTM_CFG_ROW(MPI_BCAST_SHM_MAX, mpi_config_t, bcast_shm_max, SIZE, "1G", NULL, 0, RTM_CFG_TIB,
+      "MPI_Bcast: up to this many bytes through shared memory (RTM_MPI_COLL_SHM); the point-to-point algorithms above"),
+    RTM_CFG_ROW(MPI_REDUCE_SHM_MAX, mpi_config_t, reduce_shm_max, SIZE, "1G", NULL, 0, RTM_CFG_TIB,
+      "MPI_Reduce and MPI_Allreduce: up to this many bytes through shared memory (RTM_MPI_COLL_SHM); the point-to-point algorithms above"),
+    RTM_CFG_ROW(MPI_ALLREDUCE_SHM_SPLIT, mpi_config_t, allreduce_shm_split, SIZE, "16K", NULL, 0, RTM_CFG_TIB,
+      "MPI_Allreduce through shared memory: from this many bytes per step each rank reduces a share of the data and all copy the result; below every rank reduces all of it"),
 };
 
 rtm_cfg_table_t mpi_config_table =

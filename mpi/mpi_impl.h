@@ -276,6 +276,8 @@ typedef struct rtmpi_comm {
     rtmpi_attr_t  *attrs;
     rtmpi_topo_t  *topo;
     unsigned       coll_seq;    /* collective instance count: the tag of the next one */
+    struct coll_shm *shm;       /* shared-memory collectives' segment (coll_shm.c), or NULL */
+    int            shm_state;   /* coll_shm.c: not tried yet, in use, off, being made */
     char           name[MPI_MAX_OBJECT_NAME];
 } rtmpi_comm_t;
 

@@ -24,6 +24,11 @@
  * if the rank shares its core (RTM_IDLE_WAIT; by default, more ranks of the
  * job on this host than CPUs), so the peer waited for can run.
  *
+ * A wait's first call (polls == 1) restarts the back-off's clock: the
+ * binding's waits end on work the runtime's passes do not count (its
+ * schedules, flags in shared memory), and a clock left running from the
+ * last transport event made later short waits sleep as long ones.
+ *
  * Cheap: one compare while spinning. Allocates and locks nothing; logs
  * once, at debug level, when the first wait past its spin resolves the
  * policy. */

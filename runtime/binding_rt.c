@@ -22,6 +22,11 @@
 
 void binding_idle(unsigned long polls)
 {
+    /* the first poll of a wait, or the first after one that found work
+     * (the binding's own, which the passes do not count): a long wait's
+     * back-off counts from here, not from the last transport event */
+    if (polls == 1)
+        progress_idle_restart();
     progress_idle(polls);
 }
 

@@ -191,11 +191,17 @@ int progress_idle_resolve(void)
 /* Not the hot path (a yield or a clock read follows anyway); no allocation,
  * lock or log. Yields at every call in yield mode unless the passes since
  * the last call found work (then it polls again first). */
+/* a count no pass has reached: the next call starts a wait */
+static unsigned long events_seen = ~0ul;
+static double wait_start;
+
+void progress_idle_restart(void)
+{
+    events_seen = ~0ul;
+}
+
 void progress_idle_slow(void)
 {
-    /* a count no pass has reached: the first call starts a wait */
-    static unsigned long events_seen = ~0ul;
-    static double wait_start;
     double now = rtm_time_now(), age;
 
     state_check();   /* a launcher asked for the job's state (runtime/state.h) */

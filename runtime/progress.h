@@ -24,6 +24,10 @@ int          progress_idle_resolve(void);
 
 /* The slow path of an idle poll (progress.c): yield, or back off. */
 void         progress_idle_slow(void);
+/* A new wait starts (or the last poll found work the passes do not count,
+ * e.g. a flag in memory the binding shares): the back-off's clock restarts
+ * at the next idle poll. */
+void         progress_idle_restart(void);
 
 /* Called by a blocking wait after `idle` consecutive empty polls (a wait's
  * polls, counted from 1). The policy (RTM_IDLE_WAIT, resolved on the first

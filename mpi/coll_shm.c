@@ -1,0 +1,459 @@
+/*
+ * Shared-memory collectives among the ranks of an intracommunicator that
+ * are all on one host (coll_shm.h, docs/collectives.md "Shared memory"):
+ * MPI_Barrier, MPI_Bcast, MPI_Reduce and MPI_Allreduce go through a POSIX
+ * shm segment the communicator's ranks map, made at its first collective
+ * that uses it and unmapped when the communicator is destroyed.
+ *
+ * Segment: one cache line of flags per rank (ready, done), a result area
+ * and one slot per rank, each `chunk` bytes. Every shm collective is a run
+ * of steps numbered 1, 2, ... per communicator, the same at every rank
+ * (blocking collectives are called in the same order everywhere). A rank
+ * publishes "my data of step n is in place" by storing n in its ready
+ * flag, and "I read everything of step n" by storing n in its done flag;
+ * the flags only grow. Step n uses buffer set n % SHM_NBUF (a result area
+ * and the slots), so a writer can run SHM_NBUF steps ahead of the slowest
+ * reader (a Bcast root or a Reduce leaf does not wait for the others to
+ * finish). The one rule that makes reuse safe: a rank writes any shared
+ * area at step n only after every done flag is >= n - SHM_NBUF.
+ */
+#include "config.h"
+
+#include "coll_shm.h"
+#include "mpi_config.h"
+#include "mpi_state.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+typedef struct shm_flags {
+    uint64_t ready;
+    uint64_t done;
+    char     pad[64 - 2 * sizeof(uint64_t)];
+} shm_flags_t;
+
+struct coll_shm {
+    char        *base;
+    size_t       len;
+    size_t       chunk;    /* bytes of the result area and of each slot */
+    uint64_t     step;     /* the last step this rank took part in */
+    int          p;
+    shm_flags_t *flags;    /* [p] */
+    char        *data;     /* [SHM_NBUF][p + 1][chunk]: result area, then slots */
+};
+
+/* Buffer sets: how far a writer may run ahead of the readers. 16 rather
+ * than 4: oversubscribed (4 ranks on 2 CPUs) Bcast 8 B 1.3 -> 0.40 us and
+ * Reduce 8 B 1.4 -> 0.48 us, as a root or leaf yields less often. */
+#define SHM_NBUF 16
+
+/* A communicator's state: its first collective that could use a segment
+ * goes by messages (SHM_UNTRIED -> SHM_ONCE), its second makes one, so a
+ * communicator used once (MPI_Win_allocate's grouping by host, a split to
+ * learn a size) never pays for a segment. */
+enum { SHM_UNTRIED = 0, SHM_READY = 1, SHM_OFF = -1, SHM_SETUP = 2, SHM_ONCE = 3 };
+
+/* All of the segment beyond the flags, whatever the chunk asked for. */
+#define SHM_DATA_MAX ((size_t)8 << 20)
+#define SHM_CHUNK_MIN ((size_t)1024)
+
+static size_t chunk_for(int p)
+{
+    size_t c = mpi_config.coll_shm_chunk, cap = SHM_DATA_MAX / SHM_NBUF / (size_t)(p + 1);
+
+    if (c > cap)
+        c = cap;
+    c &= ~(size_t)63;
+    return c < SHM_CHUNK_MIN ? 0 : c;
+}
+
+/* ---- the segment ------------------------------------------------------- */
+
+static void seg_unmap(struct coll_shm *sh)
+{
+    if (sh) {
+        if (sh->base)
+            munmap(sh->base, sh->len);
+        free(sh);
+    }
+}
+
+/* Collective over the communicator (network algorithms: the state is
+ * SHM_SETUP meanwhile). Everyone ends with the same state. */
+static void seg_setup(cinfo_t *ci)
+{
+    rtmpi_comm_t *c = ci->c;
+    int p = ci->size, r = ci->rank, ok = 1, allok = 0, fd = -1;
+    size_t chunk = chunk_for(p);
+    size_t len = (size_t)p * sizeof(shm_flags_t) + SHM_NBUF * (size_t)(p + 1) * chunk;
+    unsigned long long msg[2] = {0, 0};   /* nonce, rank 0's segment made */
+    struct coll_shm *sh = calloc(1, sizeof(*sh));
+    char name[64];
+
+    c->shm_state = SHM_SETUP;
+    if (!sh || !chunk || !binding_tl_open("shm"))
+        ok = 0;
+    if (r == 0) {
+        if (ok && getrandom(&msg[0], sizeof(msg[0]), 0) != (ssize_t)sizeof(msg[0]))
+            ok = 0;
+        snprintf(name, sizeof(name), "/rtmpi-coll-%llx", msg[0]);
+        /* posix_fallocate: a full /dev/shm refuses here, not by SIGBUS */
+        if (ok && ((fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600)) < 0 ||
+                   ftruncate(fd, (off_t)len) != 0 || posix_fallocate(fd, 0, (off_t)len) != 0))
+            ok = 0;
+        msg[1] = (unsigned long long)ok;
+    }
+    if (PMPI_Bcast(msg, 2, MPI_UNSIGNED_LONG_LONG, 0, ci->comm) != MPI_SUCCESS)
+        msg[1] = 0;
+    snprintf(name, sizeof(name), "/rtmpi-coll-%llx", msg[0]);
+    if (msg[1]) {
+        if (r != 0 && ok && (fd = shm_open(name, O_RDWR, 0600)) < 0)
+            ok = 0;
+        if (ok) {
+            /* ftruncate's pages read as zeros: every flag starts at step 0 */
+            void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+            if (m == MAP_FAILED) {
+                ok = 0;
+            } else {
+                sh->base = m;
+                sh->len = len;
+            }
+        }
+        if (PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, ci->comm) != MPI_SUCCESS)
+            allok = 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (r == 0 && msg[1])
+        shm_unlink(name);   /* everyone that could map it has */
+    if (!allok) {
+        seg_unmap(sh);
+        c->shm_state = SHM_OFF;
+        return;
+    }
+    sh->chunk = chunk;
+    sh->p = p;
+    sh->flags = (shm_flags_t *)(void *)sh->base;
+    sh->data = sh->base + (size_t)p * sizeof(shm_flags_t);
+    c->shm = sh;
+    c->shm_state = SHM_READY;
+}
+
+/* Every rank of the communicator is on this rank's host. The same answer
+ * at every rank: the job's map of ranks to hosts. */
+static int all_here(const rtmpi_comm_t *c)
+{
+    int me = -1, node = -1;
+
+    if (rtm_world_node(c->world_ranks[c->rank], &me) != RTM_OK)
+        return 0;
+    for (int i = 0; i < c->size; i++)
+        if (rtm_world_node(c->world_ranks[i], &node) != RTM_OK || node != me)
+            return 0;
+    return 1;
+}
+
+static struct coll_shm *shm_get(cinfo_t *ci)
+{
+    rtmpi_comm_t *c = ci->c;
+
+    if (__builtin_expect(c->shm_state == SHM_READY, 1))
+        return c->shm;
+    if (c->shm_state != SHM_UNTRIED && c->shm_state != SHM_ONCE)
+        return NULL;
+    if (!mpi_config.coll_shm || c->inter || ci->size < 2 || !all_here(c)) {
+        c->shm_state = SHM_OFF;
+        return NULL;
+    }
+    if (c->shm_state == SHM_UNTRIED) {
+        c->shm_state = SHM_ONCE;
+        return NULL;
+    }
+    seg_setup(ci);
+    return c->shm;
+}
+
+int coll_shm_usable(cinfo_t *ci)
+{
+    rtmpi_comm_t *c = ci->c;
+
+    if (c->shm_state == SHM_READY)
+        return 1;
+    return (c->shm_state == SHM_UNTRIED || c->shm_state == SHM_ONCE) && mpi_config.coll_shm &&
+           !c->inter && ci->size >= 2;
+}
+
+void coll_shm_free(rtmpi_comm_t *c)
+{
+    seg_unmap(c->shm);
+    c->shm = NULL;
+    c->shm_state = SHM_OFF;
+}
+
+/* ---- flags and waits --------------------------------------------------- */
+
+static inline uint64_t flag_load(const uint64_t *f)
+{
+    return __atomic_load_n(f, __ATOMIC_ACQUIRE);
+}
+
+static inline void flag_store(uint64_t *f, uint64_t v)
+{
+    __atomic_store_n(f, v, __ATOMIC_RELEASE);
+}
+
+/* Waits for *f >= v, driving progress (other traffic, nonblocking
+ * collectives, one-sided targets) and idling as the runtime's blocking
+ * waits do: a rank that shares its core yields it, so the rank it waits
+ * for can run. */
+static void wait_ge(const uint64_t *f, uint64_t v)
+{
+    unsigned long polls = 0;
+
+    while (flag_load(f) < v) {
+        if (rtmpi_progress() > 0)
+            polls = 0;
+        else
+            binding_idle(++polls);
+    }
+}
+
+static void wait_all_done(struct coll_shm *sh, int p, uint64_t v)
+{
+    for (int i = 0; i < p; i++)
+        wait_ge(&sh->flags[i].done, v);
+}
+
+static void wait_all_ready(struct coll_shm *sh, int p, uint64_t v)
+{
+    for (int i = 0; i < p; i++)
+        wait_ge(&sh->flags[i].ready, v);
+}
+
+/* The result area and rank i's slot of step n. */
+static inline char *res(struct coll_shm *sh, uint64_t n)
+{
+    return sh->data + (size_t)(n % SHM_NBUF) * (size_t)(sh->p + 1) * sh->chunk;
+}
+
+static inline char *slot(struct coll_shm *sh, uint64_t n, int i)
+{
+    return res(sh, n) + (size_t)(i + 1) * sh->chunk;
+}
+
+/* May this rank write the shared areas of step n? */
+static inline void wait_writable(struct coll_shm *sh, uint64_t n)
+{
+    if (n > SHM_NBUF)
+        wait_all_done(sh, sh->p, n - SHM_NBUF);
+}
+
+/* ---- Barrier ----------------------------------------------------------- */
+
+int coll_shm_barrier(cinfo_t *ci)
+{
+    struct coll_shm *sh = shm_get(ci);
+
+    if (!sh)
+        return COLL_SHM_DECLINED;
+    uint64_t n = ++sh->step;
+    flag_store(&sh->flags[ci->rank].ready, n);
+    wait_all_ready(sh, ci->size, n);
+    flag_store(&sh->flags[ci->rank].done, n);
+    return MPI_SUCCESS;
+}
+
+/* ---- Bcast ------------------------------------------------------------- */
+
+int coll_shm_bcast(cinfo_t *ci, void *buf, int count, MPI_Datatype dt, int root)
+{
+    rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
+    size_t bytes = (size_t)count * (size_t)d->size;
+    struct coll_shm *sh;
+    MPI_Aint off = 0;
+    char *data, *packed = NULL;
+    int r = ci->rank, rc = MPI_SUCCESS;
+
+    if (bytes == 0 || ci->size == 1)
+        return MPI_SUCCESS;
+    if (!(sh = shm_get(ci)))
+        return COLL_SHM_DECLINED;
+    if (rtmpi_dtype_contig(d, count, &off)) {
+        data = (char *)buf + off;
+    } else {
+        /* this rank's type is not one byte range (another rank's may be):
+         * through a packed copy */
+        data = packed = malloc(bytes);
+        if (!packed)
+            rc = MPI_ERR_NO_MEM;   /* still takes its part, or the others wait */
+        else if (r == root)
+            rtmpi_pack(buf, count, d, packed);
+    }
+    for (size_t at = 0; at < bytes; at += sh->chunk) {
+        size_t len = bytes - at < sh->chunk ? bytes - at : sh->chunk;
+        uint64_t n = ++sh->step;
+
+        if (r == root) {
+            wait_writable(sh, n);
+            if (data)
+                memcpy(res(sh, n), data + at, len);
+            flag_store(&sh->flags[r].ready, n);
+        } else {
+            wait_ge(&sh->flags[root].ready, n);
+            if (data)
+                memcpy(data + at, res(sh, n), len);
+        }
+        flag_store(&sh->flags[r].done, n);
+    }
+    if (packed && r != root)
+        rtmpi_unpack(packed, bytes, buf, count, d);
+    free(packed);
+    return rc;
+}
+
+/* ---- Reduce, Allreduce ------------------------------------------------- */
+
+/* Elements of dt that go through a slot in one step; 0 when dt cannot go
+ * through shared memory (its elements are not packed side by side, as a
+ * predefined type's or a contiguous type's are, or one is too large). */
+static size_t elems_per_step(struct coll_shm *sh, const rtmpi_dtype_t *d)
+{
+    if (d->extent <= 0 || d->true_lb != 0 || d->true_ub > d->extent ||
+        (size_t)d->extent > sh->chunk)
+        return 0;
+    if (!d->predefined && !(d->direct && d->direct_off == 0 && d->size == d->extent))
+        return 0;
+    return sh->chunk / (size_t)d->extent;
+}
+
+/* Bytes k elements span (the last one without its trailing padding). */
+static inline size_t span(const rtmpi_dtype_t *d, size_t k)
+{
+    return (k - 1) * (size_t)d->extent + (size_t)d->true_ub;
+}
+
+/* acc = x_0 op x_1 op ... op x_{p-1} over elements [e0, e0 + k) of the
+ * slots, folded from the right (the same order at every rank, and rank
+ * order for a non-commutative op). */
+static void fold_slots(struct coll_shm *sh, uint64_t n, size_t e0, size_t k, MPI_Datatype dt,
+                       MPI_Op op, const rtmpi_dtype_t *d, char *acc)
+{
+    size_t o = e0 * (size_t)d->extent;
+
+    memcpy(acc, slot(sh, n, sh->p - 1) + o, span(d, k));
+    for (int j = sh->p - 2; j >= 0; j--)
+        rtmpi_op_apply(op, slot(sh, n, j) + o, acc, (MPI_Count)k, dt);
+}
+
+/* Rank r's part of step n into its slot, once the slot is free. */
+static void contribute(struct coll_shm *sh, uint64_t n, int r, const char *src, size_t len)
+{
+    wait_writable(sh, n);
+    memcpy(slot(sh, n, r), src, len);
+}
+
+/* One step of Reduce (root >= 0): k elements of `in` (this rank's part;
+ * at the root in place, the receive buffer itself) to `out` at the root. */
+static void reduce_step(struct coll_shm *sh, int r, int root, uint64_t n, const char *in,
+                        char *out, int inplace, size_t k, size_t len, MPI_Datatype dt, MPI_Op op,
+                        const rtmpi_dtype_t *d)
+{
+    if (r != root) {
+        contribute(sh, n, r, in, len);
+        flag_store(&sh->flags[r].ready, n);
+        flag_store(&sh->flags[r].done, n);   /* reads nothing */
+        return;
+    }
+    for (int j = 0; j < sh->p; j++)
+        if (j != root)
+            wait_ge(&sh->flags[j].ready, n);
+    if (rtmpi_op_commutative(op)) {
+        if (!inplace)
+            memcpy(out, in, len);
+        for (int j = 0; j < sh->p; j++)
+            if (j != root)
+                rtmpi_op_apply(op, slot(sh, n, j), out, (MPI_Count)k, dt);
+    } else {
+        /* rank order; the root's part goes through its slot too (in
+         * place, the fold overwrites it) */
+        contribute(sh, n, r, in, len);
+        fold_slots(sh, n, 0, k, dt, op, d, out);
+    }
+    flag_store(&sh->flags[r].ready, n);
+    flag_store(&sh->flags[r].done, n);
+}
+
+/* One step of Allreduce (it may take two step numbers): k elements of
+ * `in` reduced into `out` at every rank. */
+static void allreduce_step(struct coll_shm *sh, int r, uint64_t n, const char *in, char *out,
+                           size_t k, size_t len, MPI_Datatype dt, MPI_Op op,
+                           const rtmpi_dtype_t *d)
+{
+    int p = sh->p;
+
+    contribute(sh, n, r, in, len);
+    flag_store(&sh->flags[r].ready, n);
+    wait_all_ready(sh, p, n);
+    if (len < mpi_config.allreduce_shm_split || k < (size_t)p) {
+        /* every rank folds the whole chunk itself: one wait */
+        fold_slots(sh, n, 0, k, dt, op, d, out);
+        flag_store(&sh->flags[r].done, n);
+        return;
+    }
+    /* each rank folds its share into the result area, then everyone
+     * copies the result out: the arithmetic is shared */
+    size_t ext = (size_t)d->extent, e0 = k * (size_t)r / (size_t)p;
+    size_t e1 = k * (size_t)(r + 1) / (size_t)p;
+    char *result = res(sh, n);
+    if (e1 > e0)
+        fold_slots(sh, n, e0, e1 - e0, dt, op, d, result + e0 * ext);
+    n = ++sh->step;   /* no area of this step's own: only its flags */
+    flag_store(&sh->flags[r].ready, n);
+    wait_all_ready(sh, p, n);
+    memcpy(out, result, len);
+    flag_store(&sh->flags[r].done, n);
+}
+
+/* Reduce to root, or Allreduce (root -1), step by step. */
+static int reduce_steps(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                        MPI_Op op, int root)
+{
+    rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
+    struct coll_shm *sh;
+    size_t per, ext = (size_t)d->extent;
+    const char *input = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+
+    if (!(sh = shm_get(ci)) || !(per = elems_per_step(sh, d)))
+        return COLL_SHM_DECLINED;
+    for (size_t i = 0; i < (size_t)count; i += per) {
+        size_t k = (size_t)count - i < per ? (size_t)count - i : per;
+        uint64_t n = ++sh->step;
+        const char *in = input + i * ext;
+        char *out = (char *)rbuf + i * ext;
+
+        if (root >= 0)
+            reduce_step(sh, ci->rank, root, n, in, out, sbuf == MPI_IN_PLACE, k, span(d, k), dt,
+                        op, d);
+        else
+            allreduce_step(sh, ci->rank, n, in, out, k, span(d, k), dt, op, d);
+    }
+    return MPI_SUCCESS;
+}
+
+int coll_shm_reduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                    MPI_Op op, int root)
+{
+    return reduce_steps(ci, sbuf, rbuf, count, dt, op, root);
+}
+
+int coll_shm_allreduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                       MPI_Op op)
+{
+    return reduce_steps(ci, sbuf, rbuf, count, dt, op, -1);
+}

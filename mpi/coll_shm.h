@@ -1,0 +1,36 @@
+/*
+ * Shared-memory collectives (coll_shm.c): MPI_Barrier, MPI_Bcast,
+ * MPI_Reduce and MPI_Allreduce among the ranks of an intracommunicator
+ * that are all on one host, through a segment the communicator's ranks
+ * map at its second collective that could use it (collective: every rank
+ * agrees to use it or not). Blocking collectives only; the nonblocking ones keep
+ * their schedules. docs/collectives.md, "Shared memory".
+ *
+ * Each coll_shm_* returns COLL_SHM_DECLINED when the communicator has no
+ * segment (ranks on several hosts, RTM_MPI_COLL_SHM=0, the segment could
+ * not be made at some rank, an intercommunicator) or the datatype cannot
+ * go through it; the caller then runs its network algorithm. The answer is
+ * the same at every rank, as long as the caller asks with arguments MPI
+ * requires to agree (sizes in bytes, the reduction's datatype and op).
+ */
+#ifndef RTMPI_COLL_SHM_H
+#define RTMPI_COLL_SHM_H
+
+#include "coll.h"
+#include "mpi_state.h"   /* rtmpi_call_enter, for the callers */
+
+#define COLL_SHM_DECLINED (-1)
+
+/* The communicator may have (or get) a segment: a cheap test before the
+ * size checks of a caller. */
+int coll_shm_usable(cinfo_t *ci);
+int coll_shm_barrier(cinfo_t *ci);
+int coll_shm_bcast(cinfo_t *ci, void *buf, int count, MPI_Datatype dt, int root);
+int coll_shm_reduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                    MPI_Op op, int root);
+int coll_shm_allreduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                       MPI_Op op);
+/* Unmaps the communicator's segment (its destruction). */
+void coll_shm_free(rtmpi_comm_t *c);
+
+#endif

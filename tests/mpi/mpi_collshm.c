@@ -1,0 +1,316 @@
+/*
+ * The shared-memory collectives (mpi/coll_shm.c): Barrier, Bcast, Reduce
+ * and Allreduce with their data checked, for every root, with MPI_IN_PLACE,
+ * a pair type (MAXLOC), a non-commutative user op on a contiguous derived
+ * type (rank order), a non-contiguous type (Allreduce falls back; Bcast
+ * with a different type at the root than elsewhere), counts that take one
+ * step and many (the driver shrinks the chunk), collectives on several
+ * communicators interleaved with a nonblocking one, and the segments: one
+ * mapped per communicator that used it, none left once it is freed.
+ *
+ *   mpi_collshm data SHM   SHM: 1 if the world must have a segment, 0 not
+ *   mpi_collshm idle       shm barriers and bcasts for a second (the driver
+ *                          checks rank 0's idle counters: no back-off sleep)
+ */
+#include "mpitest.h"
+
+#define PRIME 1009
+
+/* segments of coll_shm.c this process has mapped */
+static int segments(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int n = 0;
+
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f))
+        if (strstr(line, "/rtmpi-coll-"))
+            n++;
+    fclose(f);
+    return n;
+}
+
+/* 2x2 matrices mod PRIME, inout = in x inout: not commutative */
+static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int *a = in, *b = inout;
+
+    (void)dt;
+    for (int k = 0; k < *len; k++, a += 4, b += 4) {
+        int c[4] = {
+            (a[0] * b[0] + a[1] * b[2]) % PRIME, (a[0] * b[1] + a[1] * b[3]) % PRIME,
+            (a[2] * b[0] + a[3] * b[2]) % PRIME, (a[2] * b[1] + a[3] * b[3]) % PRIME,
+        };
+        memcpy(b, c, sizeof(c));
+    }
+}
+
+static void mat_of(int r, int k, int *m)
+{
+    m[0] = (r + k) % PRIME + 1;
+    m[1] = 1;
+    m[2] = (r * 3 + 1) % PRIME;
+    m[3] = k % 7;
+}
+
+static int val(int r, int i)
+{
+    return (r * 7 + i) % 1000;
+}
+
+static void check_data(MPI_Comm comm, const char *what)
+{
+    int r, p;
+    static const int counts[] = {1, 7, 1000, 70000};
+
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &p);
+    for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+        int n = counts[ci];
+        /* 2n ints for a vector of n; at least 4 for one matrix */
+        int *a = malloc(((size_t)n * 2 + 4) * sizeof(int));
+        int *b = malloc(((size_t)n * 2 + 4) * sizeof(int));
+        double *x = malloc((size_t)n * sizeof(double)), *y = malloc((size_t)n * sizeof(double));
+        struct { double v; int loc; } *pa = malloc((size_t)n * sizeof(*pa)),
+                                      *pb = malloc((size_t)n * sizeof(*pb));
+        int bad = 0;
+
+        if (!a || !b || !x || !y || !pa || !pb)
+            TH_FAIL("out of memory");
+        for (int root = 0; root < p; root++) {
+            /* Bcast: the root's ints contiguous, the others' every second
+             * int of a vector (the same signature) */
+            MPI_Datatype vec;
+            CHECK_RC(MPI_Type_vector(n, 1, 2, MPI_INT, &vec));
+            CHECK_RC(MPI_Type_commit(&vec));
+            for (int i = 0; i < 2 * n; i++)
+                a[i] = r == root ? val(root, i) : -1;
+            CHECK_RC(MPI_Bcast(a, r == root ? n : 1, r == root ? MPI_INT : vec, root, comm));
+            for (int i = 0; i < n && !bad; i++)
+                if ((r == root ? a[i] : a[2 * i]) != val(root, i) || (r != root && a[2 * i + 1] != -1))
+                    bad = 1;
+            EXPECT(!bad, "%s: Bcast of %d ints from %d", what, n, root);
+            CHECK_RC(MPI_Type_free(&vec));
+
+            /* Reduce SUM, normal and in place */
+            for (int inplace = 0; inplace < 2; inplace++) {
+                for (int i = 0; i < n; i++) {
+                    a[i] = val(r, i);
+                    b[i] = r == root && inplace ? val(r, i) : -5;
+                }
+                CHECK_RC(MPI_Reduce(inplace && r == root ? MPI_IN_PLACE : a, b, n, MPI_INT, MPI_SUM,
+                                    root, comm));
+                bad = 0;
+                if (r == root) {
+                    for (int i = 0; i < n && !bad; i++) {
+                        int want = 0;
+                        for (int j = 0; j < p; j++)
+                            want += val(j, i);
+                        bad = b[i] != want;
+                    }
+                } else {
+                    for (int i = 0; i < n && !bad; i++)
+                        bad = b[i] != -5 || a[i] != val(r, i);
+                }
+                EXPECT(!bad, "%s: Reduce SUM of %d ints to %d, in place %d", what, n, root,
+                       inplace);
+            }
+
+            /* Reduce MAXLOC on a pair type */
+            for (int i = 0; i < n; i++) {
+                pa[i].v = (double)((i * 31 + r * 17) % 13);
+                pa[i].loc = r;
+            }
+            CHECK_RC(MPI_Reduce(pa, pb, n, MPI_DOUBLE_INT, MPI_MAXLOC, root, comm));
+            bad = 0;
+            for (int i = 0; i < n && r == root && !bad; i++) {
+                double best = -1;
+                int loc = -1;
+                for (int j = 0; j < p; j++)
+                    if ((double)((i * 31 + j * 17) % 13) > best) {
+                        best = (double)((i * 31 + j * 17) % 13);
+                        loc = j;
+                    }
+                bad = pb[i].v != best || pb[i].loc != loc;
+            }
+            EXPECT(!bad, "%s: Reduce MAXLOC of %d to %d", what, n, root);
+        }
+
+        /* Allreduce MAX on doubles, normal and in place */
+        for (int inplace = 0; inplace < 2; inplace++) {
+            for (int i = 0; i < n; i++) {
+                x[i] = (double)val(r, i) / 4;
+                y[i] = inplace ? x[i] : -1;
+            }
+            CHECK_RC(MPI_Allreduce(inplace ? MPI_IN_PLACE : x, y, n, MPI_DOUBLE, MPI_MAX, comm));
+            bad = 0;
+            for (int i = 0; i < n && !bad; i++) {
+                double want = 0;
+                for (int j = 0; j < p; j++)
+                    if ((double)val(j, i) / 4 > want)
+                        want = (double)val(j, i) / 4;
+                bad = y[i] != want;
+            }
+            EXPECT(!bad, "%s: Allreduce MAX of %d doubles, in place %d", what, n, inplace);
+        }
+
+        /* A non-commutative op on a contiguous type of 4 ints: rank order,
+         * at every root and in Allreduce */
+        {
+            int m = n / 4 > 0 ? n / 4 : 1;
+            MPI_Datatype mat;
+            MPI_Op op;
+            int *want = malloc((size_t)m * 4 * sizeof(int)), *t = malloc(4 * sizeof(int));
+
+            if (!want || !t)
+                TH_FAIL("out of memory");
+            CHECK_RC(MPI_Type_contiguous(4, MPI_INT, &mat));
+            CHECK_RC(MPI_Type_commit(&mat));
+            CHECK_RC(MPI_Op_create(matmul, 0, &op));
+            for (int k = 0; k < m; k++) {
+                int one = 1;
+                mat_of(p - 1, k, want + 4 * k);
+                for (int j = p - 2; j >= 0; j--) {
+                    mat_of(j, k, t);
+                    matmul(t, want + 4 * k, &one, NULL);
+                }
+            }
+            for (int root = 0; root <= p; root++) {   /* p: Allreduce */
+                for (int k = 0; k < m; k++) {
+                    mat_of(r, k, a + 4 * k);
+                    mat_of(-7, k, b + 4 * k);
+                }
+                if (root < p)
+                    CHECK_RC(MPI_Reduce(a, b, m, mat, op, root, comm));
+                else
+                    CHECK_RC(MPI_Allreduce(MPI_IN_PLACE, a, m, mat, op, comm));
+                const int *got = root < p ? b : a;
+                bad = 0;
+                if (root == p || r == root)
+                    for (int i = 0; i < 4 * m && !bad; i++)
+                        bad = got[i] != want[i];
+                EXPECT(!bad, "%s: non-commutative op on %d matrices, root %d (%d: Allreduce)",
+                       what, m, root, p);
+            }
+            CHECK_RC(MPI_Op_free(&op));
+            CHECK_RC(MPI_Type_free(&mat));
+            free(want);
+            free(t);
+        }
+
+        /* A non-contiguous type: every second int (the point-to-point path) */
+        {
+            MPI_Datatype vec;
+            CHECK_RC(MPI_Type_vector(n, 1, 2, MPI_INT, &vec));
+            CHECK_RC(MPI_Type_commit(&vec));
+            for (int i = 0; i < 2 * n; i++)
+                a[i] = i % 2 ? -3 : val(r, i / 2);
+            CHECK_RC(MPI_Allreduce(MPI_IN_PLACE, a, 1, vec, MPI_SUM, comm));
+            bad = 0;
+            for (int i = 0; i < n && !bad; i++) {
+                int want = 0;
+                for (int j = 0; j < p; j++)
+                    want += val(j, i);
+                bad = a[2 * i] != want || a[2 * i + 1] != -3;
+            }
+            EXPECT(!bad, "%s: Allreduce SUM of a vector of %d ints", what, n);
+            CHECK_RC(MPI_Type_free(&vec));
+        }
+        CHECK_RC(MPI_Barrier(comm));
+        free(a);
+        free(b);
+        free(x);
+        free(y);
+        free(pa);
+        free(pb);
+    }
+}
+
+/* Collectives on the world, on halves of it and on a duplicate with a
+ * nonblocking broadcast in flight, interleaved. */
+static void check_interleaved(void)
+{
+    int r, p, v[64], w[64], sum;
+    MPI_Comm half, dup;
+    MPI_Request rq;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    CHECK_RC(MPI_Comm_split(MPI_COMM_WORLD, r % 2, r, &half));
+    CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    for (int it = 0; it < 50; it++) {
+        for (int i = 0; i < 64; i++)
+            v[i] = r == 0 ? it * 64 + i : -1;
+        CHECK_RC(MPI_Ibcast(v, 64, MPI_INT, 0, dup, &rq));
+        CHECK_RC(MPI_Allreduce(&r, &sum, 1, MPI_INT, MPI_SUM, half));
+        int want = 0;
+        for (int j = r % 2; j < p; j += 2)
+            want += j;
+        EXPECT(sum == want, "Allreduce on half %d: %d, want %d", r % 2, sum, want);
+        for (int i = 0; i < 64; i++)
+            w[i] = r == p - 1 ? it + i : 0;
+        CHECK_RC(MPI_Bcast(w, 64, MPI_INT, p - 1, MPI_COMM_WORLD));
+        CHECK_RC(MPI_Barrier(dup));
+        CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        int bad = 0;
+        for (int i = 0; i < 64 && !bad; i++)
+            bad = v[i] != it * 64 + i || w[i] != it + i;
+        EXPECT(!bad, "iteration %d: a broadcast's data", it);
+    }
+    CHECK_RC(MPI_Comm_free(&half));
+    CHECK_RC(MPI_Comm_free(&dup));
+}
+
+int main(int argc, char **argv)
+{
+    int p, shm;
+
+    mt_init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    if (argc > 1 && !strcmp(argv[1], "idle")) {
+        /* both ranks are up (the first collective goes by messages, the
+         * second makes the segment); then rank 0 decides when a second has
+         * passed; no transport traffic */
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        double t0 = MPI_Wtime();
+        int go = 1;
+        while (go) {
+            CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+            if (th_rank == 0)
+                go = MPI_Wtime() - t0 < 1.0;
+            CHECK_RC(MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD));
+        }
+        return mt_finish("mpi_collshm idle");
+    }
+    if (argc < 3 || strcmp(argv[1], "data") != 0)
+        TH_FAIL("usage: mpi_collshm data SHM | mpi_collshm idle");
+    shm = atoi(argv[2]) && p > 1;
+    EXPECT(segments() == 0, "no segment before a collective: %d", segments());
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    EXPECT(segments() == 0, "no segment after one collective: %d", segments());
+    CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+    EXPECT(segments() == shm, "the world's segment: %d mapped, want %d", segments(), shm);
+    check_data(MPI_COMM_WORLD, "world");
+    check_data(MPI_COMM_SELF, "self");
+    for (int i = 0; i < 20; i++) {
+        MPI_Comm d;
+        int one = 1, n = 0;
+
+        CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+        CHECK_RC(MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, d));
+        EXPECT(segments() == shm, "a duplicate used once: %d segments, want %d", segments(), shm);
+        CHECK_RC(MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, d));
+        EXPECT(n == p, "Allreduce on a duplicate: %d", n);
+        EXPECT(segments() == 2 * shm, "with a duplicate: %d segments, want %d", segments(),
+               2 * shm);
+        CHECK_RC(MPI_Comm_free(&d));
+        EXPECT(segments() == shm, "duplicate freed: %d segments, want %d", segments(), shm);
+    }
+    if (p > 1)
+        check_interleaved();
+    EXPECT(segments() == shm, "at the end: %d segments, want %d", segments(), shm);
+    return mt_finish("mpi_collshm");
+}

@@ -1,0 +1,44 @@
+#!/bin/sh
+# mpi_collshm (tests/mpi/mpi_collshm.c): the shared-memory collectives'
+# data and segments on 1 to 4 ranks; with RTM_MPI_COLL_SHM=0 (the point-to-
+# point algorithms, no segment); over tcp alone (no segment, agreed); with
+# the smallest chunk and every Allreduce
+# split among the ranks, so Bcast, Reduce and Allreduce take many steps and
+# writers run ahead of readers. Then the idle policy: 2 ranks forced to
+# yield, a second of shm collectives (short waits, no transport traffic)
+# must not have rank 0 sleep in the back-off of long waits (each wait's
+# clock starts with the wait; before, the clock ran from the last transport
+# event and every later short wait slept, e.g. Reduce 8 B took 450 us).
+. "$top_srcdir/tests/mpi/common.sh"
+require_rtrun
+for np in $(t_np "1 2 3 4" "1 3"); do   # the sanitizer pass: 1 and 3
+    run_np $np mpi_collshm data 1
+done
+RTM_MPI_COLL_SHM=0 run_np 3 mpi_collshm data 0
+# no shm transport: rank 0 cannot make the segment, and all agree to go without
+RTM_TRANSPORTS=self,tcp run_np 3 mpi_collshm data 0
+for np in $(t_np "2 3" "3"); do
+    RTM_MPI_COLL_SHM_CHUNK=4K RTM_MPI_ALLREDUCE_SHM_SPLIT=0 run_np $np mpi_collshm data 1
+done
+# The counters cover the whole job: under a sanitizer a rank's start or exit
+# can keep the other waiting past 0.5 s, and that wait rightly sleeps.
+if [ "${RTMTEST_SANITIZER_PASS:-0}" = 1 ]; then
+    echo "PASS: mpi_collshm (the idle check runs without sanitizers only)"
+    exit 0
+fi
+out=$(RTM_IDLE_WAIT=yield RTM_LOG_LEVEL=debug "$RTRUN" -n 2 --oversubscribe --timeout 120 \
+      "$prog_dir/mpi_collshm" idle 2>&1)
+rc=$?
+if [ $rc -ne 0 ]; then
+    printf '%s\n' "$out" | grep -v '\] debug: ' >&2
+    echo "FAIL: mpi_collshm idle exited $rc" >&2
+    exit 1
+fi
+sleeps=$(printf '%s\n' "$out" |
+         sed -n 's/^\[[^]]*:0\] debug: idle waits: [0-9]* yields, \([0-9]*\) back-off sleeps.*/\1/p')
+if [ -z "$sleeps" ] || [ "$sleeps" -ne 0 ]; then
+    printf '%s\n' "$out" | grep 'idle waits' >&2
+    echo "FAIL: a second of short shm waits: rank 0 slept ${sleeps:-?} times in the back-off; want 0" >&2
+    exit 1
+fi
+echo "PASS: mpi_collshm"
