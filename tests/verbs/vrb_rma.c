@@ -6,7 +6,8 @@
  *   vrb_rma ops [atomics|noatomics|none]
  *     Every rank exposes a region to all others and sends each its own key.
  *     put: each rank writes a pattern into its right neighbour's region
- *     (an inline-sized, a middle and a 40 KB put); get: each rank reads
+ *     (an inline-sized, a middle and a 40 KB put, and puts from a read-only
+ *     page and from .rodata above the inline size); get: each rank reads
  *     its left neighbour's read-only part; fetch-add: every rank adds to
  *     one word of rank 0's K times (the exact total is checked, and every
  *     old value returned is below it); CAS: every rank increments another
@@ -36,6 +37,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define SLOT      (64 * 1024)         /* a put slot and a read-only part */
 #define REGION    (2 * SLOT + 64)     /* put slot, read-only part, atomic words */
@@ -45,6 +48,12 @@
 #define NCAS      50
 #define TAG_KEY   77
 #define TAG_SYNC  78
+#define RO_OFF     44000               /* in the put slot, after the three puts */
+#define RO_PUT     5000
+#define RODATA_OFF 50000
+
+/* a put source in .rodata, above any inline size */
+static const unsigned char rodata_src[1024] = {[0] = 1, [1] = 2, [300] = 3, [1023] = 4};
 
 static int rank, size;
 
@@ -186,6 +195,26 @@ static int mode_ops(const char *variant)
         CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, right, &keys[right], off, buf + off, lens[i]));
         one_wr(right, before, "a put");
     }
+    /* puts from memory this rank may not write, above the inline size: a
+     * page made read-only and a const array in .rodata (an HCA refuses to
+     * register either for local write, which an RDMA Write source needs
+     * not) */
+    if (can_put) {
+        long pg = sysconf(_SC_PAGESIZE);
+        char *ro_src = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+        if (ro_src == MAP_FAILED)
+            TH_FAIL("mmap");
+        itest_fill(ro_src, RO_PUT, 7000 + (uint32_t)rank);
+        if (mprotect(ro_src, (size_t)pg * 2, PROT_READ) != 0)
+            TH_FAIL("mprotect");
+        CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, right, &keys[right], RO_OFF, ro_src, RO_PUT));
+        CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, right, &keys[right], RODATA_OFF, rodata_src,
+                              sizeof(rodata_src)));
+        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, right));
+        munmap(ro_src, (size_t)pg * 2);
+    }
     /* get: the left neighbour's read-only part (one WR each) */
     before = wrs(left);
     CHECK_RTM(rtm_rma_get(RTM_COMM_WORLD, left, &keys[left], SLOT, buf, 5000));
@@ -204,6 +233,12 @@ static int mode_ops(const char *variant)
     for (size_t i = 0, off = 0; can_put && i < sizeof(lens) / sizeof(lens[0]);
          off += lens[i], i++)
         itest_check(mem + off, lens[i], 1000 * (uint32_t)left + (uint32_t)i, "data put");
+    if (can_put) {
+        itest_check(mem + RO_OFF, RO_PUT, 7000 + (uint32_t)left, "data put from a read-only "
+                    "page");
+        if (memcmp(mem + RODATA_OFF, rodata_src, sizeof(rodata_src)) != 0)
+            TH_FAIL("data put from .rodata differs");
+    }
 
     if (rank != 0 && atomics) {
         uint64_t inc = (uint64_t)rank + 1, bound = 0;

@@ -396,8 +396,9 @@ rtm_status_t vrb_put(rtm_tl_ep_t *tl_ep, const void *local, size_t len, uint64_t
 
         if (rc == NULL)
             return RTM_ERR_NO_MEMORY;
-        status = vrb_rcache_get(rc, (void *)(uintptr_t)local, len,
-                                IBV_ACCESS_LOCAL_WRITE, &e);
+        /* the source of an RDMA Write needs no right: it may be read-only
+         * memory, which an HCA refuses to register for local write */
+        status = vrb_rcache_get(rc, (void *)(uintptr_t)local, len, 0, &e);
         if (status != RTM_OK)
             return status;
         sge.lkey = e->mr->lkey;
