@@ -28,6 +28,8 @@
  *     right (after one with it, so the QP admits atomics); rank 1 sets the
  *     right in its copy of the key and does an atomic: the region's window
  *     or MR refuses it at the target, the job ends.
+ *   vrb_rma stuckbind | stuckinv (2 ranks) a bind or invalidate that cannot
+ *     complete (mode_stuck): the job ends naming it, nothing is freed.
  * A fault mode that returns from its flush prints FAIL and exits 1.
  */
 #include "config.h"
@@ -35,6 +37,8 @@
 #include "rtmsg.h"
 #include "../integration/itest.h"
 
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -430,6 +434,70 @@ static int mode_fault(const char *mode)
     return 1;
 }
 
+/* The state letter of process pid (/proc/pid/stat), or 0. */
+static char proc_state(long pid)
+{
+    char path[64], buf[512], *p;
+    FILE *f;
+    size_t n;
+
+    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+    if ((f = fopen(path, "r")) == NULL)
+        return 0;
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    p = strrchr(buf, ')');
+    return p != NULL && p[1] == ' ' ? p[2] : 0;
+}
+
+/* vrb_rma stuckbind | stuckinv (2 ranks, windows): rank 1 stops itself
+ * (SIGSTOP: softib's helper thread stops too, so nothing of rank 0's is
+ * acknowledged); rank 0 sends it a message, whose WR cannot complete, then
+ * exposes a region to it (the bind queues behind the send) or revokes one
+ * exposed before (the invalidate does). After RTM_VERBS_CONNECT_TIMEOUT the
+ * job must end with the line naming the stuck bind or invalidate, without
+ * freeing the window or region the queued WR names; returning from the
+ * expose or revoke prints FAIL. */
+static int mode_stuck(const char *mode)
+{
+    int inv = !strcmp(mode, "stuckinv");
+    char *mem = itest_malloc(REGION);
+    rtm_rma_region_t reg = NULL;
+    long pid = (long)getpid();
+    rtm_status_t st;
+    char one = 1;
+
+    memset(mem, 0, REGION);
+    if (inv)
+        CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, mem, REGION, RTM_RMA_READ | RTM_RMA_WRITE,
+                                 &reg));
+    if (rank == 1) {
+        CHECK_RTM(rtm_send(&pid, sizeof(pid), 0, TAG_SYNC, RTM_COMM_WORLD));
+        CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+        raise(SIGSTOP);
+        for (double end = itest_now() + 30; itest_now() < end;)
+            rtm_progress();
+        TH_FAIL("rank 1 was continued: the job should have ended (%s)", mode);
+    }
+    CHECK_RTM(rtm_recv(&pid, sizeof(pid), 1, TAG_SYNC, RTM_COMM_WORLD, NULL));
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    for (double end = itest_now() + 30; proc_state(pid) != 'T';)
+        if (itest_now() > end)
+            TH_FAIL("rank 1 (pid %ld) did not stop", pid);
+    CHECK_RTM(rtm_send(&one, 1, 1, TAG_SYNC, RTM_COMM_WORLD));   /* never acknowledged */
+    if (inv) {
+        printf("vrb_rma: rank 0 revokes while rank 1 is stopped\n");
+        st = rtm_rma_revoke(&reg);
+        TH_FAIL("a revoke whose invalidate cannot complete returned %s", rtm_strerror(st));
+    }
+    printf("vrb_rma: rank 0 exposes while rank 1 is stopped\n");
+    st = rtm_rma_expose(RTM_COMM_WORLD, mem, REGION, RTM_RMA_READ | RTM_RMA_WRITE, &reg);
+    TH_FAIL("an expose whose bind cannot complete returned %s (%s)", rtm_strerror(st),
+            st != RTM_OK ? rtm_last_error() : "");
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ops";
@@ -451,10 +519,12 @@ int main(int argc, char **argv)
         return mode_ops(argc > 2 ? argv[2] : "atomics");
     if (!strcmp(mode, "fadd") && argc > 2 && size == 2)
         return mode_fadd(atol(argv[2]));
+    if ((!strcmp(mode, "stuckbind") || !strcmp(mode, "stuckinv")) && size == 2)
+        return mode_stuck(mode);
     if ((!strcmp(mode, "nokey") && size == 3) ||
         ((!strcmp(mode, "revoked") || !strcmp(mode, "forged")) && size == 2))
         return mode_fault(mode);
     TH_FAIL("usage: vrb_rma ops [atomics|noatomics|readonly|none] | nokey (3 ranks) | revoked | forged "
-            "| fadd N (2 ranks)");
+            "| fadd N | stuckbind | stuckinv (2 ranks)");
     return 1;
 }

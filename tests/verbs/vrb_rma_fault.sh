@@ -9,6 +9,7 @@
 #   forged  an atomic on a region exposed without the atomic right (its QP
 #           admits atomics for another region: the window, or the MR, has
 #           no REMOTE_ATOMIC)
+# and, further down, a memory window bind or invalidate that cannot complete.
 . "$top_srcdir/tests/verbs/verbs_lib.sh"
 prog="$top_builddir/tests/verbs/vrb_rma"
 failed=0
@@ -35,6 +36,30 @@ for run in "nokey 3 1 write" "revoked 2 1 write" "revoked 2 0 write" "forged 2 1
     if [ $op = write ]; then what='RDMA write \(put\) to'; else what='atomic on'; fi
     if ! grep -qE "rank [0-9]+ \(.*\): verbs $what rank 0 \(.*\) failed: remote access error \(QP 0x[0-9a-f]+ -> 0x[0-9a-f]+ on .*\); the peer refused" "$VRB_TMP/log"; then
         echo "FAIL: $mode: no line naming ranks, hosts, QPs and the remote access error" >&2
+        sed 's/^/  | /' "$VRB_TMP/log" | tail -n 15
+        failed=1
+    fi
+done
+# a bind or invalidate that cannot complete (rank 1 stopped, so the send
+# queued before it is never acknowledged): after RTM_VERBS_CONNECT_TIMEOUT
+# the job ends naming it, and the window and region its WR names are not
+# freed (before: the expose returned an error, or the revoke returned, with
+# the WR still queued over a deallocated window)
+for mode in stuckbind stuckinv; do
+    echo "== $mode, 2 ranks, windows (expect: the job ends naming the stuck WR)"
+    RTM_VERBS_MW=1 RTM_VERBS_CONNECT_TIMEOUT=1 LD_PRELOAD="$VRB_PRELOAD" t_job 40 "$RTRUN" \
+        -n 2 --oversubscribe "$prog" $mode >"$VRB_TMP/log" 2>&1
+    rc=$?
+    grep -E 'vrb_rma|FAIL|did not complete' "$VRB_TMP/log" | sed 's/^/  | /' | head -n 6
+    if [ $rc -eq 0 ] || [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        echo "FAIL: $mode: rtrun exit $rc (succeeded or hung)" >&2; failed=1
+    fi
+    if grep -q 'FAIL' "$VRB_TMP/log"; then
+        echo "FAIL: $mode: the expose or revoke returned" >&2; failed=1
+    fi
+    if [ $mode = stuckbind ]; then what='memory window bind'; else what='memory window invalidate'; fi
+    if ! grep -qE "rank 0 \(.*\): verbs $what on QP 0x[0-9a-f]+ to rank 1 \(.*\) did not complete in 1 s .*the queue pair is put in error and the job ends" "$VRB_TMP/log"; then
+        echo "FAIL: $mode: no line naming the stuck $what" >&2
         sed 's/^/  | /' "$VRB_TMP/log" | tail -n 15
         failed=1
     fi

@@ -146,22 +146,38 @@ static inline rtm_status_t rma_room(vrb_ep_t *ep)
     return RTM_OK;
 }
 
-/* Slow path (expose, revoke): drive progress until WR number seq of ep is
- * retired, or the connection timeout passes. */
-static rtm_status_t sq_wait(vrb_ep_t *ep, uint64_t seq, const char *what)
+/* Slow path (expose, revoke): drive progress until WR number seq of ep (a
+ * bind or a local invalidate) is retired. One that has not completed after
+ * the connection timeout is still queued, naming the window and its
+ * region: freeing them would leave the HCA a WR that binds or invalidates
+ * freed (and maybe reused) objects. So the QP is moved to the error state
+ * (the HCA executes nothing more from it) and the job ends here, naming
+ * the peer, with the objects left as they are (vrb_fatal does not return;
+ * the region is in no list vrb_rma_close walks). */
+static void sq_wait(vrb_ep_t *ep, uint64_t seq, const char *what)
 {
     vrb_iface_t *iface = vrb_ep_iface(ep);
     double end = rtm_time_now() + iface->conn_timeout;
 
     while (ep->sq_tail <= seq) {
         vrb_progress(&iface->super);
-        if (rtm_time_now() > end)
-            return rtm_error_set(RTM_ERR_TIMEOUT, "rank %d (%s): verbs %s on QP 0x%x to rank %d "
-                                 "(%s) did not complete in %.0f s", iface->world_rank,
-                                 iface->host, what, ep->qp->qp_num, ep->super.peer, ep->host,
-                                 iface->conn_timeout);
+        if (rtm_time_now() > end) {
+            struct ibv_qp_attr a;
+            char msg[512];
+
+            memset(&a, 0, sizeof(a));
+            a.qp_state = IBV_QPS_ERR;
+            (void)ibv_modify_qp(ep->qp, &a, IBV_QP_STATE);
+            snprintf(msg, sizeof(msg), "rank %d (%s): verbs %s on QP 0x%x to rank %d (%s) did "
+                     "not complete in %.0f s (RTM_VERBS_CONNECT_TIMEOUT): the send queue to "
+                     "that rank does not move (a peer that stopped answering?); the work "
+                     "request still names the memory window and its region, so neither can "
+                     "be freed: the queue pair is put in error and the job ends",
+                     iface->world_rank, iface->host, what, ep->qp->qp_num, ep->super.peer,
+                     ep->host, iface->conn_timeout);
+            vrb_fatal(iface, ep, msg);
+        }
     }
-    return RTM_OK;
 }
 
 /* Slow path: connect ep (on demand) and wait for send-queue room. */
@@ -197,8 +213,7 @@ static void expo_free(vrb_iface_t *iface, vrb_expo_t *x, int invalidate)
             wr.opcode = IBV_WR_LOCAL_INV;
             wr.invalidate_rkey = p->rkey;
             if (rma_post(p->ep, &wr, VRB_SLOT_INV, NULL, NULL, NULL) == RTM_OK) {
-                if (sq_wait(p->ep, seq, "memory window invalidate") != RTM_OK)
-                    rtm_warn("%s", rtm_last_error());
+                sq_wait(p->ep, seq, "memory window invalidate");
             } else {
                 rtm_warn("%s; the window is deallocated instead", rtm_last_error());
             }
@@ -242,9 +257,7 @@ static rtm_status_t bind_one(vrb_iface_t *iface, vrb_expo_t *x, vrb_xpeer_t *p)
     status = rma_post(p->ep, &wr, VRB_SLOT_BIND, NULL, NULL, NULL);
     if (status != RTM_OK)
         return status;
-    status = sq_wait(p->ep, seq, "memory window bind");
-    if (status != RTM_OK)
-        return status;
+    sq_wait(p->ep, seq, "memory window bind");
     p->bound = 1;
     return RTM_OK;
 }
