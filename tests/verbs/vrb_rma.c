@@ -357,6 +357,39 @@ static int mode_fadd(long n)
     return itest_finish();
 }
 
+/* vrb_rma gets N (2 ranks): rank 1 reads rank 0's region N times (1000 B
+ * each, a flush after every 8), checking the data; the transport's debug
+ * line at close says how many transfer states its gets took (a pool: at
+ * most a chunk for 8 in flight, where each get allocated one before). */
+static int mode_gets(long n)
+{
+    char *mem = itest_malloc(SLOT), *buf = itest_malloc(SLOT);
+    rtm_rma_key_t *keys = calloc((size_t)size, sizeof(*keys));
+    rtm_rma_region_t reg;
+
+    if (keys == NULL)
+        TH_FAIL("calloc");
+    itest_fill(mem, SLOT, 55);
+    CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, mem, SLOT, RTM_RMA_READ, &reg));
+    swap_keys(reg, keys, 0);
+    if (rank == 1) {
+        for (long i = 0; i < n; i++) {
+            size_t off = (size_t)(i % 60) * 1000;
+
+            CHECK_RTM(rtm_rma_get(RTM_COMM_WORLD, 0, &keys[0], off, buf + off, 1000));
+            if (i % 8 == 7 || i == n - 1)
+                CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+        }
+        itest_check(buf, n >= 60 ? 60000 : (size_t)n * 1000, 55, "data read by get");
+    }
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    CHECK_RTM(rtm_rma_revoke(&reg));
+    free(keys);
+    free(buf);
+    free(mem);
+    return itest_finish();
+}
+
 /* Fault modes: the operation at the end must never complete. */
 static int mode_fault(const char *mode)
 {
@@ -519,12 +552,14 @@ int main(int argc, char **argv)
         return mode_ops(argc > 2 ? argv[2] : "atomics");
     if (!strcmp(mode, "fadd") && argc > 2 && size == 2)
         return mode_fadd(atol(argv[2]));
+    if (!strcmp(mode, "gets") && argc > 2 && size == 2)
+        return mode_gets(atol(argv[2]));
     if ((!strcmp(mode, "stuckbind") || !strcmp(mode, "stuckinv")) && size == 2)
         return mode_stuck(mode);
     if ((!strcmp(mode, "nokey") && size == 3) ||
         ((!strcmp(mode, "revoked") || !strcmp(mode, "forged")) && size == 2))
         return mode_fault(mode);
     TH_FAIL("usage: vrb_rma ops [atomics|noatomics|readonly|none] | nokey (3 ranks) | revoked | forged "
-            "| fadd N | stuckbind | stuckinv (2 ranks)");
+            "| fadd N | gets N | stuckbind | stuckinv (2 ranks)");
     return 1;
 }

@@ -71,4 +71,17 @@ if [ -n "$w0" ] && [ -n "$w200" ] && [ $((w200 - w0)) -ne 200 ]; then
     echo "FAIL: 200 fetch-adds took $((w200 - w0)) work requests at the device, expected 200" >&2
     failed=1
 fi
+# a get's transfer state comes from a pool: 2000 gets (8 in flight at
+# most) take one chunk of 16 states, where each took an allocation before
+echo "== transfer states of 2000 gets (8 in flight at most)"
+RTM_LOG_LEVEL=debug LD_PRELOAD="$VRB_PRELOAD" t_job 60 "$RTRUN" -n 2 --oversubscribe \
+    "$prog" gets 2000 >"$VRB_TMP/log" 2>&1 || { echo "FAIL: vrb_rma gets 2000" >&2; failed=1; }
+line=$(grep -o 'rank 1: [0-9]* gets used [0-9]* transfer states' "$VRB_TMP/log")
+echo "  $line"
+states=$(echo "$line" | awk '{ print $6 }')
+if [ -z "$states" ] || [ "$states" -gt 16 ]; then
+    echo "FAIL: 2000 gets took ${states:-an unknown number of} transfer states, expected 16 at most" >&2
+    grep -v ' debug: ' "$VRB_TMP/log" | tail -n 10
+    failed=1
+fi
 exit $failed

@@ -351,6 +351,10 @@ struct vrb_iface {
     int             mw_type2;     /* the device binds type 2 memory windows */
     uint64_t        rma_wrs;      /* RDMA Write/Read/atomic WRs posted */
     rtm_list_t      exposures;    /* live mem_expose regions (freed at close) */
+    rtm_list_t      get_pool;     /* free transfer states of get (vrb_get_alloc) */
+    struct vrb_get_chunk *get_chunks; /* where they live, freed at close */
+    uint64_t        gets;         /* gets started */
+    uint64_t        get_states;   /* transfer states ever allocated */
     int             quiet;        /* finalize (vrb_quiesce): progress still delivers
                                      and reposts, but sends nothing of its own: no
                                      credit messages, ring offers or ring credits */
@@ -432,6 +436,13 @@ size_t       vrb_ep_state(rtm_tl_ep_t *tl_ep, char *buf, size_t len);
 rtm_status_t vrb_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh, size_t len,
                      uint64_t remote_addr, const void *rkey, size_t rkey_len,
                      rtm_tl_comp_t *comp);
+/* vrb_rma.c: a get's transfer state from the interface's pool (grown by a
+ * chunk when empty, the only allocation: none once warmed up), zeroed;
+ * NULL (error set) when out of memory. Released at its completion. */
+vrb_get_t   *vrb_get_alloc(vrb_iface_t *iface);
+void         vrb_get_release(vrb_iface_t *iface, vrb_get_t *g);
+/* At close, after the last release: the pool's chunks. */
+void         vrb_get_pool_destroy(vrb_iface_t *iface);
 /* Post what fits of a transfer's remaining reads. */
 void         vrb_get_post(vrb_get_t *g);
 void         vrb_get_chunk_done(vrb_get_t *g, uint32_t bytes);

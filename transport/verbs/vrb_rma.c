@@ -523,6 +523,68 @@ uint64_t vrb_rma_wr_count(rtm_tl_iface_t *tl_iface)
     return tl_iface != NULL ? vrb_iface_of(tl_iface)->rma_wrs : 0;
 }
 
+/* ---- the pool of get transfer states ---------------------------------- */
+
+#define VRB_GET_CHUNK 16
+
+struct vrb_get_chunk {
+    struct vrb_get_chunk *next;
+    vrb_get_t             gets[VRB_GET_CHUNK];
+};
+
+/* Slow path: one more chunk of states into the pool. */
+static int get_pool_grow(vrb_iface_t *iface)
+{
+    struct vrb_get_chunk *c = calloc(1, sizeof(*c));
+
+    if (c == NULL)
+        return -1;
+    if (iface->get_pool.next == NULL)
+        rtm_list_init(&iface->get_pool);
+    c->next = iface->get_chunks;
+    iface->get_chunks = c;
+    for (int i = 0; i < VRB_GET_CHUNK; i++)
+        rtm_list_push_tail(&iface->get_pool, &c->gets[i].link);
+    iface->get_states += VRB_GET_CHUNK;
+    return 0;
+}
+
+vrb_get_t *vrb_get_alloc(vrb_iface_t *iface)
+{
+    vrb_get_t *g;
+
+    if (__builtin_expect(iface->get_pool.next == NULL || rtm_list_is_empty(&iface->get_pool),
+                         0) && get_pool_grow(iface) != 0) {
+        rtm_error_set(RTM_ERR_NO_MEMORY, "rank %d (%s): verbs get: no memory",
+                      iface->world_rank, iface->host);
+        return NULL;
+    }
+    g = rtm_container_of(rtm_list_pop_head(&iface->get_pool), vrb_get_t, link);
+    memset(g, 0, sizeof(*g));
+    iface->gets++;
+    return g;
+}
+
+void vrb_get_release(vrb_iface_t *iface, vrb_get_t *g)
+{
+    rtm_list_push_head(&iface->get_pool, &g->link);
+}
+
+void vrb_get_pool_destroy(vrb_iface_t *iface)
+{
+    if (iface->gets > 0)
+        rtm_debug("verbs: rank %d: %llu gets used %llu transfer states (pool)",
+                  iface->world_rank, (unsigned long long)iface->gets,
+                  (unsigned long long)iface->get_states);
+    while (iface->get_chunks != NULL) {
+        struct vrb_get_chunk *c = iface->get_chunks;
+
+        iface->get_chunks = c->next;
+        free(c);
+    }
+    rtm_list_init(&iface->get_pool);
+}
+
 void vrb_rma_close(vrb_iface_t *iface)
 {
     if (iface == NULL || iface->eps == NULL)
