@@ -5,10 +5,10 @@
  * the transport that reaches that rank. A transport without the operation
  * makes it RTM_ERR_NOT_SUPPORTED ("not available": the caller uses
  * messages). Completions are counted per peer (rma_done): flush(rank)
- * waits, driving progress, until the transport says everything issued to
- * that peer is complete at the target, and returns the first error an
- * operation to that peer completed with (flush of RTM_ANY_SOURCE: of any
- * peer of the communicator).
+ * waits, driving progress, until that peer's gets have completed and the
+ * transport says its puts and atomics to that peer are complete at the
+ * target, and returns the first error an operation to that peer completed
+ * with (flush of RTM_ANY_SOURCE: of any peer of the communicator).
  */
 #include "config.h"
 
@@ -44,11 +44,17 @@ struct rtm_rma_region {
 };
 
 /* Completions of the one-sided operations to one peer (by world rank):
- * the first error since its last flush. A comp per peer (the contract lets
- * one comp serve many operations), so a completion says whose it is. */
+ * the first error since its last flush, and its gets not complete yet. A
+ * get is complete when its comp is called; the transports' flush covers
+ * puts and atomics only (their get also serves rendezvous reads, which a
+ * one-sided flush must not wait for). Two comps per peer (the contract
+ * lets one comp serve many operations), so a completion says whose it is
+ * and whether it is a get. */
 typedef struct rma_peer_done {
-    rtm_tl_comp_t comp;
+    rtm_tl_comp_t comp;       /* puts and atomics */
+    rtm_tl_comp_t get_comp;   /* gets */
     rtm_status_t  error;
+    uint64_t      gets;
 } rma_peer_done_t;
 
 static rma_peer_done_t *rma_done;   /* [rma_done_n], made once per world */
@@ -65,6 +71,14 @@ static void rma_comp_cb(rtm_tl_comp_t *comp, rtm_status_t status)
     rma_done_error(rtm_container_of(comp, rma_peer_done_t, comp), status);
 }
 
+static void rma_get_cb(rtm_tl_comp_t *comp, rtm_status_t status)
+{
+    rma_peer_done_t *d = rtm_container_of(comp, rma_peer_done_t, get_comp);
+
+    d->gets--;
+    rma_done_error(d, status);
+}
+
 /* Slow path (expose, key_unpack, or a first operation): one entry per
  * world rank. */
 static rtm_status_t rma_done_init(void)
@@ -79,6 +93,7 @@ static rtm_status_t rma_done_init(void)
                              rtm_rt.world_rank);
     for (int i = 0; i < rtm_rt.world_size; i++) {
         d[i].comp.cb = rma_comp_cb;
+        d[i].get_comp.cb = rma_get_cb;
     }
     free(rma_done);   /* a world before (nothing is outstanding across finalize) */
     rma_done = d;
@@ -360,9 +375,12 @@ rtm_status_t binding_rma_get(rtm_comm_t comm, int rank, const rtm_rma_key_t *key
                              p->tl->ops->name);
     if (len == 0)
         return RTM_OK;   /* nothing to read (transports take no empty get) */
+    d->gets++;   /* before: the comp may run inside the call */
     while ((status = p->tl->ops->get(p->ep, buf, NULL, len, key->addr + offset, key->tl_key,
-                                     key->tl_key_len, &d->comp)) == RTM_ERR_AGAIN)
+                                     key->tl_key_len, &d->get_comp)) == RTM_ERR_AGAIN)
         progress_once();
+    if (__builtin_expect(status != RTM_OK, 0))
+        d->gets--;   /* not started */
     return status;
 }
 
@@ -391,12 +409,15 @@ rtm_status_t binding_rma_atomic(rtm_comm_t comm, int rank, const rtm_rma_key_t *
     return status;
 }
 
-/* Waits for what the transport has in flight to world rank `world`. */
+/* Waits for world rank `world`'s one-sided operations: its gets, then
+ * what the transport has in flight to it (puts, atomics). */
 static rtm_status_t flush_peer(int world)
 {
     rtm_peer_t *p = &rtm_rt.peers[world];
     rtm_status_t status;
 
+    while (rma_done != NULL && world < rma_done_n && rma_done[world].gets > 0)
+        progress_once();
     if (p->ep == NULL || p->tl == NULL || p->tl->ops->flush == NULL)
         return RTM_OK;
     while ((status = p->tl->ops->flush(p->ep)) == RTM_ERR_AGAIN)

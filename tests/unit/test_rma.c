@@ -4,8 +4,12 @@
  *   - errors are kept per peer: an operation to rank 1 that completes with
  *     an error is reported by flush(1) (naming rank 1) and by a flush of
  *     RTM_ANY_SOURCE, never by flush(2); a flush clears what it reported;
- *   - flush(r) waits for what the transport has in flight to r.
- * The stub completes operations in progress_once().
+ *   - flush(r) waits for the one-sided gets to r (the runtime counts them:
+ *     a transport's flush covers puts and atomics only) and for what the
+ *     transport has in flight to r, and for nothing to another rank: a get
+ *     from rank 1 held back does not hold flush(2).
+ * The stub completes operations in progress_once(), except the gets from
+ * a rank whose gets are held.
  */
 #include "config.h"
 
@@ -73,11 +77,12 @@ static rtm_status_t fake_get(rtm_tl_ep_t *ep, void *local, rtm_tl_memh_t *memh, 
     return fake_op(ep, 1, comp);
 }
 
-/* Operations in flight to ep's rank: what a transport's flush waits for. */
+/* Puts (and atomics) in flight to ep's rank: what a transport's flush
+ * waits for; gets are not its business. */
 static rtm_status_t fake_flush(rtm_tl_ep_t *ep)
 {
     for (int i = 0; i < nops; i++)
-        if (ops[i].comp != NULL && ops[i].peer == ep->peer)
+        if (ops[i].comp != NULL && ops[i].peer == ep->peer && !ops[i].get)
             return RTM_ERR_AGAIN;
     return RTM_OK;
 }
@@ -189,6 +194,19 @@ int main(void)
     EXPECT(binding_rma_flush(RTM_COMM_WORLD, 1) == RTM_OK, "flush(any) cleared rank 1's error");
     fail_to[1] = RTM_OK;
 
+    th_case = "flush waits for its own peer's gets only";
+    hold_gets_from = 1;
+    CHECK(binding_rma_get(RTM_COMM_WORLD, 1, &k1, 0, buf, 8) == RTM_OK, "get from 1");
+    CHECK(binding_rma_put(RTM_COMM_WORLD, 2, &k2, 0, buf, 8) == RTM_OK, "put to 2");
+    polls = 0;
+    EXPECT(binding_rma_flush(RTM_COMM_WORLD, 2) == RTM_OK, "flush(2) with a get from 1 held");
+    EXPECT(pending(2, 0) == 0 && pending(1, 1) == 1, "flush(2) returned: put to 2 %d left, "
+           "gets from 1 held %d", pending(2, 0), pending(1, 1));
+    /* flush(1) must wait for that get (the stub's flush does not) */
+    hold_gets_from = -1;   /* it completes at the next progress */
+    polls = 0;
+    EXPECT(binding_rma_flush(RTM_COMM_WORLD, 1) == RTM_OK && pending(1, 1) == 0 && polls > 0,
+           "flush(1) returned before its get completed (polls %ld)", polls);
     if (th_failures == 0)
         printf("test_rma: all checks passed\n");
     return th_failures ? 1 : 0;

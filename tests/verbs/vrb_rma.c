@@ -484,6 +484,54 @@ static char proc_state(long pid)
     return p != NULL && p[1] == ' ' ? p[2] : 0;
 }
 
+/* vrb_rma rndvflush (2 ranks, SOFTIB_CMA=0 so reads are answered by the
+ * owner's process): rank 0 sends rank 1 a rendezvous message and stops
+ * itself (SIGSTOP), so rank 1's RDMA Read of it is held back; rank 1
+ * flushes rank 0, which must return (a flush waits for one-sided
+ * operations only) with the receive still incomplete; then rank 1
+ * continues rank 0 and the message arrives whole. */
+static int mode_rndvflush(void)
+{
+    size_t len = (size_t)1 << 20;
+    char *big = itest_malloc(len);
+    long pid = (long)getpid();
+    rtm_request_t req;
+    int flag = 0;
+
+    if (rank == 0) {
+        itest_fill(big, len, 99);
+        CHECK_RTM(rtm_send(&pid, sizeof(pid), 1, TAG_SYNC, RTM_COMM_WORLD));
+        CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+        CHECK_RTM(rtm_isend(big, len, 1, TAG_KEY, RTM_COMM_WORLD, &req));   /* the RTS */
+        raise(SIGSTOP);
+        CHECK_RTM(rtm_wait(&req, NULL));
+    } else if (rank == 1) {
+        uint64_t before;
+
+        CHECK_RTM(rtm_recv(&pid, sizeof(pid), 0, TAG_SYNC, RTM_COMM_WORLD, NULL));
+        CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+        for (double end = itest_now() + 30; proc_state(pid) != 'T';)
+            if (itest_now() > end)
+                TH_FAIL("rank 0 (pid %ld) did not stop", pid);
+        before = wrs(0);
+        CHECK_RTM(rtm_irecv(big, len, 0, TAG_KEY, RTM_COMM_WORLD, &req));
+        for (double end = itest_now() + 30; wrs(0) == before; rtm_progress())
+            if (itest_now() > end)
+                TH_FAIL("no RDMA Read of the rendezvous message was posted");
+        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+        CHECK_RTM(rtm_test(&req, &flag, NULL));
+        if (flag)
+            TH_FAIL("the message arrived from a stopped rank");
+        printf("vrb_rma: rank 1 flushed rank 0 with a rendezvous read from it held back\n");
+        kill((pid_t)pid, SIGCONT);
+        CHECK_RTM(rtm_wait(&req, NULL));
+        itest_check(big, len, 99, "the rendezvous message");
+    }
+    CHECK_RTM(rtm_barrier(RTM_COMM_WORLD));
+    free(big);
+    return itest_finish();
+}
+
 /* vrb_rma stuckbind | stuckinv (2 ranks, windows): rank 1 stops itself
  * (SIGSTOP: softib's helper thread stops too, so nothing of rank 0's is
  * acknowledged); rank 0 sends it a message, whose WR cannot complete, then
@@ -552,6 +600,8 @@ int main(int argc, char **argv)
         return mode_ops(argc > 2 ? argv[2] : "atomics");
     if (!strcmp(mode, "fadd") && argc > 2 && size == 2)
         return mode_fadd(atol(argv[2]));
+    if (!strcmp(mode, "rndvflush") && size == 2)
+        return mode_rndvflush();
     if (!strcmp(mode, "gets") && argc > 2 && size == 2)
         return mode_gets(atol(argv[2]));
     if ((!strcmp(mode, "stuckbind") || !strcmp(mode, "stuckinv")) && size == 2)
@@ -560,6 +610,6 @@ int main(int argc, char **argv)
         ((!strcmp(mode, "revoked") || !strcmp(mode, "forged")) && size == 2))
         return mode_fault(mode);
     TH_FAIL("usage: vrb_rma ops [atomics|noatomics|readonly|none] | nokey (3 ranks) | revoked | forged "
-            "| fadd N | gets N | stuckbind | stuckinv (2 ranks)");
+            "| fadd N | gets N | rndvflush | stuckbind | stuckinv (2 ranks)");
     return 1;
 }

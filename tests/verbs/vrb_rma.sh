@@ -71,6 +71,10 @@ if [ -n "$w0" ] && [ -n "$w200" ] && [ $((w200 - w0)) -ne 200 ]; then
     echo "FAIL: 200 fetch-adds took $((w200 - w0)) work requests at the device, expected 200" >&2
     failed=1
 fi
+# a flush waits for one-sided operations only: rank 1 flushes rank 0 while
+# its rendezvous read of rank 0's message is held back (rank 0 stopped;
+# before, the flush waited for the read until the QP's retries ran out)
+run "verbs, flush with a rendezvous read held back" 2 SOFTIB_CMA=0 -- rndvflush
 # a get's transfer state comes from a pool: 2000 gets (8 in flight at
 # most) take one chunk of 16 states, where each took an allocation before
 echo "== transfer states of 2000 gets (8 in flight at most)"

@@ -216,7 +216,8 @@ typedef struct vrb_ep {
     rtm_list_t     pending_gets;  /* gets waiting for send-queue room */
     /* one-sided (vrb_rma.c) */
     int            qp_access;     /* the QP's remote access flags now */
-    int            rma_inflight;  /* puts, gets and atomics not complete yet */
+    int            rma_inflight;  /* puts and atomics not complete yet (flush; a
+                                     get's comp is its completion) */
     uint64_t      *atomic_res;    /* VRB_SQ_DEPTH result words, by send-queue slot */
     struct ibv_mr *atomic_mr;     /* LOCAL_WRITE, exactly atomic_res */
     /* eager RDMA fast path (vrb_erdma.c) */

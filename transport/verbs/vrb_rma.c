@@ -22,9 +22,12 @@
  * IBV_WR_ATOMIC_CMP_AND_SWP into a per-peer result word, each signaled;
  * its completion (RC: acknowledged by the target, so the data is there)
  * calls the comp. They take send-queue slots like any WR (RTM_ERR_AGAIN
- * when the queue to that peer is full). flush is a counter check. A failed
- * completion ends the job through vrb_wc_fatal, naming both ranks, hosts,
- * QPs and the status (IBV_WC_REM_ACCESS_ERR: "remote access error").
+ * when the queue to that peer is full). flush is a counter check of the
+ * puts and atomics to that peer (not of gets: the runtime counts its
+ * one-sided gets itself, and rendezvous reads are none of flush's
+ * business). A failed completion ends the job through vrb_wc_fatal,
+ * naming both ranks, hosts, QPs and the status (IBV_WC_REM_ACCESS_ERR:
+ * "remote access error").
  */
 #include "config.h"
 
@@ -515,7 +518,7 @@ rtm_status_t vrb_flush(rtm_tl_ep_t *tl_ep)
 
     if (__builtin_expect(ep == NULL, 0))
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs flush: NULL endpoint");
-    return ep->rma_inflight == 0 ? RTM_OK : RTM_ERR_AGAIN;
+    return ep->rma_inflight == 0 ? RTM_OK : RTM_ERR_AGAIN;   /* puts and atomics only */
 }
 
 uint64_t vrb_rma_wr_count(rtm_tl_iface_t *tl_iface)

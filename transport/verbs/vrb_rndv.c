@@ -141,7 +141,6 @@ void vrb_get_chunk_done(vrb_get_t *g, uint32_t bytes)
         return;
     }
     vrb_rcache_put(vrb_ep_iface(g->ep)->rcache, g->rc_entry);
-    g->ep->rma_inflight--;
     vrb_get_release(vrb_ep_iface(g->ep), g);
     comp->cb(comp, RTM_OK);
 }
@@ -183,7 +182,6 @@ rtm_status_t vrb_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh,
     memcpy(&g->rkey, rkey, VRB_RKEY_LEN);
     g->len = len;
     g->comp = comp;
-    ep->rma_inflight++;   /* flush waits for it */
     /* reads queue behind pending ones of this peer, in order */
     if (!rtm_list_is_empty(&ep->pending_gets))
         rtm_list_push_tail(&ep->pending_gets, &g->link);
