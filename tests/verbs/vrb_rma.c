@@ -28,6 +28,9 @@
  *     right (after one with it, so the QP admits atomics); rank 1 sets the
  *     right in its copy of the key and does an atomic: the region's window
  *     or MR refuses it at the target, the job ends.
+ *   vrb_rma outsider  (3 ranks, one MR) a rank outside the group uses a
+ *     leaked key: its QP lost REMOTE_WRITE at an earlier revoke, so the
+ *     target refuses and the job ends (mode_outsider).
  *   vrb_rma stuckbind | stuckinv (2 ranks) a bind or invalidate that cannot
  *     complete (mode_stuck): the job ends naming it, nothing is freed.
  * A fault mode that returns from its flush prints FAIL and exits 1.
@@ -484,6 +487,59 @@ static char proc_state(long pid)
     return p != NULL && p[1] == ' ' ? p[2] : 0;
 }
 
+/* vrb_rma outsider (3 ranks, one MR per region, RTM_VERBS_MR_WRITE=1, no
+ * eager RDMA rings): rank 0 exposes region A for writing to every rank
+ * (their QPs get REMOTE_WRITE) and revokes it (they lose it again); then
+ * exposes region B for writing to the group {0, 2} only. Rank 2 writes B
+ * (its key works) and leaks the key to rank 1, outside the group, which
+ * puts with it: B's MR would take the key from any QP, but rank 1's QP no
+ * longer admits writes, so the target refuses (remote access error) and
+ * the job ends; a put that completes prints FAIL. */
+static int mode_outsider(void)
+{
+    char *mem = itest_malloc(REGION);
+    unsigned char blob[RTM_RMA_KEY_MAX];
+    rtm_rma_region_t a = NULL, b = NULL;
+    rtm_comm_t sub;
+    rtm_rma_key_t key;
+    rtm_msg_status_t st;
+    size_t len = sizeof(blob);
+    char v = 9, sync = 1;
+
+    memset(mem, 0, REGION);
+    if (rank == 0) {
+        CHECK_RTM(rtm_rma_expose(RTM_COMM_WORLD, mem, SLOT, RTM_RMA_READ | RTM_RMA_WRITE, &a));
+        CHECK_RTM(rtm_rma_revoke(&a));
+    }
+    CHECK_RTM(rtm_comm_split(RTM_COMM_WORLD, rank == 1 ? 1 : 0, rank, &sub));
+    if (rank == 0) {
+        CHECK_RTM(rtm_rma_expose(sub, mem + SLOT, SLOT, RTM_RMA_READ | RTM_RMA_WRITE, &b));
+        CHECK_RTM(rtm_rma_key_pack(b, 1, blob, &len));   /* sub rank 1: world rank 2 */
+        CHECK_RTM(rtm_send(blob, len, 2, TAG_KEY, RTM_COMM_WORLD));
+        CHECK_RTM(rtm_recv(&sync, 1, 2, TAG_SYNC, RTM_COMM_WORLD, NULL));
+        if (mem[SLOT] != 9)
+            TH_FAIL("rank 2's put (in the group) did not land");
+    } else if (rank == 2) {
+        CHECK_RTM(rtm_recv(blob, sizeof(blob), 0, TAG_KEY, RTM_COMM_WORLD, &st));
+        CHECK_RTM(rtm_rma_key_unpack(sub, 0, blob, st.count, &key));
+        CHECK_RTM(rtm_rma_put(sub, 0, &key, 0, &v, 1));
+        CHECK_RTM(rtm_rma_flush(sub, 0));
+        CHECK_RTM(rtm_send(&sync, 1, 0, TAG_SYNC, RTM_COMM_WORLD));
+        CHECK_RTM(rtm_send(blob, st.count, 1, TAG_KEY, RTM_COMM_WORLD));   /* the leak */
+    } else {
+        CHECK_RTM(rtm_recv(blob, sizeof(blob), 2, TAG_KEY, RTM_COMM_WORLD, &st));
+        CHECK_RTM(rtm_rma_key_unpack(RTM_COMM_WORLD, 0, blob, st.count, &key));
+        printf("vrb_rma: rank 1, outside the group, puts with a key rank 0 gave rank 2\n");
+        CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, 0, &key, 0, &v, 1));
+        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+        TH_FAIL("a rank outside the group wrote a region of one MR with a leaked key");
+    }
+    for (double end = itest_now() + 30; itest_now() < end;)
+        rtm_progress();
+    TH_FAIL("the job should have ended by now (outsider)");
+    return 1;
+}
+
 /* vrb_rma rndvflush (2 ranks, SOFTIB_CMA=0 so reads are answered by the
  * owner's process): rank 0 sends rank 1 a rendezvous message and stops
  * itself (SIGSTOP), so rank 1's RDMA Read of it is held back; rank 1
@@ -606,10 +662,12 @@ int main(int argc, char **argv)
         return mode_gets(atol(argv[2]));
     if ((!strcmp(mode, "stuckbind") || !strcmp(mode, "stuckinv")) && size == 2)
         return mode_stuck(mode);
+    if (!strcmp(mode, "outsider") && size == 3)
+        return mode_outsider();
     if ((!strcmp(mode, "nokey") && size == 3) ||
         ((!strcmp(mode, "revoked") || !strcmp(mode, "forged")) && size == 2))
         return mode_fault(mode);
     TH_FAIL("usage: vrb_rma ops [atomics|noatomics|readonly|none] | nokey (3 ranks) | revoked | forged "
-            "| fadd N | gets N | rndvflush | stuckbind | stuckinv (2 ranks)");
+            "| fadd N | gets N | rndvflush | stuckbind | stuckinv (2 ranks) | outsider (3 ranks)");
     return 1;
 }

@@ -5,7 +5,8 @@
 # (tests/verbs/vrb_rma.c, mode ops):
 #   verbs on softib with a type 2 window per peer (2 and 6 ranks), with one
 #   MR per region (RTM_VERBS_MW=0, and a device without windows:
-#   SOFTIB_CAPS=nomw), connected on demand, and a device without atomics
+#   SOFTIB_CAPS=nomw: read only, puts and atomics "not available", unless
+#   RTM_VERBS_MR_WRITE=1), connected on demand, and a device without atomics
 #   (SOFTIB_CAPS=noatomic: atomics "not available"), and XRC (regions
 #   read only: puts and atomics "not available");
 #   shm (CMA): puts and gets, atomics "not available"; shm without CMA
@@ -34,15 +35,18 @@ if ! grep -q 'by a type 2 window per peer' "$VRB_TMP/log"; then
     echo "FAIL: verbs did not expose through type 2 windows on softib" >&2; failed=1
 fi
 run "verbs, type 2 windows" 6 RTM_VERBS_MW=1 -- ops atomics
-run "verbs, one MR per region" 3 RTM_VERBS_MW=0 -- ops atomics
+run "verbs, one MR per region" 3 RTM_VERBS_MW=0 RTM_VERBS_MR_WRITE=1 -- ops atomics
 if ! grep -q 'by one MR' "$VRB_TMP/log"; then
     echo "FAIL: RTM_VERBS_MW=0 did not expose through one MR" >&2; failed=1
 fi
 run "verbs, on demand" 3 RTM_VERBS_CONN=ondemand -- ops atomics
-run "verbs, a device without windows" 2 SOFTIB_CAPS=nomw -- ops atomics
+# without windows, one MR per region: read only unless RTM_VERBS_MR_WRITE=1
+run "verbs, a device without windows" 2 SOFTIB_CAPS=nomw -- ops readonly
 if ! grep -q 'by one MR' "$VRB_TMP/log"; then
     echo "FAIL: a device without type 2 windows did not fall back to one MR" >&2; failed=1
 fi
+run "verbs, a device without windows, RTM_VERBS_MR_WRITE=1" 2 SOFTIB_CAPS=nomw \
+    RTM_VERBS_MR_WRITE=1 -- ops atomics
 run "verbs, a device without atomics" 2 SOFTIB_CAPS=noatomic -- ops noatomics
 run "verbs, XRC (read only)" 3 RTM_VERBS_XRC=1 -- ops readonly
 # shm one-sided needs CMA (process_vm_*): where ptrace rules refuse it,

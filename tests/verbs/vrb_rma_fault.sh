@@ -9,18 +9,23 @@
 #   forged  an atomic on a region exposed without the atomic right (its QP
 #           admits atomics for another region: the window, or the MR, has
 #           no REMOTE_ATOMIC)
+#   outsider (one MR per region, RTM_VERBS_MR_WRITE=1) a rank outside the
+#           region's group puts with a leaked key: its QP lost the write
+#           right when the region it had been given was revoked
 # and, further down, a memory window bind or invalidate that cannot complete.
 . "$top_srcdir/tests/verbs/verbs_lib.sh"
 prog="$top_builddir/tests/verbs/vrb_rma"
 failed=0
 for run in "nokey 3 1 write" "revoked 2 1 write" "revoked 2 0 write" "forged 2 1 atomic" \
-           "forged 2 0 atomic"; do
+           "forged 2 0 atomic" "outsider 3 0 write"; do
     set -- $run
     mode=$1 n=$2 mw=$3 op=$4
     echo "== $mode, $n ranks, RTM_VERBS_MW=$mw (expect: remote access error)"
     start=$(date +%s)
-    RTM_VERBS_MW=$mw LD_PRELOAD="$VRB_PRELOAD" t_job 40 "$RTRUN" -n "$n" --oversubscribe \
-        "$prog" "$mode" >"$VRB_TMP/log" 2>&1
+    # one MR per region takes puts and atomics only with RTM_VERBS_MR_WRITE=1;
+    # no eager RDMA rings, whose peers' QPs keep REMOTE_WRITE
+    RTM_VERBS_MW=$mw RTM_VERBS_MR_WRITE=1 RTM_VERBS_ERDMA_THRESHOLD=0 LD_PRELOAD="$VRB_PRELOAD" \
+        t_job 40 "$RTRUN" -n "$n" --oversubscribe "$prog" "$mode" >"$VRB_TMP/log" 2>&1
     rc=$?
     secs=$(($(date +%s) - start))
     grep -E 'vrb_rma|FAIL|failed' "$VRB_TMP/log" | sed 's/^/  | /' | head -n 8

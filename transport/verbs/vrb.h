@@ -216,6 +216,8 @@ typedef struct vrb_ep {
     rtm_list_t     pending_gets;  /* gets waiting for send-queue room */
     /* one-sided (vrb_rma.c) */
     int            qp_access;     /* the QP's remote access flags now */
+    int            xwrite;        /* live exposures granting it write (mem_expose) */
+    int            xatomic;       /* ... and atomics: the QP keeps those flags no longer */
     int            rma_inflight;  /* puts and atomics not complete yet (flush; a
                                      get's comp is its completion) */
     uint64_t      *atomic_res;    /* VRB_SQ_DEPTH result words, by send-queue slot */

@@ -13,9 +13,14 @@
  *     of each window on its QP and waits for it: from its return, a peer
  *     using the key gets a remote access error.
  *   - otherwise: one MR per region with exactly the remote rights asked
- *     (every listed peer gets its rkey); mem_revoke deregisters it.
+ *     (every listed peer gets its rkey); mem_revoke deregisters it. The
+ *     MR admits any QP of the PD, so write and atomic rights are refused
+ *     (RTM_ERR_NOT_SUPPORTED: the runtime exposes for reading, the caller
+ *     uses messages) unless RTM_VERBS_MR_WRITE=1 (docs/transports/verbs.md
+ *     says what then holds and what does not).
  *   The QP of each listed peer also gets the remote access flags asked
- *   (the responder checks them before the MR or window).
+ *   (the responder checks them before the MR or window), and at revoke
+ *   loses those no live exposure (or eager RDMA ring) needs any more.
  *
  * Operations: put = one IBV_WR_RDMA_WRITE (inline when small, else from a
  * registration cache entry), atomic = one IBV_WR_ATOMIC_FETCH_AND_ADD or
@@ -49,6 +54,7 @@ typedef struct vrb_xpeer {
     struct ibv_mw *mw;            /* NULL: the MR's rkey */
     uint32_t       rkey;
     int            bound;
+    int            counted;       /* in ep->xwrite / xatomic */
 } vrb_xpeer_t;
 
 typedef struct vrb_expo {
@@ -200,11 +206,43 @@ static rtm_status_t ep_ready(vrb_ep_t *ep)
     return status;
 }
 
+/* Slow path (revoke): the QP of ep keeps only the remote access flags
+ * something still needs -- reads (rendezvous), writes while a live exposure
+ * grants them or an eager RDMA ring of ours is written by the peer, atomics
+ * while a live exposure grants them -- so a peer whose exposures all ended
+ * cannot write or do atomics here with any key, guessed or leaked. */
+static void qp_narrow(vrb_iface_t *iface, vrb_ep_t *ep)
+{
+    int want = IBV_ACCESS_REMOTE_READ |
+               (ep->xwrite > 0 || ep->erx != NULL ? IBV_ACCESS_REMOTE_WRITE : 0) |
+               (ep->xatomic > 0 ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+    struct ibv_qp_attr a;
+
+    if (ep->qp_access == want || ep->qp == NULL || iface->xrc || !ep->connected)
+        return;
+    memset(&a, 0, sizeof(a));
+    a.qp_access_flags = (unsigned)want;
+    if (ibv_modify_qp(ep->qp, &a, IBV_QP_ACCESS_FLAGS) != 0) {
+        rtm_warn("rank %d (%s): verbs: QP 0x%x (rank %d, %s): cannot take remote access flags "
+                 "back (0x%x -> 0x%x): %s", iface->world_rank, iface->host, ep->qp->qp_num,
+                 ep->super.peer, ep->host, ep->qp_access, want, strerror(errno));
+        return;
+    }
+    ep->qp_access = want;
+}
+
 static void expo_free(vrb_iface_t *iface, vrb_expo_t *x, int invalidate)
 {
     for (int i = 0; i < x->npeers; i++) {
         vrb_xpeer_t *p = &x->peers[i];
 
+        if (p->counted) {
+            p->ep->xwrite -= (x->rights & RTM_TL_RIGHT_WRITE) ? 1 : 0;
+            p->ep->xatomic -= (x->rights & RTM_TL_RIGHT_ATOMIC) ? 1 : 0;
+            p->counted = 0;
+            if (invalidate)
+                qp_narrow(iface, p->ep);
+        }
         if (p->mw == NULL)
             continue;
         if (p->bound && invalidate && p->ep->connected && p->ep->qp != NULL &&
@@ -300,6 +338,17 @@ rtm_status_t vrb_mem_expose(rtm_tl_iface_t *tl_iface, void *addr, size_t len, un
     if (iface->xrc && (rights & ~(unsigned)RTM_TL_RIGHT_READ))
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: with XRC, regions are exposed for "
                              "reading only (puts and atomics are not implemented there)");
+    /* One MR per region: every listed peer gets the same rkey, and the MR
+     * admits any QP of the PD whose access flags allow the operation. Its
+     * write or atomic right would reach a rank outside the group that
+     * learned or guessed the key and whose QP admits writes (an eager RDMA
+     * peer, a peer of another region): refused unless asked for. */
+    if (neps > 0 && !vrb_rma_uses_mw(iface) &&
+        (rights & (RTM_TL_RIGHT_WRITE | RTM_TL_RIGHT_ATOMIC)) && !rtm_verbs_config.mr_write)
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: without type 2 memory windows, "
+                             "regions are exposed for reading only: one memory region's key "
+                             "could let a rank outside the group write it "
+                             "(RTM_VERBS_MR_WRITE=1 allows it)");
     x = calloc(1, sizeof(*x) + (size_t)neps * sizeof(x->peers[0]));
     if (x == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "verbs mem_expose: no memory");
@@ -334,6 +383,11 @@ rtm_status_t vrb_mem_expose(rtm_tl_iface_t *tl_iface, void *addr, size_t len, un
             ((status = ep_ready(p->ep)) != RTM_OK ||
              (status = vrb_ep_qp_allow(p->ep, remote)) != RTM_OK))
             goto err;
+        if (!iface->xrc) {
+            p->ep->xwrite += (rights & RTM_TL_RIGHT_WRITE) ? 1 : 0;
+            p->ep->xatomic += (rights & RTM_TL_RIGHT_ATOMIC) ? 1 : 0;
+            p->counted = 1;
+        }
         if (x->use_mw && (status = bind_one(iface, x, p)) != RTM_OK)
             goto err;
     }
