@@ -260,15 +260,23 @@ static int mode_ops(const char *variant)
         if (res >= bound)
             TH_FAIL("fetch-add returned %llu, beyond the total %llu", (unsigned long long)res,
                     (unsigned long long)bound);
-        for (int k = 1; k < NFADD; k++)
+        for (int k = 1; k < NFADD; k++) {
             CHECK_RTM(rtm_rma_atomic(RTM_COMM_WORLD, 0, &keys[0], W_FADD, RTM_RMA_FADD, inc, 0,
                                      &res));
-        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+            CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+            if (res >= bound)   /* e.g. an old value in the wrong byte order */
+                TH_FAIL("fetch-add %d returned %llu (0x%llx), beyond the total %llu", k,
+                        (unsigned long long)res, (unsigned long long)res,
+                        (unsigned long long)bound);
+        }
         /* compare-and-swap increments */
         for (int k = 0; k < NCAS; k++) {
             uint64_t expect = 0;
 
-            for (;;) {
+            for (long tries = 0;; tries++) {
+                if (tries > 100L * NCAS * size)
+                    TH_FAIL("compare-and-swap never matched (last old value 0x%llx)",
+                            (unsigned long long)expect);
                 before = wrs(0);
                 CHECK_RTM(rtm_rma_atomic(RTM_COMM_WORLD, 0, &keys[0], W_CAS, RTM_RMA_CSWAP,
                                          expect + 1, expect, &res));

@@ -7,7 +7,9 @@
 #   MR per region (RTM_VERBS_MW=0, and a device without windows:
 #   SOFTIB_CAPS=nomw: read only, puts and atomics "not available", unless
 #   RTM_VERBS_MR_WRITE=1), connected on demand, and a device without atomics
-#   (SOFTIB_CAPS=noatomic: atomics "not available"), and XRC (regions
+#   (SOFTIB_CAPS=noatomic: atomics "not available"), a device that returns
+#   the old value big-endian (SOFTIB_CAPS=atomic_be: the self-test finds it
+#   and the values are swapped back), and XRC (regions
 #   read only: puts and atomics "not available");
 #   shm (CMA): puts and gets, atomics "not available"; shm without CMA
 #   (RTM_SHM_CMA=off, or refused by the kernel): no key at all;
@@ -48,6 +50,12 @@ fi
 run "verbs, a device without windows, RTM_VERBS_MR_WRITE=1" 2 SOFTIB_CAPS=nomw \
     RTM_VERBS_MR_WRITE=1 -- ops atomics
 run "verbs, a device without atomics" 2 SOFTIB_CAPS=noatomic -- ops noatomics
+# a device that returns the old value big-endian (softib's atomic_be): the
+# self-test at the first atomic finds it and the values are swapped back
+run "verbs, atomic replies big-endian" 3 SOFTIB_CAPS=atomic_be -- ops atomics
+if ! grep -q 'atomic self-test on .*byte-swapped' "$VRB_TMP/log"; then
+    echo "FAIL: the atomic self-test did not find the swapped replies" >&2; failed=1
+fi
 run "verbs, XRC (read only)" 3 RTM_VERBS_XRC=1 -- ops readonly
 # shm one-sided needs CMA (process_vm_*): where ptrace rules refuse it,
 # shm exposes nothing and every key is "not available"

@@ -139,6 +139,15 @@ typedef struct vrb_iface vrb_iface_t;
 typedef struct vrb_get   vrb_get_t;
 typedef struct vrb_ering vrb_ering_t;
 
+/* The byte order a fetched atomic value lands in, learned by a self-test
+ * on the device at its first atomic use (vrb_rma.c, atomic_probe). */
+enum {
+    VRB_ATOMIC_UNTESTED = 0,
+    VRB_ATOMIC_HOST,       /* as the word was in memory: host order */
+    VRB_ATOMIC_SWAPPED,    /* big-endian on this little-endian host: swap it back */
+    VRB_ATOMIC_BROKEN,     /* neither, or the word was not updated in host order: no atomics */
+};
+
 /* What a send-queue entry is (error messages, completion handling). */
 enum {
     VRB_SLOT_SEND = 0,     /* Send or eager RDMA ring write */
@@ -353,6 +362,7 @@ struct vrb_iface {
     /* one-sided (vrb_rma.c) */
     int             mw_type2;     /* the device binds type 2 memory windows */
     uint64_t        rma_wrs;      /* RDMA Write/Read/atomic WRs posted */
+    int             atomic_order; /* VRB_ATOMIC_*: what the self-test found (vrb_rma.c) */
     rtm_list_t      exposures;    /* live mem_expose regions (freed at close) */
     rtm_list_t      get_pool;     /* free transfer states of get (vrb_get_alloc) */
     struct vrb_get_chunk *get_chunks; /* where they live, freed at close */

@@ -133,8 +133,12 @@ void vrb_rma_slot_done(vrb_ep_t *ep, vrb_sq_slot_t *slot, uint64_t seq)
 
     if (slot->rc_entry != NULL)
         vrb_rcache_put(vrb_ep_iface(ep)->rcache, slot->rc_entry);
-    if (slot->kind == VRB_SLOT_ATOMIC && slot->result != NULL)
-        *slot->result = ep->atomic_res[seq % VRB_SQ_DEPTH];
+    if (slot->kind == VRB_SLOT_ATOMIC && slot->result != NULL) {
+        uint64_t v = ep->atomic_res[seq % VRB_SQ_DEPTH];
+
+        *slot->result = vrb_ep_iface(ep)->atomic_order == VRB_ATOMIC_SWAPPED
+                        ? __builtin_bswap64(v) : v;
+    }
     slot->kind = VRB_SLOT_SEND;
     slot->comp = NULL;
     slot->result = NULL;
@@ -303,6 +307,168 @@ static rtm_status_t bind_one(vrb_iface_t *iface, vrb_expo_t *x, vrb_xpeer_t *p)
     return RTM_OK;
 }
 
+/* ---- atomics: the byte order of a fetched value ------------------------
+ *
+ * IB atomics work on 64-bit words in the target's memory, and the old value
+ * comes back into the requester's buffer. Not every device writes it there
+ * in host order: Mellanox Connect-IB/ConnectX-4 class devices reply
+ * big-endian on little-endian hosts (MLNX_OFED's experimental verbs report
+ * exp_atomic_cap IBV_EXP_ATOMIC_HCA_REPLY_BE, "HOST is LE and atomic reply
+ * is BE"; UCX and Open MPI's openib swap such replies; libfabric documents
+ * the limitation), while upstream mlx5 reports atomic_cap IBV_ATOMIC_HCA
+ * only when the firmware replies in host order (atomic_req_8B_endianness_mode)
+ * and IBV_ATOMIC_NONE otherwise; upstream mlx4 reports IBV_ATOMIC_HCA
+ * whenever the device has atomics, and nothing in ibv_query_device says in
+ * which order. So the transport does not trust a device list: at the first
+ * atomic use (an atomic, or exposing a region for atomics), it runs one
+ * fetch-and-add and one compare-and-swap through a queue pair connected to
+ * itself on the same port, on a word of known asymmetric value, and learns
+ * whether the old value lands as it was (host), byte-swapped, or otherwise;
+ * and whether the word itself was updated in host order (else atomics are
+ * "not available" on that device). docs/transports/verbs.md has the sources. */
+
+#define VRB_PROBE_WORD 0x0102030405060708ull
+
+/* Post one atomic on the self-connected qp and wait for its completion. */
+static int probe_one(vrb_iface_t *iface, struct ibv_qp *qp, struct ibv_cq *cq,
+                     struct ibv_mr *mr, uint64_t *w, struct ibv_send_wr *wr, const char **why)
+{
+    struct ibv_sge sge = {(uintptr_t)&w[1], 8, mr->lkey};
+    struct ibv_send_wr *bad;
+    struct ibv_wc wc;
+    double end = rtm_time_now() + iface->conn_timeout;
+    int n;
+
+    wr->sg_list = &sge;
+    wr->num_sge = 1;
+    wr->send_flags = IBV_SEND_SIGNALED;
+    wr->wr.atomic.remote_addr = (uintptr_t)&w[0];
+    wr->wr.atomic.rkey = mr->rkey;
+    if (ibv_post_send(qp, wr, &bad) != 0) {
+        *why = "ibv_post_send of an atomic failed";
+        return -1;
+    }
+    while ((n = ibv_poll_cq(cq, 1, &wc)) == 0) {
+        if (rtm_time_now() > end) {
+            *why = "the atomic did not complete (RTM_VERBS_CONNECT_TIMEOUT)";
+            return -1;
+        }
+    }
+    if (n < 0 || wc.status != IBV_WC_SUCCESS) {
+        *why = n < 0 ? "ibv_poll_cq failed" : ibv_wc_status_str(wc.status);
+        return -1;
+    }
+    return 0;
+}
+
+/* Slow path, once per interface: sets iface->atomic_order. */
+static void atomic_probe(vrb_iface_t *iface)
+{
+    const uint64_t v = VRB_PROBE_WORD;
+    struct ibv_qp_init_attr init;
+    struct ibv_qp_attr a;
+    struct ibv_send_wr wr;
+    struct ibv_cq *cq = NULL;
+    struct ibv_qp *qp = NULL;
+    struct ibv_mr *mr = NULL;
+    uint64_t *w = aligned_alloc(64, 64), fadd_old = 0, cas_old = 0, word = 0;
+    const char *why = NULL;
+    vrb_ep_t self;
+
+    iface->atomic_order = VRB_ATOMIC_BROKEN;
+    memset(&self, 0, sizeof(self));   /* ourselves, as a peer, for the QP helpers */
+    self.super.peer = iface->world_rank;
+    self.r_lid = iface->dev.lid;
+    self.r_mtu = (uint8_t)iface->dev.mtu;
+    memcpy(self.r_gid, iface->dev.gid.raw, 16);
+    self.r_flags = iface->dev.gid_index >= 0 ? VRB_ADDR_F_GRH : 0;
+    snprintf(self.host, sizeof(self.host), "%s", iface->host);
+    if (w == NULL) {
+        why = "no memory";
+        goto out;
+    }
+    w[0] = v;
+    w[1] = 0;
+    mr = ibv_reg_mr(iface->pd, w, 64, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
+    cq = ibv_create_cq(iface->dev.ctx, 2, NULL, NULL, 0);
+    memset(&init, 0, sizeof(init));
+    init.send_cq = init.recv_cq = cq;
+    init.cap.max_send_wr = init.cap.max_recv_wr = 1;
+    init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+    init.qp_type = IBV_QPT_RC;
+    if (mr == NULL || cq == NULL || (qp = ibv_create_qp(iface->pd, &init)) == NULL) {
+        why = "cannot make a registered word, a completion queue and a queue pair";
+        goto out;
+    }
+    memset(&a, 0, sizeof(a));
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = iface->dev.port;
+    a.qp_access_flags = IBV_ACCESS_REMOTE_ATOMIC;
+    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+                      IBV_QP_ACCESS_FLAGS) != 0 ||
+        vrb_qp_rtr(iface, qp, &self, qp->qp_num, 0, 1) != RTM_OK ||
+        vrb_qp_rts(iface, qp, &self, 0) != RTM_OK) {
+        why = "cannot connect a queue pair to itself";
+        goto out;
+    }
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+    wr.wr.atomic.compare_add = 1;
+    if (probe_one(iface, qp, cq, mr, w, &wr, &why) != 0)
+        goto out;
+    fadd_old = w[1];
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+    wr.wr.atomic.compare_add = v + 1;
+    wr.wr.atomic.swap = v + 2;
+    if (probe_one(iface, qp, cq, mr, w, &wr, &why) != 0)
+        goto out;
+    cas_old = w[1];
+    word = w[0];
+    if (word != v + 2)
+        why = "the word was not updated in host order";
+    else if (fadd_old == v && cas_old == v + 1)
+        iface->atomic_order = VRB_ATOMIC_HOST;
+    else if (fadd_old == __builtin_bswap64(v) && cas_old == __builtin_bswap64(v + 1))
+        iface->atomic_order = VRB_ATOMIC_SWAPPED;
+    else
+        why = "the old values came back in neither host nor swapped order";
+out:
+    if (qp != NULL)
+        ibv_destroy_qp(qp);
+    if (cq != NULL)
+        ibv_destroy_cq(cq);
+    if (mr != NULL)
+        ibv_dereg_mr(mr);
+    free(w);
+    if (iface->atomic_order == VRB_ATOMIC_BROKEN)
+        rtm_info("rank %d (%s): verbs: atomics on %s are not available: the self-test failed: "
+                 "%s (fetch-and-add of 1 to 0x%016llx returned 0x%016llx, compare-and-swap "
+                 "0x%016llx, word now 0x%016llx)", iface->world_rank, iface->host,
+                 iface->dev.name, why != NULL ? why : "?", (unsigned long long)v,
+                 (unsigned long long)fadd_old, (unsigned long long)cas_old,
+                 (unsigned long long)word);
+    else
+        rtm_debug("verbs: rank %d: atomic self-test on %s: the old value comes back %s",
+                  iface->world_rank, iface->dev.name,
+                  iface->atomic_order == VRB_ATOMIC_HOST ? "in host order"
+                                                         : "byte-swapped (big-endian)");
+}
+
+/* Atomics usable on this interface's device (self-test on first use). */
+static rtm_status_t atomics_usable(vrb_iface_t *iface)
+{
+    if (iface->dev.dev_attr.atomic_cap == IBV_ATOMIC_NONE)
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: %s does not do atomics "
+                             "(atomic_cap IBV_ATOMIC_NONE)", iface->dev.name);
+    if (iface->atomic_order == VRB_ATOMIC_UNTESTED)
+        atomic_probe(iface);
+    if (iface->atomic_order == VRB_ATOMIC_BROKEN)
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: atomics on %s are not available "
+                             "(its self-test failed; see the info line)", iface->dev.name);
+    return RTM_OK;
+}
+
 int vrb_rma_uses_mw(const vrb_iface_t *iface)
 {
     return rtm_verbs_config.mw && !iface->xrc &&
@@ -332,9 +498,8 @@ rtm_status_t vrb_mem_expose(rtm_tl_iface_t *tl_iface, void *addr, size_t len, un
                 return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs mem_expose: rank %d listed "
                                      "twice", eps[i]->peer);
     }
-    if ((rights & RTM_TL_RIGHT_ATOMIC) && iface->dev.dev_attr.atomic_cap == IBV_ATOMIC_NONE)
-        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: %s does not do atomics "
-                             "(atomic_cap IBV_ATOMIC_NONE)", iface->dev.name);
+    if ((rights & RTM_TL_RIGHT_ATOMIC) && (status = atomics_usable(iface)) != RTM_OK)
+        return status;
     if (iface->xrc && (rights & ~(unsigned)RTM_TL_RIGHT_READ))
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs: with XRC, regions are exposed for "
                              "reading only (puts and atomics are not implemented there)");
@@ -533,9 +698,10 @@ rtm_status_t vrb_atomic(rtm_tl_ep_t *tl_ep, rtm_tl_atomic_op_t op, uint64_t oper
                              "address %#llx: 8-byte aligned?, rkey %zu bytes)", (int)op,
                              (unsigned long long)remote_addr, rkey_len);
     iface = vrb_ep_iface(ep);
-    if (__builtin_expect(iface->dev.dev_attr.atomic_cap == IBV_ATOMIC_NONE, 0))
-        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "verbs atomic: not available (%s has "
-                             "atomic_cap IBV_ATOMIC_NONE)", iface->dev.name);
+    if (__builtin_expect(iface->atomic_order != VRB_ATOMIC_HOST &&
+                         iface->atomic_order != VRB_ATOMIC_SWAPPED, 0) &&
+        (status = atomics_usable(iface)) != RTM_OK)
+        return status;
     status = rma_room(ep);
     if (status != RTM_OK)
         return status;
