@@ -401,6 +401,32 @@ static int mode_gets(long n)
     return itest_finish();
 }
 
+/* A rank that must not write rank 0's region: it receives a key from rank
+ * `from`, says what it does, and puts with it; the target must refuse and
+ * end the job, so returning from the flush is a failure. */
+static void put_with_leaked_key(int from, char v, const char *what)
+{
+    unsigned char blob[RTM_RMA_KEY_MAX];
+    rtm_msg_status_t st;
+    rtm_rma_key_t key;
+
+    CHECK_RTM(rtm_recv(blob, sizeof(blob), from, TAG_KEY, RTM_COMM_WORLD, &st));
+    CHECK_RTM(rtm_rma_key_unpack(RTM_COMM_WORLD, 0, blob, st.count, &key));
+    printf("vrb_rma: rank %d %s\n", rank, what);
+    CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, 0, &key, 0, &v, 1));
+    CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
+    TH_FAIL("a put completed: rank %d %s", rank, what);
+}
+
+/* The ranks not failing wait: the job must end from the failed rank's
+ * error. */
+static void wait_for_the_end(const char *mode)
+{
+    for (double end = itest_now() + 30; itest_now() < end;)
+        rtm_progress();
+    TH_FAIL("the job should have ended by now (%s)", mode);
+}
+
 /* Fault modes: the operation at the end must never complete. */
 static int mode_fault(const char *mode)
 {
@@ -462,19 +488,9 @@ static int mode_fault(const char *mode)
                     (unsigned long long)res);
         }
     } else if (rank == 2 && !strcmp(mode, "nokey")) {
-        char v = 7;
-
-        CHECK_RTM(rtm_recv(blob, sizeof(blob), 1, TAG_KEY, RTM_COMM_WORLD, &st));
-        CHECK_RTM(rtm_rma_key_unpack(RTM_COMM_WORLD, 0, blob, st.count, &key));
-        printf("vrb_rma: rank 2 puts with a key rank 0 gave rank 1\n");
-        CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, 0, &key, 0, &v, 1));
-        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
-        TH_FAIL("a put with another rank's key completed");
+        put_with_leaked_key(1, 7, "puts with a key rank 0 gave rank 1");
     }
-    /* the others wait; the job must end from the failed rank's error */
-    for (double end = itest_now() + 30; itest_now() < end;)
-        rtm_progress();
-    TH_FAIL("the job should have ended by now (%s)", mode);
+    wait_for_the_end(mode);
     return 1;
 }
 
@@ -535,16 +551,9 @@ static int mode_outsider(void)
         CHECK_RTM(rtm_send(&sync, 1, 0, TAG_SYNC, RTM_COMM_WORLD));
         CHECK_RTM(rtm_send(blob, st.count, 1, TAG_KEY, RTM_COMM_WORLD));   /* the leak */
     } else {
-        CHECK_RTM(rtm_recv(blob, sizeof(blob), 2, TAG_KEY, RTM_COMM_WORLD, &st));
-        CHECK_RTM(rtm_rma_key_unpack(RTM_COMM_WORLD, 0, blob, st.count, &key));
-        printf("vrb_rma: rank 1, outside the group, puts with a key rank 0 gave rank 2\n");
-        CHECK_RTM(rtm_rma_put(RTM_COMM_WORLD, 0, &key, 0, &v, 1));
-        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, 0));
-        TH_FAIL("a rank outside the group wrote a region of one MR with a leaked key");
+        put_with_leaked_key(2, v, "(outside the group) puts with a key rank 0 gave rank 2");
     }
-    for (double end = itest_now() + 30; itest_now() < end;)
-        rtm_progress();
-    TH_FAIL("the job should have ended by now (outsider)");
+    wait_for_the_end("outsider");
     return 1;
 }
 
