@@ -210,7 +210,9 @@ rtm_status_t rtm_rma_get(rtm_comm_t comm, int rank, const rtm_rma_key_t *key, ui
 rtm_status_t rtm_rma_atomic(rtm_comm_t comm, int rank, const rtm_rma_key_t *key,
                             uint64_t offset, int op, uint64_t operand, uint64_t compare,
                             uint64_t *result_p);
-/* rank RTM_ANY_SOURCE: every rank of comm */
+/* rank RTM_ANY_SOURCE: every rank of comm. Returns the first error of an
+ * operation to that rank (RTM_ANY_SOURCE: to any rank of comm) since it was
+ * last flushed, never one of an operation to another rank. */
 rtm_status_t rtm_rma_flush(rtm_comm_t comm, int rank);
 /* Work requests (verbs; system calls on shm) the transport reaching comm
  * rank `rank` posted for one-sided operations so far: for tests. */

@@ -260,7 +260,9 @@ rtm_status_t binding_rma_atomic(rtm_comm_t comm, int rank, const rtm_rma_key_t *
                                 uint64_t offset, int op, uint64_t operand, uint64_t compare,
                                 uint64_t *result_p);
 /* rank RTM_ANY_SOURCE: every rank of comm. Returns the first error an
- * operation completed with since the last flush. */
+ * operation to that rank completed with since that rank's last flush (for
+ * RTM_ANY_SOURCE: to any rank of comm), and clears it: an error of an
+ * operation to another rank is never reported here. */
 rtm_status_t binding_rma_flush(rtm_comm_t comm, int rank);
 
 #endif

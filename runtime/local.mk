@@ -68,6 +68,11 @@ check_PROGRAMS += tests/unit/test_am
 tests_unit_test_am_SOURCES = tests/unit/test_am.c runtime/am.c runtime/credit.c \
 	runtime/eager.c runtime/match.c runtime/peer.c runtime/request.c runtime/rndv.c
 tests_unit_test_am_LDADD = runtime/librtmcfg.la common/libcommon.la
+# one-sided completions per peer (runtime/rma.c over a stub transport)
+check_PROGRAMS += tests/unit/test_rma
+tests_unit_test_rma_SOURCES = tests/unit/test_rma.c runtime/rma.c runtime/rma_key.c
+tests_unit_test_rma_LDADD = common/libcommon.la
+UNIT_TESTS += tests/unit/test_rma
 tests_unit_test_config_SOURCES = tests/unit/test_config.c
 tests_unit_test_config_LDADD = runtime/librtmcfg.la common/libcommon.la
 UNIT_TESTS += tests/unit/test_match tests/unit/test_config tests/unit/config_doc.sh

@@ -4,10 +4,11 @@
  * (runtime/rma_key.c), and put/get/atomic/flush by communicator rank over
  * the transport that reaches that rank. A transport without the operation
  * makes it RTM_ERR_NOT_SUPPORTED ("not available": the caller uses
- * messages). Every operation's completion goes to one counter (rma_comp):
- * flush waits, driving progress, until the transport says everything issued
- * to that peer is complete at the target, and returns the first error an
- * operation completed with.
+ * messages). Completions are counted per peer (rma_done): flush(rank)
+ * waits, driving progress, until that peer's gets have completed and the
+ * transport says its puts and atomics to that peer are complete at the
+ * target, and returns the first error an operation to that peer completed
+ * with (flush of RTM_ANY_SOURCE: of any peer of the communicator).
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include "runtime/rma_key.h"
 #include "runtime/rt.h"
 #include "common/error.h"
+#include "common/list.h"
 #include "common/log.h"
 
 #include <stdlib.h>
@@ -41,24 +43,62 @@ struct rtm_rma_region {
     unsigned       tl_rights[RTM_MAX_TRANSPORTS];
 };
 
-/* Completions of every one-sided operation: the first error since the
- * last flush. One comp serves them all (the contract allows it). */
-static struct {
-    rtm_tl_comp_t comp;
+/* Completions of the one-sided operations to one peer (by world rank):
+ * the first error since its last flush, and its gets not complete yet. A
+ * get is complete when its comp is called; the transports' flush covers
+ * puts and atomics only (their get also serves rendezvous reads, which a
+ * one-sided flush must not wait for). Two comps per peer (the contract
+ * lets one comp serve many operations), so a completion says whose it is
+ * and whether it is a get. */
+typedef struct rma_peer_done {
+    rtm_tl_comp_t comp;       /* puts and atomics */
+    rtm_tl_comp_t get_comp;   /* gets */
     rtm_status_t  error;
-} rma_done;
+    uint64_t      gets;
+} rma_peer_done_t;
+
+static rma_peer_done_t *rma_done;   /* [rma_done_n], made once per world */
+static int rma_done_n;
+
+static inline void rma_done_error(rma_peer_done_t *d, rtm_status_t status)
+{
+    if (__builtin_expect(status != RTM_OK, 0) && d->error == RTM_OK)
+        d->error = status;
+}
 
 static void rma_comp_cb(rtm_tl_comp_t *comp, rtm_status_t status)
 {
-    (void)comp;
-    if (__builtin_expect(status != RTM_OK, 0) && rma_done.error == RTM_OK)
-        rma_done.error = status;
+    rma_done_error(rtm_container_of(comp, rma_peer_done_t, comp), status);
 }
 
-static inline rtm_tl_comp_t *rma_comp(void)
+static void rma_get_cb(rtm_tl_comp_t *comp, rtm_status_t status)
 {
-    rma_done.comp.cb = rma_comp_cb;
-    return &rma_done.comp;
+    rma_peer_done_t *d = rtm_container_of(comp, rma_peer_done_t, get_comp);
+
+    d->gets--;
+    rma_done_error(d, status);
+}
+
+/* Slow path (expose, key_unpack, or a first operation): one entry per
+ * world rank. */
+static rtm_status_t rma_done_init(void)
+{
+    rma_peer_done_t *d;
+
+    if (rma_done != NULL && rma_done_n == rtm_rt.world_size)
+        return RTM_OK;
+    d = calloc((size_t)rtm_rt.world_size, sizeof(*d));
+    if (d == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "rank %d: one-sided: no memory",
+                             rtm_rt.world_rank);
+    for (int i = 0; i < rtm_rt.world_size; i++) {
+        d[i].comp.cb = rma_comp_cb;
+        d[i].get_comp.cb = rma_get_cb;
+    }
+    free(rma_done);   /* a world before (nothing is outstanding across finalize) */
+    rma_done = d;
+    rma_done_n = rtm_rt.world_size;
+    return RTM_OK;
 }
 
 static int tl_index(const rtm_tl_t *tl)
@@ -95,7 +135,8 @@ rtm_status_t binding_rma_expose(rtm_comm_t comm, void *addr, size_t len, unsigne
     rtm_tl_ep_t **eps;
     rtm_status_t status;
 
-    if ((status = comm_get(comm, "rtm_rma_expose", &c)) != RTM_OK)
+    if ((status = comm_get(comm, "rtm_rma_expose", &c)) != RTM_OK ||
+        (status = rma_done_init()) != RTM_OK)
         return status;
     if (addr == NULL || len == 0 || rights == 0 ||
         (rights & ~(RTM_RMA_READ | RTM_RMA_WRITE | RTM_RMA_ATOMIC)) != 0 || reg_p == NULL)
@@ -227,7 +268,8 @@ rtm_status_t binding_rma_key_unpack(rtm_comm_t comm, int rank, const void *blob,
 
     if (key_p == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_rma_key_unpack: NULL key");
-    if ((status = comm_get(comm, "rtm_rma_key_unpack", &c)) != RTM_OK)
+    if ((status = comm_get(comm, "rtm_rma_key_unpack", &c)) != RTM_OK ||
+        (status = rma_done_init()) != RTM_OK)
         return status;
     if ((status = rma_peer(c, rank, &p, &world)) != RTM_OK)
         return status;
@@ -260,7 +302,7 @@ static const char *right_name(unsigned right)
  * and the transport has the op. Hot path: no allocation, lock or log. */
 static inline rtm_status_t rma_check(rtm_comm_t comm, int rank, const rtm_rma_key_t *key,
                                      uint64_t offset, size_t len, unsigned right,
-                                     rtm_peer_t **peer_p)
+                                     rtm_peer_t **peer_p, rma_peer_done_t **done_p)
 {
     rtm_comm_obj_t *c;
     rtm_peer_t *p;
@@ -287,7 +329,11 @@ static inline rtm_status_t rma_check(rtm_comm_t comm, int rank, const rtm_rma_ke
     if (__builtin_expect(!(key->rights & right), 0))
         return rtm_error_set(RTM_ERR_INVALID_ARG, "one-sided: rank %d exposed its region without "
                              "the %s right", world, right_name(right));
+    if (__builtin_expect(rma_done_n != rtm_rt.world_size, 0) &&
+        (status = rma_done_init()) != RTM_OK)
+        return status;
     *peer_p = p;
+    *done_p = &rma_done[world];
     return RTM_OK;
 }
 
@@ -295,7 +341,8 @@ rtm_status_t binding_rma_put(rtm_comm_t comm, int rank, const rtm_rma_key_t *key
                              uint64_t offset, const void *buf, size_t len)
 {
     rtm_peer_t *p = NULL;
-    rtm_status_t status = rma_check(comm, rank, key, offset, len, RTM_RMA_WRITE, &p);
+    rma_peer_done_t *d = NULL;
+    rtm_status_t status = rma_check(comm, rank, key, offset, len, RTM_RMA_WRITE, &p, &d);
 
     if (status != RTM_OK)
         return status;
@@ -307,7 +354,7 @@ rtm_status_t binding_rma_put(rtm_comm_t comm, int rank, const rtm_rma_key_t *key
     if (len == 0)
         return RTM_OK;
     while ((status = p->tl->ops->put(p->ep, buf, len, key->addr + offset, key->tl_key,
-                                     key->tl_key_len, rma_comp())) == RTM_ERR_AGAIN)
+                                     key->tl_key_len, &d->comp)) == RTM_ERR_AGAIN)
         progress_once();
     return status;
 }
@@ -316,7 +363,8 @@ rtm_status_t binding_rma_get(rtm_comm_t comm, int rank, const rtm_rma_key_t *key
                              uint64_t offset, void *buf, size_t len)
 {
     rtm_peer_t *p = NULL;
-    rtm_status_t status = rma_check(comm, rank, key, offset, len, RTM_RMA_READ, &p);
+    rma_peer_done_t *d = NULL;
+    rtm_status_t status = rma_check(comm, rank, key, offset, len, RTM_RMA_READ, &p, &d);
 
     if (status != RTM_OK)
         return status;
@@ -327,9 +375,12 @@ rtm_status_t binding_rma_get(rtm_comm_t comm, int rank, const rtm_rma_key_t *key
                              p->tl->ops->name);
     if (len == 0)
         return RTM_OK;   /* nothing to read (transports take no empty get) */
+    d->gets++;   /* before: the comp may run inside the call */
     while ((status = p->tl->ops->get(p->ep, buf, NULL, len, key->addr + offset, key->tl_key,
-                                     key->tl_key_len, rma_comp())) == RTM_ERR_AGAIN)
+                                     key->tl_key_len, &d->get_comp)) == RTM_ERR_AGAIN)
         progress_once();
+    if (__builtin_expect(status != RTM_OK, 0))
+        d->gets--;   /* not started */
     return status;
 }
 
@@ -338,7 +389,8 @@ rtm_status_t binding_rma_atomic(rtm_comm_t comm, int rank, const rtm_rma_key_t *
                                 uint64_t *result_p)
 {
     rtm_peer_t *p = NULL;
-    rtm_status_t status = rma_check(comm, rank, key, offset, 8, RTM_RMA_ATOMIC, &p);
+    rma_peer_done_t *d = NULL;
+    rtm_status_t status = rma_check(comm, rank, key, offset, 8, RTM_RMA_ATOMIC, &p, &d);
 
     if (status != RTM_OK)
         return status;
@@ -352,15 +404,20 @@ rtm_status_t binding_rma_atomic(rtm_comm_t comm, int rank, const rtm_rma_key_t *
                              p->tl->ops->name);
     while ((status = p->tl->ops->atomic(p->ep, (rtm_tl_atomic_op_t)op, operand, compare,
                                         result_p, key->addr + offset, key->tl_key,
-                                        key->tl_key_len, rma_comp())) == RTM_ERR_AGAIN)
+                                        key->tl_key_len, &d->comp)) == RTM_ERR_AGAIN)
         progress_once();
     return status;
 }
 
-static rtm_status_t flush_peer(rtm_peer_t *p)
+/* Waits for world rank `world`'s one-sided operations: its gets, then
+ * what the transport has in flight to it (puts, atomics). */
+static rtm_status_t flush_peer(int world)
 {
+    rtm_peer_t *p = &rtm_rt.peers[world];
     rtm_status_t status;
 
+    while (rma_done != NULL && world < rma_done_n && rma_done[world].gets > 0)
+        progress_once();
     if (p->ep == NULL || p->tl == NULL || p->tl->ops->flush == NULL)
         return RTM_OK;
     while ((status = p->tl->ops->flush(p->ep)) == RTM_ERR_AGAIN)
@@ -368,29 +425,52 @@ static rtm_status_t flush_peer(rtm_peer_t *p)
     return status;
 }
 
+/* The error an operation to world rank `world` completed with since its
+ * last flush (cleared), or RTM_OK. */
+static rtm_status_t flush_error(int world)
+{
+    rtm_status_t error;
+
+    if (rma_done == NULL || world >= rma_done_n)
+        return RTM_OK;
+    error = rma_done[world].error;
+    rma_done[world].error = RTM_OK;
+    return error;
+}
+
 rtm_status_t binding_rma_flush(rtm_comm_t comm, int rank)
 {
     rtm_comm_obj_t *c;
-    rtm_status_t status;
-    int world;
+    rtm_status_t status, error = RTM_OK;
+    int world, failed = -1;
 
     if ((status = comm_get(comm, "rtm_rma_flush", &c)) != RTM_OK)
         return status;
     if (rank == RTM_ANY_SOURCE) {
         for (int r = 0; r < c->size && status == RTM_OK; r++)
-            status = flush_peer(&rtm_rt.peers[comm_world_rank_of(c, r)]);
+            status = flush_peer(comm_world_rank_of(c, r));
+        for (int r = 0; r < c->size && status == RTM_OK; r++) {
+            rtm_status_t e = flush_error(comm_world_rank_of(c, r));
+
+            if (e != RTM_OK && error == RTM_OK) {
+                error = e;
+                failed = comm_world_rank_of(c, r);
+            }
+        }
     } else {
         rtm_peer_t *p;
 
         if ((status = rma_peer(c, rank, &p, &world)) != RTM_OK)
             return status;
-        status = flush_peer(p);
+        status = flush_peer(world);
+        if (status == RTM_OK) {
+            error = flush_error(world);
+            failed = world;
+        }
     }
-    if (status == RTM_OK && rma_done.error != RTM_OK) {
-        status = rtm_error_set(rma_done.error, "one-sided: an operation failed: %s",
-                               rtm_strerror(rma_done.error));
-        rma_done.error = RTM_OK;
-    }
+    if (status == RTM_OK && error != RTM_OK)
+        status = rtm_error_set(error, "rank %d: one-sided: an operation to rank %d failed: %s",
+                               rtm_rt.world_rank, failed, rtm_strerror(error));
     return status;
 }
 

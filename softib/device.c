@@ -426,6 +426,8 @@ unsigned sib_caps_off(void)
         off |= SIB_CAP_NO_ATOMIC;
     if (strstr(s, "nomw") != NULL)
         off |= SIB_CAP_NO_MW;
+    if (strstr(s, "atomic_be") != NULL)
+        off |= SIB_CAP_ATOMIC_BE;
     return off;
 }
 

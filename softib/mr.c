@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -130,6 +131,49 @@ static int sib_check_mapped(void *addr, size_t len)
     return 0;
 }
 
+/* As the kernel's ib_access_writable(): an MR with any of these flags pins
+ * its pages for writing (FOLL_WRITE), which fails with EFAULT on memory the
+ * process may not write (.rodata, mprotect(PROT_READ), a read-only file
+ * mapping). The source of a send or an RDMA Write needs none of them. */
+#define SIB_ACCESS_WRITABLE                                                   \
+    (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |                       \
+     IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
+
+/* Every page of [addr, addr + len) is in a writable mapping (slow path:
+ * reads /proc/self/maps), else EFAULT. */
+static int sib_check_writable(void *addr, size_t len)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    uintptr_t cur = (uintptr_t)addr & ~(uintptr_t)(pg - 1), end = (uintptr_t)addr + len;
+    char *line = NULL;
+    size_t cap = 0;
+    FILE *f;
+    int rc = EFAULT;
+
+    if (!len)
+        return 0;
+    f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return 0;   /* cannot tell: as before */
+    while (getline(&line, &cap, f) > 0) {
+        unsigned long s, e;
+        char perms[5];
+
+        if (sscanf(line, "%lx-%lx %4s", &s, &e, perms) != 3 || e <= cur)
+            continue;
+        if (s > cur || perms[1] != 'w')
+            break;   /* a hole, or read-only */
+        cur = e;
+        if (cur >= end) {
+            rc = 0;
+            break;
+        }
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
 static struct ibv_mr *sib_reg(struct ibv_pd *ibpd, void *addr, size_t len,
                               uint64_t iova, int access)
 {
@@ -142,6 +186,8 @@ static struct ibv_mr *sib_reg(struct ibv_pd *ibpd, void *addr, size_t len,
         rc = sib_check_access(access);
     if (!rc)
         rc = sib_check_mapped(addr, len);
+    if (!rc && (access & SIB_ACCESS_WRITABLE))
+        rc = sib_check_writable(addr, len);
     if (rc) {
         errno = rc;
         return NULL;
@@ -257,6 +303,14 @@ SIB_EXPORT int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd,
         (rc = sib_check_mapped(addr, length))) {
         errno = rc;
         return IBV_REREG_MR_ERR_INPUT;
+    }
+    if (((flags & IBV_REREG_MR_CHANGE_ACCESS) ? access : mr->access) & SIB_ACCESS_WRITABLE) {
+        int tr = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
+
+        if ((rc = sib_check_writable(tr ? addr : ibmr->addr, tr ? length : ibmr->length))) {
+            errno = rc;
+            return IBV_REREG_MR_ERR_INPUT;
+        }
     }
     if (flags & IBV_REREG_MR_CHANGE_TRANSLATION)
         sib_pin_del(mr);   /* pins the new pages instead */

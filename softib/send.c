@@ -23,6 +23,7 @@
  */
 #include "config.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -753,7 +754,10 @@ void sib_handle_ack(struct sib_dev *dev, const struct sib_pkt_hdr *h,
             if (!sib_resolve(qp, w, iov, &n) || n != 1) {
                 sib_fail(qp, w, IBV_WC_LOC_PROT_ERR);
             } else {
-                memcpy(iov[0].iov_base, &h->compare_add, 8);
+                uint64_t v = (sib_caps_off() & SIB_CAP_ATOMIC_BE) ? htobe64(h->compare_add)
+                                                                   : h->compare_add;
+
+                memcpy(iov[0].iov_base, &v, 8);
                 w->state = SWQE_DONE;
                 qp->inflight--;
                 dev->inflight_total--;

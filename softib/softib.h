@@ -490,6 +490,10 @@ extern bool sib_pin_enabled;
  * a client does with an HCA that lacks them (device.c) */
 #define SIB_CAP_NO_ATOMIC 1u   /* atomic_cap NONE; atomic WRs: EINVAL at post */
 #define SIB_CAP_NO_MW     2u   /* no memory windows: no cap flags, max_mw 0, alloc_mw EOPNOTSUPP */
+#define SIB_CAP_ATOMIC_BE 4u   /* not a lack: an atomic's fetched value is written to the
+                                  requester's buffer big-endian (byte-swapped on this
+                                  little-endian host), as a ConnectX device whose
+                                  exp_atomic_cap is IBV_EXP_ATOMIC_HCA_REPLY_BE does */
 unsigned sib_caps_off(void);
 void sib_pin_add(struct sib_dev *dev, struct sib_mr *mr);
 void sib_pin_del(struct sib_mr *mr);

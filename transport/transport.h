@@ -257,9 +257,12 @@ struct rtm_tl_ops {
     rtm_status_t (*atomic)(rtm_tl_ep_t *ep, rtm_tl_atomic_op_t op, uint64_t operand,
                            uint64_t compare, uint64_t *result, uint64_t remote_addr,
                            const void *rkey, size_t rkey_len, rtm_tl_comp_t *comp);
-    /* RTM_OK once every put, get and atomic issued to ep is complete at
-     * the target (and its comp called); RTM_ERR_AGAIN while some are not:
-     * call progress and ask again. Never blocks. */
+    /* RTM_OK once every put and atomic issued to ep is complete at the
+     * target (and its comp called); RTM_ERR_AGAIN while some are not:
+     * call progress and ask again. Never blocks. Gets are not waited for:
+     * a get is complete when its comp is called (the caller counts its
+     * own), and get also serves the rendezvous reads of two-sided
+     * messages, which a one-sided flush must not wait for. */
     rtm_status_t (*flush)(rtm_tl_ep_t *ep);
     /* Work requests (or their equivalent) posted for one-sided operations
      * so far, by the interface: a fetch-and-op is exactly one. For tests

@@ -9,9 +9,12 @@
  *             bad_wr naming it, and nothing completes
  *   nomw      no window capability flags, max_mw 0; ibv_alloc_mw: NULL,
  *             errno EOPNOTSUPP
+ *   atomic_be atomic_cap still HCA; a fetch-and-add's old value lands
+ *             big-endian, the word is updated in host order
  */
 #include "config.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +111,17 @@ int main(void)
     mw = ibv_alloc_mw(d.pd, IBV_MW_TYPE_2);
     EXPECT(mw == NULL && errno == EOPNOTSUPP, "ibv_alloc_mw: %p, %s", (void *)mw,
            strerror(errno));
+    unsetenv("SOFTIB_CAPS");
+
+    th_case = "atomic_be";
+    setenv("SOFTIB_CAPS", "atomic_be", 1);
+    CHECK(ibv_query_device(d.ctx, &da) == 0, "ibv_query_device");
+    EXPECT(da.atomic_cap == IBV_ATOMIC_HCA, "atomic_cap %d", (int)da.atomic_cap);
+    rword = 37;
+    EXPECT(post_fadd(a, lmr, rmr, &bad) == 0, "post fetch-and-add");
+    EXPECT(t_poll(acq, &wc, 2000) == 1 && wc.status == IBV_WC_SUCCESS &&
+           lword == htobe64(37) && rword == 42, "fetch-and-add: old value 0x%llx (big-endian 37 "
+           "expected), now %llu", (unsigned long long)lword, (unsigned long long)rword);
     unsetenv("SOFTIB_CAPS");
 
     ibv_destroy_qp(a);

@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "t_common.h"
 
@@ -160,6 +162,44 @@ static void test_mr_errnos(struct t_dev *d)
     errno = 0;
     mr = ibv_reg_mr(d->pd, (void *)(uintptr_t)0x10000, 4096, IBV_ACCESS_LOCAL_WRITE);
     EXPECT(!mr && errno == EFAULT, "unmapped memory: errno %d", errno);
+    {
+        /* read-only pages: writable rights fail as the kernel's FOLL_WRITE
+         * pinning does (EFAULT); none, or remote read, are fine */
+        long pg = sysconf(_SC_PAGESIZE);
+        char *ro = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        static const int rights[] = {IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_MW_BIND,
+                                     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+                                     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC};
+
+        CHECK(ro != MAP_FAILED, "mmap");
+        CHECK(mprotect(ro + pg, (size_t)pg, PROT_READ) == 0, "mprotect");
+        for (size_t i = 0; i < sizeof(rights) / sizeof(rights[0]); i++) {
+            errno = 0;
+            mr = ibv_reg_mr(d->pd, ro + pg, 100, rights[i]);
+            EXPECT(!mr && errno == EFAULT, "read-only page, access 0x%x: %p errno %d",
+                   rights[i], (void *)mr, errno);
+            errno = 0;
+            mr = ibv_reg_mr(d->pd, ro + pg - 8, 16, rights[i]);   /* straddles */
+            EXPECT(!mr && errno == EFAULT, "half read-only, access 0x%x: errno %d",
+                   rights[i], errno);
+        }
+        mr = ibv_reg_mr(d->pd, ro + pg, 100, 0);
+        EXPECT(mr != NULL, "read-only page, access 0: errno %d", errno);
+        if (mr) {
+            EXPECT(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+                                IBV_ACCESS_LOCAL_WRITE) == IBV_REREG_MR_ERR_INPUT &&
+                   errno == EFAULT, "rereg of a read-only page to LOCAL_WRITE");
+            EXPECT(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+                                IBV_ACCESS_REMOTE_READ) == 0, "rereg to REMOTE_READ");
+            ibv_dereg_mr(mr);
+        }
+        mr = ibv_reg_mr(d->pd, ro, 100, IBV_ACCESS_LOCAL_WRITE);
+        EXPECT(mr != NULL, "the writable page, LOCAL_WRITE: errno %d", errno);
+        if (mr)
+            ibv_dereg_mr(mr);
+        munmap(ro, (size_t)pg * 2);
+    }
     mr = ibv_reg_mr(d->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
                                                  IBV_ACCESS_REMOTE_READ);
     EXPECT(mr && mr->lkey && mr->rkey, "valid registration");

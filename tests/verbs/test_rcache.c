@@ -1,7 +1,8 @@
 /*
  * Unit test of the rendezvous registration cache (transport/verbs/
  * vrb_rcache.c), on softib linked in: hits, the exact-range rule for
- * remote registrations and containment for local ones, the remote read
+ * remote registrations and containment for local ones, sources (access 0)
+ * in read-only memory and served by local-write entries, the remote read
  * right taken away at put, invalidation by munmap / mmap MAP_FIXED /
  * mremap / madvise(DONTNEED) / brk shrink (the kernel's userfaultfd
  * events), the entry and byte bounds with LRU eviction of unused entries
@@ -79,6 +80,34 @@ static void test_hits(vrb_rcache_t *rc)
           "hits %llu misses %llu", (unsigned long long)(s1.hits - s0.hits),
           (unsigned long long)(s1.misses - s0.misses));
     munmap(b, 16 * pg);
+}
+
+/* sources (access 0): read-only memory registers, a local-write entry
+ * serves a source (more rights serve fewer), a source entry does not serve
+ * local write; a local-write registration of read-only memory fails */
+static void test_sources(vrb_rcache_t *rc)
+{
+    char *b = mmap(NULL, 8 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    vrb_rc_entry_t *w, *e, *ro = NULL;
+    vrb_rcache_stats_t s0 = stats(rc), s1;
+
+    CHECK(b != MAP_FAILED, "mmap");
+    memset(b, 3, 8 * pg);
+    w = get(rc, b, 2 * pg, IBV_ACCESS_LOCAL_WRITE);
+    e = get(rc, b + 10, 1000, 0);
+    EXPECT(e == w, "a cached local-write entry serves a source inside it");
+    vrb_rcache_put(rc, e);
+    vrb_rcache_put(rc, w);
+    CHECK(mprotect(b + 4 * pg, 4 * pg, PROT_READ) == 0, "mprotect");
+    e = get(rc, b + 4 * pg + 100, 5000, 0);
+    EXPECT(e != w && e->access == 0, "a source in read-only memory registers (access 0)");
+    vrb_rcache_put(rc, e);
+    EXPECT(vrb_rcache_get(rc, b + 4 * pg + 100, 5000, IBV_ACCESS_LOCAL_WRITE, &ro) != RTM_OK &&
+           ro == NULL, "a source entry does not serve local write, which read-only memory "
+           "refuses (got %p)", (void *)ro);
+    s1 = stats(rc);
+    EXPECT(s1.hits - s0.hits == 1, "hits %llu", (unsigned long long)(s1.hits - s0.hits));
+    munmap(b, 8 * pg);
 }
 
 enum change { UNMAP, MAP_FIXED_OVER, MREMAP_AWAY, DONTNEED };
@@ -287,6 +316,7 @@ int main(void)
         return th_failures ? 1 : 77;
     }
     test_hits(rc);
+    test_sources(rc);
     for (int how = UNMAP; how <= DONTNEED; how++)
         test_invalidate(rc, (enum change)how);
     test_brk(rc);

@@ -5,8 +5,11 @@
 # (tests/verbs/vrb_rma.c, mode ops):
 #   verbs on softib with a type 2 window per peer (2 and 6 ranks), with one
 #   MR per region (RTM_VERBS_MW=0, and a device without windows:
-#   SOFTIB_CAPS=nomw), connected on demand, and a device without atomics
-#   (SOFTIB_CAPS=noatomic: atomics "not available"), and XRC (regions
+#   SOFTIB_CAPS=nomw: read only, puts and atomics "not available", unless
+#   RTM_VERBS_MR_WRITE=1), connected on demand, and a device without atomics
+#   (SOFTIB_CAPS=noatomic: atomics "not available"), a device that returns
+#   the old value big-endian (SOFTIB_CAPS=atomic_be: the self-test finds it
+#   and the values are swapped back), and XRC (regions
 #   read only: puts and atomics "not available");
 #   shm (CMA): puts and gets, atomics "not available"; shm without CMA
 #   (RTM_SHM_CMA=off, or refused by the kernel): no key at all;
@@ -34,16 +37,25 @@ if ! grep -q 'by a type 2 window per peer' "$VRB_TMP/log"; then
     echo "FAIL: verbs did not expose through type 2 windows on softib" >&2; failed=1
 fi
 run "verbs, type 2 windows" 6 RTM_VERBS_MW=1 -- ops atomics
-run "verbs, one MR per region" 3 RTM_VERBS_MW=0 -- ops atomics
+run "verbs, one MR per region" 3 RTM_VERBS_MW=0 RTM_VERBS_MR_WRITE=1 -- ops atomics
 if ! grep -q 'by one MR' "$VRB_TMP/log"; then
     echo "FAIL: RTM_VERBS_MW=0 did not expose through one MR" >&2; failed=1
 fi
 run "verbs, on demand" 3 RTM_VERBS_CONN=ondemand -- ops atomics
-run "verbs, a device without windows" 2 SOFTIB_CAPS=nomw -- ops atomics
+# without windows, one MR per region: read only unless RTM_VERBS_MR_WRITE=1
+run "verbs, a device without windows" 2 SOFTIB_CAPS=nomw -- ops readonly
 if ! grep -q 'by one MR' "$VRB_TMP/log"; then
     echo "FAIL: a device without type 2 windows did not fall back to one MR" >&2; failed=1
 fi
+run "verbs, a device without windows, RTM_VERBS_MR_WRITE=1" 2 SOFTIB_CAPS=nomw \
+    RTM_VERBS_MR_WRITE=1 -- ops atomics
 run "verbs, a device without atomics" 2 SOFTIB_CAPS=noatomic -- ops noatomics
+# a device that returns the old value big-endian (softib's atomic_be): the
+# self-test at the first atomic finds it and the values are swapped back
+run "verbs, atomic replies big-endian" 3 SOFTIB_CAPS=atomic_be -- ops atomics
+if ! grep -q 'atomic self-test on .*byte-swapped' "$VRB_TMP/log"; then
+    echo "FAIL: the atomic self-test did not find the swapped replies" >&2; failed=1
+fi
 run "verbs, XRC (read only)" 3 RTM_VERBS_XRC=1 -- ops readonly
 # shm one-sided needs CMA (process_vm_*): where ptrace rules refuse it,
 # shm exposes nothing and every key is "not available"
@@ -69,6 +81,23 @@ w0=$(wrs_of 0) && w200=$(wrs_of 200) || failed=1
 echo "  send WRs: $w0 with no fetch-add, $w200 with 200"
 if [ -n "$w0" ] && [ -n "$w200" ] && [ $((w200 - w0)) -ne 200 ]; then
     echo "FAIL: 200 fetch-adds took $((w200 - w0)) work requests at the device, expected 200" >&2
+    failed=1
+fi
+# a flush waits for one-sided operations only: rank 1 flushes rank 0 while
+# its rendezvous read of rank 0's message is held back (rank 0 stopped;
+# before, the flush waited for the read until the QP's retries ran out)
+run "verbs, flush with a rendezvous read held back" 2 SOFTIB_CMA=0 -- rndvflush
+# a get's transfer state comes from a pool: 2000 gets (8 in flight at
+# most) take one chunk of 16 states, where each took an allocation before
+echo "== transfer states of 2000 gets (8 in flight at most)"
+RTM_LOG_LEVEL=debug LD_PRELOAD="$VRB_PRELOAD" t_job 60 "$RTRUN" -n 2 --oversubscribe \
+    "$prog" gets 2000 >"$VRB_TMP/log" 2>&1 || { echo "FAIL: vrb_rma gets 2000" >&2; failed=1; }
+line=$(grep -o 'rank 1: [0-9]* gets used [0-9]* transfer states' "$VRB_TMP/log")
+echo "  $line"
+states=$(echo "$line" | awk '{ print $6 }')
+if [ -z "$states" ] || [ "$states" -gt 16 ]; then
+    echo "FAIL: 2000 gets took ${states:-an unknown number of} transfer states, expected 16 at most" >&2
+    grep -v ' debug: ' "$VRB_TMP/log" | tail -n 10
     failed=1
 fi
 exit $failed

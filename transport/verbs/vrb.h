@@ -164,6 +164,15 @@ typedef struct vrb_iface vrb_iface_t;
 typedef struct vrb_get   vrb_get_t;
 typedef struct vrb_ering vrb_ering_t;
 
+/* The byte order a fetched atomic value lands in, learned by a self-test
+ * on the device at its first atomic use (vrb_rma.c, atomic_probe). */
+enum {
+    VRB_ATOMIC_UNTESTED = 0,
+    VRB_ATOMIC_HOST,       /* as the word was in memory: host order */
+    VRB_ATOMIC_SWAPPED,    /* big-endian on this little-endian host: swap it back */
+    VRB_ATOMIC_BROKEN,     /* neither, or the word was not updated in host order: no atomics */
+};
+
 /* What a send-queue entry is (error messages, completion handling). */
 enum {
     VRB_SLOT_SEND = 0,     /* Send or eager RDMA ring write */
@@ -241,7 +250,10 @@ typedef struct vrb_ep {
     rtm_list_t     pending_gets;  /* gets waiting for send-queue room */
     /* one-sided (vrb_rma.c) */
     int            qp_access;     /* the QP's remote access flags now */
-    int            rma_inflight;  /* puts, gets and atomics not complete yet */
+    int            xwrite;        /* live exposures granting it write (mem_expose) */
+    int            xatomic;       /* ... and atomics: the QP keeps those flags no longer */
+    int            rma_inflight;  /* puts and atomics not complete yet (flush; a
+                                     get's comp is its completion) */
     uint64_t      *atomic_res;    /* VRB_SQ_DEPTH result words, by send-queue slot */
     struct ibv_mr *atomic_mr;     /* LOCAL_WRITE, exactly atomic_res */
     /* eager RDMA fast path (vrb_erdma.c) */
@@ -376,7 +388,12 @@ struct vrb_iface {
     /* one-sided (vrb_rma.c) */
     int             mw_type2;     /* the device binds type 2 memory windows */
     uint64_t        rma_wrs;      /* RDMA Write/Read/atomic WRs posted */
+    int             atomic_order; /* VRB_ATOMIC_*: what the self-test found (vrb_rma.c) */
     rtm_list_t      exposures;    /* live mem_expose regions (freed at close) */
+    rtm_list_t      get_pool;     /* free transfer states of get (vrb_get_alloc) */
+    struct vrb_get_chunk *get_chunks; /* where they live, freed at close */
+    uint64_t        gets;         /* gets started */
+    uint64_t        get_states;   /* transfer states ever allocated */
     int             quiet;        /* finalize (vrb_quiesce): progress still delivers
                                      and reposts, but sends nothing of its own: no
                                      credit messages, ring offers or ring credits */
@@ -458,6 +475,13 @@ size_t       vrb_ep_state(rtm_tl_ep_t *tl_ep, char *buf, size_t len);
 rtm_status_t vrb_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh, size_t len,
                      uint64_t remote_addr, const void *rkey, size_t rkey_len,
                      rtm_tl_comp_t *comp);
+/* vrb_rma.c: a get's transfer state from the interface's pool (grown by a
+ * chunk when empty, the only allocation: none once warmed up), zeroed;
+ * NULL (error set) when out of memory. Released at its completion. */
+vrb_get_t   *vrb_get_alloc(vrb_iface_t *iface);
+void         vrb_get_release(vrb_iface_t *iface, vrb_get_t *g);
+/* At close, after the last release: the pool's chunks. */
+void         vrb_get_pool_destroy(vrb_iface_t *iface);
 /* Post what fits of a transfer's remaining reads. */
 void         vrb_get_post(vrb_get_t *g);
 void         vrb_get_chunk_done(vrb_get_t *g, uint32_t bytes);

@@ -44,6 +44,8 @@ static const rtm_cfg_row_t vrb_config_rows[] = {
       "Verbs eager RDMA: the largest write into a ring (20 bytes of header and footer, the rest runtime header and payload; larger messages use Send/Recv); 64..8K, a multiple of 64"),
     RTM_CFG_ROW(VERBS_MW, vrb_config_t, mw, BOOL, "1", NULL, 0, 0,
       "Verbs one-sided: 1 exposes a region through one type 2 memory window per peer queue pair (a key works for that peer only) where the device binds them (IBV_DEVICE_MEM_WINDOW_TYPE_2B, not with XRC); 0, or a device without them: one memory region per exposed region, whose key any peer of this rank's protection domain could use"),
+    RTM_CFG_ROW(VERBS_MR_WRITE, vrb_config_t, mr_write, BOOL, "0", NULL, 0, 0,
+      "Verbs one-sided, without type 2 memory windows (a device without them, RTM_VERBS_MW=0, XRC aside): 0 exposes regions for reading only (puts and atomics to this rank are not available: the MPI layer uses messages), since one memory region's key would let a rank outside the window's group write it if that rank learned or guessed the key and its queue pair admits writes (an eager RDMA peer, a peer of another such region); 1 also exposes for writes and atomics through that one region"),
     RTM_CFG_ROW(VERBS_RCACHE, vrb_config_t, rcache, BOOL, "1", NULL, 0, 0,
       "Verbs: keep rendezvous buffers registered between messages (a cache invalidated by the kernel's userfaultfd unmap/remap/remove events, see docs/transports/verbs-rcache.md); 0 registers every rendezvous buffer per message"),
     RTM_CFG_ROW(VERBS_RCACHE_MAX_ENTRIES, vrb_config_t, rcache_max_entries, INT, "256", NULL, 0,

@@ -27,6 +27,7 @@ typedef struct vrb_config {
     long        erdma_slots;       /* RTM_VERBS_ERDMA_SLOTS */
     size_t      erdma_slot_size;   /* RTM_VERBS_ERDMA_SLOT_SIZE */
     int         mw;                /* RTM_VERBS_MW */
+    int         mr_write;          /* RTM_VERBS_MR_WRITE */
     int         rcache;            /* RTM_VERBS_RCACHE */
     long        rcache_max_entries; /* RTM_VERBS_RCACHE_MAX_ENTRIES */
     size_t      rcache_max_bytes;  /* RTM_VERBS_RCACHE_MAX_BYTES */

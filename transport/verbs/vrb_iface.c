@@ -670,6 +670,7 @@ static void vrb_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
              iface->buf_size, iface->eager_limit, iface->max_inline, iface->read_chunk,
              iface->rd_atomic,
              vrb_rma_uses_mw(iface) ? "a type 2 memory window per peer" :
+             iface->xrc || !rtm_verbs_config.mr_write ? "one MR per exposed region, read only" :
              "one MR per exposed region",
              iface->dev.dev_attr.atomic_cap == IBV_ATOMIC_NONE ? "not available" :
              iface->dev.dev_attr.atomic_cap == IBV_ATOMIC_GLOB ? "(global)" : "(HCA)");

@@ -287,10 +287,14 @@ static vrb_rc_entry_t *lookup(vrb_rcache_t *rc, uintptr_t start, uintptr_t end, 
     rtm_list_for_each(pos, &rc->lru) {
         vrb_rc_entry_t *e = rtm_container_of(pos, vrb_rc_entry_t, lru);
 
-        if (e->stale || e->access != access)
+        if (e->stale)
             continue;
-        if (access == IBV_ACCESS_REMOTE_READ ? (e->start == start && e->end == end)
-                                             : (e->start <= start && end <= e->end))
+        /* remote: exactly what the peer is shown; local: any entry with at
+         * least the rights asked (LOCAL_WRITE serves a send source too) */
+        if (access == IBV_ACCESS_REMOTE_READ
+                ? (e->access == access && e->start == start && e->end == end)
+                : (e->access != IBV_ACCESS_REMOTE_READ && (e->access & access) == access &&
+                   e->start <= start && end <= e->end))
             return e;
     }
     return NULL;
@@ -298,14 +302,19 @@ static vrb_rc_entry_t *lookup(vrb_rcache_t *rc, uintptr_t start, uintptr_t end, 
 
 static rtm_status_t reg_error(vrb_rcache_t *rc, void *addr, size_t len, int access, int err)
 {
-    return rtm_error_set(RTM_ERR_NO_MEMORY, "%s: verbs: cannot register %zu bytes at %p %s: "
+    int no_mem = err == ENOMEM || err == EAGAIN || err == EPERM;
+
+    return rtm_error_set(no_mem ? RTM_ERR_NO_MEMORY : err == EFAULT ? RTM_ERR_BUFFER :
+                         RTM_ERR_TRANSPORT, "%s: verbs: cannot register %zu bytes at %p %s: "
                          "%s%s", rc->who, len, addr,
                          access == IBV_ACCESS_REMOTE_READ ? "for reading by a peer"
-                                                          : "to read into",
+                         : access == IBV_ACCESS_LOCAL_WRITE ? "to read into"
+                                                            : "to send from",
                          strerror(err),
-                         err == ENOMEM || err == EAGAIN || err == EPERM
-                             ? " (RLIMIT_MEMLOCK too low? try ulimit -l unlimited, or a "
-                               "smaller RTM_VERBS_RCACHE_MAX_BYTES)" : "");
+                         no_mem ? " (RLIMIT_MEMLOCK too low? try ulimit -l unlimited, or a "
+                                  "smaller RTM_VERBS_RCACHE_MAX_BYTES)"
+                         : err == EFAULT ? " (memory not mapped, or not writable where it "
+                                           "must be)" : "");
 }
 
 /* A registration outside the cache, released by its put. */
@@ -357,7 +366,7 @@ rtm_status_t vrb_rcache_get(vrb_rcache_t *rc, void *addr, size_t len, int access
     rtm_status_t status;
 
     if (rc == NULL || addr == NULL || len == 0 || end < start || entry_p == NULL ||
-        (access != IBV_ACCESS_REMOTE_READ && access != IBV_ACCESS_LOCAL_WRITE))
+        (access != IBV_ACCESS_REMOTE_READ && access != IBV_ACCESS_LOCAL_WRITE && access != 0))
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs rcache get: bad arguments (len %zu, "
                              "access 0x%x)", len, access);
     if (!rc->enabled || getpid() != rc->pid)

@@ -20,8 +20,11 @@
  *     between vrb_rcache_get() and vrb_rcache_put(): put takes the remote
  *     read right away again (ibv_rereg_mr), so the exposure still ends with
  *     the transfer and a peer never reads beyond what it was shown;
- *   local (IBV_ACCESS_LOCAL_WRITE, the receiver's target): any cached range
- *     containing the buffer will do.
+ *   local (IBV_ACCESS_LOCAL_WRITE, the receiver's target; or 0, the source
+ *     of an RDMA Write, which needs no right and so may be read-only
+ *     memory, .rodata or mprotect(PROT_READ): a writable registration of
+ *     it fails with EFAULT on an HCA): any cached range containing the
+ *     buffer with at least the rights asked will do.
  */
 #ifndef RTM_TRANSPORT_VERBS_VRB_RCACHE_H
 #define RTM_TRANSPORT_VERBS_VRB_RCACHE_H
@@ -66,8 +69,8 @@ rtm_status_t vrb_rcache_create(struct ibv_pd *pd, int enable, long max_entries,
                                size_t max_bytes, const char *who, vrb_rcache_t **rc_p);
 /* Release every registration (the caller has no get outstanding). */
 void         vrb_rcache_destroy(vrb_rcache_t *rc);
-/* A registration of [addr, addr + len) with `access` (IBV_ACCESS_REMOTE_READ
- * or IBV_ACCESS_LOCAL_WRITE), in use until vrb_rcache_put. */
+/* A registration of [addr, addr + len) with `access` (IBV_ACCESS_REMOTE_READ,
+ * IBV_ACCESS_LOCAL_WRITE, or 0 for a source), in use until vrb_rcache_put. */
 rtm_status_t vrb_rcache_get(vrb_rcache_t *rc, void *addr, size_t len, int access,
                             vrb_rc_entry_t **entry_p);
 /* End the use of an entry; a remote one stops being readable by peers. */

@@ -141,8 +141,7 @@ void vrb_get_chunk_done(vrb_get_t *g, uint32_t bytes)
         return;
     }
     vrb_rcache_put(vrb_ep_iface(g->ep)->rcache, g->rc_entry);
-    g->ep->rma_inflight--;
-    free(g);
+    vrb_get_release(vrb_ep_iface(g->ep), g);
     comp->cb(comp, RTM_OK);
 }
 
@@ -167,12 +166,12 @@ rtm_status_t vrb_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh,
     rc = vrb_rndv_rcache(vrb_ep_iface(ep));
     if (rc == NULL)
         return RTM_ERR_NO_MEMORY;
-    g = calloc(1, sizeof(*g));
+    g = vrb_get_alloc(vrb_ep_iface(ep));
     if (g == NULL)
-        return rtm_error_set(RTM_ERR_NO_MEMORY, "verbs get: no memory");
+        return RTM_ERR_NO_MEMORY;
     status = vrb_rcache_get(rc, local, len, IBV_ACCESS_LOCAL_WRITE, &g->rc_entry);
     if (status != RTM_OK) {
-        free(g);
+        vrb_get_release(vrb_ep_iface(ep), g);
         return status;
     }
     g->mr = g->rc_entry->mr;
@@ -183,7 +182,6 @@ rtm_status_t vrb_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh,
     memcpy(&g->rkey, rkey, VRB_RKEY_LEN);
     g->len = len;
     g->comp = comp;
-    ep->rma_inflight++;   /* flush waits for it */
     /* reads queue behind pending ones of this peer, in order */
     if (!rtm_list_is_empty(&ep->pending_gets))
         rtm_list_push_tail(&ep->pending_gets, &g->link);
@@ -204,9 +202,10 @@ void vrb_rndv_close(vrb_iface_t *iface)
 
             rtm_list_del(&g->link);
             vrb_rcache_put(iface->rcache, g->rc_entry);
-            free(g);
+            vrb_get_release(iface, g);
         }
     }
+    vrb_get_pool_destroy(iface);
     vrb_rcache_destroy(iface->rcache);
     iface->rcache = NULL;
 }
