@@ -4,7 +4,7 @@
 # operation; none on a window with info rtmsg_win_rdma=false; Gets only
 # with rtmsg_win_rdma=read, or over XRC, which exposes regions read only),
 # in full mesh, on demand, XRC and on a device without memory windows (one
-# MR per window); then over tcp (no count: messages) and
+# MR per window: read only, Gets, unless RTM_VERBS_MR_WRITE=1); then over tcp (no count: messages) and
 # shm (CMA: counted for MPI_Win_create; MPI_Win_allocate's host segment is
 # loads and stores, none).
 # Atomicity of Fetch_and_op/Accumulate under contention on every one.
@@ -53,9 +53,14 @@ if t_softib_preload; then
     run 3 "verbs (softib, on demand)" $sib RTM_VERBS_CONN=ondemand RMA_RDMA_EXPECT=rdma
     # shellcheck disable=SC2086
     run 3 "verbs (softib, XRC)" $sib RTM_VERBS_CONN=fullmesh RTM_VERBS_XRC=1 RMA_RDMA_EXPECT=read
-    # a device without type 2 memory windows: one MR per window
+    # a device without type 2 memory windows: one MR per window, exposed
+    # read only (its key would let any holder write: Puts go by messages),
+    # unless RTM_VERBS_MR_WRITE=1 accepts that
     # shellcheck disable=SC2086
-    run 2 "verbs (softib without memory windows)" $sib SOFTIB_CAPS=nomw RMA_RDMA_EXPECT=rdma
+    run 2 "verbs (softib without memory windows)" $sib SOFTIB_CAPS=nomw RMA_RDMA_EXPECT=read
+    # shellcheck disable=SC2086
+    run 2 "verbs (softib without memory windows, RTM_VERBS_MR_WRITE=1)" $sib SOFTIB_CAPS=nomw \
+        RTM_VERBS_MR_WRITE=1 RMA_RDMA_EXPECT=rdma
 else
     echo "SKIP (verbs): libsoftib is not built"
 fi
