@@ -301,7 +301,7 @@ void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source
 {
     int rc = MPI_SUCCESS;
     MPI_Status c_status;
-    memset(&c_status, 0, sizeof(c_status));
+    rtm_f_status_in(status, &c_status);
     rc = MPI_Recv(RTM_F_BUF(buf), *count, (MPI_Datatype)*datatype, *source, *tag, (MPI_Comm)*comm, RTM_F_IS_STATUS_IGNORE(status) ? MPI_STATUS_IGNORE : &c_status);
     if (!RTM_F_IS_STATUS_IGNORE(status)) rtm_f_status_out(&c_status, status);
     if (ierr)
@@ -470,7 +470,7 @@ void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_
 {
     int rc = MPI_SUCCESS;
     MPI_Status c_status;
-    memset(&c_status, 0, sizeof(c_status));
+    rtm_f_status_in(status, &c_status);
     rc = MPI_Sendrecv(RTM_F_BUF(sendbuf), *sendcount, (MPI_Datatype)*sendtype, *dest, *sendtag, RTM_F_BUF(recvbuf), *recvcount, (MPI_Datatype)*recvtype, *source, *recvtag, (MPI_Comm)*comm, RTM_F_IS_STATUS_IGNORE(status) ? MPI_STATUS_IGNORE : &c_status);
     if (!RTM_F_IS_STATUS_IGNORE(status)) rtm_f_status_out(&c_status, status);
     if (ierr)
@@ -508,7 +508,7 @@ void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_
 {
     int rc = MPI_SUCCESS;
     MPI_Status c_status;
-    memset(&c_status, 0, sizeof(c_status));
+    rtm_f_status_in(status, &c_status);
     rc = MPI_Sendrecv_replace(RTM_F_BUF(buf), *count, (MPI_Datatype)*datatype, *dest, *sendtag, *source, *recvtag, (MPI_Comm)*comm, RTM_F_IS_STATUS_IGNORE(status) ? MPI_STATUS_IGNORE : &c_status);
     if (!RTM_F_IS_STATUS_IGNORE(status)) rtm_f_status_out(&c_status, status);
     if (ierr)
@@ -537,7 +537,7 @@ void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *stat
 {
     int rc = MPI_SUCCESS;
     MPI_Status c_status;
-    memset(&c_status, 0, sizeof(c_status));
+    rtm_f_status_in(status, &c_status);
     rc = MPI_Probe(*source, *tag, (MPI_Comm)*comm, RTM_F_IS_STATUS_IGNORE(status) ? MPI_STATUS_IGNORE : &c_status);
     if (!RTM_F_IS_STATUS_IGNORE(status)) rtm_f_status_out(&c_status, status);
     if (ierr)
@@ -551,7 +551,7 @@ void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *fla
     int rc = MPI_SUCCESS;
     int c_flag = 0;
     MPI_Status c_status;
-    memset(&c_status, 0, sizeof(c_status));
+    rtm_f_status_in(status, &c_status);
     rc = MPI_Iprobe(*source, *tag, (MPI_Comm)*comm, &c_flag, RTM_F_IS_STATUS_IGNORE(status) ? MPI_STATUS_IGNORE : &c_status);
     *flag = c_flag ? RTM_F_TRUE : RTM_F_FALSE;
     if (!RTM_F_IS_STATUS_IGNORE(status)) rtm_f_status_out(&c_status, status);
@@ -566,7 +566,7 @@ void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *mes
     int rc = MPI_SUCCESS;
     MPI_Message c_message = MPI_MESSAGE_NULL;
     MPI_Status c_status;
-    memset(&c_status, 0, sizeof(c_status));
+    rtm_f_status_in(status, &c_status);
     rc = MPI_Mprobe(*source, *tag, (MPI_Comm)*comm, &c_message, RTM_F_IS_STATUS_IGNORE(status) ? MPI_STATUS_IGNORE : &c_status);
     if (rc == MPI_SUCCESS) *message = MPI_Message_c2f(c_message);
     if (!RTM_F_IS_STATUS_IGNORE(status)) rtm_f_status_out(&c_status, status);
@@ -582,7 +582,7 @@ void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *fl
     int c_flag = 0;
     MPI_Message c_message = MPI_MESSAGE_NULL;
     MPI_Status c_status;
-    memset(&c_status, 0, sizeof(c_status));
+    rtm_f_status_in(status, &c_status);
     rc = MPI_Improbe(*source, *tag, (MPI_Comm)*comm, &c_flag, &c_message, RTM_F_IS_STATUS_IGNORE(status) ? MPI_STATUS_IGNORE : &c_status);
     *flag = c_flag ? RTM_F_TRUE : RTM_F_FALSE;
     if (rc == MPI_SUCCESS) *message = MPI_Message_c2f(c_message);
@@ -598,7 +598,7 @@ void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *messa
     int rc = MPI_SUCCESS;
     MPI_Message c_message = MPI_Message_f2c(*message);
     MPI_Status c_status;
-    memset(&c_status, 0, sizeof(c_status));
+    rtm_f_status_in(status, &c_status);
     rc = MPI_Mrecv(RTM_F_BUF(buf), *count, (MPI_Datatype)*datatype, &c_message, RTM_F_IS_STATUS_IGNORE(status) ? MPI_STATUS_IGNORE : &c_status);
     *message = MPI_Message_c2f(c_message);
     if (!RTM_F_IS_STATUS_IGNORE(status)) rtm_f_status_out(&c_status, status);
@@ -828,7 +828,7 @@ void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
     int rc = MPI_SUCCESS;
     MPI_Request c_request = MPI_Request_f2c(*request);
     MPI_Status c_status;
-    memset(&c_status, 0, sizeof(c_status));
+    rtm_f_status_in(status, &c_status);
     rc = MPI_Wait(&c_request, RTM_F_IS_STATUS_IGNORE(status) ? MPI_STATUS_IGNORE : &c_status);
     *request = MPI_Request_c2f(c_request);
     if (!RTM_F_IS_STATUS_IGNORE(status)) rtm_f_status_out(&c_status, status);
@@ -849,6 +849,7 @@ void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array
     if (!RTM_F_IS_STATUSES_IGNORE(array_of_statuses)) {
         c_array_of_statuses = rtm_f_statuses_alloc(*count, st_stack);
         if (!c_array_of_statuses) { c_array_of_statuses = st_stack; rc = rtm_f_error("MPI_Waitall", MPI_ERR_NO_MEM); goto out; }
+        else rtm_f_statuses_in(array_of_statuses, c_array_of_statuses, *count);
     }
     rc = MPI_Waitall(*count, c_array_of_requests, c_array_of_statuses);
     rtm_f_requests_out(array_of_requests, c_array_of_requests, *count);
@@ -870,7 +871,7 @@ void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index
     if (*count < 0) { rc = rtm_f_error("MPI_Waitany", MPI_ERR_COUNT); goto out; }
     c_array_of_requests = rtm_f_requests_in(array_of_requests, *count, rq_stack);
     if (!c_array_of_requests) { c_array_of_requests = rq_stack; rc = rtm_f_error("MPI_Waitany", MPI_ERR_NO_MEM); goto out; }
-    memset(&c_status, 0, sizeof(c_status));
+    rtm_f_status_in(status, &c_status);
     rc = MPI_Waitany(*count, c_array_of_requests, index, RTM_F_IS_STATUS_IGNORE(status) ? MPI_STATUS_IGNORE : &c_status);
     rtm_f_requests_out(array_of_requests, c_array_of_requests, *count);
     if (rc == MPI_SUCCESS && *index >= 0) *index += 1;
@@ -894,6 +895,7 @@ void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *ou
     if (!RTM_F_IS_STATUSES_IGNORE(array_of_statuses)) {
         c_array_of_statuses = rtm_f_statuses_alloc(*incount, st_stack);
         if (!c_array_of_statuses) { c_array_of_statuses = st_stack; rc = rtm_f_error("MPI_Waitsome", MPI_ERR_NO_MEM); goto out; }
+        else rtm_f_statuses_in(array_of_statuses, c_array_of_statuses, *incount);
     }
     rc = MPI_Waitsome(*incount, c_array_of_requests, outcount, array_of_indices, c_array_of_statuses);
     rtm_f_requests_out(array_of_requests, c_array_of_requests, *incount);
@@ -914,7 +916,7 @@ void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *i
     MPI_Request c_request = MPI_Request_f2c(*request);
     int c_flag = 0;
     MPI_Status c_status;
-    memset(&c_status, 0, sizeof(c_status));
+    rtm_f_status_in(status, &c_status);
     rc = MPI_Test(&c_request, &c_flag, RTM_F_IS_STATUS_IGNORE(status) ? MPI_STATUS_IGNORE : &c_status);
     *request = MPI_Request_c2f(c_request);
     *flag = c_flag ? RTM_F_TRUE : RTM_F_FALSE;
@@ -937,6 +939,7 @@ void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag,
     if (!RTM_F_IS_STATUSES_IGNORE(array_of_statuses)) {
         c_array_of_statuses = rtm_f_statuses_alloc(*count, st_stack);
         if (!c_array_of_statuses) { c_array_of_statuses = st_stack; rc = rtm_f_error("MPI_Testall", MPI_ERR_NO_MEM); goto out; }
+        else rtm_f_statuses_in(array_of_statuses, c_array_of_statuses, *count);
     }
     rc = MPI_Testall(*count, c_array_of_requests, &c_flag, c_array_of_statuses);
     rtm_f_requests_out(array_of_requests, c_array_of_requests, *count);
@@ -960,7 +963,7 @@ void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index
     if (*count < 0) { rc = rtm_f_error("MPI_Testany", MPI_ERR_COUNT); goto out; }
     c_array_of_requests = rtm_f_requests_in(array_of_requests, *count, rq_stack);
     if (!c_array_of_requests) { c_array_of_requests = rq_stack; rc = rtm_f_error("MPI_Testany", MPI_ERR_NO_MEM); goto out; }
-    memset(&c_status, 0, sizeof(c_status));
+    rtm_f_status_in(status, &c_status);
     rc = MPI_Testany(*count, c_array_of_requests, index, &c_flag, RTM_F_IS_STATUS_IGNORE(status) ? MPI_STATUS_IGNORE : &c_status);
     rtm_f_requests_out(array_of_requests, c_array_of_requests, *count);
     if (rc == MPI_SUCCESS && *index >= 0) *index += 1;
@@ -985,6 +988,7 @@ void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *ou
     if (!RTM_F_IS_STATUSES_IGNORE(array_of_statuses)) {
         c_array_of_statuses = rtm_f_statuses_alloc(*incount, st_stack);
         if (!c_array_of_statuses) { c_array_of_statuses = st_stack; rc = rtm_f_error("MPI_Testsome", MPI_ERR_NO_MEM); goto out; }
+        else rtm_f_statuses_in(array_of_statuses, c_array_of_statuses, *incount);
     }
     rc = MPI_Testsome(*incount, c_array_of_requests, outcount, array_of_indices, c_array_of_statuses);
     rtm_f_requests_out(array_of_requests, c_array_of_requests, *incount);
@@ -1042,7 +1046,7 @@ void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *statu
     int rc = MPI_SUCCESS;
     int c_flag = 0;
     MPI_Status c_status;
-    memset(&c_status, 0, sizeof(c_status));
+    rtm_f_status_in(status, &c_status);
     rc = MPI_Request_get_status(MPI_Request_f2c(*request), &c_flag, RTM_F_IS_STATUS_IGNORE(status) ? MPI_STATUS_IGNORE : &c_status);
     *flag = c_flag ? RTM_F_TRUE : RTM_F_FALSE;
     if (!RTM_F_IS_STATUS_IGNORE(status)) rtm_f_status_out(&c_status, status);

@@ -60,6 +60,12 @@ MPI_Status *rtm_f_statuses_alloc(int n, MPI_Status *stack)
     return calloc((size_t)n, sizeof(MPI_Status));
 }
 
+void rtm_f_statuses_in(const MPI_Fint *f, MPI_Status *c, int n)
+{
+    for (int i = 0; i < n; i++)
+        MPI_Status_f2c(f + (size_t)i * MPI_F_STATUS_SIZE, &c[i]);
+}
+
 void rtm_f_statuses_out(const MPI_Status *c, MPI_Fint *f, int n)
 {
     if (n == MPI_UNDEFINED)

@@ -64,6 +64,8 @@ void rtm_f_status_out(const MPI_Status *c, MPI_Fint *f);
  * NULL when out of memory. */
 MPI_Status *rtm_f_statuses_alloc(int n, MPI_Status *stack);
 /* The first n (none if n is MPI_UNDEFINED) back to Fortran. */
+/* Copies the program's n Fortran statuses into c (MPI_ERROR included). */
+void rtm_f_statuses_in(const MPI_Fint *f, MPI_Status *c, int n);
 void rtm_f_statuses_out(const MPI_Status *c, MPI_Fint *f, int n);
 
 /* n Fortran requests as C ones, in `stack` or allocated (NULL: no memory). */

@@ -213,7 +213,9 @@ class Gen:
                 if not const:
                     self.post.append("rtm_f_status_out(&c_%s, %s);" % (name, name))
             else:
-                self.pre.append("memset(&c_%s, 0, sizeof(c_%s));" % (name, name))
+                # the status comes in as the program left it: a call with
+                # one status never writes its MPI_ERROR (MPI 3.1 3.2.5)
+                self.pre.append("rtm_f_status_in(%s, &c_%s);" % (name, name))
                 self.cargs.append("RTM_F_IS_STATUS_IGNORE(%s) ? MPI_STATUS_IGNORE : &c_%s"
                                   % (name, name))
                 self.post.append("if (!RTM_F_IS_STATUS_IGNORE(%s)) rtm_f_status_out(&c_%s, %s);"
@@ -229,6 +231,9 @@ class Gen:
             self.pre.append("    if (!c_%s) { c_%s = st_stack; "
                             "rc = rtm_f_error(\"MPI_%s\", MPI_ERR_NO_MEM); goto out; }"
                             % (name, name, fn))
+            # statuses come in as the program left them: MPI_ERROR is
+            # written only with MPI_ERR_IN_STATUS
+            self.pre.append("    else rtm_f_statuses_in(%s, c_%s, *%s);" % (name, name, cnt))
             self.pre.append("}")
             self.cargs.append("c_%s" % name)
             self.post.append("if (c_%s) rtm_f_statuses_out(c_%s, %s, %s);"

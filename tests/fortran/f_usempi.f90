@@ -105,8 +105,11 @@ contains
         write (sa, '(a,i3.3)') 'rank ', rank
 
         call MPI_Isend(ia, n, MPI_INTEGER, right, 1, MPI_COMM_WORLD, req, ierr)
+        ! a call with one status never writes its MPI_ERROR (MPI 3.1 3.2.5)
+        st(MPI_ERROR) = 4242
         call MPI_Recv(ib, n, MPI_INTEGER, left, 1, MPI_COMM_WORLD, st, ierr)
         call chk(ierr == MPI_SUCCESS, 'Recv ierror')
+        call chk(st(MPI_ERROR) == 4242, 'Recv leaves status(MPI_ERROR) as it was')
         call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
         call chkst(st, left, 1, MPI_INTEGER, n, 'INTEGER')
         call chk(all(ib == [(left * 100 + i, i = 1, n)]), 'INTEGER data')
@@ -209,9 +212,13 @@ contains
             call MPI_Send(rank * 10 + i, 1, MPI_INTEGER, right, 20 + i, MPI_COMM_WORLD, ierr)
         end do
         flag = .false.
+        ! MPI_ERROR is written only with MPI_ERR_IN_STATUS
+        sts(MPI_ERROR, :) = 4343
         do while (.not. flag)
             call MPI_Testall(k, reqs, flag, sts, ierr)
         end do
+        call chk(ierr == MPI_SUCCESS .and. all(sts(MPI_ERROR, 1:k) == 4343), &
+                 'Testall leaves status(MPI_ERROR) as it was')
         call chk(all(sts(MPI_SOURCE, 1:k) == left) .and. &
                  all(sts(MPI_TAG, 1:k) == [(20 + i, i = 1, k)]), 'Testall statuses')
 
