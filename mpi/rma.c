@@ -355,23 +355,29 @@ static void lock_take(rtmpi_win_t *w, int origin, int excl, uint32_t seq)
     ack(w, origin, seq, 0);   /* a grant reports nothing: the epoch begins */
 }
 
+/* The target's lock queue (origins on other hosts, and every origin of a
+ * window that spans hosts) grants as the plock words do: a lock as soon as
+ * no conflicting one is held, whatever waits before it. A queue that kept
+ * a shared request behind a waiting exclusive one would hang a correct
+ * program whose shared holder waits for that second shared locker
+ * (rma_locks' shared_while_exclusive_waits); the price is the same as the
+ * words': overlapping shared locks can hold an exclusive one back. */
 static void lock_grant_waiters(rtmpi_win_t *w)
 {
-    int i = 0;
+    int kept = 0;
 
-    while (i < w->nwaiters && lock_can(w, w->waiters[i].excl)) {
-        lock_take(w, w->waiters[i].origin, w->waiters[i].excl, w->waiters[i].seq);
-        i++;
+    for (int i = 0; i < w->nwaiters; i++) {
+        if (lock_can(w, w->waiters[i].excl))
+            lock_take(w, w->waiters[i].origin, w->waiters[i].excl, w->waiters[i].seq);
+        else
+            w->waiters[kept++] = w->waiters[i];
     }
-    if (i) {
-        memmove(w->waiters, w->waiters + i, (size_t)(w->nwaiters - i) * sizeof(*w->waiters));
-        w->nwaiters -= i;
-    }
+    w->nwaiters = kept;
 }
 
 static void lock_request(rtmpi_win_t *w, int origin, int excl, uint32_t seq)
 {
-    if (w->nwaiters == 0 && lock_can(w, excl)) {
+    if (lock_can(w, excl)) {
         lock_take(w, origin, excl, seq);
         return;
     }
