@@ -680,8 +680,15 @@ int rtmpi_rma_progress(void)
     if (in_progress)
         return 0;
     in_progress = 1;
-    for (rtmpi_win_t *w = active; w; w = w->next_active)
+    for (rtmpi_win_t *w = active; w; w = w->next_active) {
         n += win_progress(w);
+        /* Rput/Rget by RDMA complete by a flush of their target: a wait
+         * or test of one (any progress) flushes */
+        if (__builtin_expect(w->nrdreq > 0, 0)) {
+            rtmpi_rma_rdma_flush(w, w->rdreq[0].target);
+            n++;
+        }
+    }
     in_progress = 0;
     return n;
 }
@@ -727,6 +734,9 @@ void rtmpi_rma_win_stop(rtmpi_win_t *w)
         tgt_put(e);
     }
     w->fifo_tail = NULL;
+    free(w->rdreq);
+    w->rdreq = NULL;
+    w->nrdreq = w->rdreq_cap = 0;
     if (!active) {
         /* Nothing served any more: give the pools back. */
         while (tgt_free) {
@@ -898,6 +908,46 @@ static int direct_acc(const rma_args_t *a, rma_ctl_t *ctl, const rtmpi_dtype_t *
 
 /* ---- RDMA: Put and Get by the binding's one-sided operations -------------------------- */
 
+/* The Rput/Rget requests issued by RDMA to target t are complete (t was
+ * just flushed; err: the flush's error, kept for the window's next
+ * synchronization as the other requests' errors are). */
+static void rdreq_release(rtmpi_win_t *w, int t, int err)
+{
+    int j = 0;
+
+    for (int i = 0; i < w->nrdreq; i++) {
+        if (w->rdreq[i].target == t) {
+            if (err && !w->pend_err)
+                w->pend_err = err;
+            rr_release(w->rdreq[i].rr);
+        } else {
+            w->rdreq[j++] = w->rdreq[i];
+        }
+    }
+    w->nrdreq = j;
+}
+
+/* Request rr (Rput, Rget) was issued by RDMA to t: it completes at the
+ * next flush of t. 0, or MPI_ERR_NO_MEM (the caller flushes t now). */
+static int rdreq_add(rtmpi_win_t *w, rma_rreq_t *rr, int t)
+{
+    if (w->nrdreq == w->rdreq_cap) {
+        int cap = w->rdreq_cap ? 2 * w->rdreq_cap : 8;
+        rma_pend_t *n = realloc(w->rdreq, (size_t)cap * sizeof(*n));
+
+        if (!n)
+            return MPI_ERR_NO_MEM;
+        w->rdreq = n;
+        w->rdreq_cap = cap;
+    }
+    w->rdreq[w->nrdreq].r = NULL;
+    w->rdreq[w->nrdreq].target = t;
+    w->rdreq[w->nrdreq].rr = rr;
+    w->nrdreq++;
+    rr->left++;
+    return MPI_SUCCESS;
+}
+
 int rtmpi_rma_rdma_flush(rtmpi_win_t *w, int t)
 {
     int rc = MPI_SUCCESS;
@@ -912,6 +962,8 @@ int rtmpi_rma_rdma_flush(rtmpi_win_t *w, int t)
         rtm_status_t st = binding_rma_flush(w->nc, i);
         if (st != RTM_OK && !rc)
             rc = rtmpi_class_of(st);
+        if (w->nrdreq)
+            rdreq_release(w, i, st != RTM_OK ? rtmpi_class_of(st) : MPI_SUCCESS);
     }
     return rc;
 }
@@ -1075,15 +1127,18 @@ static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rr
         return rc2 ? WIN_ERR(w, fn, rc2, "out of memory") : MPI_SUCCESS;
     }
 
-    /* A Put or Get (not request-based: those complete by their request)
-     * of contiguous origin data, to a target that gave this rank a key:
-     * RDMA, one operation per target run. */
-    if (!rr && (a->kind == RMA_PUT || a->kind == RMA_GET) &&
-        w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+    /* A Put or Get of contiguous origin data, to a target that gave this
+     * rank a key: RDMA, one operation per target run. Rput/Rget: their
+     * request completes at the next flush of the target (rdreq). */
+    if ((a->kind == RMA_PUT || a->kind == RMA_GET) && w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
         int r2 = rdma_issue(w, a, od, t, contig ? first : disp, tbytes, f.runs, f.n);
 
         if (r2 != 0)
             free(f.runs);
+        if (r2 > 0 && rr && rdreq_add(w, rr, t)) {
+            r2 = rtmpi_rma_rdma_flush(w, t);   /* no room to keep it: complete it now */
+            return r2 ? WIN_ERR(w, fn, r2, "flushing rank %d failed", t) : MPI_SUCCESS;
+        }
         if (r2 > 0)
             return MPI_SUCCESS;
         if (r2 < 0)
