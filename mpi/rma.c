@@ -673,6 +673,8 @@ static int win_progress(rtmpi_win_t *w)
     return n;
 }
 
+static void rdreq_release(rtmpi_win_t *w, int t, int err);
+
 int rtmpi_rma_progress(void)
 {
     int n = 0;
@@ -685,7 +687,12 @@ int rtmpi_rma_progress(void)
         /* Rput/Rget by RDMA complete by a flush of their target: a wait
          * or test of one (any progress) flushes */
         if (__builtin_expect(w->nrdreq > 0, 0)) {
-            rtmpi_rma_rdma_flush(w, w->rdreq[0].target);
+            int t = w->rdreq[0].target;
+
+            if (w->rdirty && w->rdirty[t])
+                rtmpi_rma_rdma_flush(w, t);
+            else
+                rdreq_release(w, t, MPI_SUCCESS);   /* flushed already */
             n++;
         }
     }
