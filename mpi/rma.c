@@ -103,19 +103,33 @@ static void hdr_put(void *b)
 
 /* ---- the engine's own sends ---------------------------------------------------- */
 
+/* Room for one more element in the array whose pointer is at parr, of n
+ * elements of elt bytes (capacity *cap; doubled from first when full).
+ * 0, or MPI_ERR_NO_MEM. The pointer is copied in and out by memcpy, as it
+ * is not a void *. */
+static int grow(void *parr, int *cap, int n, size_t elt, int first)
+{
+    void *a;
+
+    if (n < *cap)
+        return MPI_SUCCESS;
+    int c = *cap ? 2 * *cap : first;
+    memcpy(&a, parr, sizeof(a));
+    void *t = realloc(a, (size_t)c * elt);
+
+    if (!t)
+        return MPI_ERR_NO_MEM;
+    memcpy(parr, &t, sizeof(t));
+    *cap = c;
+    return MPI_SUCCESS;
+}
+
 /* Keeps a started send until it completes; `buf` (pooled: a header
  * buffer) is freed then. */
 static int sends_add(rtmpi_win_t *w, rtm_request_t req, void *buf, int pooled)
 {
-    if (w->nsends == w->sends_cap) {
-        int cap = w->sends_cap ? 2 * w->sends_cap : 32;
-        rma_send_t *t = realloc(w->sends, (size_t)cap * sizeof(*t));
-
-        if (!t)
-            return MPI_ERR_NO_MEM;
-        w->sends = t;
-        w->sends_cap = cap;
-    }
+    if (grow(&w->sends, &w->sends_cap, w->nsends, sizeof(*w->sends), 32))
+        return MPI_ERR_NO_MEM;
     w->sends[w->nsends].req = req;
     w->sends[w->nsends].buf = buf;
     w->sends[w->nsends].pooled = pooled;
@@ -938,15 +952,8 @@ static void rdreq_release(rtmpi_win_t *w, int t, int err)
  * next flush of t. 0, or MPI_ERR_NO_MEM (the caller flushes t now). */
 static int rdreq_add(rtmpi_win_t *w, rma_rreq_t *rr, int t)
 {
-    if (w->nrdreq == w->rdreq_cap) {
-        int cap = w->rdreq_cap ? 2 * w->rdreq_cap : 8;
-        rma_pend_t *n = realloc(w->rdreq, (size_t)cap * sizeof(*n));
-
-        if (!n)
-            return MPI_ERR_NO_MEM;
-        w->rdreq = n;
-        w->rdreq_cap = cap;
-    }
+    if (grow(&w->rdreq, &w->rdreq_cap, w->nrdreq, sizeof(*w->rdreq), 8))
+        return MPI_ERR_NO_MEM;
     w->rdreq[w->nrdreq].r = NULL;
     w->rdreq[w->nrdreq].target = t;
     w->rdreq[w->nrdreq].rr = rr;
