@@ -103,19 +103,33 @@ static void hdr_put(void *b)
 
 /* ---- the engine's own sends ---------------------------------------------------- */
 
+/* Room for one more element in the array whose pointer is at parr, of n
+ * elements of elt bytes (capacity *cap; doubled from first when full).
+ * 0, or MPI_ERR_NO_MEM. The pointer is copied in and out by memcpy, as it
+ * is not a void *. */
+static int grow(void *parr, int *cap, int n, size_t elt, int first)
+{
+    void *a;
+
+    if (n < *cap)
+        return MPI_SUCCESS;
+    int c = *cap ? 2 * *cap : first;
+    memcpy(&a, parr, sizeof(a));
+    void *t = realloc(a, (size_t)c * elt);
+
+    if (!t)
+        return MPI_ERR_NO_MEM;
+    memcpy(parr, &t, sizeof(t));
+    *cap = c;
+    return MPI_SUCCESS;
+}
+
 /* Keeps a started send until it completes; `buf` (pooled: a header
  * buffer) is freed then. */
 static int sends_add(rtmpi_win_t *w, rtm_request_t req, void *buf, int pooled)
 {
-    if (w->nsends == w->sends_cap) {
-        int cap = w->sends_cap ? 2 * w->sends_cap : 32;
-        rma_send_t *t = realloc(w->sends, (size_t)cap * sizeof(*t));
-
-        if (!t)
-            return MPI_ERR_NO_MEM;
-        w->sends = t;
-        w->sends_cap = cap;
-    }
+    if (grow(&w->sends, &w->sends_cap, w->nsends, sizeof(*w->sends), 32))
+        return MPI_ERR_NO_MEM;
     w->sends[w->nsends].req = req;
     w->sends[w->nsends].buf = buf;
     w->sends[w->nsends].pooled = pooled;
@@ -355,23 +369,29 @@ static void lock_take(rtmpi_win_t *w, int origin, int excl, uint32_t seq)
     ack(w, origin, seq, 0);   /* a grant reports nothing: the epoch begins */
 }
 
+/* The target's lock queue (origins on other hosts, and every origin of a
+ * window that spans hosts) grants as the plock words do: a lock as soon as
+ * no conflicting one is held, whatever waits before it. A queue that kept
+ * a shared request behind a waiting exclusive one would hang a correct
+ * program whose shared holder waits for that second shared locker
+ * (rma_locks' shared_while_exclusive_waits); the price is the same as the
+ * words': overlapping shared locks can hold an exclusive one back. */
 static void lock_grant_waiters(rtmpi_win_t *w)
 {
-    int i = 0;
+    int kept = 0;
 
-    while (i < w->nwaiters && lock_can(w, w->waiters[i].excl)) {
-        lock_take(w, w->waiters[i].origin, w->waiters[i].excl, w->waiters[i].seq);
-        i++;
+    for (int i = 0; i < w->nwaiters; i++) {
+        if (lock_can(w, w->waiters[i].excl))
+            lock_take(w, w->waiters[i].origin, w->waiters[i].excl, w->waiters[i].seq);
+        else
+            w->waiters[kept++] = w->waiters[i];
     }
-    if (i) {
-        memmove(w->waiters, w->waiters + i, (size_t)(w->nwaiters - i) * sizeof(*w->waiters));
-        w->nwaiters -= i;
-    }
+    w->nwaiters = kept;
 }
 
 static void lock_request(rtmpi_win_t *w, int origin, int excl, uint32_t seq)
 {
-    if (w->nwaiters == 0 && lock_can(w, excl)) {
+    if (lock_can(w, excl)) {
         lock_take(w, origin, excl, seq);
         return;
     }
@@ -667,6 +687,8 @@ static int win_progress(rtmpi_win_t *w)
     return n;
 }
 
+static void rdreq_release(rtmpi_win_t *w, int t, int err);
+
 int rtmpi_rma_progress(void)
 {
     int n = 0;
@@ -674,8 +696,20 @@ int rtmpi_rma_progress(void)
     if (in_progress)
         return 0;
     in_progress = 1;
-    for (rtmpi_win_t *w = active; w; w = w->next_active)
+    for (rtmpi_win_t *w = active; w; w = w->next_active) {
         n += win_progress(w);
+        /* Rput/Rget by RDMA complete by a flush of their target: a wait
+         * or test of one (any progress) flushes */
+        if (__builtin_expect(w->nrdreq > 0, 0)) {
+            int t = w->rdreq[0].target;
+
+            if (w->rdirty && w->rdirty[t])
+                rtmpi_rma_rdma_flush(w, t);
+            else
+                rdreq_release(w, t, MPI_SUCCESS);   /* flushed already */
+            n++;
+        }
+    }
     in_progress = 0;
     return n;
 }
@@ -721,6 +755,9 @@ void rtmpi_rma_win_stop(rtmpi_win_t *w)
         tgt_put(e);
     }
     w->fifo_tail = NULL;
+    free(w->rdreq);
+    w->rdreq = NULL;
+    w->nrdreq = w->rdreq_cap = 0;
     if (!active) {
         /* Nothing served any more: give the pools back. */
         while (tgt_free) {
@@ -892,6 +929,39 @@ static int direct_acc(const rma_args_t *a, rma_ctl_t *ctl, const rtmpi_dtype_t *
 
 /* ---- RDMA: Put and Get by the binding's one-sided operations -------------------------- */
 
+/* The Rput/Rget requests issued by RDMA to target t are complete (t was
+ * just flushed; err: the flush's error, kept for the window's next
+ * synchronization as the other requests' errors are). */
+static void rdreq_release(rtmpi_win_t *w, int t, int err)
+{
+    int j = 0;
+
+    for (int i = 0; i < w->nrdreq; i++) {
+        if (w->rdreq[i].target == t) {
+            if (err && !w->pend_err)
+                w->pend_err = err;
+            rr_release(w->rdreq[i].rr);
+        } else {
+            w->rdreq[j++] = w->rdreq[i];
+        }
+    }
+    w->nrdreq = j;
+}
+
+/* Request rr (Rput, Rget) was issued by RDMA to t: it completes at the
+ * next flush of t. 0, or MPI_ERR_NO_MEM (the caller flushes t now). */
+static int rdreq_add(rtmpi_win_t *w, rma_rreq_t *rr, int t)
+{
+    if (grow(&w->rdreq, &w->rdreq_cap, w->nrdreq, sizeof(*w->rdreq), 8))
+        return MPI_ERR_NO_MEM;
+    w->rdreq[w->nrdreq].r = NULL;
+    w->rdreq[w->nrdreq].target = t;
+    w->rdreq[w->nrdreq].rr = rr;
+    w->nrdreq++;
+    rr->left++;
+    return MPI_SUCCESS;
+}
+
 int rtmpi_rma_rdma_flush(rtmpi_win_t *w, int t)
 {
     int rc = MPI_SUCCESS;
@@ -906,6 +976,8 @@ int rtmpi_rma_rdma_flush(rtmpi_win_t *w, int t)
         rtm_status_t st = binding_rma_flush(w->nc, i);
         if (st != RTM_OK && !rc)
             rc = rtmpi_class_of(st);
+        if (w->nrdreq)
+            rdreq_release(w, i, st != RTM_OK ? rtmpi_class_of(st) : MPI_SUCCESS);
     }
     return rc;
 }
@@ -1069,15 +1141,18 @@ static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rr
         return rc2 ? WIN_ERR(w, fn, rc2, "out of memory") : MPI_SUCCESS;
     }
 
-    /* A Put or Get (not request-based: those complete by their request)
-     * of contiguous origin data, to a target that gave this rank a key:
-     * RDMA, one operation per target run. */
-    if (!rr && (a->kind == RMA_PUT || a->kind == RMA_GET) &&
-        w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+    /* A Put or Get of contiguous origin data, to a target that gave this
+     * rank a key: RDMA, one operation per target run. Rput/Rget: their
+     * request completes at the next flush of the target (rdreq). */
+    if ((a->kind == RMA_PUT || a->kind == RMA_GET) && w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
         int r2 = rdma_issue(w, a, od, t, contig ? first : disp, tbytes, f.runs, f.n);
 
         if (r2 != 0)
             free(f.runs);
+        if (r2 > 0 && rr && rdreq_add(w, rr, t)) {
+            r2 = rtmpi_rma_rdma_flush(w, t);   /* no room to keep it: complete it now */
+            return r2 ? WIN_ERR(w, fn, r2, "flushing rank %d failed", t) : MPI_SUCCESS;
+        }
         if (r2 > 0)
             return MPI_SUCCESS;
         if (r2 < 0)

@@ -103,6 +103,10 @@ typedef struct rtmpi_win {
     unsigned char *rrights;
     unsigned char *rdirty;
     int            nrdirty;     /* targets with rdirty set */
+    rma_pend_t    *rdreq;       /* Rput/Rget issued by RDMA: complete (rr released)
+                                   when their target is next flushed; a wait or
+                                   test of one flushes it (rtmpi_rma_progress) */
+    int            nrdreq, rdreq_cap;
     rma_region_t  *regions;     /* dynamic: attached memory */
     int            nregions, regions_cap;
     MPI_Info       info;

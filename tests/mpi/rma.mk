@@ -26,3 +26,13 @@ tests_mpi_rma_rdma_LDADD = librtmsg.la
 tests_mpi_rma_rdma_LDFLAGS = $(MPITEST_LINK_FLAGS)
 dist_noinst_SCRIPTS += tests/mpi/rma_rdma.sh
 INTEGRATION_TESTS += tests/mpi/rma_rdma.sh
+check_PROGRAMS += tests/mpi/rma_locks
+tests_mpi_rma_locks_LDADD = librtmsg.la
+tests_mpi_rma_locks_LDFLAGS = $(MPITEST_LINK_FLAGS)
+dist_noinst_SCRIPTS += tests/mpi/rma_locks.sh
+INTEGRATION_TESTS += tests/mpi/rma_locks.sh
+# One-sided across two namespace hosts (tcp and verbs on softib); its C
+# code runs under the sanitizers in the drivers above.
+dist_noinst_SCRIPTS += tests/multihost/rma.sh
+MULTIHOST_TESTS += tests/multihost/rma.sh
+NO_SANITIZER_TESTS += tests/multihost/rma.sh

@@ -7,7 +7,7 @@
  *
  * 1. Put and Get in fence, PSCW, lock (exclusive and shared), lock_all +
  *    flush and flush_local epochs, a strided target (one work request per
- *    block), on MPI_Win_create and MPI_Win_allocate
+ *    block), Rput and Rget (complete at their Wait/Test), on MPI_Win_create and MPI_Win_allocate
  *    windows, with small ranges (one work request per operation) and one
  *    of 256 KiB (data only); each rank's count of work requests grows by
  *    exactly its small Puts and Gets (RMA_RDMA_EXPECT=rdma), its Gets only
@@ -86,7 +86,7 @@ static void free_win(int alloc, MPI_Win *win, int64_t *base)
  * for each epoch kind, then BIG. */
 static void epochs(int alloc, MPI_Info info, const char *kind, const char *label)
 {
-    enum { S_FENCE, S_PSCW, S_EXCL, S_ALL, S_VEC, S_NSLOT };
+    enum { S_FENCE, S_PSCW, S_EXCL, S_ALL, S_VEC, S_REQ, S_NSLOT };
     MPI_Aint n = (MPI_Aint)size * S_NSLOT * SMALL + BIG;
     int64_t *base, *buf = malloc((size_t)BIG * 8), got[SMALL];
     int next = (rank + 1) % size, prev = (rank + size - 1) % size;
@@ -187,6 +187,27 @@ static void epochs(int alloc, MPI_Info info, const char *kind, const char *label
     MPI_Type_free(&vec);
     for (int i = 0; i < 8; i++)
         EXPECT(got[i] == val(rank, S_VEC, i), "%s vector get: [%d] = %lld", label, i,
+               (long long)got[i]);
+    /* Rput and Rget: RDMA as well, complete at their MPI_Wait or MPI_Test
+     * (which flush the target); the flush between them orders the Rget
+     * after the Rput where it went as a message (rtmsg_win_rdma=read) */
+    MPI_Request rq;
+    for (int i = 0; i < SMALL; i++)
+        buf[i] = val(rank, S_REQ, i);
+    CHECK_RC(MPI_Rput(buf, SMALL, MPI_INT64_T, next, SLOT(rank, S_REQ), SMALL, MPI_INT64_T,
+                      win, &rq));
+    CHECK_RC(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    puts++;
+    CHECK_RC(MPI_Win_flush(next, win));
+    memset(got, 0, sizeof(got));
+    CHECK_RC(MPI_Rget(got, SMALL, MPI_INT64_T, next, SLOT(rank, S_REQ), SMALL, MPI_INT64_T,
+                      win, &rq));
+    int done = 0;
+    while (!done)
+        CHECK_RC(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
+    gets++;
+    for (int i = 0; i < SMALL; i++)
+        EXPECT(got[i] == val(rank, S_REQ, i), "%s Rput/Rget: [%d] = %lld", label, i,
                (long long)got[i]);
     int64_t w1 = (int64_t)(wrs() - w0);
     CHECK_RC(MPI_Win_unlock_all(win));

@@ -1,0 +1,11 @@
+#!/bin/sh
+# rma_locks (exclusive read-modify-write by every rank on every target; a
+# shared lock granted while an exclusive one waits) on 3 and 4 ranks on one
+# host (shm: the lock words of the host segment) and on 4 ranks over tcp
+# (the targets' lock queues); across hosts: tests/multihost/rma.sh.
+. "$top_srcdir/tests/mpi/common.sh"
+require_rtrun
+for np in ${RTMTEST_NP:-$(t_np "3 4" "3")}; do
+    run_np "$np" rma_locks
+done
+RTM_TRANSPORTS=self,tcp run_np 4 rma_locks
