@@ -16,6 +16,7 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -134,6 +135,19 @@ static bool sib_recv_iov(struct sib_dev *dev, struct sib_target *t,
     *n_p = n;
     *cap_p = cap;
     return true;
+}
+
+/* RDMA Write data placed in order, as an HCA places it: the last 8 bytes
+ * after a fence, so a poller that sees them (an eager-RDMA ring's footer)
+ * sees the rest; memcpy may copy with a string move whose stores become
+ * visible out of order. */
+static void sib_place_write(char *va, const uint8_t *payload, size_t len)
+{
+    size_t cut = len > 8 ? len - 8 : 0;
+
+    memcpy(va, payload, cut);
+    atomic_thread_fence(memory_order_seq_cst);
+    memcpy(va + cut, payload + cut, len - cut);
 }
 
 static void sib_scatter(const struct iovec *iov, int n, size_t off,
@@ -364,7 +378,7 @@ static bool sib_execute(struct sib_dev *dev, struct sib_target *t,
             *refused = true;
             return false;
         }
-        memcpy(va, payload, h->len);
+        sib_place_write(va, payload, h->len);
     }
     if (!last)
         return false;

@@ -210,6 +210,55 @@ static int sib_iov_slice(const struct iovec *iov, int n, size_t off, size_t len,
 
 /* ------------------------------------------------------------ one-sided */
 
+/* Bytes of an RDMA Write placed last, after the rest is visible. */
+#define SIB_WRITE_TAIL 8
+
+/* An RDMA Write into another process by CMA, placed in order as an HCA
+ * places it: a poller that sees the last bytes sees all the others
+ * (eager-RDMA rings, ours and openib's, poll a footer). One
+ * process_vm_writev does not give that: the kernel copies with a string
+ * move whose stores may become visible out of order (a 64-byte line of
+ * zeros seen under a written footer), so the last SIB_WRITE_TAIL bytes go
+ * in a second call; the stores of one string operation are all visible
+ * before any of a later one. */
+static ssize_t sib_cma_write(pid_t pid, const struct iovec *iov, int n, void *rva, size_t len)
+{
+    struct iovec head[SIB_MAX_SGE], tail[SIB_MAX_SGE], remote;
+    size_t cut = len > SIB_WRITE_TAIL ? len - SIB_WRITE_TAIL : 0, off = 0;
+    int nh = 0, nt = 0;
+    ssize_t a, b;
+
+    if (cut == 0) {
+        remote.iov_base = rva;
+        remote.iov_len = len;
+        return process_vm_writev(pid, iov, (unsigned long)n, &remote, 1, 0);
+    }
+    for (int i = 0; i < n; i++) {
+        size_t l = iov[i].iov_len;
+
+        if (off + l <= cut) {
+            head[nh++] = iov[i];
+        } else if (off >= cut) {
+            tail[nt++] = iov[i];
+        } else {
+            head[nh].iov_base = iov[i].iov_base;
+            head[nh++].iov_len = cut - off;
+            tail[nt].iov_base = (char *)iov[i].iov_base + (cut - off);
+            tail[nt++].iov_len = off + l - cut;
+        }
+        off += l;
+    }
+    remote.iov_base = rva;
+    remote.iov_len = cut;
+    a = process_vm_writev(pid, head, (unsigned long)nh, &remote, 1, 0);
+    if (a != (ssize_t)cut)
+        return a < 0 ? a : 0;
+    remote.iov_base = (char *)rva + cut;
+    remote.iov_len = len - cut;
+    b = process_vm_writev(pid, tail, (unsigned long)nt, &remote, 1, 0);
+    return b < 0 ? b : a + b;
+}
+
 static bool sib_direct(struct sib_qp *qp, struct sib_swqe *w,
                        const struct iovec *iov, int n)
 {
@@ -252,7 +301,7 @@ static bool sib_direct(struct sib_qp *qp, struct sib_swqe *w,
     remote.iov_base = (void *)(uintptr_t)rva;
     remote.iov_len = w->length;
     if (w->opcode == IBV_WR_RDMA_WRITE)
-        got = process_vm_writev(p->pid, iov, (unsigned long)n, &remote, 1, 0);
+        got = sib_cma_write(p->pid, iov, n, remote.iov_base, w->length);
     else
         got = process_vm_readv(p->pid, iov, (unsigned long)n, &remote, 1, 0);
     if (got < 0 && (errno == EPERM || errno == ENOSYS))
