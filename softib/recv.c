@@ -137,13 +137,13 @@ static bool sib_recv_iov(struct sib_dev *dev, struct sib_target *t,
     return true;
 }
 
-/* RDMA Write data placed in order, as an HCA places it: the last 8 bytes
- * after a fence, so a poller that sees them (an eager-RDMA ring's footer)
+/* RDMA Write data placed in order, as an HCA places it: the last
+ * SIB_WRITE_TAIL bytes after a fence, so a poller that sees them (an eager-RDMA ring's footer)
  * sees the rest; memcpy may copy with a string move whose stores become
  * visible out of order. */
 static void sib_place_write(char *va, const uint8_t *payload, size_t len)
 {
-    size_t cut = len > 8 ? len - 8 : 0;
+    size_t cut = len > SIB_WRITE_TAIL ? len - SIB_WRITE_TAIL : 0;
 
     memcpy(va, payload, cut);
     atomic_thread_fence(memory_order_seq_cst);

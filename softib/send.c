@@ -210,9 +210,6 @@ static int sib_iov_slice(const struct iovec *iov, int n, size_t off, size_t len,
 
 /* ------------------------------------------------------------ one-sided */
 
-/* Bytes of an RDMA Write placed last, after the rest is visible. */
-#define SIB_WRITE_TAIL 8
-
 /* An RDMA Write into another process by CMA, placed in order as an HCA
  * places it: a poller that sees the last bytes sees all the others
  * (eager-RDMA rings, ours and openib's, poll a footer). One

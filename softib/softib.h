@@ -34,6 +34,9 @@
 #define SIB_MAX_IDX       ((1u << SIB_IDX_BITS) - 1) /* QPs/SRQs per device */
 #define SIB_MAX_MR        4096
 #define SIB_MAX_SGE       16
+/* Bytes of an RDMA WRITE placed last, after the rest is visible (in-order
+ * placement, as an HCA does: send.c sib_cma_write, recv.c sib_place_write). */
+#define SIB_WRITE_TAIL    8
 #define SIB_MAX_INLINE    1024
 #define SIB_MAX_WR        16384
 #define SIB_MAX_CQE       (1 << 20)
