@@ -72,16 +72,65 @@ int coll_check_buf(const char *fn, cinfo_t *ci, const void *buf, int count, MPI_
     return MPI_SUCCESS;
 }
 
-int coll_check_vbuf(const char *fn, cinfo_t *ci, const void *buf, const int *counts,
-                    MPI_Datatype dt, const char *what)
+/* 1 when elements [first, first + n) of d, base bytes into a buffer, are
+ * n * size bytes and every byte offset they reach (first * extent + base,
+ * then i * extent + [true_lb, true_ub) for each element) fits an MPI_Aint:
+ * the schedules compute those offsets without checks. A type of size 0 is
+ * held to the offsets too: at() computes them all the same. */
+static int span_fits(const rtmpi_dtype_t *d, MPI_Aint base, MPI_Count first, MPI_Count n)
 {
-    int largest = 0;
+    MPI_Aint a, b, lo, hi;
+
+    if (n <= 0)
+        return 1;
+    if (!rtmpi_dtype_count_fits(d, n) ||
+        __builtin_mul_overflow(first, d->extent, &a) ||
+        __builtin_add_overflow(a, base, &a) ||
+        __builtin_mul_overflow(n - 1, d->extent, &b) ||
+        __builtin_add_overflow(a, b, &b))
+        return 0;
+    /* a and b: the offsets of the first and the last element */
+    return !__builtin_add_overflow(a < b ? a : b, d->true_lb, &lo) &&
+           !__builtin_add_overflow(a < b ? b : a, d->true_ub, &hi);
+}
+
+int coll_check_span(const char *fn, cinfo_t *ci, MPI_Aint base, MPI_Count first, MPI_Count n,
+                    MPI_Datatype dt, const char *what, int block)
+{
+    rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
+    char blk[32] = "";
+
+    if (span_fits(d, base, first, n))
+        return MPI_SUCCESS;
+    if (block >= 0)
+        snprintf(blk, sizeof(blk), " (block %d)", block);
+    return FAIL(ci, fn, MPI_ERR_COUNT, "%s buffer%s: %lld elements of %s from element %lld "
+                "(+%lld bytes) are more bytes, or reach further, than 64-bit offsets hold",
+                what, blk, (long long)n, d->name[0] ? d->name : "(derived)", (long long)first,
+                (long long)base);
+}
+
+int coll_check_blocks(const char *fn, cinfo_t *ci, int nblocks, int count, MPI_Datatype dt,
+                      const char *what)
+{
+    return coll_check_span(fn, ci, 0, 0, (MPI_Count)nblocks * count, dt, what, -1);
+}
+
+int coll_check_vbuf(const char *fn, cinfo_t *ci, const void *buf, const int *counts,
+                    const int *displs, MPI_Datatype dt, const char *what)
+{
+    int largest = 0, rc;
 
     /* the counts were checked (coll_check_counts): none is negative */
     for (int i = 0; i < ci->size; i++)
         if (counts[i] > largest)
             largest = counts[i];
-    return coll_check_buf(fn, ci, buf, largest, dt, NULL, what);
+    if ((rc = coll_check_buf(fn, ci, buf, largest, dt, NULL, what)))
+        return rc;
+    for (int i = 0; i < ci->size; i++)
+        if ((rc = coll_check_span(fn, ci, 0, displs[i], counts[i], dt, what, i)))
+            return rc;
+    return MPI_SUCCESS;
 }
 
 int coll_check_root(const char *fn, cinfo_t *ci, int root)

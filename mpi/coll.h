@@ -56,9 +56,23 @@ int coll_get_comm(const char *fn, MPI_Comm comm, cinfo_t *ci);
 int coll_check_buf(const char *fn, cinfo_t *ci, const void *buf, int count, MPI_Datatype dt,
                    rtmpi_dtype_t **dp, const char *what);
 /* The buffer of a v-collective: per-rank counts (already checked by
- * coll_check_counts); NULL is valid when every count is 0. */
+ * coll_check_counts); NULL is valid when every count is 0; every block,
+ * counts[i] elements from element displs[i], within 64-bit offsets
+ * (coll_check_span). */
 int coll_check_vbuf(const char *fn, cinfo_t *ci, const void *buf, const int *counts,
-                    MPI_Datatype dt, const char *what);
+                    const int *displs, MPI_Datatype dt, const char *what);
+/* Elements [first, first + n) of dt (already valid), `base` bytes into a
+ * buffer: n * size bytes and every offset they reach fit 64 bits, else
+ * MPI_ERR_COUNT naming the buffer (`what`) and block (-1: none). The
+ * per-buffer check (coll_check_buf) cannot see products with the number
+ * of ranks and displacements: count * p elements of Gather's receive
+ * buffer, displs[i] * extent of a v-collective's block. */
+int coll_check_span(const char *fn, cinfo_t *ci, MPI_Aint base, MPI_Count first, MPI_Count n,
+                    MPI_Datatype dt, const char *what, int block);
+/* nblocks blocks of count elements each (Gather at the root, Allgather,
+ * Alltoall, ...): coll_check_span of [0, nblocks * count). */
+int coll_check_blocks(const char *fn, cinfo_t *ci, int nblocks, int count, MPI_Datatype dt,
+                      const char *what);
 int coll_check_root(const char *fn, cinfo_t *ci, int root);
 /* op is valid and applies to dt. */
 int coll_check_op(const char *fn, cinfo_t *ci, MPI_Op op, MPI_Datatype dt);

@@ -106,8 +106,10 @@ static int alltoall(const char *fn, enum a2a_kind kind, const void *sendbuf,
     if (kind == A2A_ALLTOALLV) {
         /* NULL buffers are valid when all their counts are 0 */
         if ((!in_place &&
-             (rc = coll_check_vbuf(fn, ci, sendbuf, sendcounts, sendtypes[0], "send"))) ||
-            (rc = coll_check_vbuf(fn, ci, recvbuf, recvcounts, recvtypes[0], "receive")))
+             (rc = coll_check_vbuf(fn, ci, sendbuf, sendcounts, sdispls, sendtypes[0],
+                                   "send"))) ||
+            (rc = coll_check_vbuf(fn, ci, recvbuf, recvcounts, rdispls, recvtypes[0],
+                                  "receive")))
             return rc;
     }
     for (int i = 0; i < p && kind != A2A_ALLTOALLV; i++) {
@@ -119,6 +121,14 @@ static int alltoall(const char *fn, enum a2a_kind kind, const void *sendbuf,
 
         if ((!in_place && (rc = coll_check_buf(fn, ci, sendbuf, sc, st, NULL, "send"))) ||
             (rc = coll_check_buf(fn, ci, recvbuf, rcn, rt, NULL, "receive")))
+            return rc;
+        /* Alltoall: p blocks of a count; Alltoallw: a count at a byte
+         * displacement */
+        if (kind == A2A_ALLTOALL
+                ? (!in_place && (rc = coll_check_blocks(fn, ci, p, sc, st, "send"))) ||
+                      (rc = coll_check_blocks(fn, ci, p, rcn, rt, "receive"))
+                : (!in_place && (rc = coll_check_span(fn, ci, sdispls[i], 0, sc, st, "send", i))) ||
+                      (rc = coll_check_span(fn, ci, rdispls[i], 0, rcn, rt, "receive", i)))
             return rc;
         if (kind != A2A_ALLTOALLW)
             break;

@@ -155,10 +155,12 @@ static int gather(const char *fn, int vform, const void *sendbuf, int sendcount,
         return rc;
     if (is_root) {
         if (vform ? (rc = coll_check_counts(fn, ci, recvcounts, displs, "receive")) ||
-                             (rc = coll_check_vbuf(fn, ci, recvbuf, recvcounts, recvtype,
+                             (rc = coll_check_vbuf(fn, ci, recvbuf, recvcounts, displs, recvtype,
                                                    "receive"))
                        : (rc = coll_check_buf(fn, ci, recvbuf, recvcount, recvtype, NULL,
-                                              "receive")))
+                                              "receive")) ||
+                             (rc = coll_check_blocks(fn, ci, ci->size, recvcount, recvtype,
+                                                     "receive")))
             return rc;
     }
     NEW_SCHED(s);
@@ -235,8 +237,11 @@ static int scatter(const char *fn, int vform, const void *sendbuf, const int *se
         return rc;
     if (is_root) {
         if (vform ? (rc = coll_check_counts(fn, ci, sendcounts, displs, "send")) ||
-                             (rc = coll_check_vbuf(fn, ci, sendbuf, sendcounts, sendtype, "send"))
-                       : (rc = coll_check_buf(fn, ci, sendbuf, sendcount, sendtype, NULL, "send")))
+                             (rc = coll_check_vbuf(fn, ci, sendbuf, sendcounts, displs, sendtype,
+                                                   "send"))
+                       : (rc = coll_check_buf(fn, ci, sendbuf, sendcount, sendtype, NULL, "send")) ||
+                             (rc = coll_check_blocks(fn, ci, ci->size, sendcount, sendtype,
+                                                     "send")))
             return rc;
     }
     NEW_SCHED(s);
@@ -307,8 +312,11 @@ static int allgather(const char *fn, int vform, const void *sendbuf, int sendcou
         (rc = coll_check_buf(fn, ci, sendbuf, sendcount, sendtype, NULL, "send")))
         return rc;
     if (vform ? (rc = coll_check_counts(fn, ci, recvcounts, displs, "receive")) ||
-                         (rc = coll_check_vbuf(fn, ci, recvbuf, recvcounts, recvtype, "receive"))
-                   : (rc = coll_check_buf(fn, ci, recvbuf, recvcount, recvtype, NULL, "receive")))
+                         (rc = coll_check_vbuf(fn, ci, recvbuf, recvcounts, displs, recvtype,
+                                               "receive"))
+                   : (rc = coll_check_buf(fn, ci, recvbuf, recvcount, recvtype, NULL, "receive")) ||
+                         (rc = coll_check_blocks(fn, ci, ci->size, recvcount, recvtype,
+                                                 "receive")))
         return rc;
     NEW_SCHED(s);
     return coll_launch(fn, ci, s, build_allgatherv(s, ci, sendbuf, sendcount, sendtype, recvbuf,

@@ -160,6 +160,20 @@ int icoll_bcast(const char *fn, cinfo_t *ci, void *buf, int count, MPI_Datatype 
 
 /* ---- Gather(v), Scatter(v) ---- */
 
+/* The buffer of ci->size blocks (the remote group's): counts and displs
+ * when counts is not NULL (a v-form), else `count` each. */
+static int vblocks(const char *fn, cinfo_t *ci, const void *buf, const int *counts,
+                   const int *displs, int count, MPI_Datatype dt, const char *what)
+{
+    int rc;
+
+    if (counts)
+        return (rc = coll_check_counts(fn, ci, counts, displs, what)) ? rc :
+               coll_check_vbuf(fn, ci, buf, counts, displs, dt, what);
+    return (rc = coll_check_buf(fn, ci, buf, count, dt, NULL, what)) ? rc :
+           coll_check_blocks(fn, ci, ci->size, count, dt, what);
+}
+
 int icoll_gather(const char *fn, cinfo_t *ci, const void *sbuf, int scount, MPI_Datatype stype,
                  void *rbuf, const int *rcounts, const int *displs, int rcount,
                  MPI_Datatype rtype, int root, MPI_Request *request)
@@ -169,8 +183,7 @@ int icoll_gather(const char *fn, cinfo_t *ci, const void *sbuf, int scount, MPI_
     if ((rc = check_root(fn, ci, root)) || (rc = no_in_place(fn, ci, sbuf, rbuf)))
         return rc;
     if (root == MPI_ROOT) {
-        if ((rcounts && (rc = coll_check_counts(fn, ci, rcounts, displs, "receive"))) ||
-            (rc = coll_check_buf(fn, ci, rbuf, rcounts ? 1 : rcount, rtype, NULL, "receive")))
+        if ((rc = vblocks(fn, ci, rbuf, rcounts, displs, rcount, rtype, "receive")))
             return rc;
     } else if (root != MPI_PROC_NULL &&
                (rc = coll_check_buf(fn, ci, sbuf, scount, stype, NULL, "send"))) {
@@ -196,8 +209,7 @@ int icoll_scatter(const char *fn, cinfo_t *ci, const void *sbuf, const int *scou
     if ((rc = check_root(fn, ci, root)) || (rc = no_in_place(fn, ci, sbuf, rbuf)))
         return rc;
     if (root == MPI_ROOT) {
-        if ((scounts && (rc = coll_check_counts(fn, ci, scounts, displs, "send"))) ||
-            (rc = coll_check_buf(fn, ci, sbuf, scounts ? 1 : scount, stype, NULL, "send")))
+        if ((rc = vblocks(fn, ci, sbuf, scounts, displs, scount, stype, "send")))
             return rc;
     } else if (root != MPI_PROC_NULL &&
                (rc = coll_check_buf(fn, ci, rbuf, rcount, rtype, NULL, "receive"))) {
@@ -224,8 +236,7 @@ int icoll_allgather(const char *fn, cinfo_t *ci, const void *sbuf, int scount,
 
     if ((rc = no_in_place(fn, ci, sbuf, rbuf)) ||
         (rc = coll_check_buf(fn, ci, sbuf, scount, stype, NULL, "send")) ||
-        (rcounts && (rc = coll_check_counts(fn, ci, rcounts, displs, "receive"))) ||
-        (rc = coll_check_buf(fn, ci, rbuf, rcounts ? 1 : rcount, rtype, NULL, "receive")))
+        (rc = vblocks(fn, ci, rbuf, rcounts, displs, rcount, rtype, "receive")))
         return rc;
     NEW_SCHED(s);
     for (int j = 0; j < ci->size; j++) {
@@ -257,7 +268,15 @@ int icoll_alltoall(const char *fn, cinfo_t *ci, int kind, const void *sbuf, cons
             (rc = coll_check_buf(fn, ci, rbuf, kind == ICOLL_ALLTOALL ? rcount : rcounts[j],
                                  rtypes[w ? j : 0], NULL, "receive")))
             return rc;
-        if (!w)
+        if (kind == ICOLL_ALLTOALL
+                ? (rc = coll_check_blocks(fn, ci, ci->size, scount, stypes[0], "send")) ||
+                      (rc = coll_check_blocks(fn, ci, ci->size, rcount, rtypes[0], "receive"))
+                : (rc = coll_check_span(fn, ci, w ? sdispls[j] : 0, w ? 0 : sdispls[j],
+                                        scounts[j], stypes[w ? j : 0], "send", j)) ||
+                      (rc = coll_check_span(fn, ci, w ? rdispls[j] : 0, w ? 0 : rdispls[j],
+                                            rcounts[j], rtypes[w ? j : 0], "receive", j)))
+            return rc;
+        if (kind == ICOLL_ALLTOALL)
             break;
     }
     NEW_SCHED(s);

@@ -125,7 +125,10 @@ static int check_side(const char *fn, cinfo_t *ci, const nbr_args_t *a, int send
         if (!counts || !displs || (a->kind == NBR_ALLTOALLW && !types))
             return FAIL(ci, fn, MPI_ERR_ARG, "%s counts, displacements or types are NULL", what);
     }
-    if (!vec && n > 0)   /* one count and type for every block */
+    /* one count and type for every block: n blocks of it, or one for
+     * allgather's send side */
+    int nblocks = send && a->kind == NBR_ALLGATHER ? 1 : n;
+    if (!vec && n > 0)
         n = 1;
     for (int k = 0; k < n; k++) {
         int count;
@@ -139,6 +142,18 @@ static int check_side(const char *fn, cinfo_t *ci, const nbr_args_t *a, int send
             type = a->kind == NBR_ALLTOALLW ? a->rtypes[k] : a->rtype;
         }
         if ((rc = coll_check_buf(fn, ci, buf, count, type, NULL, what)))
+            return rc;
+        /* where the block is: block k of a count, displs[k] elements, or
+         * a byte displacement (send_block/recv_block multiply unchecked) */
+        if (!vec)
+            rc = coll_check_blocks(fn, ci, nblocks, count, type, what);
+        else if (a->kind == NBR_ALLTOALLW)
+            rc = coll_check_span(fn, ci, send ? a->sdispls_w[k] : a->rdispls_w[k], 0, count,
+                                 type, what, k);
+        else
+            rc = coll_check_span(fn, ci, 0, send ? a->sdispls[k] : a->rdispls[k], count, type,
+                                 what, k);
+        if (rc)
             return rc;
     }
     return MPI_SUCCESS;

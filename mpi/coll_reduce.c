@@ -11,6 +11,7 @@
 #include "coll_shm.h"
 #include "mpi_config.h"
 
+#include <limits.h>
 #include <string.h>
 
 /* Element ranges of p chunks of count elements. */
@@ -436,7 +437,8 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
                           MPI_Comm comm, MPI_Request *request)
 {
     cinfo_t ci_ = { 0 }, *ci = &ci_;
-    int rc, total = 0;
+    MPI_Count total = 0;
+    int rc;
 
     if ((rc = coll_get_comm(fn, comm, ci)))
         return rc;
@@ -455,10 +457,14 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
     } else if (recvcount < 0) {
         return FAIL(ci, fn, MPI_ERR_COUNT, "negative count %d", recvcount);
     } else {
-        total = recvcount * ci->size;
+        total = (MPI_Count)recvcount * ci->size;
     }
-    if ((sendbuf != MPI_IN_PLACE &&
-         (rc = coll_check_buf(fn, ci, sendbuf, total, datatype, NULL, "send"))) ||
+    /* every rank passes the same counts: all of them see this one */
+    if (total > INT_MAX)
+        return FAIL(ci, fn, MPI_ERR_COUNT, "the receive counts add up to %lld elements: more "
+                    "than INT_MAX, the most this library reduces in one call", (long long)total);
+    if ((rc = coll_check_buf(fn, ci, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, (int)total,
+                             datatype, NULL, "send")) ||
         (rc = coll_check_buf(fn, ci, recvbuf, recvcounts ? recvcounts[ci->rank] : recvcount,
                              datatype, NULL, "receive")) ||
         (rc = coll_check_op(fn, ci, op, datatype)))

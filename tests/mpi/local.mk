@@ -65,3 +65,11 @@ INTEGRATION_TESTS += tests/mpi/mpi_errstr.sh
 # define, and no MPI function is a stub (issue 14).
 dist_noinst_SCRIPTS += tests/mpi/mpi_decls.sh
 INTEGRATION_TESTS += tests/mpi/mpi_decls.sh
+
+# Collectives whose counts overflow in products with p or the extent
+# (issue 14): MPI_ERR_COUNT at every rank that sees the arguments.
+check_PROGRAMS += tests/mpi/mpi_collovf
+tests_mpi_mpi_collovf_LDADD = librtmsg.la
+tests_mpi_mpi_collovf_LDFLAGS = $(MPITEST_LINK_FLAGS)
+dist_noinst_SCRIPTS += tests/mpi/mpi_collovf.sh
+INTEGRATION_TESTS += tests/mpi/mpi_collovf.sh
