@@ -70,6 +70,16 @@ static void still_works(MPI_Comm comm)
     EXPECT(sum == n, "Allreduce after the errors: %d, expected %d", sum, n);
 }
 
+/* n blocks of 1 element, the last one INT_MAX elements in (zeros: n 0s). */
+static void far_blocks(int n, int *counts, int *displs, int *zeros)
+{
+    for (int i = 0; i < n; i++) {
+        counts[i] = 1;
+        displs[i] = i == n - 1 ? INT_MAX : 0;
+        zeros[i] = 0;
+    }
+}
+
 static void noop_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
     (void)in, (void)inout, (void)len, (void)dt;
@@ -97,11 +107,7 @@ static void test_everywhere(MPI_Comm comm)
     /* displacements times the extent: INT_MAX * 2^40 */
     MPI_Datatype far = resized_byte((MPI_Aint)1 << 40);
     int counts[64], displs[64], zeros[64];
-    for (int i = 0; i < p; i++) {
-        counts[i] = 1;
-        displs[i] = i == p - 1 ? INT_MAX : 0;
-        zeros[i] = 0;
-    }
+    far_blocks(p, counts, displs, zeros);
     EXPECT_COUNT_ERR(MPI_Allgatherv(sbuf, 1, MPI_BYTE, rbuf, counts, displs, far, comm));
     EXPECT_COUNT_ERR(MPI_Iallgatherv(sbuf, 1, MPI_BYTE, rbuf, counts, displs, far, comm, &req));
     EXPECT_COUNT_ERR(MPI_Alltoallv(sbuf, counts, zeros, MPI_BYTE, rbuf, counts, displs, far,
@@ -193,13 +199,10 @@ static void test_root(MPI_Comm world)
     MPI_Comm_rank(comm, &r);
     if (r == 0) {
         MPI_Datatype big = huge_type(p), far = resized_byte((MPI_Aint)1 << 40);
-        int counts[64], displs[64];
+        int counts[64], displs[64], zeros[64];
         MPI_Request req = MPI_REQUEST_NULL;
 
-        for (int i = 0; i < p; i++) {
-            counts[i] = 1;
-            displs[i] = i == p - 1 ? INT_MAX : 0;
-        }
+        far_blocks(p, counts, displs, zeros);
         EXPECT_COUNT_ERR(MPI_Gather(sbuf, 2, MPI_BYTE, rbuf, 2, big, 0, comm));
         EXPECT_COUNT_ERR(MPI_Igather(sbuf, 2, MPI_BYTE, rbuf, 2, big, 0, comm, &req));
         EXPECT_COUNT_ERR(MPI_Scatter(rbuf, 2, big, sbuf, 2, MPI_BYTE, 0, comm));
@@ -273,11 +276,7 @@ static void test_inter(MPI_Comm world)
     int bothwide = p / 2 >= 2;
     MPI_Datatype far = resized_byte((MPI_Aint)1 << 40);
     int counts[64], displs[64], zeros[64];
-    for (int i = 0; i < rsize; i++) {
-        counts[i] = 1;
-        displs[i] = i == rsize - 1 ? INT_MAX : 0;
-        zeros[i] = 0;
-    }
+    far_blocks(rsize, counts, displs, zeros);
     EXPECT_COUNT_ERR(MPI_Allgatherv(sbuf, 1, MPI_BYTE, rbuf, counts, displs, far, inter));
     EXPECT_COUNT_ERR(MPI_Alltoallv(sbuf, counts, zeros, MPI_BYTE, rbuf, counts, displs, far,
                                    inter));

@@ -30,6 +30,15 @@ cc=${CC:-cc}
 nm -D --defined-only "$lib" | awk '{ print $NF }' | sort -u > "$tmp/exported"
 [ "$(wc -l < "$tmp/exported")" -gt 500 ] || fail "nm -D $lib lists too few symbols"
 
+# all_exported NAMES EXPORTED MIN WHERE LIB: more than MIN names (else the
+# extraction is broken), each in EXPORTED; sets n.
+all_exported() {
+    n=$(wc -l < "$1")
+    [ "$n" -gt "$3" ] || { echo "only $n names found in $4: the extraction is broken"; return 1; }
+    missing=$(comm -23 "$1" "$2" | tr '\n' ' ')
+    [ -z "$missing" ] || { echo "declared in $4, not defined by $5: $missing"; return 1; }
+}
+
 # c_functions HEADER: the functions HEADER declares are exported.
 c_functions() {
     $cc -E -P -DRTMPI_NO_DEPRECATION_WARNINGS -I"$top_srcdir/include" "$1" > "$tmp/pp" ||
@@ -40,10 +49,7 @@ c_functions() {
     grep -oE 'typedef[^;]*\bMPI_[A-Za-z0-9_]+[[:space:]]*\(' "$tmp/pp" |
         grep -oE 'MPI_[A-Za-z0-9_]+[[:space:]]*\($' | tr -d ' (' | sort -u > "$tmp/typedefs"
     comm -23 "$tmp/declared" "$tmp/typedefs" > "$tmp/functions"
-    n=$(wc -l < "$tmp/functions")
-    [ "$n" -gt 600 ] || { echo "only $n functions found in $1: the extraction is broken"; return 1; }
-    missing=$(comm -23 "$tmp/functions" "$tmp/exported" | tr '\n' ' ')
-    [ -z "$missing" ] || { echo "declared in mpi.h, not defined by librtmsg.so: $missing"; return 1; }
+    all_exported "$tmp/functions" "$tmp/exported" 600 "mpi.h" "librtmsg.so" || return 1
     echo "mpi.h: all $n declared functions (MPI_ and PMPI_) are exported"
 }
 
@@ -178,10 +184,8 @@ fortran_names() {
 # fortran_symbols FILE...: each name the Fortran files declare is exported.
 fortran_symbols() {
     fortran_names "$@" > "$tmp/fnames"
-    n=$(wc -l < "$tmp/fnames")
-    [ "$n" -gt 800 ] || { echo "only $n names in the Fortran binding: the extraction is broken"; return 1; }
-    missing=$(comm -23 "$tmp/fnames" "$tmp/fexported" | tr '\n' ' ')
-    [ -z "$missing" ] || { echo "declared by the Fortran binding, not exported: $missing"; return 1; }
+    all_exported "$tmp/fnames" "$tmp/fexported" 800 "the Fortran binding" \
+        "librtmsg_mpifh.so or librtmsg.so" || return 1
     echo "Fortran: all $n names that mpif.h and the mpi, mpi_f08 modules declare are exported"
 }
 
