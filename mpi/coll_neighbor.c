@@ -127,7 +127,7 @@ static int check_side(const char *fn, cinfo_t *ci, const nbr_args_t *a, int send
     }
     /* one count and type for every block: n blocks of it, or one for
      * allgather's send side */
-    int nblocks = send && a->kind == NBR_ALLGATHER ? 1 : n;
+    int nblocks = send && (a->kind == NBR_ALLGATHER || a->kind == NBR_ALLGATHERV) ? 1 : n;
     if (!vec && n > 0)
         n = 1;
     for (int k = 0; k < n; k++) {

@@ -249,6 +249,17 @@ static void test_neighbor(MPI_Comm world)
                                              MPI_BYTE, ring, &req));
     EXPECT_COUNT_ERR(MPI_Neighbor_alltoallw(sbuf, twos, wz, bytes, rbuf, twos, wd, tops, ring));
     EXPECT(req == MPI_REQUEST_NULL, "a failed nonblocking call set a request");
+    /* the send side of Neighbor_allgather(v) is one block, not one per
+     * neighbour: 2 elements of extent 2^62 (and size 0) are fine there */
+    MPI_Datatype zero, zfar;
+    CHECK_RC(MPI_Type_contiguous(0, MPI_INT, &zero));
+    CHECK_RC(MPI_Type_create_resized(zero, 0, (MPI_Aint)1 << 62, &zfar));
+    CHECK_RC(MPI_Type_commit(&zero));
+    CHECK_RC(MPI_Type_commit(&zfar));
+    CHECK_RC(MPI_Neighbor_allgather(sbuf, 2, zfar, rbuf, 2, zero, ring));
+    CHECK_RC(MPI_Neighbor_allgatherv(sbuf, 2, zfar, rbuf, twos, zeros, zero, ring));
+    MPI_Type_free(&zfar);
+    MPI_Type_free(&zero);
     still_works(ring);
     MPI_Type_free(&top);
     MPI_Type_free(&far);
