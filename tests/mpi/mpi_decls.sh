@@ -4,10 +4,11 @@
 # what they find.
 #  - every function mpi.h declares (MPI_x and PMPI_x) is exported by
 #    librtmsg.so;
-#  - every object-like MPI_ macro of mpi.h is a usable value: a program
-#    using each one (its address taken where it names an object or a
-#    function) compiles and links against librtmsg, and every extern object
-#    mpi.h declares is exported;
+#  - every object-like MPI_ macro of mpi.h is a usable value: a C (and,
+#    when there is a C++ compiler, a C++) program using each one (its
+#    address taken where it names an object or a function) compiles and
+#    links against librtmsg, and every extern object mpi.h declares is
+#    exported;
 #  - no MPI_/PMPI_ (or Fortran mpi_/pmpi_) function of mpi/ is a stub: a
 #    body that only returns an error, or that says it is unsupported or
 #    not implemented;
@@ -62,31 +63,48 @@ c_constants() {
     [ "$n" -gt 250 ] || { echo "only $n MPI_ macros in $1: the extraction is broken"; return 1; }
     {
         echo '#include <mpi.h>'
+        echo '#ifdef __cplusplus'
+        echo '#define AUTO auto'
+        echo 'extern "C" void rtm_decls_use(const void *p, unsigned long n);'
+        echo '#else'
+        echo '#define AUTO __auto_type'
         echo 'void rtm_decls_use(const void *p, unsigned long n);'
+        echo '#endif'
         echo 'int main(void)'
         echo '{'
         while read -r m; do
-            echo "    { __auto_type v = ($m); rtm_decls_use(&v, sizeof v); }"
+            echo "    { AUTO v = ($m); rtm_decls_use(&v, sizeof v); }"
         done < "$tmp/macros"
         echo '    return 0;'
         echo '}'
         echo 'void rtm_decls_use(const void *p, unsigned long n) { (void)p; (void)n; }'
     } > "$tmp/consts.c"
     mkdir -p "$tmp/inc" && cp "$1" "$tmp/inc/mpi.h"
-    if ! $cc -std=gnu11 -Wall -Werror -Wno-unused -DRTMPI_NO_DEPRECATION_WARNINGS \
-            -I"$tmp/inc" -o "$tmp/consts" "$tmp/consts.c" -L"$top_builddir/.libs" -lrtmsg \
-            > "$tmp/consts.log" 2>&1; then
-        head -20 "$tmp/consts.log"
-        echo "a program using each of mpi.h's $n MPI_ macros does not build or link (above)"
-        return 1
-    fi
-    $cc -E -P -DRTMPI_NO_DEPRECATION_WARNINGS -I"$top_srcdir/include" "$1" |
+    # in C, and in C++ when there is a C++ compiler (mpi.h serves both)
+    cp "$tmp/consts.c" "$tmp/consts.cc"
+    langs=
+    for lang in c c++; do
+        if [ $lang = c ]; then
+            set -- $cc -std=gnu11 "$tmp/consts.c"
+        else
+            command -v "${CXX:-c++}" >/dev/null 2>&1 || continue
+            set -- "${CXX:-c++}" -std=c++11 "$tmp/consts.cc"
+        fi
+        if ! "$@" -Wall -Werror -Wno-unused -DRTMPI_NO_DEPRECATION_WARNINGS -I"$tmp/inc" \
+                -o "$tmp/consts" -L"$top_builddir/.libs" -lrtmsg > "$tmp/consts.log" 2>&1; then
+            head -20 "$tmp/consts.log"
+            echo "a $lang program using each of mpi.h's $n MPI_ macros does not build or link (above)"
+            return 1
+        fi
+        langs="$langs $lang"
+    done
+    $cc -E -P -DRTMPI_NO_DEPRECATION_WARNINGS -I"$top_srcdir/include" "$tmp/inc/mpi.h" |
         sed -n 's/^extern [^(]*[ *]\([A-Za-z_][A-Za-z0-9_]*\)[[]*[^(]*;$/\1/p' |
         sort -u > "$tmp/objects"
     [ -s "$tmp/objects" ] || { echo "no extern object found in $1: the extraction is broken"; return 1; }
     missing=$(comm -23 "$tmp/objects" "$tmp/exported" | tr '\n' ' ')
     [ -z "$missing" ] || { echo "extern in mpi.h, not defined by librtmsg.so: $missing"; return 1; }
-    echo "mpi.h: all $n MPI_ macros build and link; its $(wc -l < "$tmp/objects") extern objects are exported"
+    echo "mpi.h: all $n MPI_ macros build and link (in:$langs); its $(wc -l < "$tmp/objects") extern objects are exported"
 }
 
 # stubs FILE...: MPI entry points whose body does nothing but fail.
