@@ -328,10 +328,14 @@ void *rtmpi_sched_tmp(rtmpi_sched_t *s, size_t bytes)
 void *rtmpi_sched_tmp_dt(rtmpi_sched_t *s, MPI_Count count, MPI_Datatype dt)
 {
     rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
-    MPI_Aint span = count > 0 ? (MPI_Aint)(count - 1) * d->extent + (d->true_ub - d->true_lb) : 0;
-    char *p = rtmpi_sched_tmp(s, (size_t)(span > 0 ? span : 1));
+    /* element i's data is at i * extent + [true_lb, true_ub); the extent
+     * may be negative (MPI_Type_create_resized), the elements then go down
+     * from the buffer's address */
+    MPI_Aint reach = count > 0 ? (MPI_Aint)(count - 1) * d->extent : 0;
+    MPI_Aint lo = (reach < 0 ? reach : 0) + d->true_lb, hi = (reach > 0 ? reach : 0) + d->true_ub;
+    char *p = rtmpi_sched_tmp(s, hi > lo ? (size_t)hi - (size_t)lo : 1);
 
-    return p ? p - d->true_lb : NULL;
+    return p ? p - lo : NULL;
 }
 
 /* copy step: contiguous to contiguous is one memcpy, anything else goes

@@ -10,9 +10,14 @@
  * addresses (SIGSEGV) or overflow int (UBSan).
  *
  * The types are huge in extent and tiny in size (MPI_BYTE resized), the
- * send sides plain bytes: nothing here allocates more than a few bytes per
+ * send sides plain bytes: nothing there allocates more than a few bytes per
  * rank, and the calls that must work (zero-size types at counts whose
  * products pass INT_MAX) move nothing.
+ *
+ * Part negext: a type of negative extent (elements going down from the
+ * buffer address) through the reductions, scans, Bcast, Reduce_scatter
+ * and Allgather, blocking and nonblocking, data checked (560 KB per
+ * buffer, past the algorithms' switch points).
  * Needs 2 ranks or more for the product cases (at 1 they are single
  * counts, which mpi_dtovf covers); 3 or more for the sum of
  * Reduce_scatter_block's counts to wrap to a positive int.
@@ -304,13 +309,132 @@ static void test_inter(MPI_Comm world)
     MPI_Comm_free(&half);
 }
 
+/* A type whose elements go down from the buffer's address (extent -4,
+ * MPI_Type_create_resized): the temporary buffers of the schedules must
+ * span the elements below the address too. Element i of a buffer `top` is
+ * top[-i]. Counts small and past the switch points of the algorithms
+ * (RTM_MPI_ALLREDUCE_RING 64K, RTM_MPI_REDUCE_LARGE 256K, RTM_MPI_BCAST_LARGE
+ * 512K), blocking (shared memory on one host) and nonblocking
+ * (schedules). */
+/* EXPECT that sets `bad` when it fails (one report per loop) */
+#define EXPECT_B(_bad, _cond, ...) \
+    do { \
+        if (!(_cond)) { \
+            (_bad) = 1; \
+            EXPECT(_cond, __VA_ARGS__); \
+        } \
+    } while (0)
+
+static void test_negext(MPI_Comm comm)
+{
+    enum { BIG = 140000 };
+    int p, r, ns[2] = { 5, BIG };
+    MPI_Datatype down;
+    MPI_Request req;
+
+    th_case = "negext";
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &r);
+    CHECK_RC(MPI_Type_create_resized(MPI_INT, 0, -(MPI_Aint)sizeof(int), &down));
+    CHECK_RC(MPI_Type_commit(&down));
+    int *in = malloc(BIG * sizeof(int)), *out = malloc(BIG * sizeof(int));
+    int *all = malloc((size_t)p * BIG * sizeof(int));
+    CHECK(in && out && all, "out of memory");
+    int *tin = in + BIG - 1, *tout = out + BIG - 1;
+    for (int k = 0; k < 2; k++) {
+        int n = ns[k];
+
+        for (int i = 0; i < n; i++)
+            tin[-i] = i + r;
+        for (int nb = 0; nb < 2; nb++) {
+            /* sum over ranks of i + rank */
+            memset(out, 0, BIG * sizeof(int));
+            if (nb) {
+                CHECK_RC(MPI_Iallreduce(tin, tout, n, down, MPI_SUM, comm, &req));
+                CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            } else {
+                CHECK_RC(MPI_Allreduce(tin, tout, n, down, MPI_SUM, comm));
+            }
+            for (int i = 0, bad = 0; i < n && !bad; i++)
+                EXPECT_B(bad, tout[-i] == p * i + p * (p - 1) / 2,
+                              "Allreduce n %d nb %d element %d: %d", n, nb, i, tout[-i]);
+            memset(out, 0, BIG * sizeof(int));
+            if (nb) {
+                CHECK_RC(MPI_Ireduce(tin, tout, n, down, MPI_SUM, p - 1, comm, &req));
+                CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            } else {
+                CHECK_RC(MPI_Reduce(tin, tout, n, down, MPI_SUM, p - 1, comm));
+            }
+            for (int i = 0, bad = 0; r == p - 1 && i < n && !bad; i++)
+                EXPECT_B(bad, tout[-i] == p * i + p * (p - 1) / 2,
+                              "Reduce n %d nb %d element %d: %d", n, nb, i, tout[-i]);
+            /* inclusive scan: sum over ranks 0..r */
+            memset(out, 0, BIG * sizeof(int));
+            if (nb) {
+                CHECK_RC(MPI_Iscan(tin, tout, n, down, MPI_SUM, comm, &req));
+                CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            } else {
+                CHECK_RC(MPI_Scan(tin, tout, n, down, MPI_SUM, comm));
+            }
+            for (int i = 0, bad = 0; i < n && !bad; i++)
+                EXPECT_B(bad, tout[-i] == (r + 1) * i + r * (r + 1) / 2,
+                              "Scan n %d nb %d element %d: %d", n, nb, i, tout[-i]);
+            /* broadcast from the last rank */
+            for (int i = 0; i < n; i++)
+                tout[-i] = r == p - 1 ? 3 * i : -1;
+            if (nb) {
+                CHECK_RC(MPI_Ibcast(tout, n, down, p - 1, comm, &req));
+                CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            } else {
+                CHECK_RC(MPI_Bcast(tout, n, down, p - 1, comm));
+            }
+            for (int i = 0, bad = 0; i < n && !bad; i++)
+                EXPECT_B(bad, tout[-i] == 3 * i, "Bcast n %d nb %d element %d: %d", n, nb, i,
+                              tout[-i]);
+            /* reduce-scatter of p blocks of n / p */
+            int m = n / p;
+            memset(out, 0, BIG * sizeof(int));
+            if (nb) {
+                CHECK_RC(MPI_Ireduce_scatter_block(tin, tout, m, down, MPI_SUM, comm, &req));
+                CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            } else {
+                CHECK_RC(MPI_Reduce_scatter_block(tin, tout, m, down, MPI_SUM, comm));
+            }
+            for (int i = 0, bad = 0; i < m && !bad; i++) {
+                int e = r * m + i;
+
+                EXPECT_B(bad, tout[-i] == p * e + p * (p - 1) / 2,
+                              "Reduce_scatter_block n %d nb %d element %d: %d", n, nb, i,
+                              tout[-i]);
+            }
+            /* allgather: m ints each, block j of the result at element j * m */
+            int *tall = all + (size_t)p * m - 1;
+            if (nb) {
+                CHECK_RC(MPI_Iallgather(tin, m, down, tall, m, down, comm, &req));
+                CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            } else {
+                CHECK_RC(MPI_Allgather(tin, m, down, tall, m, down, comm));
+            }
+            for (int j = 0, bad = 0; j < p && !bad; j++)
+                for (int i = 0; i < m && !bad; i++)
+                    EXPECT_B(bad, tall[-(j * m + i)] == i + j,
+                                  "Allgather n %d nb %d block %d element %d: %d", n, nb, j, i,
+                                  tall[-(j * m + i)]);
+        }
+    }
+    free(all);
+    free(out);
+    free(in);
+    MPI_Type_free(&down);
+}
+
 /* argv[1], when given, names the one part to run (everywhere, root,
  * neighbor, inter). */
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(MPI_Comm); } parts[] = {
         { "everywhere", test_everywhere }, { "root", test_root },
-        { "neighbor", test_neighbor }, { "inter", test_inter },
+        { "neighbor", test_neighbor }, { "inter", test_inter }, { "negext", test_negext },
     };
     MPI_Comm comm;
 

@@ -85,6 +85,7 @@ c_constants() {
     langs=
     for lang in c c++; do
         if [ $lang = c ]; then
+            # shellcheck disable=SC2086
             set -- $cc -std=gnu11 "$tmp/consts.c"
         else
             command -v "${CXX:-c++}" >/dev/null 2>&1 || continue
