@@ -94,26 +94,32 @@ static int span_fits(const rtmpi_dtype_t *d, MPI_Aint base, MPI_Count first, MPI
            !__builtin_add_overflow(a < b ? b : a, d->true_ub, &hi);
 }
 
+static const char *dt_name(const rtmpi_dtype_t *d)
+{
+    return d->name[0] ? d->name : "a derived datatype";
+}
+
 int coll_check_span(const char *fn, cinfo_t *ci, MPI_Aint base, MPI_Count first, MPI_Count n,
                     MPI_Datatype dt, const char *what, int block)
 {
     rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
-    char blk[32] = "";
 
     if (span_fits(d, base, first, n))
         return MPI_SUCCESS;
-    if (block >= 0)
-        snprintf(blk, sizeof(blk), " (block %d)", block);
-    return FAIL(ci, fn, MPI_ERR_COUNT, "%s buffer%s: %lld elements of %s from element %lld "
-                "(+%lld bytes) are more bytes, or reach further, than 64-bit offsets hold",
-                what, blk, (long long)n, d->name[0] ? d->name : "(derived)", (long long)first,
-                (long long)base);
+    return FAIL(ci, fn, MPI_ERR_COUNT, "%s block %d: %lld elements of %s at element %lld, "
+                "byte %lld, are more bytes, or reach further, than 64-bit offsets hold",
+                what, block, (long long)n, dt_name(d), (long long)first, (long long)base);
 }
 
 int coll_check_blocks(const char *fn, cinfo_t *ci, int nblocks, int count, MPI_Datatype dt,
                       const char *what)
 {
-    return coll_check_span(fn, ci, 0, 0, (MPI_Count)nblocks * count, dt, what, -1);
+    rtmpi_dtype_t *d = rtmpi_dtype_get(dt);
+
+    if (span_fits(d, 0, 0, (MPI_Count)nblocks * count))
+        return MPI_SUCCESS;
+    return FAIL(ci, fn, MPI_ERR_COUNT, "%s count %d x %d blocks of %s are more bytes, or "
+                "reach further, than 64-bit offsets hold", what, count, nblocks, dt_name(d));
 }
 
 int coll_check_vbuf(const char *fn, cinfo_t *ci, const void *buf, const int *counts,

@@ -63,7 +63,7 @@ int coll_check_vbuf(const char *fn, cinfo_t *ci, const void *buf, const int *cou
                     const int *displs, MPI_Datatype dt, const char *what);
 /* Elements [first, first + n) of dt (already valid), `base` bytes into a
  * buffer: n * size bytes and every offset they reach fit 64 bits, else
- * MPI_ERR_COUNT naming the buffer (`what`) and block (-1: none). The
+ * MPI_ERR_COUNT naming the buffer (`what`) and block. The
  * per-buffer check (coll_check_buf) cannot see products with the number
  * of ranks and displacements: count * p elements of Gather's receive
  * buffer, displs[i] * extent of a v-collective's block. */
