@@ -239,7 +239,8 @@ static int scatter(const char *fn, int vform, const void *sendbuf, const int *se
         if (vform ? (rc = coll_check_counts(fn, ci, sendcounts, displs, "send")) ||
                              (rc = coll_check_vbuf(fn, ci, sendbuf, sendcounts, displs, sendtype,
                                                    "send"))
-                       : (rc = coll_check_buf(fn, ci, sendbuf, sendcount, sendtype, NULL, "send")) ||
+                       : (rc = coll_check_buf(fn, ci, sendbuf, sendcount, sendtype, NULL,
+                                              "send")) ||
                              (rc = coll_check_blocks(fn, ci, ci->size, sendcount, sendtype,
                                                      "send")))
             return rc;

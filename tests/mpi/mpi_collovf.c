@@ -329,6 +329,17 @@ static void test_inter(MPI_Comm world)
         } \
     } while (0)
 
+/* The blocking call, or the nonblocking one (on `req`) and its wait. */
+#define BLOCKING_OR_NOT(_nb, _blocking, _nonblocking) \
+    do { \
+        if (_nb) { \
+            CHECK_RC(_nonblocking); \
+            CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE)); \
+        } else { \
+            CHECK_RC(_blocking); \
+        } \
+    } while (0)
+
 static void test_negext(MPI_Comm comm)
 {
     enum { BIG = 140000 };
@@ -353,57 +364,37 @@ static void test_negext(MPI_Comm comm)
         for (int nb = 0; nb < 2; nb++) {
             /* sum over ranks of i + rank */
             memset(out, 0, BIG * sizeof(int));
-            if (nb) {
-                CHECK_RC(MPI_Iallreduce(tin, tout, n, down, MPI_SUM, comm, &req));
-                CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
-            } else {
-                CHECK_RC(MPI_Allreduce(tin, tout, n, down, MPI_SUM, comm));
-            }
+            BLOCKING_OR_NOT(nb, MPI_Allreduce(tin, tout, n, down, MPI_SUM, comm),
+                            MPI_Iallreduce(tin, tout, n, down, MPI_SUM, comm, &req));
             for (int i = 0, bad = 0; i < n && !bad; i++)
                 EXPECT_B(bad, tout[-i] == p * i + p * (p - 1) / 2,
                               "Allreduce n %d nb %d element %d: %d", n, nb, i, tout[-i]);
             memset(out, 0, BIG * sizeof(int));
-            if (nb) {
-                CHECK_RC(MPI_Ireduce(tin, tout, n, down, MPI_SUM, p - 1, comm, &req));
-                CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
-            } else {
-                CHECK_RC(MPI_Reduce(tin, tout, n, down, MPI_SUM, p - 1, comm));
-            }
+            BLOCKING_OR_NOT(nb, MPI_Reduce(tin, tout, n, down, MPI_SUM, p - 1, comm),
+                            MPI_Ireduce(tin, tout, n, down, MPI_SUM, p - 1, comm, &req));
             for (int i = 0, bad = 0; r == p - 1 && i < n && !bad; i++)
                 EXPECT_B(bad, tout[-i] == p * i + p * (p - 1) / 2,
                               "Reduce n %d nb %d element %d: %d", n, nb, i, tout[-i]);
             /* inclusive scan: sum over ranks 0..r */
             memset(out, 0, BIG * sizeof(int));
-            if (nb) {
-                CHECK_RC(MPI_Iscan(tin, tout, n, down, MPI_SUM, comm, &req));
-                CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
-            } else {
-                CHECK_RC(MPI_Scan(tin, tout, n, down, MPI_SUM, comm));
-            }
+            BLOCKING_OR_NOT(nb, MPI_Scan(tin, tout, n, down, MPI_SUM, comm),
+                            MPI_Iscan(tin, tout, n, down, MPI_SUM, comm, &req));
             for (int i = 0, bad = 0; i < n && !bad; i++)
                 EXPECT_B(bad, tout[-i] == (r + 1) * i + r * (r + 1) / 2,
                               "Scan n %d nb %d element %d: %d", n, nb, i, tout[-i]);
             /* broadcast from the last rank */
             for (int i = 0; i < n; i++)
                 tout[-i] = r == p - 1 ? 3 * i : -1;
-            if (nb) {
-                CHECK_RC(MPI_Ibcast(tout, n, down, p - 1, comm, &req));
-                CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
-            } else {
-                CHECK_RC(MPI_Bcast(tout, n, down, p - 1, comm));
-            }
+            BLOCKING_OR_NOT(nb, MPI_Bcast(tout, n, down, p - 1, comm),
+                            MPI_Ibcast(tout, n, down, p - 1, comm, &req));
             for (int i = 0, bad = 0; i < n && !bad; i++)
                 EXPECT_B(bad, tout[-i] == 3 * i, "Bcast n %d nb %d element %d: %d", n, nb, i,
                               tout[-i]);
             /* reduce-scatter of p blocks of n / p */
             int m = n / p;
             memset(out, 0, BIG * sizeof(int));
-            if (nb) {
-                CHECK_RC(MPI_Ireduce_scatter_block(tin, tout, m, down, MPI_SUM, comm, &req));
-                CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
-            } else {
-                CHECK_RC(MPI_Reduce_scatter_block(tin, tout, m, down, MPI_SUM, comm));
-            }
+            BLOCKING_OR_NOT(nb, MPI_Reduce_scatter_block(tin, tout, m, down, MPI_SUM, comm),
+                            MPI_Ireduce_scatter_block(tin, tout, m, down, MPI_SUM, comm, &req));
             for (int i = 0, bad = 0; i < m && !bad; i++) {
                 int e = r * m + i;
 
@@ -413,12 +404,8 @@ static void test_negext(MPI_Comm comm)
             }
             /* allgather: m ints each, block j of the result at element j * m */
             int *tall = all + (size_t)p * m - 1;
-            if (nb) {
-                CHECK_RC(MPI_Iallgather(tin, m, down, tall, m, down, comm, &req));
-                CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
-            } else {
-                CHECK_RC(MPI_Allgather(tin, m, down, tall, m, down, comm));
-            }
+            BLOCKING_OR_NOT(nb, MPI_Allgather(tin, m, down, tall, m, down, comm),
+                            MPI_Iallgather(tin, m, down, tall, m, down, comm, &req));
             for (int j = 0, bad = 0; j < p && !bad; j++)
                 for (int i = 0; i < m && !bad; i++)
                     EXPECT_B(bad, tall[-(j * m + i)] == i + j,
