@@ -15,8 +15,8 @@
  * products pass INT_MAX) move nothing.
  *
  * Part negext: a type of negative extent (elements going down from the
- * buffer address) through the reductions, scans, Bcast, Reduce_scatter
- * and Allgather, blocking and nonblocking, data checked (560 KB per
+ * buffer address) through the reductions, scans, Bcast, Reduce_scatter,
+ * Allgather, Gather and Alltoall, blocking and nonblocking, data checked (560 KB per
  * buffer, past the algorithms' switch points).
  * Needs 2 ranks or more for the product cases (at 1 they are single
  * counts, which mpi_dtovf covers); 3 or more for the sum of
@@ -368,20 +368,20 @@ static void test_negext(MPI_Comm comm)
                             MPI_Iallreduce(tin, tout, n, down, MPI_SUM, comm, &req));
             for (int i = 0, bad = 0; i < n && !bad; i++)
                 EXPECT_B(bad, tout[-i] == p * i + p * (p - 1) / 2,
-                              "Allreduce n %d nb %d element %d: %d", n, nb, i, tout[-i]);
+                         "Allreduce n %d nb %d element %d: %d", n, nb, i, tout[-i]);
             memset(out, 0, BIG * sizeof(int));
             BLOCKING_OR_NOT(nb, MPI_Reduce(tin, tout, n, down, MPI_SUM, p - 1, comm),
                             MPI_Ireduce(tin, tout, n, down, MPI_SUM, p - 1, comm, &req));
             for (int i = 0, bad = 0; r == p - 1 && i < n && !bad; i++)
                 EXPECT_B(bad, tout[-i] == p * i + p * (p - 1) / 2,
-                              "Reduce n %d nb %d element %d: %d", n, nb, i, tout[-i]);
+                         "Reduce n %d nb %d element %d: %d", n, nb, i, tout[-i]);
             /* inclusive scan: sum over ranks 0..r */
             memset(out, 0, BIG * sizeof(int));
             BLOCKING_OR_NOT(nb, MPI_Scan(tin, tout, n, down, MPI_SUM, comm),
                             MPI_Iscan(tin, tout, n, down, MPI_SUM, comm, &req));
             for (int i = 0, bad = 0; i < n && !bad; i++)
                 EXPECT_B(bad, tout[-i] == (r + 1) * i + r * (r + 1) / 2,
-                              "Scan n %d nb %d element %d: %d", n, nb, i, tout[-i]);
+                         "Scan n %d nb %d element %d: %d", n, nb, i, tout[-i]);
             /* broadcast from the last rank */
             for (int i = 0; i < n; i++)
                 tout[-i] = r == p - 1 ? 3 * i : -1;
@@ -389,7 +389,7 @@ static void test_negext(MPI_Comm comm)
                             MPI_Ibcast(tout, n, down, p - 1, comm, &req));
             for (int i = 0, bad = 0; i < n && !bad; i++)
                 EXPECT_B(bad, tout[-i] == 3 * i, "Bcast n %d nb %d element %d: %d", n, nb, i,
-                              tout[-i]);
+                         tout[-i]);
             /* reduce-scatter of p blocks of n / p */
             int m = n / p;
             memset(out, 0, BIG * sizeof(int));
@@ -399,8 +399,8 @@ static void test_negext(MPI_Comm comm)
                 int e = r * m + i;
 
                 EXPECT_B(bad, tout[-i] == p * e + p * (p - 1) / 2,
-                              "Reduce_scatter_block n %d nb %d element %d: %d", n, nb, i,
-                              tout[-i]);
+                         "Reduce_scatter_block n %d nb %d element %d: %d", n, nb, i,
+                         tout[-i]);
             }
             /* allgather: m ints each, block j of the result at element j * m */
             int *tall = all + (size_t)p * m - 1;
@@ -409,8 +409,27 @@ static void test_negext(MPI_Comm comm)
             for (int j = 0, bad = 0; j < p && !bad; j++)
                 for (int i = 0; i < m && !bad; i++)
                     EXPECT_B(bad, tall[-(j * m + i)] == i + j,
-                                  "Allgather n %d nb %d block %d element %d: %d", n, nb, j, i,
-                                  tall[-(j * m + i)]);
+                             "Allgather n %d nb %d block %d element %d: %d", n, nb, j, i,
+                             tall[-(j * m + i)]);
+            /* gather to the last rank: the same blocks */
+            memset(all, 0, (size_t)p * BIG * sizeof(int));
+            BLOCKING_OR_NOT(nb, MPI_Gather(tin, m, down, tall, m, down, p - 1, comm),
+                            MPI_Igather(tin, m, down, tall, m, down, p - 1, comm, &req));
+            for (int j = 0, bad = 0; r == p - 1 && j < p && !bad; j++)
+                for (int i = 0; i < m && !bad; i++)
+                    EXPECT_B(bad, tall[-(j * m + i)] == i + j,
+                             "Gather n %d nb %d block %d element %d: %d", n, nb, j, i,
+                             tall[-(j * m + i)]);
+            /* alltoall: block j of rank r's input (elements j * q..) goes to rank j */
+            int q = m / p;
+            memset(all, 0, (size_t)p * BIG * sizeof(int));
+            BLOCKING_OR_NOT(nb, MPI_Alltoall(tin, q, down, tall, q, down, comm),
+                            MPI_Ialltoall(tin, q, down, tall, q, down, comm, &req));
+            for (int j = 0, bad = 0; j < p && !bad; j++)
+                for (int i = 0; i < q && !bad; i++)
+                    EXPECT_B(bad, tall[-(j * q + i)] == r * q + i + j,
+                             "Alltoall n %d nb %d block %d element %d: %d", n, nb, j, i,
+                             tall[-(j * q + i)]);
         }
     }
     free(all);
