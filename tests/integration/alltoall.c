@@ -1,9 +1,10 @@
 /*
  * alltoall: every rank sends to every other rank at once, with sizes on
- * both sides of each switch point of a small shm ring (8 KiB, where the
- * largest active message is 2 KiB): one-line and eager messages, eager
- * just under and rendezvous just over the lowered eager limit, a message
- * larger than the whole ring (fragments through it), one above the busy
+ * both sides of each switch point of the small shm rings a large host gets
+ * (RTM_SHM_RX_BUDGET): a 4 KiB ring carries active messages of up to
+ * 1016 B (eager up to 760 B), an 8 KiB ring 2040 B (eager 1784 B); so one-
+ * line and eager messages, rendezvous just over each eager limit, messages
+ * larger than a whole ring (fragments through it), one above the busy
  * host's CMA threshold and one above the quiet host's. All sends of a round
  * are issued before any is waited for, so every ring fills and the senders
  * must be held back (RTM_ERR_AGAIN, queued) without a deadlock. Rounds
@@ -18,7 +19,7 @@
 
 #include <stdlib.h>
 
-static const size_t lens[] = { 0, 40, 1500, 2100, 9000, 40000, 600001 };
+static const size_t lens[] = { 0, 40, 700, 900, 1500, 2100, 5000, 9000, 40000, 600001 };
 #define NLENS (sizeof(lens) / sizeof(lens[0]))
 #define TAG_BASE 300
 

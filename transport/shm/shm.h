@@ -17,8 +17,8 @@
  * index s * (local_size - 1) + (r < s ? r : r - 1); see shm_fifo.h for a
  * ring's layout. Sizes (shm_seg_geometry): a rank's n - 1 incoming rings
  * share RTM_SHM_RX_BUDGET, so the segment is about n x budget, linear in
- * the local ranks while a ring stays above the 8 KiB floor (n <= 257 at
- * the 2 MiB default); RTM_SHM_FIFO_SIZE caps a ring and RTM_SHM_SEG_MAX
+ * the local ranks while a ring stays above the 4 KiB floor (n <= 449 at
+ * the 1792 KiB default); RTM_SHM_FIFO_SIZE caps a ring and RTM_SHM_SEG_MAX
  * the whole.
  *
  * The name lives only until every local rank has attached: the last one
@@ -186,7 +186,7 @@ typedef struct shm_seg_geom {
     uint64_t size;          /* bytes of the whole segment */
 } shm_seg_geom_t;
 
-#define SHM_MIN_FIFO_LINES 128u   /* 8 KiB: a ring never gets fewer */
+#define SHM_MIN_FIFO_LINES 64u    /* 4 KiB: a ring never gets fewer */
 
 void         shm_seg_geometry(int local_size, shm_seg_geom_t *geom);
 void         shm_seg_name(const char *nspace, int node_id, char *buf, size_t len);

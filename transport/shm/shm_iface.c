@@ -36,7 +36,7 @@
  * below 2^32 lines for a stale header never to carry the current stamp. */
 #define SHM_MAX_FIFO_SIZE  ((size_t)1 << 30)
 /* RTM_SHM_FIFO_SIZE's range keeps to them */
-_Static_assert(SHM_CONFIG_FIFO_MIN == SHM_MIN_FIFO_LINES * SHM_LINE &&
+_Static_assert(SHM_CONFIG_FIFO_MIN >= SHM_MIN_FIFO_LINES * SHM_LINE &&
                SHM_CONFIG_FIFO_MAX == SHM_MAX_FIFO_SIZE, "shm_config.c's fifo range");
 
 static size_t am_max_for(uint64_t fifo_lines)

@@ -47,13 +47,15 @@ void shm_seg_name(const char *nspace, int node_id, char *buf, size_t len)
  * A rank's n - 1 incoming rings share RTM_SHM_RX_BUDGET: each is the
  * largest power of two of lines within budget / (n - 1), RTM_SHM_FIFO_SIZE
  * and, for all n(n - 1) of them with the control area, RTM_SHM_SEG_MAX; but
- * never below SHM_MIN_FIFO_LINES (8 KiB), which holds four of the largest
- * messages (a quarter ring, 2 KiB) for a stream to keep several in flight.
- * So the rings of the segment take at most n x budget while the floor is
- * not reached (n - 1 <= budget / 8 KiB: 257 ranks at the 2 MiB default),
- * and n(n - 1) x 8 KiB beyond. At 256 KiB rings (the default up to 8 local
- * ranks) 64 ranks took 1 GiB and 128 ranks 4 GiB; with the budget they get
- * 32 KiB and 16 KiB rings, 126 and 255 MiB.
+ * never below SHM_MIN_FIFO_LINES (4 KiB), which holds four of the largest
+ * messages (a quarter ring, 1 KiB: an eager limit of 760 B, rendezvous
+ * fragments of 1000 B; the largest control message, an RTS, is 112 B) for
+ * a stream to keep several in flight. So the rings of the segment take at
+ * most n x budget while the floor is not reached (n - 1 <= budget / 4 KiB:
+ * 449 ranks at the 1792 KiB default), and n(n - 1) x 4 KiB beyond. At
+ * 256 KiB rings 64 ranks took 1 GiB and 128 ranks 4 GiB; the default budget
+ * keeps 256 KiB rings up to 8 local ranks and gives 64 ranks 16 KiB rings
+ * (63 MiB), 128 ranks 8 KiB (127 MiB).
  */
 void shm_seg_geometry(int local_size, shm_seg_geom_t *geom)
 {
