@@ -28,6 +28,26 @@ static uint32_t seed_of(int src, int dst, int round, size_t i)
     return (uint32_t)(src * 7919 + dst * 104729 + round * 31 + (int)i);
 }
 
+/* A receive from every peer for every size, from th_rank - 1 down; returns
+ * how many were posted. */
+static int post_recvs(uint8_t **rbuf, rtm_request_t *rreq)
+{
+    int n = 0;
+
+    for (int step = 1; step < th_size; step++) {
+        int src = (th_rank + th_size - step) % th_size;
+
+        for (size_t i = 0; i < NLENS; i++) {
+            size_t k = (size_t)src * NLENS + i;
+
+            itest_set_canary(rbuf[k], lens[i]);
+            CHECK_RTM(rtm_irecv(rbuf[k], lens[i], src, TAG_BASE + (int)i, RTM_COMM_WORLD,
+                                &rreq[n++]));
+        }
+    }
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 2;
@@ -52,19 +72,8 @@ int main(int argc, char **argv)
 
     for (int round = 0; round < rounds; round++) {
         int posted_first = round % 2 == 0;
-        int n = 0;
+        int n = posted_first ? post_recvs(rbuf, rreq) : 0;
 
-        for (int step = 1; posted_first && step < th_size; step++) {
-            int src = (th_rank + th_size - step) % th_size;
-
-            for (size_t i = 0; i < NLENS; i++) {
-                size_t k = (size_t)src * NLENS + i;
-
-                itest_set_canary(rbuf[k], lens[i]);
-                CHECK_RTM(rtm_irecv(rbuf[k], lens[i], src, TAG_BASE + (int)i, RTM_COMM_WORLD,
-                                    &rreq[n++]));
-            }
-        }
         /* to th_rank + 1 first, so that no peer is everyone's first target */
         for (int step = 1, m = 0; step < th_size; step++) {
             int dst = (th_rank + step) % th_size;
@@ -78,17 +87,8 @@ int main(int argc, char **argv)
                 total += lens[i];
             }
         }
-        for (int step = 1; !posted_first && step < th_size; step++) {
-            int src = (th_rank + th_size - step) % th_size;
-
-            for (size_t i = 0; i < NLENS; i++) {
-                size_t k = (size_t)src * NLENS + i;
-
-                itest_set_canary(rbuf[k], lens[i]);
-                CHECK_RTM(rtm_irecv(rbuf[k], lens[i], src, TAG_BASE + (int)i, RTM_COMM_WORLD,
-                                    &rreq[n++]));
-            }
-        }
+        if (!posted_first)
+            n = post_recvs(rbuf, rreq);
         CHECK_RTM(rtm_waitall(n, sreq, st));
         CHECK_RTM(rtm_waitall(n, rreq, st));
         n = 0;
