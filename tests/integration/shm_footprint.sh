@@ -5,7 +5,8 @@
 # With a 32 KiB budget, 3, 5 and 9 ranks get rings of 16, 8 and 4 KiB (the
 # floor): the rings take exactly n x 32 KiB (n-1 is a power of two), and
 # the segment that size plus a header page, a page of rank records per 64
-# ranks and a 64 B control line per ring, page aligned; local rank 0's
+# ranks and a 64 B control line per ring (a block of them per receiver,
+# in 128 B units), page aligned; local rank 0's
 # debug line "shm: segment ... of K KiB" must say so. At 9 ranks the rings
 # are at their minimum (the largest active message 1016 B, the eager limit
 # 760 B): tests/integration/alltoall sends every size class (eager,
@@ -28,7 +29,8 @@ for n in $(t_np "3 5 9" "9"); do
         ring=$((ring / 2))
     done
     rings=$((n * (n - 1)))
-    want=$(( 4 + $(pages_kib $((n * 64))) + $(pages_kib $((rings * 64))) + rings * ring / 1024 ))
+    ctrl=$(( n * (((n - 1) * 64 + 127) / 128 * 128) ))
+    want=$(( 4 + $(pages_kib $((n * 64))) + $(pages_kib "$ctrl") + rings * ring / 1024 ))
     echo "+ RTM_SHM_RX_BUDGET=${budget_kib}K RTM_LOG_LEVEL=debug $RTRUN -n $n --oversubscribe alltoall"
     RTM_SHM_RX_BUDGET=${budget_kib}K RTM_LOG_LEVEL=debug \
         t_job "$ITEST_JOB_TIMEOUT" "$RTRUN" -n "$n" --oversubscribe "$ITEST_BIN/alltoall" >"$out" 2>&1

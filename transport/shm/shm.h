@@ -8,13 +8,18 @@
  *   0                shm_seg_hdr_t      one page: geometry, attach counter
  *   4096             shm_rank_info_t[local_size]   64 B each: pid and CMA
  *                                       probe word of every local rank
- *   ctrl_offset      local_size * (local_size - 1) control lines of 64 B
- *                    (shm_fifo_ctrl_t: the receiver's tail), page aligned
+ *   ctrl_offset      local_size blocks of ctrl_stride bytes, page aligned:
+ *                    block r holds the local_size - 1 control lines of
+ *                    64 B (shm_fifo_ctrl_t: the receiver's tail) of the
+ *                    rings into rank r, so that everything in it is
+ *                    written by r alone; ctrl_stride is a multiple of 128
+ *                    (the adjacent-line prefetcher's unit)
  *   rings_offset     local_size * (local_size - 1) rings of ring_stride
  *                    bytes (fifo_lines * 64, data only), page aligned
  *
- * Ring (s, r) carries messages s -> r; its control line and its data have
- * index s * (local_size - 1) + (r < s ? r : r - 1); see shm_fifo.h for a
+ * Ring (s, r) carries messages s -> r; its data has index s * (local_size
+ * - 1) + (r < s ? r : r - 1), its control line is line (s < r ? s : s - 1)
+ * of block r; see shm_fifo.h for a
  * ring's layout. Sizes (shm_seg_geometry): a rank's n - 1 incoming rings
  * share RTM_SHM_RX_BUDGET, so the segment is about n x budget, linear in
  * the local ranks while a ring stays above the 4 KiB floor (n <= 449 at
@@ -47,6 +52,7 @@ typedef struct shm_seg_hdr {
     uint64_t         fifo_lines;      /* data lines per ring, a power of two */
     uint64_t         ring_stride;     /* bytes per ring: fifo_lines * 64 */
     uint64_t         ctrl_offset;
+    uint64_t         ctrl_stride;     /* bytes per rank's block of control lines */
     uint64_t         rings_offset;
     uint64_t         size;            /* of the whole segment */
     _Atomic uint32_t attached;        /* ranks that have mapped it */
@@ -182,6 +188,7 @@ typedef struct shm_seg_geom {
     uint64_t fifo_lines;    /* data lines per ring, a power of two */
     uint64_t rings;         /* local_size * (local_size - 1) */
     uint64_t ctrl_offset;
+    uint64_t ctrl_stride;
     uint64_t rings_offset;
     uint64_t size;          /* bytes of the whole segment */
 } shm_seg_geom_t;

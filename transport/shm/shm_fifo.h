@@ -10,9 +10,9 @@
  * Ring layout: the data, nlines lines of 64 B (nlines a power of two), at a
  * line-aligned place in the segment (shm_seg.c); apart from it, one
  * shm_fifo_ctrl_t line written by the receiver only: tail = absolute line
- * position it has consumed up to. The control lines of all rings sit
- * together in the segment's control area, so a ring costs its data and
- * 64 B, not a page more.
+ * position it has consumed up to. The control lines of the rings into one
+ * rank sit together in the segment's control area, in a block only that
+ * rank writes, so a ring costs its data and 64 B, not a page more.
  *
  * Record layout (contiguous in the ring, starts on a line, never wraps):
  *

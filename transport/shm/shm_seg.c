@@ -64,8 +64,8 @@ void shm_seg_geometry(int local_size, shm_seg_geom_t *geom)
 
     geom->rings = n * (n - 1);
     geom->ctrl_offset = align_up(SHM_PAGE + n * sizeof(shm_rank_info_t), SHM_PAGE);
-    geom->rings_offset =
-        geom->ctrl_offset + align_up(geom->rings * sizeof(shm_fifo_ctrl_t), SHM_PAGE);
+    geom->ctrl_stride = align_up((n - 1) * sizeof(shm_fifo_ctrl_t), 2 * SHM_LINE);
+    geom->rings_offset = geom->ctrl_offset + align_up(n * geom->ctrl_stride, SHM_PAGE);
     for (;;) {
         uint64_t bytes = lines * 2 * SHM_LINE;
 
@@ -97,8 +97,10 @@ void *shm_seg_ring(shm_iface_t *iface, int src_local, int dst_local)
 
 shm_fifo_ctrl_t *shm_seg_ctrl(shm_iface_t *iface, int src_local, int dst_local)
 {
-    return (shm_fifo_ctrl_t *)(void *)((char *)iface->seg + iface->seg->ctrl_offset) +
-           ring_index(iface->local_size, src_local, dst_local);
+    char *block = (char *)iface->seg + iface->seg->ctrl_offset +
+                  (uint64_t)dst_local * iface->seg->ctrl_stride;
+
+    return (shm_fifo_ctrl_t *)(void *)block + (src_local < dst_local ? src_local : src_local - 1);
 }
 
 static void seg_publish_self(shm_iface_t *iface)
@@ -178,6 +180,7 @@ rtm_status_t shm_seg_create(shm_iface_t *iface, const shm_seg_geom_t *geom)
     seg->fifo_lines = geom->fifo_lines;
     seg->ring_stride = geom->fifo_lines * SHM_LINE;
     seg->ctrl_offset = geom->ctrl_offset;
+    seg->ctrl_stride = geom->ctrl_stride;
     seg->rings_offset = geom->rings_offset;
     seg->size = size;
     atomic_store(&seg->attached, 0);
