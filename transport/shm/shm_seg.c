@@ -55,7 +55,7 @@ void shm_seg_name(const char *nspace, int node_id, char *buf, size_t len)
  * 449 ranks at the 1792 KiB default), and n(n - 1) x 4 KiB beyond. At
  * 256 KiB rings 64 ranks took 1 GiB and 128 ranks 4 GiB; the default budget
  * keeps 256 KiB rings up to 8 local ranks and gives 64 ranks 16 KiB rings
- * (63 MiB), 128 ranks 8 KiB (127 MiB).
+ * (a 63 MiB segment), 128 ranks 8 KiB (128 MiB).
  */
 void shm_seg_geometry(int local_size, shm_seg_geom_t *geom)
 {
