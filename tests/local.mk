@@ -24,7 +24,8 @@ ITEST_PROGS = \
 	tests/integration/comm \
 	tests/integration/barrier \
 	tests/integration/sendrecv \
-	tests/integration/argcheck
+	tests/integration/argcheck \
+	tests/integration/alltoall
 
 check_PROGRAMS += $(ITEST_PROGS) tests/integration/no_cma tests/fault/fault_rank
 noinst_HEADERS += tests/harness.h tests/integration/itest.h
@@ -57,6 +58,8 @@ tests_integration_sendrecv_LDADD = $(ITEST_LIBS)
 tests_integration_sendrecv_LDFLAGS = $(ITEST_LINK_FLAGS)
 tests_integration_argcheck_LDADD = $(ITEST_LIBS)
 tests_integration_argcheck_LDFLAGS = $(ITEST_LINK_FLAGS)
+tests_integration_alltoall_LDADD = $(ITEST_LIBS)
+tests_integration_alltoall_LDFLAGS = $(ITEST_LINK_FLAGS)
 tests_fault_fault_rank_LDADD = $(ITEST_LIBS)
 tests_fault_fault_rank_LDFLAGS = $(ITEST_LINK_FLAGS)
 # no_cma links nothing of ours: it only installs a seccomp filter and execs.
@@ -80,7 +83,8 @@ ITEST_DRIVERS = \
 	tests/integration/argcheck.sh \
 	tests/integration/singleton.sh \
 	tests/integration/no_cma.sh \
-	tests/integration/transports.sh
+	tests/integration/transports.sh \
+	tests/integration/shm_footprint.sh
 FAULT_DRIVERS = \
 	tests/fault/kill_rank.sh \
 	tests/fault/abort.sh \

@@ -551,6 +551,7 @@ static void body_no_space(tjob_t *job)
     for (int i = 0; i < 64; i++)
         peers[i] = i;
     setenv("RTM_SHM_FIFO_SIZE", "1G", 1);
+    setenv("RTM_SHM_RX_BUDGET", "1024G", 1);
     setenv("RTM_SHM_SEG_MAX", "1024G", 1);   /* above /dev/shm: the segment must not fit */
     CHECK(rtm_config_register(&shm_config_table) == RTM_OK, "%s", rtm_last_error());
     memset(&params, 0, sizeof(params));

@@ -8,10 +8,23 @@
  *   0                shm_seg_hdr_t      one page: geometry, attach counter
  *   4096             shm_rank_info_t[local_size]   64 B each: pid and CMA
  *                                       probe word of every local rank
+ *   ctrl_offset      local_size blocks of ctrl_stride bytes, page aligned:
+ *                    block r holds the local_size - 1 control lines of
+ *                    64 B (shm_fifo_ctrl_t: the receiver's tail) of the
+ *                    rings into rank r, so that everything in it is
+ *                    written by r alone; ctrl_stride is a multiple of 128
+ *                    (the adjacent-line prefetcher's unit)
  *   rings_offset     local_size * (local_size - 1) rings of ring_stride
- *                    bytes, ring (s, r) carrying messages s -> r at index
- *                    s * (local_size - 1) + (r < s ? r : r - 1); see
- *                    shm_fifo.h for a ring's layout
+ *                    bytes (fifo_lines * 64, data only), page aligned
+ *
+ * Ring (s, r) carries messages s -> r; its data has index s * (local_size
+ * - 1) + (r < s ? r : r - 1), its control line is line (s < r ? s : s - 1)
+ * of block r; see shm_fifo.h for a
+ * ring's layout. Sizes (shm_seg_geometry): a rank's n - 1 incoming rings
+ * share RTM_SHM_RX_BUDGET, so the segment is about n x budget, linear in
+ * the local ranks while a ring stays above the 4 KiB floor (n <= 449 at
+ * the 1792 KiB default); RTM_SHM_FIFO_SIZE caps a ring and RTM_SHM_SEG_MAX
+ * the whole.
  *
  * The name lives only until every local rank has attached: the last one
  * to attach unlinks it, so a rank killed later cannot leak it.
@@ -28,7 +41,7 @@
 #include <sys/types.h>
 
 #define SHM_SEG_MAGIC   UINT64_C(0x31304d48534d5452)  /* "RTMSHM01" */
-#define SHM_SEG_VERSION 1u
+#define SHM_SEG_VERSION 2u   /* 2: control lines apart from the data */
 #define SHM_ADDR_MAGIC  0x72736d68u                   /* "hmsr" */
 #define SHM_NAME_MAX    256
 
@@ -37,7 +50,9 @@ typedef struct shm_seg_hdr {
     uint32_t         version;
     uint32_t         local_size;
     uint64_t         fifo_lines;      /* data lines per ring, a power of two */
-    uint64_t         ring_stride;     /* bytes per ring, page multiple */
+    uint64_t         ring_stride;     /* bytes per ring: fifo_lines * 64 */
+    uint64_t         ctrl_offset;
+    uint64_t         ctrl_stride;     /* bytes per rank's block of control lines */
     uint64_t         rings_offset;
     uint64_t         size;            /* of the whole segment */
     _Atomic uint32_t attached;        /* ranks that have mapped it */
@@ -168,13 +183,27 @@ static inline shm_ep_t *shm_ep(rtm_tl_ep_t *tl_ep)
 }
 
 /* shm_seg.c */
+/* Where everything lies in a segment of local_size ranks. */
+typedef struct shm_seg_geom {
+    uint64_t fifo_lines;    /* data lines per ring, a power of two */
+    uint64_t rings;         /* local_size * (local_size - 1) */
+    uint64_t ctrl_offset;
+    uint64_t ctrl_stride;
+    uint64_t rings_offset;
+    uint64_t size;          /* bytes of the whole segment */
+} shm_seg_geom_t;
+
+#define SHM_MIN_FIFO_LINES 64u    /* 4 KiB: a ring never gets fewer */
+
+void         shm_seg_geometry(int local_size, shm_seg_geom_t *geom);
 void         shm_seg_name(const char *nspace, int node_id, char *buf, size_t len);
-rtm_status_t shm_seg_create(shm_iface_t *iface, uint64_t fifo_lines);
+rtm_status_t shm_seg_create(shm_iface_t *iface, const shm_seg_geom_t *geom);
 rtm_status_t shm_seg_attach(shm_iface_t *iface);
 void         shm_seg_unlink_if_named(shm_iface_t *iface);
 void         shm_seg_detach(shm_iface_t *iface);
 shm_rank_info_t *shm_seg_rank_info(shm_iface_t *iface, int local_rank);
 void        *shm_seg_ring(shm_iface_t *iface, int src_local, int dst_local);
+shm_fifo_ctrl_t *shm_seg_ctrl(shm_iface_t *iface, int src_local, int dst_local);
 
 /* shm_cma.c */
 void         shm_cma_probe(shm_iface_t *iface);

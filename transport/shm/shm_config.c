@@ -35,9 +35,11 @@ static const rtm_cfg_row_t shm_config_rows[] = {
       "Shared memory: auto uses CMA single copy when the kernel permits it (checked at init); off always copies through the shared segment"),
     RTM_CFG_ROW(SHM_FIFO_SIZE, shm_config_t, fifo_size, SIZE, "256K", NULL, SHM_CONFIG_FIFO_MIN,
                 SHM_CONFIG_FIFO_MAX,
-      "Shared memory: bytes of each per-pair queue in the job's segment (at most: see RTM_SHM_SEG_MAX)"),
-    RTM_CFG_ROW(SHM_SEG_MAX, shm_config_t, seg_max, SIZE, "256M", NULL, RTM_CFG_MIB, RTM_CFG_TIB,
-      "Shared memory: the most the job's segment on one host takes of /dev/shm; the per-pair queues shrink from RTM_SHM_FIFO_SIZE (to 8K at the least, which fits 128 local ranks in 190 MiB) until every pair's fits"),
+      "Shared memory: bytes of each per-pair queue in the job's segment (at most: see RTM_SHM_RX_BUDGET and RTM_SHM_SEG_MAX)"),
+    RTM_CFG_ROW(SHM_RX_BUDGET, shm_config_t, rx_budget, SIZE, "1792K", NULL, 16 * RTM_CFG_KIB, RTM_CFG_TIB,
+      "Shared memory: bytes the queues into one rank share, so that the job's segment grows linearly with local ranks (at most ranks x budget); each of a rank's n-1 incoming queues gets the largest power of two within budget/(n-1), at most RTM_SHM_FIFO_SIZE and at least 4K: 256K up to 8 local ranks, 16K at 64 (63 MiB), 8K at 128 (127 MiB) and up to 225, 4K from 226 to 449; past 449 the 4K floor makes n(n-1) x 4K"),
+    RTM_CFG_ROW(SHM_SEG_MAX, shm_config_t, seg_max, SIZE, "1G", NULL, RTM_CFG_MIB, RTM_CFG_TIB,
+      "Shared memory: the most the job's segment on one host takes of /dev/shm, over RTM_SHM_RX_BUDGET; the per-pair queues shrink further (to 4K at the least, which makes n(n-1) x 4K) until every pair's fits"),
 };
 
 rtm_cfg_table_t shm_config_table =

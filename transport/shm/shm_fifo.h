@@ -7,14 +7,12 @@
  * publishes a record with one release store of its header word, the
  * receiver frees space with one release store of its position.
  *
- * Ring layout (one ring, `stride` bytes, page aligned, in the segment):
- *
- *   offset 0      shm_fifo_ctrl_t  128 B  written by the receiver only:
- *                                         tail = absolute line position it
- *                                         has consumed up to. 128 B so the
- *                                         adjacent-line prefetcher does not
- *                                         pull it together with data lines.
- *   offset 4096   data: nlines lines of 64 B (nlines a power of two)
+ * Ring layout: the data, nlines lines of 64 B (nlines a power of two), at a
+ * line-aligned place in the segment (shm_seg.c); apart from it, one
+ * shm_fifo_ctrl_t line written by the receiver only: tail = absolute line
+ * position it has consumed up to. The control lines of the rings into one
+ * rank sit together in the segment's control area, in a block only that
+ * rank writes, so a ring costs its data and 64 B, not a page more.
  *
  * Record layout (contiguous in the ring, starts on a line, never wraps):
  *
@@ -62,7 +60,6 @@
 #define SHM_LINE_SHIFT    6u
 #define SHM_REC_HDR       8u                       /* header word */
 #define SHM_LINE_DATA     (SHM_LINE - SHM_REC_HDR) /* 56 B of data in a 1-line record */
-#define SHM_FIFO_DATA_OFS 4096u                    /* data lines start a page in */
 #define SHM_AM_SKIP       127u
 #define SHM_REC_LEN_MAX   ((1u << 24) - 1)
 
@@ -70,7 +67,7 @@
 
 typedef struct shm_fifo_ctrl {
     _Atomic uint64_t tail;                 /* receiver-written */
-    char             pad[128 - sizeof(uint64_t)];
+    char             pad[SHM_LINE - sizeof(uint64_t)];
 } shm_fifo_ctrl_t;
 
 typedef struct shm_line {
@@ -79,7 +76,7 @@ typedef struct shm_line {
 } shm_line_t;
 
 _Static_assert(sizeof(shm_line_t) == SHM_LINE, "a record line is one cache line");
-_Static_assert(sizeof(shm_fifo_ctrl_t) == 128, "control block is two lines");
+_Static_assert(sizeof(shm_fifo_ctrl_t) == SHM_LINE, "control block is one line");
 
 /* Sender's private view of one ring (lives in the endpoint). */
 typedef struct shm_fifo_tx {

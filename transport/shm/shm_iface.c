@@ -32,30 +32,12 @@
 /* Records delivered from one ring per progress call, so one busy sender
  * cannot starve the others. */
 #define SHM_RX_BATCH 32
-#define SHM_MIN_FIFO_LINES 128u   /* 8 KiB */
 /* Stamps are the low 32 bits of a line position: a ring must stay far
  * below 2^32 lines for a stale header never to carry the current stamp. */
 #define SHM_MAX_FIFO_SIZE  ((size_t)1 << 30)
 /* RTM_SHM_FIFO_SIZE's range keeps to them */
-_Static_assert(SHM_CONFIG_FIFO_MIN == SHM_MIN_FIFO_LINES * SHM_LINE &&
+_Static_assert(SHM_CONFIG_FIFO_MIN >= SHM_MIN_FIFO_LINES * SHM_LINE &&
                SHM_CONFIG_FIFO_MAX == SHM_MAX_FIFO_SIZE, "shm_config.c's fifo range");
-
-/* Rings are a power of two of lines, holding at least four of the largest
- * messages so that a stream keeps several fragments in flight, and as many
- * as RTM_SHM_FIFO_SIZE says while the local_size x (local_size - 1) rings
- * fit in RTM_SHM_SEG_MAX: at 256 KiB a ring, 64 ranks took 1 GiB and 128
- * ranks 4 GiB; within 256 MiB they get 32 KiB and 8 KiB rings (the ring is
- * quadratic in ranks; the floor, 8 KiB, fits 128 ranks in 190 MiB). */
-static uint64_t fifo_lines_for(size_t fifo_size, int local_size)
-{
-    uint64_t rings = (uint64_t)local_size * (uint64_t)(local_size > 1 ? local_size - 1 : 0);
-    uint64_t lines = SHM_MIN_FIFO_LINES;
-
-    while (lines * 2 * SHM_LINE <= fifo_size &&
-           rings * (SHM_FIFO_DATA_OFS + lines * 2 * SHM_LINE) <= shm_config.seg_max)
-        lines *= 2;
-    return lines;
-}
 
 static size_t am_max_for(uint64_t fifo_lines)
 {
@@ -77,6 +59,7 @@ static void shm_free(shm_iface_t *iface)
 static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t **iface_p)
 {
     shm_iface_t *iface;
+    shm_seg_geom_t geom;
     rtm_status_t status;
 
     if (!rtm_tl_params_valid(params) || iface_p == NULL)
@@ -109,7 +92,8 @@ static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t
     snprintf(iface->hostname, sizeof(iface->hostname), "%s",
              params->hostname ? params->hostname : rtm_log_hostname());
     shm_seg_name(params->nspace, params->node_id, iface->name, sizeof(iface->name));
-    iface->fifo_lines = fifo_lines_for(shm_config.fifo_size, params->local_size);
+    shm_seg_geometry(params->local_size, &geom);
+    iface->fifo_lines = geom.fifo_lines;
     iface->am_max = am_max_for(iface->fifo_lines);
     iface->cma = SHM_CMA_UNPROBED;
     /* any value a stale or foreign mapping would not hold by chance */
@@ -126,7 +110,7 @@ static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t
     /* Local rank 0 makes the segment before the fence, so that it exists
      * when the others attach after it. Alone on the host: nothing to share. */
     if (iface->local_rank == 0 && iface->local_size > 1) {
-        status = shm_seg_create(iface, iface->fifo_lines);
+        status = shm_seg_create(iface, &geom);
         if (status != RTM_OK)
             goto err_free;
     }
@@ -176,22 +160,17 @@ static rtm_status_t shm_setup_rings(shm_iface_t *iface)
 
     iface->num_rx = 0;
     for (int peer = 0; peer < n; peer++) {
-        char *in, *out;
-
         if (peer == iface->local_rank)
             continue;
-        in = shm_seg_ring(iface, peer, iface->local_rank);
-        out = shm_seg_ring(iface, iface->local_rank, peer);
-
-        iface->rx[iface->num_rx].lines = (shm_line_t *)(void *)(in + SHM_FIFO_DATA_OFS);
-        iface->rx[iface->num_rx].tail = &((shm_fifo_ctrl_t *)(void *)in)->tail;
+        iface->rx[iface->num_rx].lines = shm_seg_ring(iface, peer, iface->local_rank);
+        iface->rx[iface->num_rx].tail = &shm_seg_ctrl(iface, peer, iface->local_rank)->tail;
         iface->rx[iface->num_rx].mask = lines - 1;
         iface->rx[iface->num_rx].pos = 0;
         iface->rx[iface->num_rx].src = iface->local_peers[peer];
         iface->num_rx++;
 
-        iface->tx[peer].lines = (shm_line_t *)(void *)(out + SHM_FIFO_DATA_OFS);
-        iface->tx[peer].tail = &((shm_fifo_ctrl_t *)(void *)out)->tail;
+        iface->tx[peer].lines = shm_seg_ring(iface, iface->local_rank, peer);
+        iface->tx[peer].tail = &shm_seg_ctrl(iface, iface->local_rank, peer)->tail;
         iface->tx[peer].mask = lines - 1;
         iface->tx[peer].head = 0;
         iface->tx[peer].cached_tail = 0;

@@ -43,14 +43,45 @@ void shm_seg_name(const char *nspace, int node_id, char *buf, size_t len)
     snprintf(buf, len, "/rtm-%s-%d", clean, node_id);
 }
 
-static uint64_t seg_rings_offset(int local_size)
+/*
+ * A rank's n - 1 incoming rings share RTM_SHM_RX_BUDGET: each is the
+ * largest power of two of lines within budget / (n - 1), RTM_SHM_FIFO_SIZE
+ * and, for all n(n - 1) of them with the control area, RTM_SHM_SEG_MAX; but
+ * never below SHM_MIN_FIFO_LINES (4 KiB), which holds four of the largest
+ * messages (a quarter ring, 1 KiB: an eager limit of 760 B, rendezvous
+ * fragments of 1000 B; the largest control message, an RTS, is 112 B) for
+ * a stream to keep several in flight. So the rings of the segment take at
+ * most n x budget while the floor is not reached (n - 1 <= budget / 4 KiB:
+ * 449 ranks at the 1792 KiB default), and n(n - 1) x 4 KiB beyond. At
+ * 256 KiB rings 64 ranks took 1 GiB and 128 ranks 4 GiB; the default budget
+ * keeps 256 KiB rings up to 8 local ranks and gives 64 ranks 16 KiB rings
+ * (a 63 MiB segment), 128 ranks 8 KiB (128 MiB).
+ */
+void shm_seg_geometry(int local_size, shm_seg_geom_t *geom)
 {
-    return align_up(SHM_PAGE + (uint64_t)local_size * sizeof(shm_rank_info_t), SHM_PAGE);
+    uint64_t n = local_size > 1 ? (uint64_t)local_size : 1;
+    uint64_t lines = SHM_MIN_FIFO_LINES;
+
+    geom->rings = n * (n - 1);
+    geom->ctrl_offset = align_up(SHM_PAGE + n * sizeof(shm_rank_info_t), SHM_PAGE);
+    geom->ctrl_stride = align_up((n - 1) * sizeof(shm_fifo_ctrl_t), 2 * SHM_LINE);
+    geom->rings_offset = geom->ctrl_offset + align_up(n * geom->ctrl_stride, SHM_PAGE);
+    for (;;) {
+        uint64_t bytes = lines * 2 * SHM_LINE;
+
+        if (bytes > shm_config.fifo_size || (n - 1) * bytes > shm_config.rx_budget ||
+            geom->rings_offset + geom->rings * bytes > shm_config.seg_max)
+            break;
+        lines *= 2;
+    }
+    geom->fifo_lines = lines;
+    geom->size = geom->rings_offset + geom->rings * lines * SHM_LINE;
 }
 
-static uint64_t seg_ring_stride(uint64_t fifo_lines)
+static uint64_t ring_index(int n, int src_local, int dst_local)
 {
-    return align_up(SHM_FIFO_DATA_OFS + fifo_lines * SHM_LINE, SHM_PAGE);
+    return (uint64_t)src_local * (uint64_t)(n - 1) +
+           (uint64_t)(dst_local < src_local ? dst_local : dst_local - 1);
 }
 
 shm_rank_info_t *shm_seg_rank_info(shm_iface_t *iface, int local_rank)
@@ -60,11 +91,16 @@ shm_rank_info_t *shm_seg_rank_info(shm_iface_t *iface, int local_rank)
 
 void *shm_seg_ring(shm_iface_t *iface, int src_local, int dst_local)
 {
-    int n = iface->local_size;
-    uint64_t index = (uint64_t)src_local * (uint64_t)(n - 1) +
-                     (uint64_t)(dst_local < src_local ? dst_local : dst_local - 1);
+    return (char *)iface->seg + iface->seg->rings_offset +
+           ring_index(iface->local_size, src_local, dst_local) * iface->seg->ring_stride;
+}
 
-    return (char *)iface->seg + iface->seg->rings_offset + index * iface->seg->ring_stride;
+shm_fifo_ctrl_t *shm_seg_ctrl(shm_iface_t *iface, int src_local, int dst_local)
+{
+    char *block = (char *)iface->seg + iface->seg->ctrl_offset +
+                  (uint64_t)dst_local * iface->seg->ctrl_stride;
+
+    return (shm_fifo_ctrl_t *)(void *)block + (src_local < dst_local ? src_local : src_local - 1);
 }
 
 static void seg_publish_self(shm_iface_t *iface)
@@ -93,12 +129,9 @@ static void seg_count_attach(shm_iface_t *iface)
     }
 }
 
-rtm_status_t shm_seg_create(shm_iface_t *iface, uint64_t fifo_lines)
+rtm_status_t shm_seg_create(shm_iface_t *iface, const shm_seg_geom_t *geom)
 {
-    uint64_t rings = (uint64_t)iface->local_size * (uint64_t)(iface->local_size - 1);
-    uint64_t stride = seg_ring_stride(fifo_lines);
-    uint64_t offset = seg_rings_offset(iface->local_size);
-    uint64_t size = offset + rings * stride;
+    uint64_t size = geom->size;
     shm_seg_hdr_t *seg;
     int fd, rc;
 
@@ -125,11 +158,12 @@ rtm_status_t shm_seg_create(shm_iface_t *iface, uint64_t fifo_lines)
         rtm_error_set(RTM_ERR_TRANSPORT,
                       "rank %d (%s): cannot size shared memory segment /dev/shm%s to %llu bytes "
                       "(%d local ranks, rings of %llu B: RTM_SHM_FIFO_SIZE=%zu within "
-                      "RTM_SHM_SEG_MAX=%zu): %s; free space in /dev/shm (df /dev/shm) or lower "
-                      "RTM_SHM_SEG_MAX",
+                      "RTM_SHM_RX_BUDGET=%zu per rank and RTM_SHM_SEG_MAX=%zu): %s; free space "
+                      "in /dev/shm (df /dev/shm) or lower RTM_SHM_RX_BUDGET",
                       iface->world_rank, iface->hostname, iface->name, (unsigned long long)size,
-                      iface->local_size, (unsigned long long)(fifo_lines * SHM_LINE),
-                      shm_config.fifo_size, shm_config.seg_max, strerror(rc));
+                      iface->local_size, (unsigned long long)(geom->fifo_lines * SHM_LINE),
+                      shm_config.fifo_size, shm_config.rx_budget, shm_config.seg_max,
+                      strerror(rc));
         goto err_unlink;
     }
     seg = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -143,9 +177,11 @@ rtm_status_t shm_seg_create(shm_iface_t *iface, uint64_t fifo_lines)
 
     seg->version = SHM_SEG_VERSION;
     seg->local_size = (uint32_t)iface->local_size;
-    seg->fifo_lines = fifo_lines;
-    seg->ring_stride = stride;
-    seg->rings_offset = offset;
+    seg->fifo_lines = geom->fifo_lines;
+    seg->ring_stride = geom->fifo_lines * SHM_LINE;
+    seg->ctrl_offset = geom->ctrl_offset;
+    seg->ctrl_stride = geom->ctrl_stride;
+    seg->rings_offset = geom->rings_offset;
     seg->size = size;
     atomic_store(&seg->attached, 0);
     atomic_store(&seg->unlinked, 0);
@@ -157,7 +193,8 @@ rtm_status_t shm_seg_create(shm_iface_t *iface, uint64_t fifo_lines)
     iface->seg_size = size;
     rtm_debug("shm: segment %s of %llu KiB: %d local ranks, %llu rings of %llu KiB",
               iface->name, (unsigned long long)(size / 1024), iface->local_size,
-              (unsigned long long)rings, (unsigned long long)(fifo_lines * SHM_LINE / 1024));
+              (unsigned long long)geom->rings,
+              (unsigned long long)(geom->fifo_lines * SHM_LINE / 1024));
     seg_publish_self(iface);
     seg_count_attach(iface);
     return RTM_OK;
