@@ -14,6 +14,8 @@ common_libcommon_la_SOURCES = \
 	common/rtconfig.h \
 	common/secret.c \
 	common/secret.h \
+	common/shmname.c \
+	common/shmname.h \
 	common/timer.h
 common_libcommon_la_CPPFLAGS = $(AM_CPPFLAGS) $(SODIUM_CFLAGS)
 common_libcommon_la_LIBADD = $(SODIUM_LIBS)

@@ -10,26 +10,15 @@
 #include "launcher/bind.h"
 #include "launcher/hostfile.h"
 #include "common/error.h"
+#include "common/shmname.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int nspace_char_ok(char c)
-{
-    return isalnum((unsigned char)c) || c == '.' || c == '_' || c == '-';
-}
-
 void rtrun_job_sanitize(const char *in, char *out, size_t len)
 {
-    size_t i;
-
-    if (len == 0)
-        return;
-    for (i = 0; in[i] != '\0' && i + 1 < len; i++)
-        out[i] = nspace_char_ok(in[i]) ? in[i] : '_';
-    out[i] = '\0';
+    rtm_name_sanitize(in, out, len);
 }
 
 void rtrun_job_make_nspace(const char *hostname, pid_t pid, char *buf, size_t len)

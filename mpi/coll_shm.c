@@ -93,7 +93,7 @@ static void seg_setup(cinfo_t *ci)
     size_t len = (size_t)p * sizeof(shm_flags_t) + SHM_NBUF * (size_t)(p + 1) * chunk;
     unsigned long long msg[2] = {0, 0};   /* nonce, rank 0's segment made */
     struct coll_shm *sh = calloc(1, sizeof(*sh));
-    char name[64];
+    char name[320], what[48];
 
     c->shm_state = SHM_SETUP;
     if (!sh || !chunk || !binding_tl_open("shm"))
@@ -101,7 +101,9 @@ static void seg_setup(cinfo_t *ci)
     if (r == 0) {
         if (ok && getrandom(&msg[0], sizeof(msg[0]), 0) != (ssize_t)sizeof(msg[0]))
             ok = 0;
-        snprintf(name, sizeof(name), "/rtmpi-coll-%llx", msg[0]);
+        snprintf(what, sizeof(what), "coll-%llx", msg[0]);
+        if (binding_job_shm_name(what, name, sizeof(name)) != 0)
+            ok = 0;
         /* posix_fallocate: a full /dev/shm refuses here, not by SIGBUS */
         if (ok && ((fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600)) < 0 ||
                    ftruncate(fd, (off_t)len) != 0 || posix_fallocate(fd, 0, (off_t)len) != 0))
@@ -110,7 +112,9 @@ static void seg_setup(cinfo_t *ci)
     }
     if (PMPI_Bcast(msg, 2, MPI_UNSIGNED_LONG_LONG, 0, ci->comm) != MPI_SUCCESS)
         msg[1] = 0;
-    snprintf(name, sizeof(name), "/rtmpi-coll-%llx", msg[0]);
+    snprintf(what, sizeof(what), "coll-%llx", msg[0]);
+    if (binding_job_shm_name(what, name, sizeof(name)) != 0)
+        msg[1] = 0;
     if (msg[1]) {
         if (r != 0 && ok && (fd = shm_open(name, O_RDWR, 0600)) < 0)
             ok = 0;

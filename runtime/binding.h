@@ -161,6 +161,11 @@ const char *binding_tl_name(int i);
  * of the job on this host), else 0. */
 int binding_tl_open(const char *name);
 
+/* The /dev/shm name of a segment of this job: "/rtm-<nspace>-<what>"
+ * (common/shmname.h), which the launcher deletes when the job ends even if
+ * a rank died holding it. 0, or -1 if it does not fit in len. */
+int binding_job_shm_name(const char *what, char *buf, size_t len);
+
 typedef enum binding_counter {
     /* per transport: matched messages (EAGER, RTS) and their bytes */
     BINDING_CTR_MSGS_SENT,

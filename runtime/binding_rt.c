@@ -14,6 +14,7 @@
 #include "runtime/rt.h"
 #include "runtime/rt_config.h"
 #include "common/error.h"
+#include "common/shmname.h"
 #include "runtime/state.h"
 #include "transport/registry.h"
 
@@ -194,6 +195,11 @@ int binding_tl_open(const char *name)
             return 1;
     }
     return 0;
+}
+
+int binding_job_shm_name(const char *what, char *buf, size_t len)
+{
+    return rtm_job_shm_name(rtm_rt.nspace, what, buf, len);
 }
 
 static const rtm_tl_counters_t *tl_counters(int i)

@@ -92,6 +92,7 @@ tests/fuzz/fuzz_alloc: $(top_srcdir)/tests/fuzz/fuzz_alloc.c $(FUZZ_COMMON) \
 FUZZ_CLI_SRCS = $(top_srcdir)/launcher/cli.c $(top_srcdir)/launcher/alloc.c \
 	$(top_srcdir)/launcher/hostfile.c $(top_srcdir)/launcher/launcher_config.c \
 	$(top_srcdir)/common/config_parse.c $(top_srcdir)/launcher/job.c \
+	$(top_srcdir)/common/shmname.c \
 	$(top_srcdir)/launcher/bind.c
 tests/fuzz/fuzz_cli: $(top_srcdir)/tests/fuzz/fuzz_cli.c $(FUZZ_COMMON) $(FUZZ_CLI_SRCS)
 	$(FUZZ_COMPILE) $(HWLOC_CFLAGS) $(fuzz_srcs) -Wl,--wrap=fopen $(HWLOC_LIBS)
@@ -156,7 +157,7 @@ tests/fuzz/fuzz_config: $(top_srcdir)/tests/fuzz/fuzz_config.c $(FUZZ_COMMON) \
 tests/fuzz/fuzz_addr: $(top_srcdir)/tests/fuzz/fuzz_addr.c $(FUZZ_COMMON) $(FUZZ_TCP_SRCS) \
 		$(top_srcdir)/transport/tcp/tcp_iface.c $(top_srcdir)/transport/tcp/tcp_ifsel.c \
 		$(top_srcdir)/transport/tcp/tcp_state.c \
-		$(filter %.c,$(SHM_SOURCES:%=$(top_srcdir)/%)) $(top_srcdir)/common/config_parse.c \
+		$(filter %.c,$(SHM_SOURCES:%=$(top_srcdir)/%)) $(top_srcdir)/common/config_parse.c $(top_srcdir)/common/shmname.c \
 		$(runtime_librtmcfg_la_SOURCES:%=$(top_srcdir)/%)
 	$(FUZZ_COMPILE) $(SODIUM_CFLAGS) $(fuzz_srcs) -lrt $(SODIUM_LIBS)
 

@@ -11,25 +11,44 @@
  *   mpi_collshm data SHM   SHM: 1 if the world must have a segment, 0 not
  *   mpi_collshm idle       shm barriers and bcasts for a second (the driver
  *                          checks rank 0's idle counters: no back-off sleep)
+ *   mpi_collshm leak       2 ranks: rank 1 exits 3 while rank 0 holds a
+ *                          segment not yet unlinked; prints "segment PATH"
  */
+#define _POSIX_C_SOURCE 200809L   /* nanosleep */
 #include "mpitest.h"
+
+#include <time.h>
+#include <unistd.h>
 
 #define PRIME 1009
 
 /* segments of coll_shm.c this process has mapped */
-static int segments(void)
+/* The name of the first collective segment pid maps (into name, with its
+ * "/dev/shm" prefix), and how many it maps; -1: maps unreadable. */
+static int mapped_segments(const char *pid, char *name, size_t len)
 {
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[512];
+    char path[64], line[768];
+    FILE *f;
     int n = 0;
 
-    if (!f)
+    snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+    if (!(f = fopen(path, "r")))
         return -1;
-    while (fgets(line, sizeof(line), f))
-        if (strstr(line, "/rtmpi-coll-"))
-            n++;
+    while (fgets(line, sizeof(line), f)) {
+        char *at = strstr(line, "/dev/shm/");
+
+        if (!at || !strstr(at, "coll-"))
+            continue;
+        if (n++ == 0 && name)
+            snprintf(name, len, "%.*s", (int)strcspn(at, " \n"), at);
+    }
     fclose(f);
     return n;
+}
+
+static int segments(void)
+{
+    return mapped_segments("self", NULL, 0);
 }
 
 /* 2x2 matrices mod PRIME, inout = in x inout: not commutative */
@@ -285,8 +304,33 @@ int main(int argc, char **argv)
         }
         return mt_finish("mpi_collshm idle");
     }
+    if (argc > 1 && !strcmp(argv[1], "leak")) {
+        /* 2 ranks. Rank 1 leaves the job while rank 0 is inside the
+         * segment's setup: its file made and mapped, not yet unlinked, for
+         * rank 0 waits for rank 1 in the setup's Allreduce. Rank 1 prints
+         * the file's name; the script checks that it is gone after rtrun. */
+        int pid0 = (int)getpid();
+        char pid[16], name[512];
+
+        CHECK_RC(MPI_Bcast(&pid0, 1, MPI_INT, 0, MPI_COMM_WORLD)); /* 1st: by messages */
+        if (th_rank == 0) {
+            MPI_Barrier(MPI_COMM_WORLD);    /* 2nd: makes the segment; rank 1 never comes */
+            TH_FAIL("rank 0's Barrier returned without rank 1");
+        }
+        snprintf(pid, sizeof(pid), "%d", pid0);
+        for (int i = 0; i < 60000 && mapped_segments(pid, name, sizeof(name)) <= 0; i++) {
+            struct timespec ms = {0, 1000000};
+
+            nanosleep(&ms, NULL);
+        }
+        if (mapped_segments(pid, name, sizeof(name)) <= 0)
+            TH_FAIL("rank 0 (pid %s) mapped no collective segment in 60 s", pid);
+        printf("segment %s\n", name);
+        fflush(stdout);
+        _exit(3);
+    }
     if (argc < 3 || strcmp(argv[1], "data") != 0)
-        TH_FAIL("usage: mpi_collshm data SHM | mpi_collshm idle");
+        TH_FAIL("usage: mpi_collshm data SHM | mpi_collshm idle | mpi_collshm leak");
     shm = atoi(argv[2]) && p > 1;
     EXPECT(segments() == 0, "no segment before a collective: %d", segments());
     CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));

@@ -20,6 +20,23 @@ RTM_TRANSPORTS=self,tcp run_np 3 mpi_collshm data 0
 for np in $(t_np "2 3" "3"); do
     RTM_MPI_COLL_SHM_CHUNK=4K RTM_MPI_ALLREDUCE_SHM_SPLIT=0 run_np $np mpi_collshm data 1
 done
+# A rank killed while the segment's file still has a name (rank 0 made it,
+# rank 1 never attached) leaves no file: it is named /rtm-<nspace>-coll-*,
+# which rtrun deletes at the end of the job. Before, /rtmpi-coll-* outlived
+# the job.
+out=$("$RTRUN" -n 2 --timeout 120 "$prog_dir/mpi_collshm" leak 2>&1)
+rc=$?
+seg=$(printf '%s\n' "$out" | sed -n 's/^segment \(\/dev\/shm\/[^ ]*\)$/\1/p' | head -n 1)
+if [ $rc -eq 0 ] || [ -z "$seg" ]; then
+    printf '%s\n' "$out" >&2
+    echo "FAIL: mpi_collshm leak: want rank 1's exit 3 and the segment's name (rc $rc)" >&2
+    exit 1
+fi
+if [ -e "$seg" ]; then
+    rm -f "$seg"
+    echo "FAIL: $seg outlived its job (rank 1 left while rank 0 held it)" >&2
+    exit 1
+fi
 # The counters cover the whole job: under a sanitizer a rank's start or exit
 # can keep the other waiting past 0.5 s, and that wait rightly sleeps.
 if [ "${RTMTEST_SANITIZER_PASS:-0}" = 1 ]; then

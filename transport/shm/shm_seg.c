@@ -8,6 +8,7 @@
 #include "transport/shm/shm.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/shmname.h"
 #include "transport/shm/shm_config.h"
 
 #include <errno.h>
@@ -25,22 +26,14 @@ static uint64_t align_up(uint64_t v, uint64_t a)
     return (v + a - 1) / a * a;
 }
 
-/* "/rtm-<nspace>-<node_id>", nspace characters outside [A-Za-z0-9._-] as
- * '_' (the convention rtrun relies on to delete leftovers by prefix). */
+/* "/rtm-<nspace>-<node_id>" (common/shmname.h: the prefix rtrun deletes
+ * leftovers by). */
 void shm_seg_name(const char *nspace, int node_id, char *buf, size_t len)
 {
-    char clean[SHM_NAME_MAX];
-    size_t i;
+    char what[16];
 
-    for (i = 0; nspace[i] != '\0' && i < sizeof(clean) - 1; i++) {
-        char c = nspace[i];
-        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                 c == '.' || c == '_' || c == '-';
-
-        clean[i] = ok ? c : '_';
-    }
-    clean[i] = '\0';
-    snprintf(buf, len, "/rtm-%s-%d", clean, node_id);
+    snprintf(what, sizeof(what), "%d", node_id);
+    (void)rtm_job_shm_name(nspace, what, buf, len);
 }
 
 /*

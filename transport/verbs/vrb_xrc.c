@@ -31,6 +31,7 @@
 #include "transport/verbs/vrb.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/shmname.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,17 +51,12 @@ rtm_status_t vrb_xrc_open(vrb_iface_t *iface, const char *nspace)
     xa.oflags = O_CREAT;
     xa.fd = -1;                     /* alone on the host: a private domain */
     if (iface->local_size > 1) {
-        char name[160];
-        size_t i;
+        char what[32], name[sizeof(iface->xrcd_path) - 8];
 
-        snprintf(name, sizeof(name), "%s", nspace != NULL && nspace[0] ? nspace : "job");
-        for (i = 0; name[i] != '\0'; i++)
-            if (!((name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= 'a' && name[i] <= 'z') ||
-                  (name[i] >= '0' && name[i] <= '9') || name[i] == '.' || name[i] == '_' ||
-                  name[i] == '-'))
-                name[i] = '_';
-        snprintf(iface->xrcd_path, sizeof(iface->xrcd_path), "/dev/shm/rtm-%s-xrc-%d", name,
-                 iface->node);
+        snprintf(what, sizeof(what), "xrc-%d", iface->node);
+        (void)rtm_job_shm_name(nspace != NULL && nspace[0] ? nspace : "job", what, name,
+                               sizeof(name));
+        snprintf(iface->xrcd_path, sizeof(iface->xrcd_path), "/dev/shm%s", name);
         iface->xrcd_fd = open(iface->xrcd_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (iface->xrcd_fd < 0) {
             rtm_status_t st = rtm_error_set(RTM_ERR_TRANSPORT, "rank %d (%s): verbs XRC: cannot "
