@@ -261,6 +261,7 @@ static int ring_take(vrb_ering_t *r, int drain)
          * will bring it (while draining for a Send this cannot happen) */
         if (__builtin_expect(drain, 0))
             ring_fatal(ep, "eager RDMA messages out of order with Sends");
+        iface->cq_due = 1;
         return 0;
     }
     am_id = h->am_id;
@@ -363,8 +364,10 @@ rtm_status_t vrb_erdma_send(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t
         sge.lkey = 0;
         wr.send_flags = IBV_SEND_INLINE;
     } else {
-        if (iface->tx_nfree == 0)
+        if (iface->tx_nfree == 0) {
+            iface->cq_due = 1;          /* bounce buffers come back by completions */
             return RTM_ERR_AGAIN;
+        }
         buf = bounce = iface->tx_free[--iface->tx_nfree];
         sge.lkey = iface->tx_mr->lkey;
     }
