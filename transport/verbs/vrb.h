@@ -593,7 +593,7 @@ void         vrb_erdma_want(vrb_ep_t *ep);
 /* A VRB_AM_RING_OFFER from ep */
 void         vrb_erdma_offer_recv(vrb_ep_t *ep, const void *data, size_t len);
 
-/* vrb_async.c: device async events, from progress (looks every 256th call);
+/* vrb_async.c: device async events, from progress (looks every 4096th call);
  * a fatal one ends the job with a message. Returns events handled. */
 int          vrb_async_poll(vrb_iface_t *iface);
 

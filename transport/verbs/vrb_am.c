@@ -476,6 +476,6 @@ int vrb_progress(rtm_tl_iface_t *tl_iface)
         n += credits_flush(iface);
     if (__builtin_expect(iface->nconnecting > 0, 0))
         n += vrb_conn_timers(iface);
-    n += vrb_async_poll(iface);   /* a countdown; reads the async fd every 256th call */
+    n += vrb_async_poll(iface);   /* a countdown; reads the async fd every 4096th call */
     return n;
 }
