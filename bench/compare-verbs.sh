@@ -16,7 +16,7 @@
 #                  1 B..4 MiB (window of 64); 2 ranks
 #   osu_coll       MPI_Alltoall of 64 ints (256 B) per rank pair, 4 ranks
 #                  (oversubscribed on 2 cores)
-#   softib counts  verbs work requests (send, receive), completions,
+#   softib counts  verbs work requests (send, receive), ibv_poll_cq calls, completions,
 #                  softib packets and one-sided (process_vm) transfers per 8 B
 #                  ping-pong message, summed over both
 #                  ranks through SOFTIB_STATS: two runs of osu_p2p -t lat
@@ -250,6 +250,7 @@ for pre, where in [('', 'one host'), ('2h:', 'two namespace hosts')]:
     table('MPI_Alltoall, 4 ranks, 256 B per pair, ' + where, pre + 'alltoall', [256],
           'µs per call', 'lower')
 for k, t in [('send_wr', 'send work requests'), ('recv_wr', 'receive work requests'),
+             ('poll_calls', 'ibv_poll_cq calls (depends on how long waits spin: compare within a run)'),
              ('cqe', 'completions polled'),
              ('packets', 'softib packets'), ('one_sided', 'one-sided process_vm ops')]:
     table('Per 8 B ping-pong message: ' + t, 'per_msg_' + k, [8], 'both ranks', 'lower')

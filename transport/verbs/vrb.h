@@ -140,7 +140,7 @@ static inline uint32_t vrb_ring_next_seq(uint32_t s)
 #define VRB_CTRL_SLACK    3     /* SRQ slots per peer beyond credits: credit-only messages
                                    (2) and the on-demand "connected" hello (1) */
 #define VRB_POLL_BATCH    16
-/* CQ polling while every connected peer writes into a ring of ours
+/* CQ polling while every peer that sends to us by Send has a ring of ours
  * (vrb_progress): the CQ then holds only send completions that recycle
  * resources and the odd Send, so it is polled every VRB_CQ_POLL_EVERY-th
  * pass; every pass while one-sided WRs (reads, puts, atomics) are in flight,
@@ -404,12 +404,14 @@ struct vrb_iface {
     uint64_t        get_states;   /* transfer states ever allocated */
     /* CQ polling (vrb_progress): when to poll, and what it cost */
     uint64_t        rma_done;     /* one-sided WRs completed (rma_wrs - rma_done in flight) */
+    int             send_peers;   /* peers that sent us a Send and have no ring of ours */
     int             cq_hot;       /* passes left that poll the CQ every time */
     int             cq_due;       /* poll the CQ at the next pass */
     unsigned        cq_countdown; /* passes until the next paced poll */
     uint64_t        progress_calls;
     uint64_t        cq_polls;
     uint64_t        cq_recv_wcs;  /* receive completions polled (Sends from peers) */
+    uint64_t        calls_first_recv; /* progress calls up to the first of them */
     int             quiet;        /* finalize (vrb_quiesce): progress still delivers
                                      and reposts, but sends nothing of its own: no
                                      credit messages, ring offers or ring credits */

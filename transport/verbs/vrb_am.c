@@ -333,7 +333,8 @@ static void recv_done(vrb_iface_t *iface, const struct ibv_wc *wc)
     /* ring writes the peer posted before this Send go first */
     if (wc->wc_flags & IBV_WC_WITH_IMM)
         vrb_erdma_drain(ep, be32toh(wc->imm_data));
-    ep->rx_sends++;
+    if (__builtin_expect(ep->rx_sends++ == 0 && ep->erx == NULL, 0))
+        iface->send_peers++;           /* its first Send: it sends by Send (so far) */
     if (__builtin_expect(h->am_id < RTM_TL_AM_ID_MAX, 1)) {
         size_t len = wc->byte_len - sizeof(*h);
 
@@ -391,17 +392,19 @@ static int credits_flush(vrb_iface_t *iface)
     return n;
 }
 
-/* Whether this pass polls the CQ (see VRB_CQ_POLL_EVERY). While every
- * connected peer writes its small messages into a ring of ours, what a wait
- * is for arrives in the rings, and the CQ holds send completions (one in
+/* Whether this pass polls the CQ (see VRB_CQ_POLL_EVERY). While every peer
+ * that ever sent us a Send writes its small messages into a ring of ours
+ * (peers that sent nothing yet, e.g. those another transport carries, do
+ * not count), what a wait is for arrives in the rings, and the CQ holds send completions (one in
  * VRB_SIGNAL_EVERY writes, to recycle send-queue slots and bounce buffers)
  * and the odd Send (ring full, a message too large for it, ring credits):
  * polling it at every pass would cost more than the rings themselves
  * (softib: the device lock and its progress engine; an HCA: a CQE read and,
  * in most providers, a lock), for nothing. So it is polled every
- * VRB_CQ_POLL_EVERY-th pass, which bounds what a Send waits, and every pass
- * whenever something is expected there: no ring yet, a connected peer
- * without one, a handshake, one-sided WRs in flight, a receive found lately
+ * VRB_CQ_POLL_EVERY-th pass, which bounds what a Send waits (a peer's
+ * first, too), and every pass whenever something is expected there: a peer
+ * that sends by Send and has no ring (yet, or beyond RTM_VERBS_ERDMA_PEERS,
+ * or the fast path off, or XRC), a handshake, one-sided WRs in flight, a receive found lately
  * (VRB_CQ_HOT_PASSES), a ring message held for a Send, a send that found no
  * room. Hot path: no allocation, lock or log. */
 static inline int cq_poll_now(vrb_iface_t *iface)
@@ -410,8 +413,8 @@ static inline int cq_poll_now(vrb_iface_t *iface)
         iface->cq_hot--;
         return 1;
     }
-    if (iface->cq_due || iface->erdma_nrx == 0 || iface->erdma_nrx < iface->connected_qps ||
-        iface->rma_wrs != iface->rma_done || iface->nconnecting > 0)
+    if (iface->cq_due || iface->send_peers > 0 || iface->rma_wrs != iface->rma_done ||
+        iface->nconnecting > 0)
         return 1;
     if (iface->cq_countdown > 1) {
         iface->cq_countdown--;
@@ -454,6 +457,8 @@ static int cq_poll(vrb_iface_t *iface)
         }
     }
     if (recvs > 0) {
+        if (iface->cq_recv_wcs == 0)
+            iface->calls_first_recv = iface->progress_calls;
         iface->cq_recv_wcs += (uint64_t)recvs;
         iface->cq_hot = VRB_CQ_HOT_PASSES;   /* a peer sends by Send: look at every pass */
     }

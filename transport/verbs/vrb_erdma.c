@@ -171,6 +171,8 @@ static void ring_setup(vrb_iface_t *iface, vrb_ep_t *ep)
     r->ncells = (uint32_t)(len / VRB_RING_CELL);
     ep->erx = r;
     iface->erdma_rx[iface->erdma_nrx++] = r;
+    if (ep->rx_sends > 0)
+        iface->send_peers--;    /* its small messages come by ring from now */
     rtm_debug("verbs: rank %d gives rank %d (%s) an eager RDMA ring: %u x %zu B, rkey 0x%x",
               iface->world_rank, ep->super.peer, ep->host, nslots, slot_size, r->mr->rkey);
     return;

@@ -539,8 +539,10 @@ static void vrb_close(rtm_tl_iface_t *tl_iface)
                   iface->num_qps, iface->connected_qps, iface->ondemand ? " + 1 UD QP" : "");
     if (iface->pd != NULL)
         rtm_debug("verbs: rank %d: %llu progress calls polled the CQ %llu times (%llu receive "
-                  "completions)", iface->world_rank, (unsigned long long)iface->progress_calls,
-                  (unsigned long long)iface->cq_polls, (unsigned long long)iface->cq_recv_wcs);
+                  "completions, the first at call %llu)", iface->world_rank,
+                  (unsigned long long)iface->progress_calls, (unsigned long long)iface->cq_polls,
+                  (unsigned long long)iface->cq_recv_wcs,
+                  (unsigned long long)iface->calls_first_recv);
     /* exposed regions (windows, then MRs) and atomic result buffers, then
      * pending gets and the registration cache, while the PD still exists */
     vrb_rma_close(iface);
