@@ -42,7 +42,8 @@
 # Environment: ROUNDS (3), REPS (1, repetitions inside one program run),
 # JOB_TIMEOUT (600 s per job), STACKS (all five, e.g. "ours openib"),
 # PARTS ("p2p alltoall counts"), PLACES ("local 2h"; root only for 2h), OUT (docs/bench/verbs-results.md; the raw
-# lines go next to it as verbs-raw.txt), TABLES_FROM=<raw file> (no
+# lines go next to it as verbs-raw.txt, or verbs-raw-X.txt for an OUT named
+# verbs-results-X.md), TABLES_FROM=<raw file> (no
 # measurement: the tables of an earlier run's raw lines; LOADS and
 # START_DATE then say what that run saw).
 set -euo pipefail
@@ -57,7 +58,13 @@ read -r -a stacks <<<"${STACKS:-ours openib-erdma openib ompi-ucx mpich-ucx}"
 parts=" ${PARTS:-p2p alltoall counts} "
 read -r -a places <<<"${PLACES:-local 2h}"
 out=${OUT:-$top/docs/bench/verbs-results.md}
-raw_out="$(dirname "$out")/verbs-raw.txt"
+# the raw lines beside OUT: verbs-results[-X].md -> verbs-raw[-X].txt (any
+# other name: NAME.raw.txt), so a run to another OUT leaves the default's alone
+case $(basename "$out") in
+verbs-results*.md) raw_name=$(basename "$out" .md); raw_name="verbs-raw${raw_name#verbs-results}.txt" ;;
+*) raw_name="$(basename "$out" .md).raw.txt" ;;
+esac
+raw_out="$(dirname "$out")/$raw_name"
 
 rtm_install_packages openmpi-bin libopenmpi-dev mpich libmpich-dev ucx-utils libucx0
 make -C "$build" -s >/dev/null
