@@ -395,18 +395,19 @@ static int credits_flush(vrb_iface_t *iface)
 /* Whether this pass polls the CQ (see VRB_CQ_POLL_EVERY). While every peer
  * that ever sent us a Send writes its small messages into a ring of ours
  * (peers that sent nothing yet, e.g. those another transport carries, do
- * not count), what a wait is for arrives in the rings, and the CQ holds send completions (one in
- * VRB_SIGNAL_EVERY writes, to recycle send-queue slots and bounce buffers)
- * and the odd Send (ring full, a message too large for it, ring credits):
- * polling it at every pass would cost more than the rings themselves
- * (softib: the device lock and its progress engine; an HCA: a CQE read and,
- * in most providers, a lock), for nothing. So it is polled every
- * VRB_CQ_POLL_EVERY-th pass, which bounds what a Send waits (a peer's
- * first, too), and every pass whenever something is expected there: a peer
- * that sends by Send and has no ring (yet, or beyond RTM_VERBS_ERDMA_PEERS,
- * or the fast path off, or XRC), a handshake, one-sided WRs in flight, a receive found lately
- * (VRB_CQ_HOT_PASSES), a ring message held for a Send, a send that found no
- * room. Hot path: no allocation, lock or log. */
+ * not count), what a wait is for arrives in the rings, and the CQ holds
+ * send completions (one in VRB_SIGNAL_EVERY writes, to recycle send-queue
+ * slots and bounce buffers) and the odd Send (ring full, a message too large
+ * for it, ring credits): polling it at every pass would cost more than the
+ * rings themselves (softib: the device lock and its progress engine; an
+ * HCA: a CQE read and, in most providers, a lock), for nothing. So it is
+ * polled every VRB_CQ_POLL_EVERY-th pass, which bounds what a Send waits (a
+ * peer's first, too), and every pass whenever something is expected there:
+ * a peer that sends by Send and has no ring (yet, or beyond
+ * RTM_VERBS_ERDMA_PEERS, or the fast path off, or XRC), a handshake,
+ * one-sided WRs in flight, a receive found lately (VRB_CQ_HOT_PASSES), a
+ * ring message held for a Send, a send that found no room.
+ * Hot path: no allocation, lock or log. */
 static inline int cq_poll_now(vrb_iface_t *iface)
 {
     if (iface->cq_hot > 0) {
