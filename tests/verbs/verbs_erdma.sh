@@ -22,6 +22,15 @@
 #     went by Send/Recv through the peer's receive queue (issue 17's
 #     alltoall gap). Then lengths of 1..8000 B in windows of 64 (writes of
 #     every size sharing a ring, wrapping at its end), every byte checked.
+#  4. CQ polls per progress call (issue 17): 2 ranks exchanging 8 B messages
+#     one at a time, every message by ring write (RTM_VERBS_ERDMA_THRESHOLD=1).
+#     The design polls the CQ at 1 in VRB_CQ_POLL_EVERY (16) calls, and at
+#     every call for VRB_CQ_HOT_PASSES (1024) after each receive completion
+#     (the few Sends before the ring); so each rank's polls less 1024 per
+#     receive completion must stay below 1 in 4 of its progress calls, at any
+#     speed. Before, every call polled it. With the fast path off every call
+#     from the first receive completion on must poll it (the peer sends by
+#     Send: the CQ is the only way its messages arrive).
 . "$top_srcdir/tests/verbs/verbs_lib.sh"
 failed=0
 log=$VRB_TMP/log
@@ -93,4 +102,35 @@ erdma_window() {
 erdma_window 4 256 16 100 90
 erdma_window 2 8 64 100 90
 erdma_window 2 0 64 30 0
+
+# cq_polls N ROUNDS MODE [ENV...]: CQ polls per progress call of each rank of
+# a window-of-1 exchange of 8 B, from its close line. MODE paced: polls less
+# 1024 per receive completion < 1/4 of the calls; every: every call from the
+# first receive completion on polled
+cq_polls() {
+    local n=$1 rounds=$2 mode=$3 line calls polls recvs first r
+    shift 3
+    echo "== CQ polls per progress call, $n ranks, $rounds rounds of 8 B, $*"
+    env "$@" RTM_LOG_LEVEL=debug LD_PRELOAD="$VRB_PRELOAD" timeout -k 5 120 \
+        "$RTRUN" -n "$n" --oversubscribe "$WINDOW" 8 1 "$rounds" >"$log" 2>&1 || {
+        echo "FAIL: cq polls: rtrun exit $?" >&2; grep -v debug "$log" | tail -n 20 >&2
+        failed=1; return; }
+    for ((r = 0; r < n; r++)); do
+        line=$(grep -m1 "verbs: rank $r: [0-9]* progress calls polled the CQ" "$log")
+        read -r calls polls recvs first < <(sed -n 's/.* \([0-9]*\) progress calls polled the CQ \([0-9]*\) times (\([0-9]*\) receive completions, the first at call \([0-9]*\)).*/\1 \2 \3 \4/p' <<<"$line")
+        echo "  | ${line#*debug: }"
+        if [ -z "$calls" ] || [ "$calls" -lt "$rounds" ]; then
+            echo "FAIL: rank $r: no count of CQ polls, or fewer progress calls than rounds" >&2
+            failed=1
+        elif [ "$mode" = paced ] && [ $(((polls - 1024 * recvs) * 4)) -ge "$calls" ]; then
+            echo "FAIL: rank $r: CQ polled at $polls of $calls progress calls ($recvs receive completions)" >&2
+            failed=1
+        elif [ "$mode" = every ] && [ $((calls - polls)) -ge "$first" ]; then
+            echo "FAIL: rank $r: no ring, yet the CQ was polled at $polls of $calls progress calls (the first receive at call $first)" >&2
+            failed=1
+        fi
+    done
+}
+cq_polls 2 4000 paced RTM_VERBS_ERDMA_THRESHOLD=1
+cq_polls 2 2000 every RTM_VERBS_ERDMA_THRESHOLD=0
 exit $failed

@@ -67,7 +67,7 @@ int main(int argc, char **argv)
             for (int k = 0; k < window; k++) {
                 char *b = sbuf + ((size_t)p * (size_t)window + (size_t)k) * slot;
 
-                itest_fill(b, msg_len(fixed, r, k), (uint32_t)(r * 1000003 + rank * 1009 + k));
+                itest_fill(b, msg_len(fixed, r, k), (uint32_t)r * 1000003u + (uint32_t)(rank * 1009 + k));
                 CHECK_RTM(rtm_isend(b, msg_len(fixed, r, k), p, k, RTM_COMM_WORLD, &reqs[n++]));
             }
         }
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
                 CHECK(st[n].count == msg_len(fixed, r, k), "%s: %zu bytes, expected %zu", what,
                       st[n].count, msg_len(fixed, r, k));
                 itest_check(rbuf + ((size_t)p * (size_t)window + (size_t)k) * slot,
-                            msg_len(fixed, r, k), (uint32_t)(r * 1000003 + p * 1009 + k), what);
+                            msg_len(fixed, r, k), (uint32_t)r * 1000003u + (uint32_t)(p * 1009 + k), what);
             }
         }
     }

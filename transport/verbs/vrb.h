@@ -140,6 +140,14 @@ static inline uint32_t vrb_ring_next_seq(uint32_t s)
 #define VRB_CTRL_SLACK    3     /* SRQ slots per peer beyond credits: credit-only messages
                                    (2) and the on-demand "connected" hello (1) */
 #define VRB_POLL_BATCH    16
+/* CQ polling while every peer that sends to us by Send has a ring of ours
+ * (vrb_progress): the CQ then holds only send completions that recycle
+ * resources and the odd Send, so it is polled every VRB_CQ_POLL_EVERY-th
+ * pass; every pass while one-sided WRs (reads, puts, atomics) are in flight,
+ * for VRB_CQ_HOT_PASSES passes after a poll that found a receive, and on
+ * the pass after a ring message waited for a Send or a send found no room. */
+#define VRB_CQ_POLL_EVERY 16
+#define VRB_CQ_HOT_PASSES 1024
 #define VRB_READ_CHUNK    (1u << 20)  /* one RDMA Read moves at most this (or the port's max) */
 #define VRB_READS_INFLIGHT 8          /* RDMA Reads outstanding per get */
 #define VRB_MAX_INLINE    256         /* ask for this much inline data per send WR */
@@ -394,6 +402,16 @@ struct vrb_iface {
     struct vrb_get_chunk *get_chunks; /* where they live, freed at close */
     uint64_t        gets;         /* gets started */
     uint64_t        get_states;   /* transfer states ever allocated */
+    /* CQ polling (vrb_progress): when to poll, and what it cost */
+    uint64_t        rma_done;     /* one-sided WRs completed (rma_wrs - rma_done in flight) */
+    int             send_peers;   /* peers that sent us a Send and have no ring of ours */
+    int             cq_hot;       /* passes left that poll the CQ every time */
+    int             cq_due;       /* poll the CQ at the next pass */
+    unsigned        cq_countdown; /* passes until the next paced poll */
+    uint64_t        progress_calls;
+    uint64_t        cq_polls;
+    uint64_t        cq_recv_wcs;  /* receive completions polled (Sends from peers) */
+    uint64_t        calls_first_recv; /* progress calls up to the first of them */
     int             quiet;        /* finalize (vrb_quiesce): progress still delivers
                                      and reposts, but sends nothing of its own: no
                                      credit messages, ring offers or ring credits */
@@ -577,7 +595,7 @@ void         vrb_erdma_want(vrb_ep_t *ep);
 /* A VRB_AM_RING_OFFER from ep */
 void         vrb_erdma_offer_recv(vrb_ep_t *ep, const void *data, size_t len);
 
-/* vrb_async.c: device async events, from progress (looks every 256th call);
+/* vrb_async.c: device async events, from progress (looks every 4096th call);
  * a fatal one ends the job with a message. Returns events handled. */
 int          vrb_async_poll(vrb_iface_t *iface);
 

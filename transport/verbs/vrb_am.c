@@ -107,8 +107,10 @@ rtm_status_t vrb_post_am(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t hd
         sge.lkey = 0;
         wr.send_flags = IBV_SEND_INLINE;
     } else {
-        if (iface->tx_nfree == 0)
+        if (iface->tx_nfree == 0) {
+            iface->cq_due = 1;          /* bounce buffers come back by completions */
             return RTM_ERR_AGAIN;
+        }
         buf = bounce = iface->tx_free[--iface->tx_nfree];
         sge.lkey = iface->tx_mr->lkey;
     }
@@ -156,8 +158,12 @@ rtm_status_t vrb_am_send(rtm_tl_ep_t *tl_ep, unsigned am_id, const void *hdr, si
         ep->sq_head - ep->sq_tail < VRB_SQ_DEPTH && am_id < RTM_TL_AM_ID_MAX)
         return vrb_erdma_send(ep, (uint8_t)am_id, hdr, hdr_len, payload, len);
     /* An endpoint not connected yet has no credits: one test covers both. */
-    if (__builtin_expect(ep->tx_credits <= 0 || ep->sq_head - ep->sq_tail >= VRB_SQ_DEPTH, 0))
-        return ep->connected ? RTM_ERR_AGAIN : vrb_conn_start(ep);
+    if (__builtin_expect(ep->tx_credits <= 0 || ep->sq_head - ep->sq_tail >= VRB_SQ_DEPTH, 0)) {
+        if (!ep->connected)
+            return vrb_conn_start(ep);
+        vrb_ep_iface(ep)->cq_due = 1;   /* send-queue slots and credits may be there */
+        return RTM_ERR_AGAIN;
+    }
     if (__builtin_expect(hdr_len + len > vrb_ep_iface(ep)->am_max || am_id >= RTM_TL_AM_ID_MAX, 0))
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs am_send: %zu bytes exceed am_max %zu",
                              hdr_len + len, vrb_ep_iface(ep)->am_max);
@@ -274,6 +280,9 @@ static void send_done(vrb_iface_t *iface, const struct ibv_wc *wc)
 
         if (slot->kind == VRB_SLOT_PUT || slot->kind == VRB_SLOT_ATOMIC)
             vrb_rma_slot_done(ep, slot, ep->sq_tail);
+        if (slot->kind == VRB_SLOT_PUT || slot->kind == VRB_SLOT_ATOMIC ||
+            slot->kind == VRB_SLOT_READ)
+            iface->rma_done++;          /* the ones rma_wrs counts */
         ep->sq_tail++;
         if (slot->bounce != NULL) {
             iface->tx_free[iface->tx_nfree++] = slot->bounce;
@@ -324,7 +333,8 @@ static void recv_done(vrb_iface_t *iface, const struct ibv_wc *wc)
     /* ring writes the peer posted before this Send go first */
     if (wc->wc_flags & IBV_WC_WITH_IMM)
         vrb_erdma_drain(ep, be32toh(wc->imm_data));
-    ep->rx_sends++;
+    if (__builtin_expect(ep->rx_sends++ == 0 && ep->erx == NULL, 0))
+        iface->send_peers++;           /* its first Send: it sends by Send (so far) */
     if (__builtin_expect(h->am_id < RTM_TL_AM_ID_MAX, 1)) {
         size_t len = wc->byte_len - sizeof(*h);
 
@@ -382,13 +392,48 @@ static int credits_flush(vrb_iface_t *iface)
     return n;
 }
 
-/* Hot path: no allocation, lock or log. */
-int vrb_progress(rtm_tl_iface_t *tl_iface)
+/* Whether this pass polls the CQ (see VRB_CQ_POLL_EVERY). While every peer
+ * that ever sent us a Send writes its small messages into a ring of ours
+ * (peers that sent nothing yet, e.g. those another transport carries, do
+ * not count), what a wait is for arrives in the rings, and the CQ holds
+ * send completions (one in VRB_SIGNAL_EVERY writes, to recycle send-queue
+ * slots and bounce buffers) and the odd Send (ring full, a message too large
+ * for it, ring credits): polling it at every pass would cost more than the
+ * rings themselves (softib: the device lock and its progress engine; an
+ * HCA: a CQE read and, in most providers, a lock), for nothing. So it is
+ * polled every VRB_CQ_POLL_EVERY-th pass, which bounds what a Send waits (a
+ * peer's first, too), and every pass whenever something is expected there:
+ * a peer that sends by Send and has no ring (yet, or beyond
+ * RTM_VERBS_ERDMA_PEERS, or the fast path off, or XRC), a handshake,
+ * one-sided WRs in flight, a receive found lately (VRB_CQ_HOT_PASSES), a
+ * ring message held for a Send, a send that found no room.
+ * Hot path: no allocation, lock or log. */
+static inline int cq_poll_now(vrb_iface_t *iface)
 {
-    vrb_iface_t *iface = vrb_iface_of(tl_iface);
+    if (iface->cq_hot > 0) {
+        iface->cq_hot--;
+        return 1;
+    }
+    if (iface->cq_due || iface->send_peers > 0 || iface->rma_wrs != iface->rma_done ||
+        iface->nconnecting > 0)
+        return 1;
+    if (iface->cq_countdown > 1) {
+        iface->cq_countdown--;
+        return 0;
+    }
+    iface->cq_countdown = VRB_CQ_POLL_EVERY;
+    return 1;
+}
+
+/* Hot path: no allocation, lock or log. */
+static int cq_poll(vrb_iface_t *iface)
+{
     struct ibv_wc wc[VRB_POLL_BATCH];
     int n = ibv_poll_cq(iface->cq, VRB_POLL_BATCH, wc);
+    int recvs = 0;
 
+    iface->cq_polls++;
+    iface->cq_due = n == VRB_POLL_BATCH;    /* more may wait */
     if (__builtin_expect(n < 0, 0)) {
         struct ibv_wc fake;
 
@@ -400,21 +445,43 @@ int vrb_progress(rtm_tl_iface_t *tl_iface)
     for (int i = 0; i < n; i++) {
         if (__builtin_expect((wc[i].wr_id & VRB_WR_UD_BIT) != 0, 0)) {
             vrb_conn_ud_done(iface, &wc[i]);   /* connection handshake (on demand) */
+            recvs++;
             continue;
         }
         if (__builtin_expect(wc[i].status != IBV_WC_SUCCESS, 0))
             vrb_wc_fatal(iface, &wc[i], NULL);
-        if (wc[i].wr_id & VRB_WR_RECV_BIT)
+        if (wc[i].wr_id & VRB_WR_RECV_BIT) {
             recv_done(iface, &wc[i]);
-        else
+            recvs++;
+        } else {
             send_done(iface, &wc[i]);
+        }
     }
+    if (recvs > 0) {
+        if (iface->cq_recv_wcs == 0)
+            iface->calls_first_recv = iface->progress_calls;
+        iface->cq_recv_wcs += (uint64_t)recvs;
+        iface->cq_hot = VRB_CQ_HOT_PASSES;   /* a peer sends by Send: look at every pass */
+    }
+    return n;
+}
+
+/* Rings first (the message a wait is for is there), then the CQ when
+ * cq_poll_now says so. Hot path: no allocation, lock or log. */
+int vrb_progress(rtm_tl_iface_t *tl_iface)
+{
+    vrb_iface_t *iface = vrb_iface_of(tl_iface);
+    int n = 0;
+
+    iface->progress_calls++;
     if (iface->erdma_nrx + iface->erdma_nwant > 0)
         n += vrb_erdma_progress(iface);
+    if (cq_poll_now(iface))
+        n += cq_poll(iface);
     if (iface->credit_nqueued > 0 && !iface->quiet)
         n += credits_flush(iface);
     if (__builtin_expect(iface->nconnecting > 0, 0))
         n += vrb_conn_timers(iface);
-    n += vrb_async_poll(iface);   /* a countdown; reads the async fd every 256th call */
+    n += vrb_async_poll(iface);   /* a countdown; reads the async fd every 4096th call */
     return n;
 }

@@ -24,9 +24,14 @@
 #include <string.h>
 
 /* Progress calls between two looks at the async fd: one read() that
- * usually finds nothing (EAGAIN) per this many calls. One verbs interface
- * per process, so one counter. */
-#define VRB_ASYNC_EVERY 256
+ * usually finds nothing (EAGAIN) per this many calls (softib adds an
+ * fcntl). A progress pass that finds nothing costs tens of ns (the CQ is
+ * not polled at each, vrb_am.c), so at 256 the two system calls took some
+ * 10% of a wait and now and then sat between a ring message landing and its
+ * delivery; at 4096 a wait spinning on an empty ring looks every ~0.1 ms,
+ * soon enough for events that end the job. One verbs interface per process,
+ * so one counter. */
+#define VRB_ASYNC_EVERY 4096
 
 static unsigned async_countdown;
 static int async_fd_nonblocking = -1;   /* the fd already set O_NONBLOCK */

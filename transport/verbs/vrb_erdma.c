@@ -171,6 +171,8 @@ static void ring_setup(vrb_iface_t *iface, vrb_ep_t *ep)
     r->ncells = (uint32_t)(len / VRB_RING_CELL);
     ep->erx = r;
     iface->erdma_rx[iface->erdma_nrx++] = r;
+    if (ep->rx_sends > 0)
+        iface->send_peers--;    /* its small messages come by ring from now */
     rtm_debug("verbs: rank %d gives rank %d (%s) an eager RDMA ring: %u x %zu B, rkey 0x%x",
               iface->world_rank, ep->super.peer, ep->host, nslots, slot_size, r->mr->rkey);
     return;
@@ -261,6 +263,7 @@ static int ring_take(vrb_ering_t *r, int drain)
          * will bring it (while draining for a Send this cannot happen) */
         if (__builtin_expect(drain, 0))
             ring_fatal(ep, "eager RDMA messages out of order with Sends");
+        iface->cq_due = 1;
         return 0;
     }
     am_id = h->am_id;
@@ -363,8 +366,10 @@ rtm_status_t vrb_erdma_send(vrb_ep_t *ep, uint8_t am_id, const void *hdr, size_t
         sge.lkey = 0;
         wr.send_flags = IBV_SEND_INLINE;
     } else {
-        if (iface->tx_nfree == 0)
+        if (iface->tx_nfree == 0) {
+            iface->cq_due = 1;          /* bounce buffers come back by completions */
             return RTM_ERR_AGAIN;
+        }
         buf = bounce = iface->tx_free[--iface->tx_nfree];
         sge.lkey = iface->tx_mr->lkey;
     }

@@ -537,6 +537,12 @@ static void vrb_close(rtm_tl_iface_t *tl_iface)
         rtm_debug("verbs: rank %d closing: %s, held %d RC QPs (%d connected)%s",
                   iface->world_rank, iface->ondemand ? "on-demand RC" : "RC full mesh",
                   iface->num_qps, iface->connected_qps, iface->ondemand ? " + 1 UD QP" : "");
+    if (iface->pd != NULL)
+        rtm_debug("verbs: rank %d: %llu progress calls polled the CQ %llu times (%llu receive "
+                  "completions, the first at call %llu)", iface->world_rank,
+                  (unsigned long long)iface->progress_calls, (unsigned long long)iface->cq_polls,
+                  (unsigned long long)iface->cq_recv_wcs,
+                  (unsigned long long)iface->calls_first_recv);
     /* exposed regions (windows, then MRs) and atomic result buffers, then
      * pending gets and the registration cache, while the PD still exists */
     vrb_rma_close(iface);
