@@ -982,6 +982,15 @@ int rtmpi_rma_rdma_flush(rtmpi_win_t *w, int t)
     return rc;
 }
 
+/* An RDMA operation was issued to t: complete it at t's next flush. */
+static inline void rdirty_mark(rtmpi_win_t *w, int t)
+{
+    if (!w->rdirty[t]) {
+        w->rdirty[t] = 1;
+        w->nrdirty++;
+    }
+}
+
 /* Target runs beyond this go as one message (with its run list) rather
  * than one RDMA operation each. */
 #define RMA_RDMA_RUNS_MAX 16
@@ -1028,11 +1037,211 @@ static int rdma_issue(rtmpi_win_t *w, const rma_args_t *a, const rtmpi_dtype_t *
     }
     if (__builtin_expect(st != RTM_OK, 0))
         return -rtmpi_class_of(st);
-    if (!w->rdirty[t]) {
-        w->rdirty[t] = 1;
-        w->nrdirty++;
-    }
+    rdirty_mark(w, t);
     return 1;
+}
+
+/* ---- accumulates by the device's atomics (an HCA-atomic window) ---------------------- */
+
+static int ctrl_all(rtmpi_win_t *w, const int *ts, int n, uint32_t kind, uint32_t flags);
+
+/* An 8-byte integer type: SUM is the device's fetch-and-add. */
+static int hca_int64(int basic)
+{
+    switch (basic) {
+    case MPI_LONG: case MPI_UNSIGNED_LONG: case MPI_LONG_LONG_INT:
+    case MPI_UNSIGNED_LONG_LONG: case MPI_INT64_T: case MPI_UINT64_T: case MPI_AINT:
+    case MPI_COUNT: case MPI_OFFSET: case MPI_INTEGER8:
+        return rtmpi_basic_size(basic) == 8;
+    default:
+        return 0;
+    }
+}
+
+/* An 8-byte basic type of one member (no pair): the device's atomics change
+ * its elements in an HCA-atomic window (the others: compare-and-swap loops). */
+static int hca_elem(int basic)
+{
+    switch (basic) {
+    case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: case MPI_REAL8: case MPI_C_FLOAT_COMPLEX:
+    case MPI_COMPLEX: case MPI_CXX_FLOAT_COMPLEX:
+        return rtmpi_basic_size(basic) == 8;
+    default:
+        return hca_int64(basic);
+    }
+}
+
+/* One atomic on target t's word at roff; *res (aligned) gets the old value
+ * when it completes (at the next flush of t). 0 or -(class). */
+static int hca_post(rtmpi_win_t *w, int t, uint64_t roff, int op, uint64_t operand,
+                    uint64_t compare, uint64_t *res)
+{
+    rtm_status_t st = binding_rma_atomic(w->nc, t, &w->rkeys[t], roff, op, operand, compare,
+                                         res);
+
+    if (__builtin_expect(st != RTM_OK, 0))
+        return -rtmpi_class_of(st);
+    rdirty_mark(w, t);
+    return 0;
+}
+
+/* Posts one atomic and waits for it. */
+static int hca_sync(rtmpi_win_t *w, int t, uint64_t roff, int op, uint64_t operand,
+                    uint64_t compare, uint64_t *res)
+{
+    int rc = hca_post(w, t, roff, op, operand, compare, res);
+
+    if (rc)
+        return rc;
+    rc = rtmpi_rma_rdma_flush(w, t);
+    return rc ? -rc : 0;
+}
+
+/* Any op on one element, through the device: read it (fetch-and-add of 0),
+ * compute, compare-and-swap, again from the value found until the swap
+ * takes. in: the origin's element (any alignment); *old_p: the value it
+ * replaced. */
+static int hca_loop(rtmpi_win_t *w, int t, uint64_t roff, MPI_Op op, int basic,
+                    const char *in, uint64_t *old_p)
+{
+    union { uint64_t u; double d; char b[8]; } v, nv;
+    uint64_t old, got;
+    int rc;
+
+    memcpy(v.b, in, 8);
+    if ((rc = hca_sync(w, t, roff, RTM_RMA_FADD, 0, 0, &old)))
+        return rc;
+    for (;;) {
+        if (op == MPI_REPLACE) {
+            nv.u = v.u;
+        } else {
+            nv.u = old;
+            rtmpi_op_apply(op, v.b, nv.b, 1, basic);
+        }
+        if (nv.u == old)
+            break;   /* no change (MAX of a smaller value, ...): nothing to swap */
+        if ((rc = hca_sync(w, t, roff, RTM_RMA_CSWAP, nv.u, old, &got)))
+            return rc;
+        if (got == old)
+            break;
+        old = got;
+    }
+    *old_p = old;
+    return 0;
+}
+
+/* An Accumulate, Get_accumulate, Fetch_and_op or Compare_and_swap of
+ * aligned 8-byte elements in an HCA-atomic window: element-wise through
+ * the device's atomics (MPI's atomicity is element-wise). SUM of integers
+ * is one fetch-and-add per element, MPI_NO_OP one of 0, a CAS one
+ * compare-and-swap: posted, complete at the next flush of t (the old
+ * values land in a contiguous, aligned result buffer then; else this waits
+ * and unpacks them). Every other op is a compare-and-swap loop (waits).
+ * One origin's atomics to t go in order on one queue pair (and the
+ * transport's loopback endpoint for this rank's own part), so accumulate
+ * ordering holds among them. 1: done, 0: not this way (messages: not
+ * such a window, type or alignment), -(class) on an error. */
+static int hca_acc(rtmpi_win_t *w, const rma_args_t *a, const rtmpi_dtype_t *od,
+                   const rtmpi_dtype_t *rd, const rtmpi_dtype_t *td, int t, int64_t off,
+                   size_t tbytes, const rma_run_t *runs, uint32_t n, rma_rreq_t *rr)
+{
+    rma_run_t one = { 0, (int64_t)tbytes, td->basic, 0 };
+    int basic = td->basic, rc = 0, waited = 0;
+    int with_data = !(a->kind == RMA_GACC && a->op == MPI_NO_OP);
+    int with_result = a->kind == RMA_GACC || a->kind == RMA_CAS;
+    _Alignas(16) char sdata[256], sres[256];
+    char *heap = NULL, *res = NULL;
+    const char *data = NULL;
+    MPI_Aint ooff = 0;
+
+    if (!w->hca_atomic || tbytes == 0 || !hca_elem(basic) ||
+        w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return 0;
+    if (n == 0) {
+        runs = &one;
+        n = 1;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (((w->rkeys[t].addr + (uint64_t)(off + runs[i].disp)) | (uint64_t)runs[i].len) & 7)
+            return 0;   /* a misaligned element: the device cannot (docs/mpi.md) */
+    /* a rank spinning on atomics (a CAS lock, a polled counter) still
+     * serves the others' messages: lock requests, other types' accumulates */
+    /* a rank spinning on atomics (a CAS lock, a polled counter) still
+     * serves the others' messages: lock requests, unlocks, other types'
+     * accumulates (rma_passive hung without) */
+    direct_poll(w);
+    if (a->kind == RMA_ACC && a->op == MPI_NO_OP)
+        return 1;       /* changes nothing */
+    /* ordering after this origin's accumulates to t that went as messages
+     * (other basic types): the target has applied them */
+    if (!w->acc_unordered && w->acc_msg[t]) {
+        if ((rc = ctrl_all(w, &t, 1, RMA_FLUSH, 0)) || (rc = rtmpi_rma_wait_pend(w, t)))
+            return -rc;
+        w->acc_msg[t] = 0;
+    }
+    if (a->kind == RMA_CAS) {
+        data = a->oaddr;
+    } else if (with_data) {
+        if (rtmpi_dtype_contig(od, a->ocount, &ooff)) {
+            data = (const char *)a->oaddr + ooff;
+        } else {
+            char *b = tbytes <= sizeof(sdata) ? sdata : (heap = malloc(2 * tbytes));
+
+            if (!b)
+                return -MPI_ERR_NO_MEM;
+            rtmpi_pack(a->oaddr, a->ocount, od, b);
+            data = b;
+        }
+    }
+    if (with_result) {
+        if (rtmpi_dtype_contig(rd, a->rcount, &ooff) &&
+            (((uintptr_t)a->raddr + (uintptr_t)ooff) & 7) == 0) {
+            res = (char *)a->raddr + ooff;
+        } else {
+            if (tbytes <= sizeof(sres)) {
+                res = sres;
+            } else {
+                if (!heap && !(heap = malloc(2 * tbytes)))
+                    return -MPI_ERR_NO_MEM;
+                res = heap + tbytes;
+            }
+            waited = 1;   /* the results come through this buffer: wait for them */
+        }
+    }
+    size_t k = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        for (int64_t j = 0; j < runs[i].len && !rc; j += 8, k++) {
+            uint64_t roff = (uint64_t)(off + runs[i].disp + j), v = 0, cmp, old;
+            uint64_t *r = res ? (uint64_t *)(void *)(res + 8 * k) : &w->hca_sink;
+
+            if (data)
+                memcpy(&v, data + 8 * k, 8);
+            if (a->kind == RMA_CAS) {
+                memcpy(&cmp, a->caddr, 8);
+                rc = hca_post(w, t, roff, RTM_RMA_CSWAP, v, cmp, r);
+            } else if (a->op == MPI_NO_OP || (a->op == MPI_SUM && hca_int64(basic))) {
+                rc = hca_post(w, t, roff, RTM_RMA_FADD, v, 0, r);
+            } else {
+                rc = hca_loop(w, t, roff, a->op, basic, data + 8 * k, &old);
+                if (!rc && res)
+                    memcpy(res + 8 * k, &old, 8);
+            }
+        }
+    }
+    if (!rc && waited) {
+        int frc = rtmpi_rma_rdma_flush(w, t);
+
+        rc = frc ? -frc : 0;
+        if (!rc)
+            rtmpi_unpack(res, tbytes, a->raddr, a->rcount, rd);
+    }
+    free(heap);
+    if (!rc && rr && w->rdirty[t] && rdreq_add(w, rr, t)) {
+        int frc = rtmpi_rma_rdma_flush(w, t);   /* no room to keep it: complete it now */
+
+        rc = frc ? -frc : 0;
+    }
+    return rc ? rc : 1;
 }
 
 /* Checks and issues one operation; raises its error on the window. */
@@ -1159,6 +1368,28 @@ static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rr
             return WIN_ERR(w, fn, -r2, "an RDMA %s of %zu bytes to rank %d failed: %s",
                            a->kind == RMA_PUT ? "write" : "read", tbytes, t,
                            rtm_last_error());
+    }
+
+    /* An accumulate in an HCA-atomic window: the device's atomics for
+     * aligned 8-byte elements; after them, one that goes as a message is
+     * ordered by completing them first. */
+    if (is_accumulate(a->kind) || a->kind == RMA_CAS) {
+        int r2 = hca_acc(w, a, od, rd, td, t, contig ? first : disp, tbytes, f.runs, f.n, rr);
+
+        if (r2 != 0)
+            free(f.runs);
+        if (r2 > 0)
+            return MPI_SUCCESS;
+        if (r2 < 0)
+            return WIN_ERR(w, fn, -r2, "an atomic of the device on rank %d's part failed: %s",
+                           t, rtm_last_error());
+        if (w->hca_atomic && !w->acc_unordered && w->rdirty[t] &&
+            (r2 = rtmpi_rma_rdma_flush(w, t))) {
+            free(f.runs);
+            return WIN_ERR(w, fn, r2, "flushing rank %d failed", t);
+        }
+        if (w->acc_msg)
+            w->acc_msg[t] = 1;
     }
 
     uint32_t seq = w->seq[t]++ & RMA_SEQ_MASK;

@@ -68,10 +68,13 @@ static void rdma_release(rtmpi_win_t *w)
     free(w->rkeys);
     free(w->rrights);
     free(w->rdirty);
+    free(w->acc_msg);
     w->rkeys = NULL;
     w->rrights = NULL;
     w->rdirty = NULL;
+    w->acc_msg = NULL;
     w->nrdirty = 0;
+    w->hca_atomic = 0;
 }
 
 static void win_destroy(rtmpi_win_t *w)
@@ -272,12 +275,14 @@ static int info_false(MPI_Info info, const char *key)
 
 static int seg_map(rtmpi_win_t *w, MPI_Comm ncomm, size_t align);
 
-/* The rights a rank exposes its part of a window with: read (Get) and
- * write (Put), never atomic (accumulates, Fetch_and_op and Compare_and_swap
- * go by messages or the host segment's CPU atomics: see docs/mpi.md).
+/* The rights a rank exposes its part of a window with: read (Get), write
+ * (Put) and atomic (accumulates of 8-byte elements in an HCA-atomic window,
+ * see rdma_setup and docs/mpi.md; the transport grants it only where the
+ * device has atomics, the runtime asks again without it otherwise).
  * Info key rtmsg_win_rdma narrows them: "read" (Puts to this rank then go
  * by messages), "write", or "false" (no exposure: every operation to this
- * rank is a message). */
+ * rank is a message); with any of them no atomic right, so the window's
+ * accumulates are messages. */
 static unsigned rdma_rights(MPI_Info info)
 {
     if (info_false(info, "rtmsg_win_rdma"))
@@ -286,7 +291,7 @@ static unsigned rdma_rights(MPI_Info info)
         return RTM_RMA_READ;
     if (info_is(info, "rtmsg_win_rdma", "write"))
         return RTM_RMA_WRITE;
-    return RTM_RMA_READ | RTM_RMA_WRITE;
+    return RTM_RMA_READ | RTM_RMA_WRITE | RTM_RMA_ATOMIC;
 }
 
 /* A rank's key for one peer, as it travels (len 0: none, use messages). */
@@ -295,6 +300,36 @@ typedef struct rdma_keymsg {
     uint32_t      pad;
     unsigned char blob[RTM_RMA_KEY_MAX];
 } rdma_keymsg_t;
+
+/* Collective over the window, at the end of rdma_setup (ok: this rank's
+ * keys are all in): whether the window is HCA-atomic (win_impl.h), one
+ * allreduce. This rank's own key goes to itself (its transport's loopback
+ * endpoint: its own accumulates go through the device as the others'). A
+ * rank whose part is empty needs no key: no operation may reach it. */
+static void hca_setup(rtmpi_win_t *w, int ok)
+{
+    int all = 0;
+
+    w->hca_atomic = 0;
+    if (w->rreg && ok) {
+        unsigned char blob[RTM_RMA_KEY_MAX];
+        size_t len = sizeof(blob);
+
+        if (binding_rma_key_pack(w->rreg, w->rank, blob, &len) != RTM_OK ||
+            binding_rma_key_unpack(w->nc, w->rank, blob, len, &w->rkeys[w->rank]) != RTM_OK)
+            rtm_debug("a window: rank %d reaches its own part through no device (%s)",
+                      w->rank, rtm_last_error());
+    }
+    ok = ok && !w->dctl;
+    for (int r = 0; r < w->size && ok; r++)
+        if (w->sizes[r] > 0 && !(w->rkeys[r].rights & RTM_RMA_ATOMIC))
+            ok = 0;
+    if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w->hcomm) == MPI_SUCCESS && all)
+        w->hca_atomic = 1;
+    w->acc_unordered = info_is(w->info, "accumulate_ordering", "none");
+    rtm_debug("a window: rank %d: accumulates of 8-byte elements %s", w->rank,
+              w->hca_atomic ? "by the device's atomics (HCA-atomic window)" : "by messages");
+}
 
 /* Collective over the window (every rank, the same windows in the same
  * order, as MPI has them created): exposes this rank's part [base,
@@ -317,10 +352,11 @@ static void rdma_setup(rtmpi_win_t *w, MPI_Info info)
     w->rkeys = calloc((size_t)p, sizeof(*w->rkeys));
     w->rrights = calloc((size_t)p, 1);
     w->rdirty = calloc((size_t)p, 1);
+    w->acc_msg = calloc((size_t)p, 1);
     out = calloc((size_t)p, sizeof(*out));
     in = calloc((size_t)p, sizeof(*in));
     reqs = malloc((size_t)(2 * p) * sizeof(*reqs));
-    ok = w->rkeys && w->rrights && w->rdirty && out && in && reqs;
+    ok = w->rkeys && w->rrights && w->rdirty && w->acc_msg && out && in && reqs;
     /* every rank sends every peer one message, or none does */
     if (PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, w->hcomm) || !allok)
         goto off;
@@ -372,6 +408,7 @@ static void rdma_setup(rtmpi_win_t *w, MPI_Info info)
             rtm_debug("a window: rank %d's key for rank %d: %s; messages", r, w->rank,
                       rtm_last_error());
     }
+    hca_setup(w, ok);
     free(out);
     free(in);
     free(reqs);

@@ -17,10 +17,17 @@
  *    no work request at all (every operation is a message), same data.
  * 3. Narrowed rights: a window where the targets give rtmsg_win_rdma=read;
  *    Gets are RDMA reads, Puts messages (least privilege: no write right).
- * 4. Atomicity under contention on the same windows: every rank
- *    MPI_Fetch_and_op(MPI_SUM)s one counter at rank 0 and Accumulates into
- *    another while others Put and Get next to it; the totals are exact and
- *    the fetched values distinct.
+ * 4. Atomicity under contention on the same windows: every rank (rank 0,
+ *    the target, too) MPI_Fetch_and_op(MPI_SUM)s one counter at rank 0 and
+ *    Accumulates into another while others Put and Get next to it, and
+ *    does MPI_MAX, MPI_REPLACE and compare-and-swap increments on three
+ *    more; the totals are exact, the fetched values distinct, the values
+ *    REPLACE swapped out a permutation of those swapped in.
+ * 5. The cost of an atomic: on an HCA-atomic window (RMA_RDMA_EXPECT_ATOMIC=
+ *    hca: every rank reaches every rank, itself included, by verbs with
+ *    atomics) each MPI_Fetch_and_op(MPI_SUM, int64), MPI_Compare_and_swap
+ *    and MPI_Fetch_and_op(MPI_NO_OP) is exactly one work request (an RDMA
+ *    atomic), to a peer and to this rank itself; otherwise (=none) none.
  */
 #include "mpitest.h"
 
@@ -32,7 +39,7 @@
 #define FOP_ITERS 200
 
 static int rank, size;
-static const char *expect = "none", *expect_alloc;
+static const char *expect = "none", *expect_alloc, *expect_atomic = "none";
 static int64_t want_wrs, counted = 1;
 
 static uint64_t wrs(void)
@@ -253,10 +260,12 @@ static void epochs(int alloc, MPI_Info info, const char *kind, const char *label
     free(buf);
 }
 
-/* Phase 4: many ranks, one counter; Puts and Gets next to it. */
+/* Phase 4: many ranks, one counter; Puts and Gets next to it. Slots: 0
+ * and 1 counters, 2 MAX, 3 CAS increments, 4 REPLACE, 5-7 unused, then 4
+ * per rank. */
 static void contention(int alloc, MPI_Info info, const char *label)
 {
-    int64_t *base, one = 1, old, mine[FOP_ITERS], neigh[4];
+    int64_t *base, one = 1, old, mine[FOP_ITERS], neigh[4], swapped[FOP_ITERS / 4];
     MPI_Win win = make_win(alloc, info, &base, 8 + 4 * (MPI_Aint)size);
 
     MPI_Barrier(MPI_COMM_WORLD);
@@ -273,6 +282,24 @@ static void contention(int alloc, MPI_Info info, const char *label)
         CHECK_RC(MPI_Win_flush(0, win));
         EXPECT(neigh[0] == rank && neigh[1] == i, "%s: own slot read back %lld %lld",
                label, (long long)neigh[0], (long long)neigh[1]);
+        if (i % 4)
+            continue;
+        /* MAX, a compare-and-swap increment, a REPLACE (unique value in) */
+        int64_t mx = (int64_t)rank * FOP_ITERS + i, seen, cur = 0, rep = mx + 1;
+        CHECK_RC(MPI_Accumulate(&mx, 1, MPI_INT64_T, 0, 2, 1, MPI_INT64_T, MPI_MAX, win));
+        CHECK_RC(MPI_Fetch_and_op(NULL, &cur, MPI_INT64_T, 0, 3, MPI_NO_OP, win));
+        CHECK_RC(MPI_Win_flush(0, win));
+        for (;;) {
+            int64_t nv = cur + 1;
+
+            CHECK_RC(MPI_Compare_and_swap(&nv, &cur, &seen, MPI_INT64_T, 0, 3, win));
+            CHECK_RC(MPI_Win_flush(0, win));
+            if (seen == cur)
+                break;
+            cur = seen;
+        }
+        CHECK_RC(MPI_Fetch_and_op(&rep, &swapped[i / 4], MPI_INT64_T, 0, 4, MPI_REPLACE, win));
+        CHECK_RC(MPI_Win_flush(0, win));
     }
     CHECK_RC(MPI_Win_unlock_all(win));
     MPI_Barrier(MPI_COMM_WORLD);
@@ -280,6 +307,33 @@ static void contention(int alloc, MPI_Info info, const char *label)
         EXPECT(base[0] == (int64_t)size * FOP_ITERS && base[1] == (int64_t)size * FOP_ITERS,
                "%s: counters %lld and %lld, want %lld", label, (long long)base[0],
                (long long)base[1], (long long)size * FOP_ITERS);
+        EXPECT(base[2] == (int64_t)(size - 1) * FOP_ITERS + FOP_ITERS - 4,
+               "%s: MAX %lld, want %lld", label, (long long)base[2],
+               (long long)(size - 1) * FOP_ITERS + FOP_ITERS - 4);
+        EXPECT(base[3] == (int64_t)size * (FOP_ITERS / 4), "%s: CAS increments %lld, want %lld",
+               label, (long long)base[3], (long long)size * (FOP_ITERS / 4));
+    }
+    /* REPLACE: the values swapped out, and the one left, are 0 and every
+     * value swapped in, each once */
+    int64_t *sw = rank == 0 ? malloc((size_t)size * (FOP_ITERS / 4) * 8) : NULL;
+    MPI_Gather(swapped, FOP_ITERS / 4, MPI_INT64_T, sw, FOP_ITERS / 4, MPI_INT64_T, 0,
+               MPI_COMM_WORLD);
+    if (rank == 0) {
+        int nsw = size * (FOP_ITERS / 4);
+        char *hit = calloc((size_t)size * FOP_ITERS + 1, 1);
+
+        CHECK(sw && hit, "out of memory");
+        for (int i = 0; i <= nsw; i++) {
+            int64_t v = i < nsw ? sw[i] : base[4];
+
+            EXPECT(v >= 0 && v <= (int64_t)size * FOP_ITERS && !hit[v],
+                   "%s: REPLACE gave %lld twice or out of range", label, (long long)v);
+            if (v >= 0 && v <= (int64_t)size * FOP_ITERS)
+                hit[v] = 1;
+        }
+        EXPECT(hit[0], "%s: REPLACE lost the initial 0", label);
+        free(hit);
+        free(sw);
     }
     /* every fetched value is distinct over the job */
     int64_t *all = rank == 0 ? malloc((size_t)size * FOP_ITERS * 8) : NULL;
@@ -300,6 +354,73 @@ static void contention(int alloc, MPI_Info info, const char *label)
     free_win(alloc, &win, base);
 }
 
+/* Phase 5: work requests per atomic, to the next rank and to this one. */
+static void atomic_cost(int alloc, const char *label)
+{
+    enum { K = 8 };
+    int64_t *base, one = 1, old, cmp, nv;
+    int next = (rank + 1) % size, ts[2] = { next, rank };
+    MPI_Win win = make_win(alloc, MPI_INFO_NULL, &base, 4);
+    int64_t per = !strcmp(expect_atomic, "hca") ? 1 : 0;
+
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    for (int k = 0; k < 2; k++) {
+        int t = ts[k];
+        uint64_t w0 = wrs();
+
+        for (int i = 0; i < K; i++)
+            CHECK_RC(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, 0, MPI_SUM, win));
+        CHECK_RC(MPI_Win_flush(t, win));
+        uint64_t w1 = wrs();
+        for (int i = 0; i < K; i++) {
+            cmp = i;
+            nv = i + 1;
+            CHECK_RC(MPI_Compare_and_swap(&nv, &cmp, &old, MPI_INT64_T, t, 1, win));
+        }
+        CHECK_RC(MPI_Win_flush(t, win));
+        uint64_t w2 = wrs();
+        CHECK_RC(MPI_Fetch_and_op(NULL, &old, MPI_INT64_T, t, 1, MPI_NO_OP, win));
+        CHECK_RC(MPI_Win_flush(t, win));
+        uint64_t w3 = wrs();
+        EXPECT(old == K, "%s: %d compare-and-swaps to rank %d left %lld", label, K, t,
+               (long long)old);
+        if (counted)
+            EXPECT((int64_t)(w1 - w0) == K * per && (int64_t)(w2 - w1) == K * per &&
+                   (int64_t)(w3 - w2) == per, "%s: work requests to rank %d%s: %lld for %d "
+                   "Fetch_and_op(SUM), %lld for %d Compare_and_swap, %lld for one NO_OP "
+                   "(want %lld each: %s)", label, t, t == rank ? " (itself)" : "",
+                   (long long)(w1 - w0), K, (long long)(w2 - w1), K, (long long)(w3 - w2),
+                   (long long)per, expect_atomic);
+        if (rank == 0 && k == 0)
+            printf("rma_rdma: %s: work requests per Fetch_and_op(SUM) %.2f, per "
+                   "Compare_and_swap %.2f (%s)\n", label, (double)(w1 - w0) / K,
+                   (double)(w2 - w1) / K, counted ? "counted" : "not counted");
+    }
+    /* accumulate ordering across the paths, on words 2 and 3 of the next
+     * rank (only this rank writes them): a 4-byte accumulate (a message) then an
+     * 8-byte read of the same word (an RDMA atomic in an HCA-atomic
+     * window) sees it; an 8-byte fetch-and-add then a 4-byte
+     * Get_accumulate of the same word sees that */
+    int32_t seven[2] = { 7, 0 }, halves[2] = { -1, -1 }, zero32[2] = { 0, 0 };
+    int64_t want7, got = -1, five = 5, want5;
+    memcpy(&want7, seven, 8);
+    CHECK_RC(MPI_Accumulate(seven, 1, MPI_INT32_T, next, 2, 1, MPI_INT32_T, MPI_SUM, win));
+    CHECK_RC(MPI_Fetch_and_op(NULL, &got, MPI_INT64_T, next, 2, MPI_NO_OP, win));
+    CHECK_RC(MPI_Fetch_and_op(&five, &old, MPI_INT64_T, next, 3, MPI_SUM, win));
+    CHECK_RC(MPI_Get_accumulate(zero32, 2, MPI_INT32_T, halves, 2, MPI_INT32_T, next, 3, 2,
+                                MPI_INT32_T, MPI_NO_OP, win));
+    CHECK_RC(MPI_Win_flush(next, win));
+    memcpy(&want5, halves, 8);
+    EXPECT(got == want7, "%s: an 8-byte read after a 4-byte accumulate got %llx, want %llx",
+           label, (unsigned long long)got, (unsigned long long)want7);
+    EXPECT(want5 == 5, "%s: a 4-byte read after an 8-byte fetch-and-add got %lld, want 5",
+           label, (long long)want5);
+    CHECK_RC(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT(base[0] == 2 * K, "%s: counter %lld, want %d", label, (long long)base[0], 2 * K);
+    free_win(alloc, &win, base);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Info off, rd;
@@ -312,6 +433,8 @@ int main(int argc, char **argv)
     /* MPI_Win_allocate on one host: the segment's loads and stores, no
      * work request (RMA_RDMA_EXPECT_ALLOC=none) */
     expect_alloc = getenv("RMA_RDMA_EXPECT_ALLOC") ? getenv("RMA_RDMA_EXPECT_ALLOC") : expect;
+    if (getenv("RMA_RDMA_EXPECT_ATOMIC"))
+        expect_atomic = getenv("RMA_RDMA_EXPECT_ATOMIC");
     MPI_Info_create(&off);
     MPI_Info_set(off, "rtmsg_win_rdma", "false");
     MPI_Info_create(&rd);
@@ -330,6 +453,8 @@ int main(int argc, char **argv)
             epochs(alloc, rd, strcmp(kind, "none") ? "read" : "none", label);
             snprintf(label, sizeof(label), "%s, contention", fl);
             contention(alloc, MPI_INFO_NULL, label);
+            snprintf(label, sizeof(label), "%s, atomics", fl);
+            atomic_cost(alloc, label);
         }
         if (rank == 0)
             printf("rma_rdma: work requests %s (expected: %s)\n",
