@@ -298,6 +298,56 @@ static void plock_release(rma_ctl_t *c, int excl)
         atomic_fetch_sub_explicit(&c->plock, 1, memory_order_release);
 }
 
+/* ---- HCA lock words ----------------------------------------------------------------- */
+
+/* On a window with HCA locks (win_impl.h), a passive-target lock is the
+ * target's exposed lock word, changed only by RDMA atomics (the origin's
+ * own through its loopback endpoint): the target's CPU takes no part.
+ * Shared: fetch-and-add 1, had unless the exclusive bit was set (then
+ * subtract it again and wait for the bit to clear); exclusive:
+ * compare-and-swap 0 -> HLOCK_EXCL. The same rule as the plock words
+ * above: no preference for waiting exclusive lockers. A waiting origin
+ * reads the word (fetch-and-add 0) between polls of the engine. */
+#define HLOCK_EXCL (1ull << 32)
+
+static int hca_sync_key(rtmpi_win_t *w, int t, const rtm_rma_key_t *key, uint64_t roff, int op,
+                        uint64_t operand, uint64_t compare, uint64_t *res);
+
+static int hlock_take(rtmpi_win_t *w, int t, int excl)
+{
+    const rtm_rma_key_t *k = &w->lkeys[t];
+    unsigned polls = 0;
+    uint64_t old;
+    int rc;
+
+    for (;;) {
+        if (excl)
+            rc = hca_sync_key(w, t, k, 0, RTM_RMA_CSWAP, HLOCK_EXCL, 0, &old);
+        else
+            rc = hca_sync_key(w, t, k, 0, RTM_RMA_FADD, 1, 0, &old);
+        if (rc)
+            return -rc;
+        if (excl ? old == 0 : !(old & HLOCK_EXCL))
+            return MPI_SUCCESS;
+        if (!excl && (rc = hca_sync_key(w, t, k, 0, RTM_RMA_FADD, (uint64_t)-1, 0, &old)))
+            return -rc;
+        do {   /* until it may be had */
+            spin(&polls);
+            if ((rc = hca_sync_key(w, t, k, 0, RTM_RMA_FADD, 0, 0, &old)))
+                return -rc;
+        } while (excl ? old != 0 : (old & HLOCK_EXCL) != 0);
+    }
+}
+
+static int hlock_release(rtmpi_win_t *w, int t, int excl)
+{
+    uint64_t old;
+    int rc = hca_sync_key(w, t, &w->lkeys[t], 0, RTM_RMA_FADD,
+                          excl ? (uint64_t)0 - HLOCK_EXCL : (uint64_t)-1, 0, &old);
+
+    return rc ? -rc : MPI_SUCCESS;
+}
+
 /* ---- the target's service ---------------------------------------------------------- */
 
 static int post_hdr(rtmpi_win_t *w)
@@ -1071,13 +1121,13 @@ static int hca_elem(int basic)
     }
 }
 
-/* One atomic on target t's word at roff; *res (aligned) gets the old value
- * when it completes (at the next flush of t). 0 or -(class). */
-static int hca_post(rtmpi_win_t *w, int t, uint64_t roff, int op, uint64_t operand,
-                    uint64_t compare, uint64_t *res)
+/* One atomic on target t's word at roff of the region of key (its part:
+ * &w->rkeys[t]; its lock word: &w->lkeys[t]); *res (aligned) gets the old
+ * value when it completes (at the next flush of t). 0 or -(class). */
+static int hca_post_key(rtmpi_win_t *w, int t, const rtm_rma_key_t *key, uint64_t roff, int op,
+                        uint64_t operand, uint64_t compare, uint64_t *res)
 {
-    rtm_status_t st = binding_rma_atomic(w->nc, t, &w->rkeys[t], roff, op, operand, compare,
-                                         res);
+    rtm_status_t st = binding_rma_atomic(w->nc, t, key, roff, op, operand, compare, res);
 
     if (__builtin_expect(st != RTM_OK, 0))
         return -rtmpi_class_of(st);
@@ -1085,16 +1135,28 @@ static int hca_post(rtmpi_win_t *w, int t, uint64_t roff, int op, uint64_t opera
     return 0;
 }
 
-/* Posts one atomic and waits for it. */
-static int hca_sync(rtmpi_win_t *w, int t, uint64_t roff, int op, uint64_t operand,
+static int hca_post(rtmpi_win_t *w, int t, uint64_t roff, int op, uint64_t operand,
                     uint64_t compare, uint64_t *res)
 {
-    int rc = hca_post(w, t, roff, op, operand, compare, res);
+    return hca_post_key(w, t, &w->rkeys[t], roff, op, operand, compare, res);
+}
+
+/* Posts one atomic and waits for it. */
+static int hca_sync_key(rtmpi_win_t *w, int t, const rtm_rma_key_t *key, uint64_t roff, int op,
+                        uint64_t operand, uint64_t compare, uint64_t *res)
+{
+    int rc = hca_post_key(w, t, key, roff, op, operand, compare, res);
 
     if (rc)
         return rc;
     rc = rtmpi_rma_rdma_flush(w, t);
     return rc ? -rc : 0;
+}
+
+static int hca_sync(rtmpi_win_t *w, int t, uint64_t roff, int op, uint64_t operand,
+                    uint64_t compare, uint64_t *res)
+{
+    return hca_sync_key(w, t, &w->rkeys[t], roff, op, operand, compare, res);
 }
 
 /* Any op on one element, through the device: read it (fetch-and-add of 0),
@@ -1980,6 +2042,43 @@ int PMPI_Win_test(MPI_Win win, int *flag)
 }
 RTMPI_WEAK(Win_test)
 
+/* The end of a passive epoch on targets ts (n) of a window with HCA locks:
+ * this rank's operations to them complete at the targets (RDMA flushed,
+ * those that went as messages answered by a flush), then their lock words
+ * released (unless the epoch was MPI_MODE_NOCHECK). An MPI error class. */
+static int hlock_end(rtmpi_win_t *w, const int *ts, int n, int excl, int nocheck)
+{
+    int rc = MPI_SUCCESS, k = 0, *msg = malloc((size_t)n * sizeof(int));
+
+    if (!msg)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++) {
+        int r2 = rtmpi_rma_rdma_flush(w, ts[i]);
+
+        if (r2 && !rc)
+            rc = r2;
+        if (w->seq[ts[i]] != w->fseq[ts[i]])
+            msg[k++] = ts[i];
+    }
+    if (k) {
+        int r2 = ctrl_all(w, msg, k, RMA_FLUSH, 0);
+
+        if (r2 && !rc)
+            rc = r2;
+    }
+    free(msg);
+    int prc = rtmpi_rma_wait_pend(w, n == 1 ? ts[0] : -1);
+    if (prc && !rc)
+        rc = prc;
+    for (int i = 0; i < n && !nocheck; i++) {
+        int r2 = hlock_release(w, ts[i], excl);
+
+        if (r2 && !rc)
+            rc = r2;
+    }
+    return rc;
+}
+
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     RTMPI_ENTER();
@@ -2001,6 +2100,8 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     int rc = MPI_SUCCESS;
     if (!(assert & MPI_MODE_NOCHECK) && w->all_local)
         plock_take(w->dctl[rank], lock_type == MPI_LOCK_EXCLUSIVE);
+    else if (!(assert & MPI_MODE_NOCHECK) && w->hca_locks)
+        rc = hlock_take(w, rank, lock_type == MPI_LOCK_EXCLUSIVE);
     else if (!(assert & MPI_MODE_NOCHECK))
         rc = ctrl_all(w, &rank, 1, RMA_LOCK, lock_type == MPI_LOCK_EXCLUSIVE ? RMA_F_EXCL : 0);
     if (rc)
@@ -2032,6 +2133,13 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
         direct_poll(w);
         return MPI_SUCCESS;
     }
+    if (w->hca_locks) {
+        int rc = hlock_end(w, &rank, 1, w->locked[rank] == MPI_LOCK_EXCLUSIVE,
+                           w->lock_nocheck[rank]);
+
+        w->locked[rank] = 0;
+        return rc ? WIN_ERR(w, __func__, rc, "unlocking rank %d failed", rank) : MPI_SUCCESS;
+    }
     uint32_t flags = (w->locked[rank] == MPI_LOCK_EXCLUSIVE ? RMA_F_EXCL : 0) |
                      (w->lock_nocheck[rank] ? RMA_F_NOCHECK : 0);
     int frc = rtmpi_rma_rdma_flush(w, rank);   /* before the lock is released */
@@ -2059,6 +2167,14 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (!(assert & MPI_MODE_NOCHECK) && w->all_local) {
         for (int i = 0; i < w->size; i++)
             plock_take(w->dctl[i], 0);
+    } else if (!(assert & MPI_MODE_NOCHECK) && w->hca_locks) {
+        int held = 0;
+
+        while (held < w->size && !(rc = hlock_take(w, held, 0)))
+            held++;
+        for (int i = 0; i < held && rc; i++)   /* none held on an error: undo */
+            if (hlock_release(w, i, 0))
+                break;
     } else if (!(assert & MPI_MODE_NOCHECK)) {
         int *ts = all_ranks(w);
 
@@ -2089,6 +2205,13 @@ int PMPI_Win_unlock_all(MPI_Win win)
         return MPI_SUCCESS;
     }
     int *ts = all_ranks(w);
+    if (w->hca_locks) {
+        int rc = ts ? hlock_end(w, ts, w->size, 0, w->lock_all == 2) : MPI_ERR_NO_MEM;
+
+        free(ts);
+        w->lock_all = 0;
+        return rc ? WIN_ERR(w, __func__, rc, "unlocking the window failed") : MPI_SUCCESS;
+    }
     int frc = rtmpi_rma_rdma_flush(w, -1);
     int rc = ts ? ctrl_all(w, ts, w->size, RMA_UNLOCK, w->lock_all == 2 ? RMA_F_NOCHECK : 0)
                 : MPI_ERR_NO_MEM;

@@ -65,6 +65,14 @@ static void rdma_release(rtmpi_win_t *w)
     if (w->rreg)
         binding_rma_revoke(w->rreg);
     w->rreg = NULL;
+    if (w->lreg)
+        binding_rma_revoke(w->lreg);   /* before its word is freed */
+    w->lreg = NULL;
+    free(w->lockw);
+    free(w->lkeys);
+    w->lockw = NULL;
+    w->lkeys = NULL;
+    w->hca_locks = 0;
     free(w->rkeys);
     free(w->rrights);
     free(w->rdirty);
@@ -294,11 +302,13 @@ static unsigned rdma_rights(MPI_Info info)
     return RTM_RMA_READ | RTM_RMA_WRITE | RTM_RMA_ATOMIC;
 }
 
-/* A rank's key for one peer, as it travels (len 0: none, use messages). */
+/* A rank's keys for one peer, as they travel (len 0: none, use messages):
+ * its part of the window, and its lock word. */
 typedef struct rdma_keymsg {
     uint32_t      len;
-    uint32_t      pad;
+    uint32_t      llen;
     unsigned char blob[RTM_RMA_KEY_MAX];
+    unsigned char lblob[RTM_RMA_KEY_MAX];
 } rdma_keymsg_t;
 
 /* Collective over the window, at the end of rdma_setup (ok: this rank's
@@ -306,29 +316,44 @@ typedef struct rdma_keymsg {
  * allreduce. This rank's own key goes to itself (its transport's loopback
  * endpoint: its own accumulates go through the device as the others'). A
  * rank whose part is empty needs no key: no operation may reach it. */
+static void own_key(rtmpi_win_t *w, rtm_rma_region_t reg, rtm_rma_key_t *key)
+{
+    unsigned char blob[RTM_RMA_KEY_MAX];
+    size_t len = sizeof(blob);
+
+    if (reg && (binding_rma_key_pack(reg, w->rank, blob, &len) != RTM_OK ||
+                binding_rma_key_unpack(w->nc, w->rank, blob, len, key) != RTM_OK))
+        rtm_debug("a window: rank %d reaches its own memory through no device (%s)",
+                  w->rank, rtm_last_error());
+}
+
 static void hca_setup(rtmpi_win_t *w, int ok)
 {
-    int all = 0;
+    int mine[2], all[2] = { 0, 0 };
 
     w->hca_atomic = 0;
-    if (w->rreg && ok) {
-        unsigned char blob[RTM_RMA_KEY_MAX];
-        size_t len = sizeof(blob);
-
-        if (binding_rma_key_pack(w->rreg, w->rank, blob, &len) != RTM_OK ||
-            binding_rma_key_unpack(w->nc, w->rank, blob, len, &w->rkeys[w->rank]) != RTM_OK)
-            rtm_debug("a window: rank %d reaches its own part through no device (%s)",
-                      w->rank, rtm_last_error());
+    w->hca_locks = 0;
+    if (ok) {
+        own_key(w, w->rreg, &w->rkeys[w->rank]);
+        own_key(w, w->lreg, &w->lkeys[w->rank]);
     }
-    ok = ok && !w->dctl;
-    for (int r = 0; r < w->size && ok; r++)
+    mine[0] = ok && !w->dctl;
+    mine[1] = ok && w->lreg;
+    for (int r = 0; r < w->size; r++) {
         if (w->sizes[r] > 0 && !(w->rkeys[r].rights & RTM_RMA_ATOMIC))
-            ok = 0;
-    if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w->hcomm) == MPI_SUCCESS && all)
-        w->hca_atomic = 1;
+            mine[0] = 0;
+        if (!(w->lkeys[r].rights & RTM_RMA_ATOMIC))
+            mine[1] = 0;
+    }
+    if (PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, w->hcomm) == MPI_SUCCESS) {
+        w->hca_atomic = all[0];
+        w->hca_locks = all[1];
+    }
     w->acc_unordered = info_is(w->info, "accumulate_ordering", "none");
-    rtm_debug("a window: rank %d: accumulates of 8-byte elements %s", w->rank,
-              w->hca_atomic ? "by the device's atomics (HCA-atomic window)" : "by messages");
+    rtm_debug("a window: rank %d: accumulates of 8-byte elements %s; locks %s", w->rank,
+              w->hca_atomic ? "by the device's atomics (HCA-atomic window)" : "by messages",
+              w->hca_locks ? "by the device's atomics on lock words (HCA locks)"
+                           : "by messages");
 }
 
 /* Collective over the window (every rank, the same windows in the same
@@ -353,10 +378,11 @@ static void rdma_setup(rtmpi_win_t *w, MPI_Info info)
     w->rrights = calloc((size_t)p, 1);
     w->rdirty = calloc((size_t)p, 1);
     w->acc_msg = calloc((size_t)p, 1);
+    w->lkeys = calloc((size_t)p, sizeof(*w->lkeys));
     out = calloc((size_t)p, sizeof(*out));
     in = calloc((size_t)p, sizeof(*in));
     reqs = malloc((size_t)(2 * p) * sizeof(*reqs));
-    ok = w->rkeys && w->rrights && w->rdirty && w->acc_msg && out && in && reqs;
+    ok = w->rkeys && w->rrights && w->rdirty && w->acc_msg && w->lkeys && out && in && reqs;
     /* every rank sends every peer one message, or none does */
     if (PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, w->hcomm) || !allok)
         goto off;
@@ -370,12 +396,24 @@ static void rdma_setup(rtmpi_win_t *w, MPI_Info info)
             w->rreg = NULL;
         }
     }
+    /* the lock word: atomics only, whatever the part's size */
+    if ((rights & RTM_RMA_ATOMIC) && (w->lockw = aligned_alloc(64, 64)) != NULL) {
+        memset(w->lockw, 0, 64);
+        if (binding_rma_expose(w->nc, w->lockw, 64, RTM_RMA_ATOMIC, &w->lreg) != RTM_OK) {
+            rtm_debug("a window: rank %d exposes no lock word (%s); locks by messages",
+                      w->rank, rtm_last_error());
+            w->lreg = NULL;
+        }
+    }
     for (int r = 0; r < p; r++) {
-        size_t len = sizeof(out[r].blob);
+        size_t len = sizeof(out[r].blob), llen = sizeof(out[r].lblob);
 
         if (r != w->rank && w->rreg &&
             binding_rma_key_pack(w->rreg, r, out[r].blob, &len) == RTM_OK)
             out[r].len = (uint32_t)len;
+        if (r != w->rank && w->lreg &&
+            binding_rma_key_pack(w->lreg, r, out[r].lblob, &llen) == RTM_OK)
+            out[r].llen = (uint32_t)llen;
     }
     int n = 0;
     for (int r = 0; r < p; r++)
@@ -399,6 +437,9 @@ static void rdma_setup(rtmpi_win_t *w, MPI_Info info)
         }
     }
     for (int r = 0; r < p && ok; r++) {
+        if (r != w->rank && in[r].llen > 0 && in[r].llen <= sizeof(in[r].lblob) &&
+            binding_rma_key_unpack(w->nc, r, in[r].lblob, in[r].llen, &w->lkeys[r]) != RTM_OK)
+            memset(&w->lkeys[r], 0, sizeof(w->lkeys[r]));   /* locks by messages */
         if (r == w->rank || in[r].len == 0 || in[r].len > sizeof(in[r].blob))
             continue;
         if (binding_rma_key_unpack(w->nc, r, in[r].blob, in[r].len, &w->rkeys[r]) == RTM_OK)

@@ -111,6 +111,15 @@ typedef struct rtmpi_win {
      * from every origin: with atomic_cap IBV_ATOMIC_HCA they are atomic
      * only with respect to each other, not to the CPU's. */
     int            hca_atomic;
+    /* HCA lock words (win.c rdma_setup, rma.c hlock_*): every rank exposes
+     * one 64-byte-aligned word for atomics only (lreg) and every rank,
+     * itself included, holds a key for each (lkeys): passive-target locks
+     * are RDMA atomics on the target's word, no target CPU (hca_locks,
+     * agreed by every rank). */
+    uint64_t      *lockw;
+    rtm_rma_region_t lreg;
+    rtm_rma_key_t *lkeys;
+    int            hca_locks;
     int            acc_unordered;   /* info accumulate_ordering=none */
     uint64_t       hca_sink;        /* where the old values of Accumulates land */
     unsigned char *acc_msg;         /* per target: an accumulate went as a message

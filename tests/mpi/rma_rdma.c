@@ -28,6 +28,10 @@
  *    atomics) each MPI_Fetch_and_op(MPI_SUM, int64), MPI_Compare_and_swap
  *    and MPI_Fetch_and_op(MPI_NO_OP) is exactly one work request (an RDMA
  *    atomic), to a peer and to this rank itself; otherwise (=none) none.
+ * 6. The cost of a passive-target lock on such a window: MPI_Win_lock
+ *    (exclusive or shared) and MPI_Win_unlock are one RDMA atomic each on
+ *    the target's lock word (no message: the target's CPU takes no part),
+ *    MPI_Win_lock_all and unlock_all one per rank; none with messages.
  */
 #include "mpitest.h"
 
@@ -102,7 +106,10 @@ static void epochs(int alloc, MPI_Info info, const char *kind, const char *label
     CHECK(buf != NULL, "out of memory");
 
     MPI_Win win = make_win(alloc, info, &base, n);
-    uint64_t w0 = wrs();
+    uint64_t w0 = wrs(), lockw = 0;
+    /* the lock word's atomics of a lock or unlock (HCA locks: phase 6
+     * counts them; here a contended lock's reads would make them vary) */
+#define LOCKCALL(_call) do { uint64_t b_ = wrs(); CHECK_RC(_call); lockw += wrs() - b_; } while (0)
 #define SLOT(_src, _s) ((MPI_Aint)((_s) * size + (_src)) * SMALL)
     /* fence: a Put to next, then a Get back of it after the fence */
     for (int i = 0; i < SMALL; i++)
@@ -148,16 +155,16 @@ static void epochs(int alloc, MPI_Info info, const char *kind, const char *label
     /* exclusive lock: Put, unlock; shared lock: Get it back */
     for (int i = 0; i < SMALL; i++)
         buf[i] = val(rank, S_EXCL, i);
-    CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win));
+    LOCKCALL(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win));
     CHECK_RC(MPI_Put(buf, SMALL, MPI_INT64_T, next, SLOT(rank, S_EXCL), SMALL, MPI_INT64_T,
                      win));
     puts++;
-    CHECK_RC(MPI_Win_unlock(next, win));
-    CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win));
+    LOCKCALL(MPI_Win_unlock(next, win));
+    LOCKCALL(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win));
     CHECK_RC(MPI_Get(got, SMALL, MPI_INT64_T, next, SLOT(rank, S_EXCL), SMALL, MPI_INT64_T,
                      win));
     gets++;
-    CHECK_RC(MPI_Win_unlock(next, win));
+    LOCKCALL(MPI_Win_unlock(next, win));
     for (int i = 0; i < SMALL; i++)
         EXPECT(got[i] == val(rank, S_EXCL, i), "%s lock get: [%d] = %lld", label, i,
                (long long)got[i]);
@@ -165,7 +172,7 @@ static void epochs(int alloc, MPI_Info info, const char *kind, const char *label
     /* lock_all: Put, flush, Get (sees it), flush_local; the big range */
     for (int i = 0; i < SMALL; i++)
         buf[i] = val(rank, S_ALL, i);
-    CHECK_RC(MPI_Win_lock_all(0, win));
+    LOCKCALL(MPI_Win_lock_all(0, win));
     CHECK_RC(MPI_Put(buf, SMALL, MPI_INT64_T, next, SLOT(rank, S_ALL), SMALL, MPI_INT64_T,
                      win));
     puts++;
@@ -216,7 +223,7 @@ static void epochs(int alloc, MPI_Info info, const char *kind, const char *label
     for (int i = 0; i < SMALL; i++)
         EXPECT(got[i] == val(rank, S_REQ, i), "%s Rput/Rget: [%d] = %lld", label, i,
                (long long)got[i]);
-    int64_t w1 = (int64_t)(wrs() - w0);
+    int64_t w1 = (int64_t)(wrs() - w0) - (int64_t)lockw;
     CHECK_RC(MPI_Win_unlock_all(win));
     MPI_Barrier(MPI_COMM_WORLD);
     for (int b = 0; b < 4; b++)
@@ -421,6 +428,62 @@ static void atomic_cost(int alloc, const char *label)
     free_win(alloc, &win, base);
 }
 
+/* Phase 6: work requests per lock and unlock, each target locked by one
+ * origin at a time (its previous rank; barriers between the kinds). */
+static void lock_cost(int alloc, const char *label)
+{
+    int64_t *base, v = rank;
+    int next = (rank + 1) % size;
+    int64_t per = !strcmp(expect_atomic, "hca") ? 1 : 0;
+    MPI_Win win = make_win(alloc, MPI_INFO_NULL, &base, 4);
+    uint64_t w[9];
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    w[0] = wrs();
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win));
+    w[1] = wrs();
+    CHECK_RC(MPI_Win_unlock(next, win));
+    w[2] = wrs();
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win));
+    w[3] = wrs();
+    CHECK_RC(MPI_Win_unlock(next, win));
+    w[4] = wrs();
+    MPI_Barrier(MPI_COMM_WORLD);
+    w[5] = wrs();
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    w[6] = wrs();
+    CHECK_RC(MPI_Win_unlock_all(win));
+    w[7] = wrs();
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* an epoch with a Put: the Put's write, then the release */
+    w[7] = wrs();
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win));
+    CHECK_RC(MPI_Put(&v, 1, MPI_INT64_T, next, 0, 1, MPI_INT64_T, win));
+    CHECK_RC(MPI_Win_unlock(next, win));
+    w[8] = wrs();
+    if (counted) {
+        int64_t put = !strcmp(alloc ? expect_alloc : expect, "rdma") ? 1 : 0;
+
+        EXPECT((int64_t)(w[1] - w[0]) == per && (int64_t)(w[2] - w[1]) == per &&
+               (int64_t)(w[3] - w[2]) == per && (int64_t)(w[4] - w[3]) == per &&
+               (int64_t)(w[6] - w[5]) == size * per && (int64_t)(w[7] - w[6]) >= 0 &&
+               (int64_t)(w[8] - w[7]) == 2 * per + put,
+               "%s: work requests: exclusive lock %lld, unlock %lld, shared lock %lld, unlock "
+               "%lld, lock_all %lld, lock+Put+unlock %lld (want %lld per lock word: %s)",
+               label, (long long)(w[1] - w[0]), (long long)(w[2] - w[1]),
+               (long long)(w[3] - w[2]), (long long)(w[4] - w[3]), (long long)(w[6] - w[5]),
+               (long long)(w[8] - w[7]), (long long)per, expect_atomic);
+        if (rank == 0)
+            printf("rma_rdma: %s: work requests per lock %lld, per unlock %lld, per "
+                   "lock_all %lld (%d ranks)\n", label, (long long)(w[1] - w[0]),
+                   (long long)(w[2] - w[1]), (long long)(w[6] - w[5]), size);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT(base[0] == (rank + size - 1) % size, "%s: the Put under the lock left %lld",
+           label, (long long)base[0]);
+    free_win(alloc, &win, base);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Info off, rd;
@@ -455,6 +518,8 @@ int main(int argc, char **argv)
             contention(alloc, MPI_INFO_NULL, label);
             snprintf(label, sizeof(label), "%s, atomics", fl);
             atomic_cost(alloc, label);
+            snprintf(label, sizeof(label), "%s, locks", fl);
+            lock_cost(alloc, label);
         }
         if (rank == 0)
             printf("rma_rdma: work requests %s (expected: %s)\n",
