@@ -922,6 +922,57 @@ static inline void direct_poll(rtmpi_win_t *w)
         rtmpi_progress();
 }
 
+/* The buffers of an accumulate applied by this process (direct_acc,
+ * hca_acc): *data the origin data (the user's buffer when contiguous, else
+ * packed into sdata or the heap), *res where the old values go (the user's
+ * result buffer when contiguous and its address a multiple of `align`,
+ * else sres or the heap: *unpack set, the caller unpacks them). sdata and
+ * sres hold ACC_STACK bytes; *heap (2 * tbytes, or NULL) is the caller's
+ * to free, also on an error. 0 or MPI_ERR_NO_MEM. */
+#define ACC_STACK 256
+
+static int acc_bufs(const rma_args_t *a, const rtmpi_dtype_t *od, const rtmpi_dtype_t *rd,
+                    size_t tbytes, uintptr_t align, char *sdata, char *sres, char **heap,
+                    const char **data, char **res, int *unpack)
+{
+    MPI_Aint off;
+
+    *heap = NULL;
+    *data = NULL;
+    *res = NULL;
+    *unpack = 0;
+    if (a->kind == RMA_CAS) {
+        *data = a->oaddr;          /* predefined type: one element */
+    } else if (od && !(a->kind == RMA_GACC && a->op == MPI_NO_OP)) {
+        if (rtmpi_dtype_contig(od, a->ocount, &off)) {
+            *data = (const char *)a->oaddr + off;
+        } else {
+            char *b = tbytes <= ACC_STACK ? sdata : (*heap = malloc(2 * tbytes));
+
+            if (!b)
+                return MPI_ERR_NO_MEM;
+            rtmpi_pack(a->oaddr, a->ocount, od, b);
+            *data = b;
+        }
+    }
+    if (a->kind == RMA_GACC || a->kind == RMA_CAS) {
+        if (rtmpi_dtype_contig(rd, a->rcount, &off) &&
+            ((uintptr_t)a->raddr + (uintptr_t)off) % align == 0) {
+            *res = (char *)a->raddr + off;
+        } else {
+            if (tbytes <= ACC_STACK) {
+                *res = sres;
+            } else {
+                if (!*heap && !(*heap = malloc(2 * tbytes)))
+                    return MPI_ERR_NO_MEM;
+                *res = *heap + tbytes;
+            }
+            *unpack = 1;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
 /* An accumulate, Get_accumulate, Fetch_and_op or Compare_and_swap applied
  * by the origin to a target part at tp (runs, n of them, when the target
  * type is not one byte range). Origin data and results go straight from
@@ -931,48 +982,23 @@ static int direct_acc(const rma_args_t *a, rma_ctl_t *ctl, const rtmpi_dtype_t *
                       const rtmpi_dtype_t *rd, const rtmpi_dtype_t *td, char *tp,
                       const rma_run_t *runs, uint32_t n, size_t tbytes)
 {
-    _Alignas(16) char sdata[256], sres[256];
-    char *dbuf = NULL, *rbuf = NULL, *heap = NULL;
-    const char *data = NULL, *compare = NULL;
-    char *res = NULL;
-    MPI_Aint off;
-    int need_unpack = 0;
+    _Alignas(16) char sdata[ACC_STACK], sres[ACC_STACK];
+    char *heap = NULL, *res = NULL;
+    const char *data = NULL;
+    int need_unpack = 0, rc;
 
     if (tbytes == 0)
         return MPI_SUCCESS;
-    if (a->kind == RMA_CAS) {
-        data = a->oaddr;          /* predefined type: one element */
-        compare = a->caddr;
-    } else if (od && !(a->kind == RMA_GACC && a->op == MPI_NO_OP)) {
-        if (rtmpi_dtype_contig(od, a->ocount, &off)) {
-            data = (const char *)a->oaddr + off;
-        } else {
-            dbuf = tbytes <= sizeof(sdata) ? sdata : (heap = malloc(2 * tbytes));
-            if (!dbuf)
-                return MPI_ERR_NO_MEM;
-            rtmpi_pack(a->oaddr, a->ocount, od, dbuf);
-            data = dbuf;
-        }
-    }
-    if (a->kind == RMA_GACC || a->kind == RMA_CAS) {
-        if (rtmpi_dtype_contig(rd, a->rcount, &off)) {
-            res = (char *)a->raddr + off;
-        } else {
-            if (tbytes <= sizeof(sres)) {
-                rbuf = sres;
-            } else {
-                if (!heap && !(heap = malloc(2 * tbytes)))
-                    return MPI_ERR_NO_MEM;
-                rbuf = heap + tbytes;
-            }
-            res = rbuf;
-            need_unpack = 1;
-        }
+    rc = acc_bufs(a, od, rd, tbytes, 1, sdata, sres, &heap, &data, &res, &need_unpack);
+    if (rc) {
+        free(heap);
+        return rc;
     }
     rma_run_t one = { 0, (int64_t)tbytes, td->basic, 0 };
-    rtmpi_rma_acc(ctl, a->kind, a->op, tp, n ? runs : &one, n ? n : 1, data, compare, res);
+    rtmpi_rma_acc(ctl, a->kind, a->op, tp, n ? runs : &one, n ? n : 1, data,
+                  a->kind == RMA_CAS ? a->caddr : NULL, res);
     if (need_unpack)
-        rtmpi_unpack(rbuf, tbytes, a->raddr, a->rcount, rd);
+        rtmpi_unpack(res, tbytes, a->raddr, a->rcount, rd);
     free(heap);
     return MPI_SUCCESS;
 }
@@ -1209,12 +1235,9 @@ static int hca_acc(rtmpi_win_t *w, const rma_args_t *a, const rtmpi_dtype_t *od,
 {
     rma_run_t one = { 0, (int64_t)tbytes, td->basic, 0 };
     int basic = td->basic, rc = 0, waited = 0;
-    int with_data = !(a->kind == RMA_GACC && a->op == MPI_NO_OP);
-    int with_result = a->kind == RMA_GACC || a->kind == RMA_CAS;
-    _Alignas(16) char sdata[256], sres[256];
+    _Alignas(16) char sdata[ACC_STACK], sres[ACC_STACK];
     char *heap = NULL, *res = NULL;
     const char *data = NULL;
-    MPI_Aint ooff = 0;
 
     if (!w->hca_atomic || tbytes == 0 || !hca_elem(basic) ||
         w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
@@ -1241,34 +1264,11 @@ static int hca_acc(rtmpi_win_t *w, const rma_args_t *a, const rtmpi_dtype_t *od,
             return -rc;
         w->acc_msg[t] = 0;
     }
-    if (a->kind == RMA_CAS) {
-        data = a->oaddr;
-    } else if (with_data) {
-        if (rtmpi_dtype_contig(od, a->ocount, &ooff)) {
-            data = (const char *)a->oaddr + ooff;
-        } else {
-            char *b = tbytes <= sizeof(sdata) ? sdata : (heap = malloc(2 * tbytes));
-
-            if (!b)
-                return -MPI_ERR_NO_MEM;
-            rtmpi_pack(a->oaddr, a->ocount, od, b);
-            data = b;
-        }
-    }
-    if (with_result) {
-        if (rtmpi_dtype_contig(rd, a->rcount, &ooff) &&
-            (((uintptr_t)a->raddr + (uintptr_t)ooff) & 7) == 0) {
-            res = (char *)a->raddr + ooff;
-        } else {
-            if (tbytes <= sizeof(sres)) {
-                res = sres;
-            } else {
-                if (!heap && !(heap = malloc(2 * tbytes)))
-                    return -MPI_ERR_NO_MEM;
-                res = heap + tbytes;
-            }
-            waited = 1;   /* the results come through this buffer: wait for them */
-        }
+    /* results into the user's buffer only where the transport can write
+     * each 8-byte word (aligned); else through ours, waited for */
+    if ((rc = acc_bufs(a, od, rd, tbytes, 8, sdata, sres, &heap, &data, &res, &waited))) {
+        free(heap);
+        return -rc;
     }
     size_t k = 0;
     for (uint32_t i = 0; i < n && !rc; i++) {
