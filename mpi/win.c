@@ -311,11 +311,8 @@ typedef struct rdma_keymsg {
     unsigned char lblob[RTM_RMA_KEY_MAX];
 } rdma_keymsg_t;
 
-/* Collective over the window, at the end of rdma_setup (ok: this rank's
- * keys are all in): whether the window is HCA-atomic (win_impl.h), one
- * allreduce. This rank's own key goes to itself (its transport's loopback
- * endpoint: its own accumulates go through the device as the others'). A
- * rank whose part is empty needs no key: no operation may reach it. */
+/* This rank's key for its own region reg (its part, its lock word), through
+ * its transport's loopback endpoint; left zeroed (no rights) without one. */
 static void own_key(rtmpi_win_t *w, rtm_rma_region_t reg, rtm_rma_key_t *key)
 {
     unsigned char blob[RTM_RMA_KEY_MAX];
@@ -327,6 +324,12 @@ static void own_key(rtmpi_win_t *w, rtm_rma_region_t reg, rtm_rma_key_t *key)
                   w->rank, rtm_last_error());
 }
 
+/* Collective over the window, at the end of rdma_setup (ok: this rank's
+ * keys are all in): whether the window is HCA-atomic and has HCA lock words
+ * (win_impl.h), one allreduce. This rank's own keys go to itself, so its
+ * own accumulates and locks go through the device as the others' do. A
+ * rank whose part is empty needs no key for it: no operation may reach it;
+ * every rank has a lock word. */
 static void hca_setup(rtmpi_win_t *w, int ok)
 {
     int mine[2], all[2] = { 0, 0 };
