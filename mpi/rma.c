@@ -1179,43 +1179,63 @@ static int hca_sync_key(rtmpi_win_t *w, int t, const rtm_rma_key_t *key, uint64_
     return rc ? -rc : 0;
 }
 
-static int hca_sync(rtmpi_win_t *w, int t, uint64_t roff, int op, uint64_t operand,
-                    uint64_t compare, uint64_t *res)
-{
-    return hca_sync_key(w, t, &w->rkeys[t], roff, op, operand, compare, res);
-}
+/* Elements a compare-and-swap loop takes at once (its reads, then its
+ * swaps, each posted together and waited for with one flush). */
+#define HCA_BATCH 32
 
-/* Any op on one element, through the device: read it (fetch-and-add of 0),
- * compute, compare-and-swap, again from the value found until the swap
- * takes. in: the origin's element (any alignment); *old_p: the value it
- * replaced. */
-static int hca_loop(rtmpi_win_t *w, int t, uint64_t roff, MPI_Op op, int basic,
-                    const char *in, uint64_t *old_p)
+/* Any op on m (<= HCA_BATCH) elements at roff[0..m), through the device:
+ * read them (fetch-and-add of 0), compute, compare-and-swap, again from the
+ * value found for those whose swap did not take. The origin's elements are
+ * data + 8 * k[i] (any alignment); the values they replaced go to
+ * res + 8 * k[i] when res is not NULL. Each element is changed atomically
+ * on its own (MPI's atomicity is element-wise); all are done on return. */
+static int hca_loop(rtmpi_win_t *w, int t, const uint64_t *roff, const size_t *k, int m,
+                    MPI_Op op, int basic, const char *data, char *res)
 {
     union { uint64_t u; double d; char b[8]; } v, nv;
-    uint64_t old, got;
-    int rc;
+    uint64_t old[HCA_BATCH], got[HCA_BATCH];
+    unsigned char todo[HCA_BATCH];
+    int rc = 0, left = m;
 
-    memcpy(v.b, in, 8);
-    if ((rc = hca_sync(w, t, roff, RTM_RMA_FADD, 0, 0, &old)))
-        return rc;
-    for (;;) {
-        if (op == MPI_REPLACE) {
-            nv.u = v.u;
-        } else {
-            nv.u = old;
-            rtmpi_op_apply(op, v.b, nv.b, 1, basic);
+    for (int i = 0; i < m && !rc; i++)
+        rc = hca_post(w, t, roff[i], RTM_RMA_FADD, 0, 0, &old[i]);
+    if (!rc && (rc = rtmpi_rma_rdma_flush(w, t)))
+        rc = -rc;
+    memset(todo, 1, sizeof(todo));
+    while (!rc && left > 0) {
+        for (int i = 0; i < m && !rc; i++) {
+            if (!todo[i])
+                continue;
+            memcpy(v.b, data + 8 * k[i], 8);
+            if (op == MPI_REPLACE) {
+                nv.u = v.u;
+            } else {
+                nv.u = old[i];
+                rtmpi_op_apply(op, v.b, nv.b, 1, basic);
+            }
+            if (nv.u == old[i]) {   /* no change (MAX of a smaller value, ...) */
+                todo[i] = 0;
+                left--;
+                continue;
+            }
+            rc = hca_post(w, t, roff[i], RTM_RMA_CSWAP, nv.u, old[i], &got[i]);
         }
-        if (nv.u == old)
-            break;   /* no change (MAX of a smaller value, ...): nothing to swap */
-        if ((rc = hca_sync(w, t, roff, RTM_RMA_CSWAP, nv.u, old, &got)))
-            return rc;
-        if (got == old)
-            break;
-        old = got;
+        if (!rc && (rc = rtmpi_rma_rdma_flush(w, t)))
+            rc = -rc;
+        for (int i = 0; i < m && !rc; i++) {
+            if (!todo[i])
+                continue;
+            if (got[i] == old[i]) {
+                todo[i] = 0;
+                left--;
+            } else {
+                old[i] = got[i];
+            }
+        }
     }
-    *old_p = old;
-    return 0;
+    for (int i = 0; i < m && !rc && res; i++)
+        memcpy(res + 8 * k[i], &old[i], 8);
+    return rc;
 }
 
 /* An Accumulate, Get_accumulate, Fetch_and_op or Compare_and_swap of
@@ -1224,7 +1244,8 @@ static int hca_loop(rtmpi_win_t *w, int t, uint64_t roff, MPI_Op op, int basic,
  * is one fetch-and-add per element, MPI_NO_OP one of 0, a CAS one
  * compare-and-swap: posted, complete at the next flush of t (the old
  * values land in a contiguous, aligned result buffer then; else this waits
- * and unpacks them). Every other op is a compare-and-swap loop (waits).
+ * and unpacks them). Every other op is a compare-and-swap loop (waits;
+ * HCA_BATCH elements at a time).
  * One origin's atomics to t go in order on one queue pair (and the
  * transport's loopback endpoint for this rank's own part), so accumulate
  * ordering holds among them. 1: done, 0: not this way (messages: not
@@ -1270,26 +1291,37 @@ static int hca_acc(rtmpi_win_t *w, const rma_args_t *a, const rtmpi_dtype_t *od,
         free(heap);
         return -rc;
     }
-    size_t k = 0;
+    int loop = a->kind != RMA_CAS && a->op != MPI_NO_OP &&
+               !(a->op == MPI_SUM && hca_int64(basic));
+    uint64_t boff[HCA_BATCH];
+    size_t bk[HCA_BATCH], k = 0;
+    int nb = 0;
     for (uint32_t i = 0; i < n && !rc; i++) {
         for (int64_t j = 0; j < runs[i].len && !rc; j += 8, k++) {
-            uint64_t roff = (uint64_t)(off + runs[i].disp + j), v = 0, cmp, old;
+            uint64_t roff = (uint64_t)(off + runs[i].disp + j), v = 0, cmp;
             uint64_t *r = res ? (uint64_t *)(void *)(res + 8 * k) : &w->hca_sink;
 
+            if (loop) {
+                boff[nb] = roff;
+                bk[nb++] = k;
+                if (nb == HCA_BATCH) {
+                    rc = hca_loop(w, t, boff, bk, nb, a->op, basic, data, res);
+                    nb = 0;
+                }
+                continue;
+            }
             if (data)
                 memcpy(&v, data + 8 * k, 8);
             if (a->kind == RMA_CAS) {
                 memcpy(&cmp, a->caddr, 8);
                 rc = hca_post(w, t, roff, RTM_RMA_CSWAP, v, cmp, r);
-            } else if (a->op == MPI_NO_OP || (a->op == MPI_SUM && hca_int64(basic))) {
-                rc = hca_post(w, t, roff, RTM_RMA_FADD, v, 0, r);
             } else {
-                rc = hca_loop(w, t, roff, a->op, basic, data + 8 * k, &old);
-                if (!rc && res)
-                    memcpy(res + 8 * k, &old, 8);
+                rc = hca_post(w, t, roff, RTM_RMA_FADD, v, 0, r);
             }
         }
     }
+    if (!rc && nb)
+        rc = hca_loop(w, t, boff, bk, nb, a->op, basic, data, res);
     if (!rc && waited) {
         int frc = rtmpi_rma_rdma_flush(w, t);
 

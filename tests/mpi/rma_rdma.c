@@ -28,6 +28,11 @@
  *    atomics) each MPI_Fetch_and_op(MPI_SUM, int64), MPI_Compare_and_swap
  *    and MPI_Fetch_and_op(MPI_NO_OP) is exactly one work request (an RDMA
  *    atomic), to a peer and to this rank itself; otherwise (=none) none.
+ * 5b. Multi-element accumulates (more elements than a compare-and-swap
+ *    batch) from every rank into rank 0: MPI_MAX of int64, MPI_SUM of
+ *    doubles, Get_accumulate(MPI_REPLACE): exact maxima and sums, and per
+ *    element the values swapped out plus the one left are 0 and every
+ *    rank's value, each once.
  * 6. The cost of a passive-target lock on such a window: MPI_Win_lock
  *    (exclusive or shared) and MPI_Win_unlock are one RDMA atomic each on
  *    the target's lock word (no message: the target's CPU takes no part),
@@ -428,6 +433,55 @@ static void atomic_cost(int alloc, const char *label)
     free_win(alloc, &win, base);
 }
 
+/* Phase 5b: many elements per operation. */
+#define NEL 100
+static void multi_elem(int alloc, const char *label)
+{
+    int64_t *base, mx[NEL], rp[NEL], old[NEL];
+    double one[NEL];
+    MPI_Win win = make_win(alloc, MPI_INFO_NULL, &base, 3 * NEL);
+
+    for (int i = 0; i < NEL; i++) {
+        mx[i] = (int64_t)rank * 1000 + i;
+        rp[i] = (int64_t)(rank + 1) * 1000 + i;
+        one[i] = 1.0;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    CHECK_RC(MPI_Accumulate(mx, NEL, MPI_INT64_T, 0, 0, NEL, MPI_INT64_T, MPI_MAX, win));
+    CHECK_RC(MPI_Accumulate(one, NEL, MPI_DOUBLE, 0, NEL, NEL, MPI_DOUBLE, MPI_SUM, win));
+    CHECK_RC(MPI_Get_accumulate(rp, NEL, MPI_INT64_T, old, NEL, MPI_INT64_T, 0, 2 * NEL, NEL,
+                                MPI_INT64_T, MPI_REPLACE, win));
+    CHECK_RC(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    int64_t *all = rank == 0 ? malloc((size_t)size * NEL * 8) : NULL;
+    MPI_Gather(old, NEL, MPI_INT64_T, all, NEL, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        const double *d = (const double *)(void *)(base + NEL);
+
+        CHECK(all != NULL, "out of memory");
+        for (int i = 0; i < NEL; i++) {
+            EXPECT(base[i] == (int64_t)(size - 1) * 1000 + i, "%s: MAX [%d] = %lld", label, i,
+                   (long long)base[i]);
+            EXPECT(d[i] == (double)size, "%s: double SUM [%d] = %g", label, i, d[i]);
+            /* 0 and (r + 1) * 1000 + i for every r, each once */
+            int seen0 = 0, hit = 0;
+            for (int r = 0; r <= size; r++) {
+                int64_t x = r < size ? all[(size_t)r * NEL + i] : base[2 * NEL + i];
+
+                if (x == 0)
+                    seen0++;
+                else if (x % 1000 == i && x / 1000 >= 1 && x / 1000 <= size)
+                    hit |= 1 << (x / 1000 - 1);
+            }
+            EXPECT(seen0 == 1 && hit == (1 << size) - 1, "%s: REPLACE [%d]: 0 seen %d times, "
+                   "ranks' values %#x", label, i, seen0, hit);
+        }
+        free(all);
+    }
+    free_win(alloc, &win, base);
+}
+
 /* Phase 6: work requests per lock and unlock, each target locked by one
  * origin at a time (its previous rank; barriers between the kinds). */
 static void lock_cost(int alloc, const char *label)
@@ -518,6 +572,8 @@ int main(int argc, char **argv)
             contention(alloc, MPI_INFO_NULL, label);
             snprintf(label, sizeof(label), "%s, atomics", fl);
             atomic_cost(alloc, label);
+            snprintf(label, sizeof(label), "%s, many elements", fl);
+            multi_elem(alloc, label);
             snprintf(label, sizeof(label), "%s, locks", fl);
             lock_cost(alloc, label);
         }
