@@ -11,12 +11,16 @@
 # falls on both alike; the table gives medians over ROUNDS rounds (min-max)
 # and rdma / msg (below 1: RDMA faster, for us; above 1 for MB/s). Then the
 # verbs work requests (softib's SOFTIB_STATS send_wr + recv_wr, summed over
-# both ranks) per operation of put_lat 8 B, get_lat 8 B, fop_lat and
-# cas_lat (each with its MPI_Win_flush): two runs of `rma_lat -m METRIC -r 1`
+# both ranks) per operation of put_lat 8 B, get_lat 8 B, fop_lat, cas_lat,
+# acc_lat (each with its MPI_Win_flush) and lock_put_unlock: two runs of
+# `rma_lat -m METRIC -r 1`
 # with 1000 and 3000 iterations, the difference divided by the 2200
 # operations between them (so wireup, window creation and finalize cancel
 # out). Only ratios mean anything: the absolute figures are softib's, not an
-# HCA's.
+# HCA's. The RDMA window is HCA-atomic (docs/mpi.md): Fetch_and_op(SUM,
+# int64) and Compare_and_swap are one RDMA atomic each, acc_lat (MPI_DOUBLE
+# SUM) a compare-and-swap loop (a read and a swap), and a lock and an unlock
+# one atomic each on the target's lock word.
 #
 #   ROUNDS (3), REPS (3), ITERS (2000)   OUT (stdout)  the Markdown tables
 set -euo pipefail
@@ -60,7 +64,7 @@ echo
 {
     echo "| operation (+ MPI_Win_flush) | RDMA: work requests | messages: work requests |"
     echo "|---|---|---|"
-    for m in put_lat get_lat fop_lat cas_lat; do
+    for m in put_lat get_lat fop_lat cas_lat acc_lat lock_put_unlock; do
         line="| $m 8 B |"
         for mode in rdma msg; do
             for i in 1000 3000; do

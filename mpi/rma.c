@@ -298,6 +298,56 @@ static void plock_release(rma_ctl_t *c, int excl)
         atomic_fetch_sub_explicit(&c->plock, 1, memory_order_release);
 }
 
+/* ---- HCA lock words ----------------------------------------------------------------- */
+
+/* On a window with HCA locks (win_impl.h), a passive-target lock is the
+ * target's exposed lock word, changed only by RDMA atomics (the origin's
+ * own through its loopback endpoint): the target's CPU takes no part.
+ * Shared: fetch-and-add 1, had unless the exclusive bit was set (then
+ * subtract it again and wait for the bit to clear); exclusive:
+ * compare-and-swap 0 -> HLOCK_EXCL. The same rule as the plock words
+ * above: no preference for waiting exclusive lockers. A waiting origin
+ * reads the word (fetch-and-add 0) between polls of the engine. */
+#define HLOCK_EXCL (1ull << 32)
+
+static int hca_sync_key(rtmpi_win_t *w, int t, const rtm_rma_key_t *key, uint64_t roff, int op,
+                        uint64_t operand, uint64_t compare, uint64_t *res);
+
+static int hlock_take(rtmpi_win_t *w, int t, int excl)
+{
+    const rtm_rma_key_t *k = &w->lkeys[t];
+    unsigned polls = 0;
+    uint64_t old;
+    int rc;
+
+    for (;;) {
+        if (excl)
+            rc = hca_sync_key(w, t, k, 0, RTM_RMA_CSWAP, HLOCK_EXCL, 0, &old);
+        else
+            rc = hca_sync_key(w, t, k, 0, RTM_RMA_FADD, 1, 0, &old);
+        if (rc)
+            return -rc;
+        if (excl ? old == 0 : !(old & HLOCK_EXCL))
+            return MPI_SUCCESS;
+        if (!excl && (rc = hca_sync_key(w, t, k, 0, RTM_RMA_FADD, (uint64_t)-1, 0, &old)))
+            return -rc;
+        do {   /* until it may be had */
+            spin(&polls);
+            if ((rc = hca_sync_key(w, t, k, 0, RTM_RMA_FADD, 0, 0, &old)))
+                return -rc;
+        } while (excl ? old != 0 : (old & HLOCK_EXCL) != 0);
+    }
+}
+
+static int hlock_release(rtmpi_win_t *w, int t, int excl)
+{
+    uint64_t old;
+    int rc = hca_sync_key(w, t, &w->lkeys[t], 0, RTM_RMA_FADD,
+                          excl ? (uint64_t)0 - HLOCK_EXCL : (uint64_t)-1, 0, &old);
+
+    return rc ? -rc : MPI_SUCCESS;
+}
+
 /* ---- the target's service ---------------------------------------------------------- */
 
 static int post_hdr(rtmpi_win_t *w)
@@ -872,6 +922,57 @@ static inline void direct_poll(rtmpi_win_t *w)
         rtmpi_progress();
 }
 
+/* The buffers of an accumulate applied by this process (direct_acc,
+ * hca_acc): *data the origin data (the user's buffer when contiguous, else
+ * packed into sdata or the heap), *res where the old values go (the user's
+ * result buffer when contiguous and its address a multiple of `align`,
+ * else sres or the heap: *unpack set, the caller unpacks them). sdata and
+ * sres hold ACC_STACK bytes; *heap (2 * tbytes, or NULL) is the caller's
+ * to free, also on an error. 0 or MPI_ERR_NO_MEM. */
+#define ACC_STACK 256
+
+static int acc_bufs(const rma_args_t *a, const rtmpi_dtype_t *od, const rtmpi_dtype_t *rd,
+                    size_t tbytes, uintptr_t align, char *sdata, char *sres, char **heap,
+                    const char **data, char **res, int *unpack)
+{
+    MPI_Aint off;
+
+    *heap = NULL;
+    *data = NULL;
+    *res = NULL;
+    *unpack = 0;
+    if (a->kind == RMA_CAS) {
+        *data = a->oaddr;          /* predefined type: one element */
+    } else if (od && !(a->kind == RMA_GACC && a->op == MPI_NO_OP)) {
+        if (rtmpi_dtype_contig(od, a->ocount, &off)) {
+            *data = (const char *)a->oaddr + off;
+        } else {
+            char *b = tbytes <= ACC_STACK ? sdata : (*heap = malloc(2 * tbytes));
+
+            if (!b)
+                return MPI_ERR_NO_MEM;
+            rtmpi_pack(a->oaddr, a->ocount, od, b);
+            *data = b;
+        }
+    }
+    if (a->kind == RMA_GACC || a->kind == RMA_CAS) {
+        if (rtmpi_dtype_contig(rd, a->rcount, &off) &&
+            ((uintptr_t)a->raddr + (uintptr_t)off) % align == 0) {
+            *res = (char *)a->raddr + off;
+        } else {
+            if (tbytes <= ACC_STACK) {
+                *res = sres;
+            } else {
+                if (!*heap && !(*heap = malloc(2 * tbytes)))
+                    return MPI_ERR_NO_MEM;
+                *res = *heap + tbytes;
+            }
+            *unpack = 1;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
 /* An accumulate, Get_accumulate, Fetch_and_op or Compare_and_swap applied
  * by the origin to a target part at tp (runs, n of them, when the target
  * type is not one byte range). Origin data and results go straight from
@@ -881,48 +982,23 @@ static int direct_acc(const rma_args_t *a, rma_ctl_t *ctl, const rtmpi_dtype_t *
                       const rtmpi_dtype_t *rd, const rtmpi_dtype_t *td, char *tp,
                       const rma_run_t *runs, uint32_t n, size_t tbytes)
 {
-    _Alignas(16) char sdata[256], sres[256];
-    char *dbuf = NULL, *rbuf = NULL, *heap = NULL;
-    const char *data = NULL, *compare = NULL;
-    char *res = NULL;
-    MPI_Aint off;
-    int need_unpack = 0;
+    _Alignas(16) char sdata[ACC_STACK], sres[ACC_STACK];
+    char *heap = NULL, *res = NULL;
+    const char *data = NULL;
+    int need_unpack = 0, rc;
 
     if (tbytes == 0)
         return MPI_SUCCESS;
-    if (a->kind == RMA_CAS) {
-        data = a->oaddr;          /* predefined type: one element */
-        compare = a->caddr;
-    } else if (od && !(a->kind == RMA_GACC && a->op == MPI_NO_OP)) {
-        if (rtmpi_dtype_contig(od, a->ocount, &off)) {
-            data = (const char *)a->oaddr + off;
-        } else {
-            dbuf = tbytes <= sizeof(sdata) ? sdata : (heap = malloc(2 * tbytes));
-            if (!dbuf)
-                return MPI_ERR_NO_MEM;
-            rtmpi_pack(a->oaddr, a->ocount, od, dbuf);
-            data = dbuf;
-        }
-    }
-    if (a->kind == RMA_GACC || a->kind == RMA_CAS) {
-        if (rtmpi_dtype_contig(rd, a->rcount, &off)) {
-            res = (char *)a->raddr + off;
-        } else {
-            if (tbytes <= sizeof(sres)) {
-                rbuf = sres;
-            } else {
-                if (!heap && !(heap = malloc(2 * tbytes)))
-                    return MPI_ERR_NO_MEM;
-                rbuf = heap + tbytes;
-            }
-            res = rbuf;
-            need_unpack = 1;
-        }
+    rc = acc_bufs(a, od, rd, tbytes, 1, sdata, sres, &heap, &data, &res, &need_unpack);
+    if (rc) {
+        free(heap);
+        return rc;
     }
     rma_run_t one = { 0, (int64_t)tbytes, td->basic, 0 };
-    rtmpi_rma_acc(ctl, a->kind, a->op, tp, n ? runs : &one, n ? n : 1, data, compare, res);
+    rtmpi_rma_acc(ctl, a->kind, a->op, tp, n ? runs : &one, n ? n : 1, data,
+                  a->kind == RMA_CAS ? a->caddr : NULL, res);
     if (need_unpack)
-        rtmpi_unpack(rbuf, tbytes, a->raddr, a->rcount, rd);
+        rtmpi_unpack(res, tbytes, a->raddr, a->rcount, rd);
     free(heap);
     return MPI_SUCCESS;
 }
@@ -982,6 +1058,15 @@ int rtmpi_rma_rdma_flush(rtmpi_win_t *w, int t)
     return rc;
 }
 
+/* An RDMA operation was issued to t: complete it at t's next flush. */
+static inline void rdirty_mark(rtmpi_win_t *w, int t)
+{
+    if (!w->rdirty[t]) {
+        w->rdirty[t] = 1;
+        w->nrdirty++;
+    }
+}
+
 /* Target runs beyond this go as one message (with its run list) rather
  * than one RDMA operation each. */
 #define RMA_RDMA_RUNS_MAX 16
@@ -1028,11 +1113,229 @@ static int rdma_issue(rtmpi_win_t *w, const rma_args_t *a, const rtmpi_dtype_t *
     }
     if (__builtin_expect(st != RTM_OK, 0))
         return -rtmpi_class_of(st);
-    if (!w->rdirty[t]) {
-        w->rdirty[t] = 1;
-        w->nrdirty++;
-    }
+    rdirty_mark(w, t);
     return 1;
+}
+
+/* ---- accumulates by the device's atomics (an HCA-atomic window) ---------------------- */
+
+static int ctrl_all(rtmpi_win_t *w, const int *ts, int n, uint32_t kind, uint32_t flags);
+
+/* An 8-byte integer type: SUM is the device's fetch-and-add. */
+static int hca_int64(int basic)
+{
+    switch (basic) {
+    case MPI_LONG: case MPI_UNSIGNED_LONG: case MPI_LONG_LONG_INT:
+    case MPI_UNSIGNED_LONG_LONG: case MPI_INT64_T: case MPI_UINT64_T: case MPI_AINT:
+    case MPI_COUNT: case MPI_OFFSET: case MPI_INTEGER8:
+        return rtmpi_basic_size(basic) == 8;
+    default:
+        return 0;
+    }
+}
+
+/* An 8-byte basic type of one member (no pair): the device's atomics change
+ * its elements in an HCA-atomic window (the others: compare-and-swap loops). */
+static int hca_elem(int basic)
+{
+    switch (basic) {
+    case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: case MPI_REAL8: case MPI_C_FLOAT_COMPLEX:
+    case MPI_COMPLEX: case MPI_CXX_FLOAT_COMPLEX:
+        return rtmpi_basic_size(basic) == 8;
+    default:
+        return hca_int64(basic);
+    }
+}
+
+/* One atomic on target t's word at roff of the region of key (its part:
+ * &w->rkeys[t]; its lock word: &w->lkeys[t]); *res (aligned) gets the old
+ * value when it completes (at the next flush of t). 0 or -(class). */
+static int hca_post_key(rtmpi_win_t *w, int t, const rtm_rma_key_t *key, uint64_t roff, int op,
+                        uint64_t operand, uint64_t compare, uint64_t *res)
+{
+    rtm_status_t st = binding_rma_atomic(w->nc, t, key, roff, op, operand, compare, res);
+
+    if (__builtin_expect(st != RTM_OK, 0))
+        return -rtmpi_class_of(st);
+    rdirty_mark(w, t);
+    return 0;
+}
+
+static int hca_post(rtmpi_win_t *w, int t, uint64_t roff, int op, uint64_t operand,
+                    uint64_t compare, uint64_t *res)
+{
+    return hca_post_key(w, t, &w->rkeys[t], roff, op, operand, compare, res);
+}
+
+/* Posts one atomic and waits for it. */
+static int hca_sync_key(rtmpi_win_t *w, int t, const rtm_rma_key_t *key, uint64_t roff, int op,
+                        uint64_t operand, uint64_t compare, uint64_t *res)
+{
+    int rc = hca_post_key(w, t, key, roff, op, operand, compare, res);
+
+    if (rc)
+        return rc;
+    rc = rtmpi_rma_rdma_flush(w, t);
+    return rc ? -rc : 0;
+}
+
+/* Elements a compare-and-swap loop takes at once (its reads, then its
+ * swaps, each posted together and waited for with one flush). */
+#define HCA_BATCH 32
+
+/* Any op on m (<= HCA_BATCH) elements at roff[0..m), through the device:
+ * read them (fetch-and-add of 0), compute, compare-and-swap, again from the
+ * value found for those whose swap did not take. The origin's elements are
+ * data + 8 * k[i] (any alignment); the values they replaced go to
+ * res + 8 * k[i] when res is not NULL. Each element is changed atomically
+ * on its own (MPI's atomicity is element-wise); all are done on return. */
+static int hca_loop(rtmpi_win_t *w, int t, const uint64_t *roff, const size_t *k, int m,
+                    MPI_Op op, int basic, const char *data, char *res)
+{
+    union { uint64_t u; double d; char b[8]; } v, nv;
+    uint64_t old[HCA_BATCH], got[HCA_BATCH];
+    unsigned char todo[HCA_BATCH];
+    int rc = 0, left = m;
+
+    for (int i = 0; i < m && !rc; i++)
+        rc = hca_post(w, t, roff[i], RTM_RMA_FADD, 0, 0, &old[i]);
+    if (!rc && (rc = rtmpi_rma_rdma_flush(w, t)))
+        rc = -rc;
+    memset(todo, 1, sizeof(todo));
+    while (!rc && left > 0) {
+        for (int i = 0; i < m && !rc; i++) {
+            if (!todo[i])
+                continue;
+            memcpy(v.b, data + 8 * k[i], 8);
+            if (op == MPI_REPLACE) {
+                nv.u = v.u;
+            } else {
+                nv.u = old[i];
+                rtmpi_op_apply(op, v.b, nv.b, 1, basic);
+            }
+            if (nv.u == old[i]) {   /* no change (MAX of a smaller value, ...) */
+                todo[i] = 0;
+                left--;
+                continue;
+            }
+            rc = hca_post(w, t, roff[i], RTM_RMA_CSWAP, nv.u, old[i], &got[i]);
+        }
+        if (!rc && (rc = rtmpi_rma_rdma_flush(w, t)))
+            rc = -rc;
+        for (int i = 0; i < m && !rc; i++) {
+            if (!todo[i])
+                continue;
+            if (got[i] == old[i]) {
+                todo[i] = 0;
+                left--;
+            } else {
+                old[i] = got[i];
+            }
+        }
+    }
+    for (int i = 0; i < m && !rc && res; i++)
+        memcpy(res + 8 * k[i], &old[i], 8);
+    return rc;
+}
+
+/* An Accumulate, Get_accumulate, Fetch_and_op or Compare_and_swap of
+ * aligned 8-byte elements in an HCA-atomic window: element-wise through
+ * the device's atomics (MPI's atomicity is element-wise). SUM of integers
+ * is one fetch-and-add per element, MPI_NO_OP one of 0, a CAS one
+ * compare-and-swap: posted, complete at the next flush of t (the old
+ * values land in a contiguous, aligned result buffer then; else this waits
+ * and unpacks them). Every other op is a compare-and-swap loop (waits;
+ * HCA_BATCH elements at a time).
+ * One origin's atomics to t go in order on one queue pair (and the
+ * transport's loopback endpoint for this rank's own part), so accumulate
+ * ordering holds among them. 1: done, 0: not this way (messages: not
+ * such a window, type or alignment), -(class) on an error. */
+static int hca_acc(rtmpi_win_t *w, const rma_args_t *a, const rtmpi_dtype_t *od,
+                   const rtmpi_dtype_t *rd, const rtmpi_dtype_t *td, int t, int64_t off,
+                   size_t tbytes, const rma_run_t *runs, uint32_t n, rma_rreq_t *rr)
+{
+    rma_run_t one = { 0, (int64_t)tbytes, td->basic, 0 };
+    int basic = td->basic, rc = 0, waited = 0;
+    _Alignas(16) char sdata[ACC_STACK], sres[ACC_STACK];
+    char *heap = NULL, *res = NULL;
+    const char *data = NULL;
+
+    if (!w->hca_atomic || tbytes == 0 || !hca_elem(basic) ||
+        w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return 0;
+    if (n == 0) {
+        runs = &one;
+        n = 1;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (((w->rkeys[t].addr + (uint64_t)(off + runs[i].disp)) | (uint64_t)runs[i].len) & 7)
+            return 0;   /* a misaligned element: the device cannot (docs/mpi.md) */
+    /* a rank spinning on atomics (a CAS lock, a polled counter) still
+     * serves the others' messages: lock requests, other types' accumulates */
+    /* a rank spinning on atomics (a CAS lock, a polled counter) still
+     * serves the others' messages: lock requests, unlocks, other types'
+     * accumulates (rma_passive hung without) */
+    direct_poll(w);
+    if (a->kind == RMA_ACC && a->op == MPI_NO_OP)
+        return 1;       /* changes nothing */
+    /* ordering after this origin's accumulates to t that went as messages
+     * (other basic types): the target has applied them */
+    if (!w->acc_unordered && w->acc_msg[t]) {
+        if ((rc = ctrl_all(w, &t, 1, RMA_FLUSH, 0)) || (rc = rtmpi_rma_wait_pend(w, t)))
+            return -rc;
+        w->acc_msg[t] = 0;
+    }
+    /* results into the user's buffer only where the transport can write
+     * each 8-byte word (aligned); else through ours, waited for */
+    if ((rc = acc_bufs(a, od, rd, tbytes, 8, sdata, sres, &heap, &data, &res, &waited))) {
+        free(heap);
+        return -rc;
+    }
+    int loop = a->kind != RMA_CAS && a->op != MPI_NO_OP &&
+               !(a->op == MPI_SUM && hca_int64(basic));
+    uint64_t boff[HCA_BATCH];
+    size_t bk[HCA_BATCH], k = 0;
+    int nb = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        for (int64_t j = 0; j < runs[i].len && !rc; j += 8, k++) {
+            uint64_t roff = (uint64_t)(off + runs[i].disp + j), v = 0, cmp;
+            uint64_t *r = res ? (uint64_t *)(void *)(res + 8 * k) : &w->hca_sink;
+
+            if (loop) {
+                boff[nb] = roff;
+                bk[nb++] = k;
+                if (nb == HCA_BATCH) {
+                    rc = hca_loop(w, t, boff, bk, nb, a->op, basic, data, res);
+                    nb = 0;
+                }
+                continue;
+            }
+            if (data)
+                memcpy(&v, data + 8 * k, 8);
+            if (a->kind == RMA_CAS) {
+                memcpy(&cmp, a->caddr, 8);
+                rc = hca_post(w, t, roff, RTM_RMA_CSWAP, v, cmp, r);
+            } else {
+                rc = hca_post(w, t, roff, RTM_RMA_FADD, v, 0, r);
+            }
+        }
+    }
+    if (!rc && nb)
+        rc = hca_loop(w, t, boff, bk, nb, a->op, basic, data, res);
+    if (!rc && waited) {
+        int frc = rtmpi_rma_rdma_flush(w, t);
+
+        rc = frc ? -frc : 0;
+        if (!rc)
+            rtmpi_unpack(res, tbytes, a->raddr, a->rcount, rd);
+    }
+    free(heap);
+    if (!rc && rr && w->rdirty[t] && rdreq_add(w, rr, t)) {
+        int frc = rtmpi_rma_rdma_flush(w, t);   /* no room to keep it: complete it now */
+
+        rc = frc ? -frc : 0;
+    }
+    return rc ? rc : 1;
 }
 
 /* Checks and issues one operation; raises its error on the window. */
@@ -1159,6 +1462,28 @@ static int rma_issue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, rma_rr
             return WIN_ERR(w, fn, -r2, "an RDMA %s of %zu bytes to rank %d failed: %s",
                            a->kind == RMA_PUT ? "write" : "read", tbytes, t,
                            rtm_last_error());
+    }
+
+    /* An accumulate in an HCA-atomic window: the device's atomics for
+     * aligned 8-byte elements; after them, one that goes as a message is
+     * ordered by completing them first. */
+    if (is_accumulate(a->kind) || a->kind == RMA_CAS) {
+        int r2 = hca_acc(w, a, od, rd, td, t, contig ? first : disp, tbytes, f.runs, f.n, rr);
+
+        if (r2 != 0)
+            free(f.runs);
+        if (r2 > 0)
+            return MPI_SUCCESS;
+        if (r2 < 0)
+            return WIN_ERR(w, fn, -r2, "an atomic of the device on rank %d's part failed: %s",
+                           t, rtm_last_error());
+        if (w->hca_atomic && !w->acc_unordered && w->rdirty[t] &&
+            (r2 = rtmpi_rma_rdma_flush(w, t))) {
+            free(f.runs);
+            return WIN_ERR(w, fn, r2, "flushing rank %d failed", t);
+        }
+        if (w->acc_msg)
+            w->acc_msg[t] = 1;
     }
 
     uint32_t seq = w->seq[t]++ & RMA_SEQ_MASK;
@@ -1749,6 +2074,43 @@ int PMPI_Win_test(MPI_Win win, int *flag)
 }
 RTMPI_WEAK(Win_test)
 
+/* The end of a passive epoch on targets ts (n) of a window with HCA locks:
+ * this rank's operations to them complete at the targets (RDMA flushed,
+ * those that went as messages answered by a flush), then their lock words
+ * released (unless the epoch was MPI_MODE_NOCHECK). An MPI error class. */
+static int hlock_end(rtmpi_win_t *w, const int *ts, int n, int excl, int nocheck)
+{
+    int rc = MPI_SUCCESS, k = 0, *msg = malloc((size_t)n * sizeof(int));
+
+    if (!msg)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++) {
+        int r2 = rtmpi_rma_rdma_flush(w, ts[i]);
+
+        if (r2 && !rc)
+            rc = r2;
+        if (w->seq[ts[i]] != w->fseq[ts[i]])
+            msg[k++] = ts[i];
+    }
+    if (k) {
+        int r2 = ctrl_all(w, msg, k, RMA_FLUSH, 0);
+
+        if (r2 && !rc)
+            rc = r2;
+    }
+    free(msg);
+    int prc = rtmpi_rma_wait_pend(w, n == 1 ? ts[0] : -1);
+    if (prc && !rc)
+        rc = prc;
+    for (int i = 0; i < n && !nocheck; i++) {
+        int r2 = hlock_release(w, ts[i], excl);
+
+        if (r2 && !rc)
+            rc = r2;
+    }
+    return rc;
+}
+
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     RTMPI_ENTER();
@@ -1770,6 +2132,8 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     int rc = MPI_SUCCESS;
     if (!(assert & MPI_MODE_NOCHECK) && w->all_local)
         plock_take(w->dctl[rank], lock_type == MPI_LOCK_EXCLUSIVE);
+    else if (!(assert & MPI_MODE_NOCHECK) && w->hca_locks)
+        rc = hlock_take(w, rank, lock_type == MPI_LOCK_EXCLUSIVE);
     else if (!(assert & MPI_MODE_NOCHECK))
         rc = ctrl_all(w, &rank, 1, RMA_LOCK, lock_type == MPI_LOCK_EXCLUSIVE ? RMA_F_EXCL : 0);
     if (rc)
@@ -1801,6 +2165,13 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
         direct_poll(w);
         return MPI_SUCCESS;
     }
+    if (w->hca_locks) {
+        int rc = hlock_end(w, &rank, 1, w->locked[rank] == MPI_LOCK_EXCLUSIVE,
+                           w->lock_nocheck[rank]);
+
+        w->locked[rank] = 0;
+        return rc ? WIN_ERR(w, __func__, rc, "unlocking rank %d failed", rank) : MPI_SUCCESS;
+    }
     uint32_t flags = (w->locked[rank] == MPI_LOCK_EXCLUSIVE ? RMA_F_EXCL : 0) |
                      (w->lock_nocheck[rank] ? RMA_F_NOCHECK : 0);
     int frc = rtmpi_rma_rdma_flush(w, rank);   /* before the lock is released */
@@ -1828,6 +2199,14 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (!(assert & MPI_MODE_NOCHECK) && w->all_local) {
         for (int i = 0; i < w->size; i++)
             plock_take(w->dctl[i], 0);
+    } else if (!(assert & MPI_MODE_NOCHECK) && w->hca_locks) {
+        int held = 0;
+
+        while (held < w->size && !(rc = hlock_take(w, held, 0)))
+            held++;
+        for (int i = 0; i < held && rc; i++)   /* none held on an error: undo */
+            if (hlock_release(w, i, 0))
+                break;
     } else if (!(assert & MPI_MODE_NOCHECK)) {
         int *ts = all_ranks(w);
 
@@ -1858,6 +2237,13 @@ int PMPI_Win_unlock_all(MPI_Win win)
         return MPI_SUCCESS;
     }
     int *ts = all_ranks(w);
+    if (w->hca_locks) {
+        int rc = ts ? hlock_end(w, ts, w->size, 0, w->lock_all == 2) : MPI_ERR_NO_MEM;
+
+        free(ts);
+        w->lock_all = 0;
+        return rc ? WIN_ERR(w, __func__, rc, "unlocking the window failed") : MPI_SUCCESS;
+    }
     int frc = rtmpi_rma_rdma_flush(w, -1);
     int rc = ts ? ctrl_all(w, ts, w->size, RMA_UNLOCK, w->lock_all == 2 ? RMA_F_NOCHECK : 0)
                 : MPI_ERR_NO_MEM;

@@ -65,13 +65,24 @@ static void rdma_release(rtmpi_win_t *w)
     if (w->rreg)
         binding_rma_revoke(w->rreg);
     w->rreg = NULL;
+    if (w->lreg)
+        binding_rma_revoke(w->lreg);   /* before its word is freed */
+    w->lreg = NULL;
+    free(w->lockw);
+    free(w->lkeys);
+    w->lockw = NULL;
+    w->lkeys = NULL;
+    w->hca_locks = 0;
     free(w->rkeys);
     free(w->rrights);
     free(w->rdirty);
+    free(w->acc_msg);
     w->rkeys = NULL;
     w->rrights = NULL;
     w->rdirty = NULL;
+    w->acc_msg = NULL;
     w->nrdirty = 0;
+    w->hca_atomic = 0;
 }
 
 static void win_destroy(rtmpi_win_t *w)
@@ -272,12 +283,14 @@ static int info_false(MPI_Info info, const char *key)
 
 static int seg_map(rtmpi_win_t *w, MPI_Comm ncomm, size_t align);
 
-/* The rights a rank exposes its part of a window with: read (Get) and
- * write (Put), never atomic (accumulates, Fetch_and_op and Compare_and_swap
- * go by messages or the host segment's CPU atomics: see docs/mpi.md).
+/* The rights a rank exposes its part of a window with: read (Get), write
+ * (Put) and atomic (accumulates of 8-byte elements in an HCA-atomic window,
+ * see rdma_setup and docs/mpi.md; the transport grants it only where the
+ * device has atomics, the runtime asks again without it otherwise).
  * Info key rtmsg_win_rdma narrows them: "read" (Puts to this rank then go
  * by messages), "write", or "false" (no exposure: every operation to this
- * rank is a message). */
+ * rank is a message); with any of them no atomic right, so the window's
+ * accumulates are messages. */
 static unsigned rdma_rights(MPI_Info info)
 {
     if (info_false(info, "rtmsg_win_rdma"))
@@ -286,15 +299,65 @@ static unsigned rdma_rights(MPI_Info info)
         return RTM_RMA_READ;
     if (info_is(info, "rtmsg_win_rdma", "write"))
         return RTM_RMA_WRITE;
-    return RTM_RMA_READ | RTM_RMA_WRITE;
+    return RTM_RMA_READ | RTM_RMA_WRITE | RTM_RMA_ATOMIC;
 }
 
-/* A rank's key for one peer, as it travels (len 0: none, use messages). */
+/* A rank's keys for one peer, as they travel (len 0: none, use messages):
+ * its part of the window, and its lock word. */
 typedef struct rdma_keymsg {
     uint32_t      len;
-    uint32_t      pad;
+    uint32_t      llen;
     unsigned char blob[RTM_RMA_KEY_MAX];
+    unsigned char lblob[RTM_RMA_KEY_MAX];
 } rdma_keymsg_t;
+
+/* This rank's key for its own region reg (its part, its lock word), through
+ * its transport's loopback endpoint; left zeroed (no rights) without one. */
+static void own_key(rtmpi_win_t *w, rtm_rma_region_t reg, rtm_rma_key_t *key)
+{
+    unsigned char blob[RTM_RMA_KEY_MAX];
+    size_t len = sizeof(blob);
+
+    if (reg && (binding_rma_key_pack(reg, w->rank, blob, &len) != RTM_OK ||
+                binding_rma_key_unpack(w->nc, w->rank, blob, len, key) != RTM_OK))
+        rtm_debug("a window: rank %d reaches its own memory through no device (%s)",
+                  w->rank, rtm_last_error());
+}
+
+/* Collective over the window, at the end of rdma_setup (ok: this rank's
+ * keys are all in): whether the window is HCA-atomic and has HCA lock words
+ * (win_impl.h), one allreduce. This rank's own keys go to itself, so its
+ * own accumulates and locks go through the device as the others' do. A
+ * rank whose part is empty needs no key for it: no operation may reach it;
+ * every rank has a lock word. */
+static void hca_setup(rtmpi_win_t *w, int ok)
+{
+    int mine[2], all[2] = { 0, 0 };
+
+    w->hca_atomic = 0;
+    w->hca_locks = 0;
+    if (ok) {
+        own_key(w, w->rreg, &w->rkeys[w->rank]);
+        own_key(w, w->lreg, &w->lkeys[w->rank]);
+    }
+    mine[0] = ok && !w->dctl;
+    mine[1] = ok && w->lreg;
+    for (int r = 0; r < w->size; r++) {
+        if (w->sizes[r] > 0 && !(w->rkeys[r].rights & RTM_RMA_ATOMIC))
+            mine[0] = 0;
+        if (!(w->lkeys[r].rights & RTM_RMA_ATOMIC))
+            mine[1] = 0;
+    }
+    if (PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, w->hcomm) == MPI_SUCCESS) {
+        w->hca_atomic = all[0];
+        w->hca_locks = all[1];
+    }
+    w->acc_unordered = info_is(w->info, "accumulate_ordering", "none");
+    rtm_debug("a window: rank %d: accumulates of 8-byte elements %s; locks %s", w->rank,
+              w->hca_atomic ? "by the device's atomics (HCA-atomic window)" : "by messages",
+              w->hca_locks ? "by the device's atomics on lock words (HCA locks)"
+                           : "by messages");
+}
 
 /* Collective over the window (every rank, the same windows in the same
  * order, as MPI has them created): exposes this rank's part [base,
@@ -317,10 +380,12 @@ static void rdma_setup(rtmpi_win_t *w, MPI_Info info)
     w->rkeys = calloc((size_t)p, sizeof(*w->rkeys));
     w->rrights = calloc((size_t)p, 1);
     w->rdirty = calloc((size_t)p, 1);
+    w->acc_msg = calloc((size_t)p, 1);
+    w->lkeys = calloc((size_t)p, sizeof(*w->lkeys));
     out = calloc((size_t)p, sizeof(*out));
     in = calloc((size_t)p, sizeof(*in));
     reqs = malloc((size_t)(2 * p) * sizeof(*reqs));
-    ok = w->rkeys && w->rrights && w->rdirty && out && in && reqs;
+    ok = w->rkeys && w->rrights && w->rdirty && w->acc_msg && w->lkeys && out && in && reqs;
     /* every rank sends every peer one message, or none does */
     if (PMPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, w->hcomm) || !allok)
         goto off;
@@ -334,12 +399,24 @@ static void rdma_setup(rtmpi_win_t *w, MPI_Info info)
             w->rreg = NULL;
         }
     }
+    /* the lock word: atomics only, whatever the part's size */
+    if ((rights & RTM_RMA_ATOMIC) && (w->lockw = aligned_alloc(64, 64)) != NULL) {
+        memset(w->lockw, 0, 64);
+        if (binding_rma_expose(w->nc, w->lockw, 64, RTM_RMA_ATOMIC, &w->lreg) != RTM_OK) {
+            rtm_debug("a window: rank %d exposes no lock word (%s); locks by messages",
+                      w->rank, rtm_last_error());
+            w->lreg = NULL;
+        }
+    }
     for (int r = 0; r < p; r++) {
-        size_t len = sizeof(out[r].blob);
+        size_t len = sizeof(out[r].blob), llen = sizeof(out[r].lblob);
 
         if (r != w->rank && w->rreg &&
             binding_rma_key_pack(w->rreg, r, out[r].blob, &len) == RTM_OK)
             out[r].len = (uint32_t)len;
+        if (r != w->rank && w->lreg &&
+            binding_rma_key_pack(w->lreg, r, out[r].lblob, &llen) == RTM_OK)
+            out[r].llen = (uint32_t)llen;
     }
     int n = 0;
     for (int r = 0; r < p; r++)
@@ -363,6 +440,9 @@ static void rdma_setup(rtmpi_win_t *w, MPI_Info info)
         }
     }
     for (int r = 0; r < p && ok; r++) {
+        if (r != w->rank && in[r].llen > 0 && in[r].llen <= sizeof(in[r].lblob) &&
+            binding_rma_key_unpack(w->nc, r, in[r].lblob, in[r].llen, &w->lkeys[r]) != RTM_OK)
+            memset(&w->lkeys[r], 0, sizeof(w->lkeys[r]));   /* locks by messages */
         if (r == w->rank || in[r].len == 0 || in[r].len > sizeof(in[r].blob))
             continue;
         if (binding_rma_key_unpack(w->nc, r, in[r].blob, in[r].len, &w->rkeys[r]) == RTM_OK)
@@ -372,6 +452,7 @@ static void rdma_setup(rtmpi_win_t *w, MPI_Info info)
             rtm_debug("a window: rank %d's key for rank %d: %s; messages", r, w->rank,
                       rtm_last_error());
     }
+    hca_setup(w, ok);
     free(out);
     free(in);
     free(reqs);

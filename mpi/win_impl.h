@@ -103,6 +103,27 @@ typedef struct rtmpi_win {
     unsigned char *rrights;
     unsigned char *rdirty;
     int            nrdirty;     /* targets with rdirty set */
+    /* HCA-atomic window (win.c rdma_setup, agreed by every rank): every
+     * rank reaches every rank with a nonzero part, itself included (the
+     * transport's loopback endpoint), with the atomic right, and no part is
+     * in a host segment. Then every accumulate-family update of an aligned
+     * 8-byte element goes through the device's atomics (rma.c hca_acc),
+     * from every origin: with atomic_cap IBV_ATOMIC_HCA they are atomic
+     * only with respect to each other, not to the CPU's. */
+    int            hca_atomic;
+    /* HCA lock words (win.c rdma_setup, rma.c hlock_*): every rank exposes
+     * one 64-byte-aligned word for atomics only (lreg) and every rank,
+     * itself included, holds a key for each (lkeys): passive-target locks
+     * are RDMA atomics on the target's word, no target CPU (hca_locks,
+     * agreed by every rank). */
+    uint64_t      *lockw;
+    rtm_rma_region_t lreg;
+    rtm_rma_key_t *lkeys;
+    int            hca_locks;
+    int            acc_unordered;   /* info accumulate_ordering=none */
+    uint64_t       hca_sink;        /* where the old values of Accumulates land */
+    unsigned char *acc_msg;         /* per target: an accumulate went as a message
+                                       since the last flush of its messages */
     rma_pend_t    *rdreq;       /* Rput/Rget issued by RDMA: complete (rr released)
                                    when their target is next flushed; a wait or
                                    test of one flushes it (rtmpi_rma_progress) */

@@ -41,6 +41,7 @@ struct rtm_rma_region {
     /* per opened transport: its exposure (NULL: none) and what it grants */
     rtm_tl_memh_t *memh[RTM_MAX_TRANSPORTS];
     unsigned       tl_rights[RTM_MAX_TRANSPORTS];
+    unsigned char  loop[RTM_MAX_TRANSPORTS];   /* its loopback endpoint was listed */
 };
 
 /* Completions of the one-sided operations to one peer (by world rank):
@@ -59,6 +60,26 @@ typedef struct rma_peer_done {
 
 static rma_peer_done_t *rma_done;   /* [rma_done_n], made once per world */
 static int rma_done_n;
+/* Transports whose loopback endpoint carried an operation (flush of this
+ * rank flushes it). */
+static unsigned char rma_loop_used[RTM_MAX_TRANSPORTS];
+
+/* This process's loopback endpoint on transport t (ops.ep_loopback, made on
+ * its first call), or NULL: the transport has none. An operation on the
+ * process's own region through it goes through the device as the peers'
+ * do (verbs atomics are atomic only among the device's own). */
+static rtm_tl_ep_t *loop_ep(int t)
+{
+    rtm_tl_ep_t *ep = NULL;
+    rtm_tl_t *tl;
+
+    if (t < 0 || t >= rtm_rt.num_tls)
+        return NULL;
+    tl = &rtm_rt.tls[t];
+    if (tl->ops->ep_loopback == NULL || tl->ops->ep_loopback(tl->iface, &ep) != RTM_OK)
+        return NULL;
+    return ep;
+}
 
 static inline void rma_done_error(rma_peer_done_t *d, rtm_status_t status)
 {
@@ -143,7 +164,7 @@ rtm_status_t binding_rma_expose(rtm_comm_t comm, void *addr, size_t len, unsigne
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_rma_expose: bad arguments (%zu B at %p, "
                              "rights 0x%x)", len, addr, rights);
     reg = calloc(1, sizeof(*reg));
-    eps = calloc((size_t)c->size, sizeof(*eps));
+    eps = calloc((size_t)c->size + 1, sizeof(*eps));
     if (reg == NULL || eps == NULL) {
         free(reg);
         free(eps);
@@ -177,12 +198,21 @@ rtm_status_t binding_rma_expose(rtm_comm_t comm, void *addr, size_t len, unsigne
         }
         if (n == 0)
             continue;
+        /* atomics: this rank's own too, through the device (its loopback
+         * endpoint), so every atomic on the region is the device's */
+        if ((rights & RTM_RMA_ATOMIC) && (tl->caps.flags & RTM_TL_CAP_ATOMIC) &&
+            (eps[n] = loop_ep(t)) != NULL) {
+            reg->loop[t] = 1;
+            n++;
+        }
         /* what the transport cannot grant, callers do by messages: without
          * atomics (shm, a device without them), then read only (verbs XRC) */
         status = tl->ops->mem_expose(tl->iface, addr, len, want, eps, n, &reg->memh[t]);
         if (status == RTM_ERR_NOT_SUPPORTED && (want & RTM_RMA_ATOMIC) &&
             (want & ~RTM_RMA_ATOMIC) != 0) {
             want &= ~RTM_RMA_ATOMIC;
+            n -= reg->loop[t];   /* the loopback endpoint is there for atomics only */
+            reg->loop[t] = 0;
             status = tl->ops->mem_expose(tl->iface, addr, len, want, eps, n, &reg->memh[t]);
         }
         if (status == RTM_ERR_NOT_SUPPORTED && (want & RTM_RMA_READ) && want != RTM_RMA_READ) {
@@ -225,10 +255,28 @@ rtm_status_t binding_rma_key_pack(rtm_rma_region_t reg, int rank, void *blob, si
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_rma_key_pack: NULL argument");
     if ((status = comm_get(reg->comm, "rtm_rma_key_pack", &c)) != RTM_OK)
         return status;
+    if (rank == c->rank) {
+        /* its own key: for its loopback endpoint (atomics on its own region) */
+        for (t = 0; t < rtm_rt.num_tls; t++) {
+            rtm_tl_ep_t *ep;
+
+            if (!reg->loop[t] || reg->memh[t] == NULL || (ep = loop_ep(t)) == NULL)
+                continue;
+            status = rtm_rt.tls[t].ops->mem_key(reg->memh[t], ep, tl_key, &tl_key_len);
+            if (status != RTM_OK)
+                return status;
+            return rma_key_pack(blob, len_p, (uint64_t)(uintptr_t)reg->addr, reg->len,
+                                reg->tl_rights[t], reg->rights, rtm_rt.tls[t].ops->name, tl_key,
+                                tl_key_len);
+        }
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "rtm_rma_key_pack: not available: rank %d "
+                             "exposed its region to itself through no transport (use "
+                             "messages)", rtm_rt.world_rank);
+    }
     if ((status = rma_peer(c, rank, &p, &world)) != RTM_OK)
         return status;
     t = tl_index(p->tl);
-    if (rank == c->rank || t < 0 || reg->memh[t] == NULL)
+    if (t < 0 || reg->memh[t] == NULL)
         return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "rtm_rma_key_pack: not available: %s "
                              "reaches rank %d and exposed nothing to it (use messages)",
                              t >= 0 ? p->tl->ops->name : "no transport", world);
@@ -264,33 +312,54 @@ rtm_status_t binding_rma_key_unpack(rtm_comm_t comm, int rank, const void *blob,
     rtm_comm_obj_t *c;
     rtm_peer_t *p;
     rtm_status_t status;
-    int world;
+    int world, t;
 
     if (key_p == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "rtm_rma_key_unpack: NULL key");
     if ((status = comm_get(comm, "rtm_rma_key_unpack", &c)) != RTM_OK ||
         (status = rma_done_init()) != RTM_OK)
         return status;
-    if ((status = rma_peer(c, rank, &p, &world)) != RTM_OK)
-        return status;
-    if ((status = rma_key_parse(blob, len, &v)) != RTM_OK)
-        return rtm_error_set(status, "rank %d: a key from rank %d: %s", rtm_rt.world_rank,
-                             world, rtm_last_error());
-    if (strcmp(v.tl_name, p->tl->ops->name) != 0)
-        return rtm_error_set(RTM_ERR_INVALID_ARG, "rank %d: a key from rank %d is for %s, but %s "
-                             "reaches that rank", rtm_rt.world_rank, world, v.tl_name,
-                             p->tl->ops->name);
+    if (rank == c->rank) {
+        /* its own key: the transport of that name with a loopback endpoint */
+        if ((status = rma_key_parse(blob, len, &v)) != RTM_OK)
+            return status;
+        world = rtm_rt.world_rank;
+        for (t = 0; t < rtm_rt.num_tls; t++)
+            if (strcmp(v.tl_name, rtm_rt.tls[t].ops->name) == 0 && loop_ep(t) != NULL)
+                break;
+        if (t == rtm_rt.num_tls)
+            return rtm_error_set(RTM_ERR_INVALID_ARG, "rank %d: its own key is for %s, which "
+                                 "has no loopback endpoint here", world, v.tl_name);
+    } else {
+        if ((status = rma_peer(c, rank, &p, &world)) != RTM_OK)
+            return status;
+        if ((status = rma_key_parse(blob, len, &v)) != RTM_OK)
+            return rtm_error_set(status, "rank %d: a key from rank %d: %s", rtm_rt.world_rank,
+                                 world, rtm_last_error());
+        if (strcmp(v.tl_name, p->tl->ops->name) != 0)
+            return rtm_error_set(RTM_ERR_INVALID_ARG, "rank %d: a key from rank %d is for %s, "
+                                 "but %s reaches that rank", rtm_rt.world_rank, world,
+                                 v.tl_name, p->tl->ops->name);
+        t = tl_index(p->tl);
+    }
     memset(key_p, 0, sizeof(*key_p));
     key_p->addr = v.addr;
     key_p->len = v.len;
     key_p->rights = v.rights;
     key_p->asked = v.asked;
     key_p->world_rank = world;
-    key_p->tl = tl_index(p->tl);
+    key_p->tl = t;
     key_p->tl_key_len = (unsigned)v.tl_key_len;
     memcpy(key_p->tl_key, v.tl_key, v.tl_key_len);
     return RTM_OK;
 }
+
+/* Where an operation goes: the transport and its endpoint (a peer's, or
+ * the loopback endpoint for this rank's own region). */
+typedef struct rma_route {
+    rtm_tl_t    *tl;
+    rtm_tl_ep_t *ep;
+} rma_route_t;
 
 static const char *right_name(unsigned right)
 {
@@ -302,10 +371,9 @@ static const char *right_name(unsigned right)
  * and the transport has the op. Hot path: no allocation, lock or log. */
 static inline rtm_status_t rma_check(rtm_comm_t comm, int rank, const rtm_rma_key_t *key,
                                      uint64_t offset, size_t len, unsigned right,
-                                     rtm_peer_t **peer_p, rma_peer_done_t **done_p)
+                                     rma_route_t *p, rma_peer_done_t **done_p)
 {
     rtm_comm_obj_t *c;
-    rtm_peer_t *p;
     rtm_status_t status;
     int world;
 
@@ -313,8 +381,22 @@ static inline rtm_status_t rma_check(rtm_comm_t comm, int rank, const rtm_rma_ke
         return status;
     if (__builtin_expect(key == NULL, 0))
         return rtm_error_set(RTM_ERR_INVALID_ARG, "one-sided: NULL key");
-    if (__builtin_expect((status = rma_peer(c, rank, &p, &world)) != RTM_OK, 0))
-        return status;
+    if (rank == c->rank && key->world_rank == rtm_rt.world_rank) {
+        /* its own region, through the transport's loopback endpoint */
+        world = rtm_rt.world_rank;
+        if (__builtin_expect((p->ep = loop_ep(key->tl)) == NULL, 0))
+            return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "one-sided: not available: no loopback "
+                                 "endpoint for rank %d's own region", world);
+        p->tl = &rtm_rt.tls[key->tl];
+        rma_loop_used[key->tl] = 1;
+    } else {
+        rtm_peer_t *peer;
+
+        if (__builtin_expect((status = rma_peer(c, rank, &peer, &world)) != RTM_OK, 0))
+            return status;
+        p->tl = peer->tl;
+        p->ep = peer->ep;
+    }
     if (__builtin_expect(key->world_rank != world || key->tl != tl_index(p->tl), 0))
         return rtm_error_set(RTM_ERR_INVALID_ARG, "one-sided: the key was not unpacked for "
                              "rank %d (it is rank %d's)", world, key->world_rank);
@@ -332,7 +414,6 @@ static inline rtm_status_t rma_check(rtm_comm_t comm, int rank, const rtm_rma_ke
     if (__builtin_expect(rma_done_n != rtm_rt.world_size, 0) &&
         (status = rma_done_init()) != RTM_OK)
         return status;
-    *peer_p = p;
     *done_p = &rma_done[world];
     return RTM_OK;
 }
@@ -340,9 +421,9 @@ static inline rtm_status_t rma_check(rtm_comm_t comm, int rank, const rtm_rma_ke
 rtm_status_t binding_rma_put(rtm_comm_t comm, int rank, const rtm_rma_key_t *key,
                              uint64_t offset, const void *buf, size_t len)
 {
-    rtm_peer_t *p = NULL;
+    rma_route_t rt = { NULL, NULL }, *p = &rt;
     rma_peer_done_t *d = NULL;
-    rtm_status_t status = rma_check(comm, rank, key, offset, len, RTM_RMA_WRITE, &p, &d);
+    rtm_status_t status = rma_check(comm, rank, key, offset, len, RTM_RMA_WRITE, p, &d);
 
     if (status != RTM_OK)
         return status;
@@ -362,9 +443,9 @@ rtm_status_t binding_rma_put(rtm_comm_t comm, int rank, const rtm_rma_key_t *key
 rtm_status_t binding_rma_get(rtm_comm_t comm, int rank, const rtm_rma_key_t *key,
                              uint64_t offset, void *buf, size_t len)
 {
-    rtm_peer_t *p = NULL;
+    rma_route_t rt = { NULL, NULL }, *p = &rt;
     rma_peer_done_t *d = NULL;
-    rtm_status_t status = rma_check(comm, rank, key, offset, len, RTM_RMA_READ, &p, &d);
+    rtm_status_t status = rma_check(comm, rank, key, offset, len, RTM_RMA_READ, p, &d);
 
     if (status != RTM_OK)
         return status;
@@ -388,9 +469,9 @@ rtm_status_t binding_rma_atomic(rtm_comm_t comm, int rank, const rtm_rma_key_t *
                                 uint64_t offset, int op, uint64_t operand, uint64_t compare,
                                 uint64_t *result_p)
 {
-    rtm_peer_t *p = NULL;
+    rma_route_t rt = { NULL, NULL }, *p = &rt;
     rma_peer_done_t *d = NULL;
-    rtm_status_t status = rma_check(comm, rank, key, offset, 8, RTM_RMA_ATOMIC, &p, &d);
+    rtm_status_t status = rma_check(comm, rank, key, offset, 8, RTM_RMA_ATOMIC, p, &d);
 
     if (status != RTM_OK)
         return status;
@@ -418,6 +499,20 @@ static rtm_status_t flush_peer(int world)
 
     while (rma_done != NULL && world < rma_done_n && rma_done[world].gets > 0)
         progress_once();
+    if (world == rtm_rt.world_rank) {
+        /* this rank's own region: through the loopback endpoints used */
+        for (int t = 0; t < rtm_rt.num_tls; t++) {
+            rtm_tl_ep_t *ep;
+
+            if (!rma_loop_used[t] || (ep = loop_ep(t)) == NULL ||
+                rtm_rt.tls[t].ops->flush == NULL)
+                continue;
+            while ((status = rtm_rt.tls[t].ops->flush(ep)) == RTM_ERR_AGAIN)
+                progress_once();
+            if (status != RTM_OK)
+                return status;
+        }
+    }
     if (p->ep == NULL || p->tl == NULL || p->tl->ops->flush == NULL)
         return RTM_OK;
     while ((status = p->tl->ops->flush(p->ep)) == RTM_ERR_AGAIN)

@@ -51,7 +51,7 @@ typedef struct rtm_tl_memh  rtm_tl_memh_t;    /* transport-private */
  * it passes). Bumped on any change a separately built transport module
  * would get wrong; the runtime refuses a table whose abi_version or
  * ops_size differ from its own. */
-#define RTM_TL_ABI_VERSION 3
+#define RTM_TL_ABI_VERSION 4
 
 /* The base every transport's interface begins with (its first member). */
 struct rtm_tl_iface {
@@ -268,6 +268,14 @@ struct rtm_tl_ops {
      * so far, by the interface: a fetch-and-op is exactly one. For tests
      * and diagnostics; may be NULL. */
     uint64_t     (*rma_wr_count)(rtm_tl_iface_t *iface);
+    /* Optional (ABI 4): an endpoint of this interface to this process itself (a
+     * verbs QP connected to itself), made on first call, kept until close.
+     * The runtime lists it in mem_expose and uses it for put/get/atomic/
+     * flush on the process's own exposed memory, so those go through the
+     * device like the peers' (verbs atomics with atomic_cap IBV_ATOMIC_HCA
+     * are atomic only with respect to the same device's atomics). Slow
+     * path. RTM_ERR_NOT_SUPPORTED: none. */
+    rtm_status_t (*ep_loopback)(rtm_tl_iface_t *iface, rtm_tl_ep_t **ep_p);
 
     /* Deliver incoming messages and completions; returns events handled.
      * Hot path: must not allocate, lock or log. */

@@ -17,10 +17,26 @@
  *    no work request at all (every operation is a message), same data.
  * 3. Narrowed rights: a window where the targets give rtmsg_win_rdma=read;
  *    Gets are RDMA reads, Puts messages (least privilege: no write right).
- * 4. Atomicity under contention on the same windows: every rank
- *    MPI_Fetch_and_op(MPI_SUM)s one counter at rank 0 and Accumulates into
- *    another while others Put and Get next to it; the totals are exact and
- *    the fetched values distinct.
+ * 4. Atomicity under contention on the same windows: every rank (rank 0,
+ *    the target, too) MPI_Fetch_and_op(MPI_SUM)s one counter at rank 0 and
+ *    Accumulates into another while others Put and Get next to it, and
+ *    does MPI_MAX, MPI_REPLACE and compare-and-swap increments on three
+ *    more; the totals are exact, the fetched values distinct, the values
+ *    REPLACE swapped out a permutation of those swapped in.
+ * 5. The cost of an atomic: on an HCA-atomic window (RMA_RDMA_EXPECT_ATOMIC=
+ *    hca: every rank reaches every rank, itself included, by verbs with
+ *    atomics) each MPI_Fetch_and_op(MPI_SUM, int64), MPI_Compare_and_swap
+ *    and MPI_Fetch_and_op(MPI_NO_OP) is exactly one work request (an RDMA
+ *    atomic), to a peer and to this rank itself; otherwise (=none) none.
+ * 5b. Multi-element accumulates (more elements than a compare-and-swap
+ *    batch) from every rank into rank 0: MPI_MAX of int64, MPI_SUM of
+ *    doubles, Get_accumulate(MPI_REPLACE): exact maxima and sums, and per
+ *    element the values swapped out plus the one left are 0 and every
+ *    rank's value, each once.
+ * 6. The cost of a passive-target lock on such a window: MPI_Win_lock
+ *    (exclusive or shared) and MPI_Win_unlock are one RDMA atomic each on
+ *    the target's lock word (no message: the target's CPU takes no part),
+ *    MPI_Win_lock_all and unlock_all one per rank; none with messages.
  */
 #include "mpitest.h"
 
@@ -32,7 +48,7 @@
 #define FOP_ITERS 200
 
 static int rank, size;
-static const char *expect = "none", *expect_alloc;
+static const char *expect = "none", *expect_alloc, *expect_atomic = "none";
 static int64_t want_wrs, counted = 1;
 
 static uint64_t wrs(void)
@@ -95,7 +111,10 @@ static void epochs(int alloc, MPI_Info info, const char *kind, const char *label
     CHECK(buf != NULL, "out of memory");
 
     MPI_Win win = make_win(alloc, info, &base, n);
-    uint64_t w0 = wrs();
+    uint64_t w0 = wrs(), lockw = 0;
+    /* the lock word's atomics of a lock or unlock (HCA locks: phase 6
+     * counts them; here a contended lock's reads would make them vary) */
+#define LOCKCALL(_call) do { uint64_t b_ = wrs(); CHECK_RC(_call); lockw += wrs() - b_; } while (0)
 #define SLOT(_src, _s) ((MPI_Aint)((_s) * size + (_src)) * SMALL)
     /* fence: a Put to next, then a Get back of it after the fence */
     for (int i = 0; i < SMALL; i++)
@@ -141,16 +160,16 @@ static void epochs(int alloc, MPI_Info info, const char *kind, const char *label
     /* exclusive lock: Put, unlock; shared lock: Get it back */
     for (int i = 0; i < SMALL; i++)
         buf[i] = val(rank, S_EXCL, i);
-    CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win));
+    LOCKCALL(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win));
     CHECK_RC(MPI_Put(buf, SMALL, MPI_INT64_T, next, SLOT(rank, S_EXCL), SMALL, MPI_INT64_T,
                      win));
     puts++;
-    CHECK_RC(MPI_Win_unlock(next, win));
-    CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win));
+    LOCKCALL(MPI_Win_unlock(next, win));
+    LOCKCALL(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win));
     CHECK_RC(MPI_Get(got, SMALL, MPI_INT64_T, next, SLOT(rank, S_EXCL), SMALL, MPI_INT64_T,
                      win));
     gets++;
-    CHECK_RC(MPI_Win_unlock(next, win));
+    LOCKCALL(MPI_Win_unlock(next, win));
     for (int i = 0; i < SMALL; i++)
         EXPECT(got[i] == val(rank, S_EXCL, i), "%s lock get: [%d] = %lld", label, i,
                (long long)got[i]);
@@ -158,7 +177,7 @@ static void epochs(int alloc, MPI_Info info, const char *kind, const char *label
     /* lock_all: Put, flush, Get (sees it), flush_local; the big range */
     for (int i = 0; i < SMALL; i++)
         buf[i] = val(rank, S_ALL, i);
-    CHECK_RC(MPI_Win_lock_all(0, win));
+    LOCKCALL(MPI_Win_lock_all(0, win));
     CHECK_RC(MPI_Put(buf, SMALL, MPI_INT64_T, next, SLOT(rank, S_ALL), SMALL, MPI_INT64_T,
                      win));
     puts++;
@@ -209,7 +228,7 @@ static void epochs(int alloc, MPI_Info info, const char *kind, const char *label
     for (int i = 0; i < SMALL; i++)
         EXPECT(got[i] == val(rank, S_REQ, i), "%s Rput/Rget: [%d] = %lld", label, i,
                (long long)got[i]);
-    int64_t w1 = (int64_t)(wrs() - w0);
+    int64_t w1 = (int64_t)(wrs() - w0) - (int64_t)lockw;
     CHECK_RC(MPI_Win_unlock_all(win));
     MPI_Barrier(MPI_COMM_WORLD);
     for (int b = 0; b < 4; b++)
@@ -253,10 +272,12 @@ static void epochs(int alloc, MPI_Info info, const char *kind, const char *label
     free(buf);
 }
 
-/* Phase 4: many ranks, one counter; Puts and Gets next to it. */
+/* Phase 4: many ranks, one counter; Puts and Gets next to it. Slots: 0
+ * and 1 counters, 2 MAX, 3 CAS increments, 4 REPLACE, 5-7 unused, then 4
+ * per rank. */
 static void contention(int alloc, MPI_Info info, const char *label)
 {
-    int64_t *base, one = 1, old, mine[FOP_ITERS], neigh[4];
+    int64_t *base, one = 1, old, mine[FOP_ITERS], neigh[4], swapped[FOP_ITERS / 4];
     MPI_Win win = make_win(alloc, info, &base, 8 + 4 * (MPI_Aint)size);
 
     MPI_Barrier(MPI_COMM_WORLD);
@@ -273,6 +294,24 @@ static void contention(int alloc, MPI_Info info, const char *label)
         CHECK_RC(MPI_Win_flush(0, win));
         EXPECT(neigh[0] == rank && neigh[1] == i, "%s: own slot read back %lld %lld",
                label, (long long)neigh[0], (long long)neigh[1]);
+        if (i % 4)
+            continue;
+        /* MAX, a compare-and-swap increment, a REPLACE (unique value in) */
+        int64_t mx = (int64_t)rank * FOP_ITERS + i, seen, cur = 0, rep = mx + 1;
+        CHECK_RC(MPI_Accumulate(&mx, 1, MPI_INT64_T, 0, 2, 1, MPI_INT64_T, MPI_MAX, win));
+        CHECK_RC(MPI_Fetch_and_op(NULL, &cur, MPI_INT64_T, 0, 3, MPI_NO_OP, win));
+        CHECK_RC(MPI_Win_flush(0, win));
+        for (;;) {
+            int64_t nv = cur + 1;
+
+            CHECK_RC(MPI_Compare_and_swap(&nv, &cur, &seen, MPI_INT64_T, 0, 3, win));
+            CHECK_RC(MPI_Win_flush(0, win));
+            if (seen == cur)
+                break;
+            cur = seen;
+        }
+        CHECK_RC(MPI_Fetch_and_op(&rep, &swapped[i / 4], MPI_INT64_T, 0, 4, MPI_REPLACE, win));
+        CHECK_RC(MPI_Win_flush(0, win));
     }
     CHECK_RC(MPI_Win_unlock_all(win));
     MPI_Barrier(MPI_COMM_WORLD);
@@ -280,6 +319,33 @@ static void contention(int alloc, MPI_Info info, const char *label)
         EXPECT(base[0] == (int64_t)size * FOP_ITERS && base[1] == (int64_t)size * FOP_ITERS,
                "%s: counters %lld and %lld, want %lld", label, (long long)base[0],
                (long long)base[1], (long long)size * FOP_ITERS);
+        EXPECT(base[2] == (int64_t)(size - 1) * FOP_ITERS + FOP_ITERS - 4,
+               "%s: MAX %lld, want %lld", label, (long long)base[2],
+               (long long)(size - 1) * FOP_ITERS + FOP_ITERS - 4);
+        EXPECT(base[3] == (int64_t)size * (FOP_ITERS / 4), "%s: CAS increments %lld, want %lld",
+               label, (long long)base[3], (long long)size * (FOP_ITERS / 4));
+    }
+    /* REPLACE: the values swapped out, and the one left, are 0 and every
+     * value swapped in, each once */
+    int64_t *sw = rank == 0 ? malloc((size_t)size * (FOP_ITERS / 4) * 8) : NULL;
+    MPI_Gather(swapped, FOP_ITERS / 4, MPI_INT64_T, sw, FOP_ITERS / 4, MPI_INT64_T, 0,
+               MPI_COMM_WORLD);
+    if (rank == 0) {
+        int nsw = size * (FOP_ITERS / 4);
+        char *hit = calloc((size_t)size * FOP_ITERS + 1, 1);
+
+        CHECK(sw && hit, "out of memory");
+        for (int i = 0; i <= nsw; i++) {
+            int64_t v = i < nsw ? sw[i] : base[4];
+
+            EXPECT(v >= 0 && v <= (int64_t)size * FOP_ITERS && !hit[v],
+                   "%s: REPLACE gave %lld twice or out of range", label, (long long)v);
+            if (v >= 0 && v <= (int64_t)size * FOP_ITERS)
+                hit[v] = 1;
+        }
+        EXPECT(hit[0], "%s: REPLACE lost the initial 0", label);
+        free(hit);
+        free(sw);
     }
     /* every fetched value is distinct over the job */
     int64_t *all = rank == 0 ? malloc((size_t)size * FOP_ITERS * 8) : NULL;
@@ -300,6 +366,178 @@ static void contention(int alloc, MPI_Info info, const char *label)
     free_win(alloc, &win, base);
 }
 
+/* Phase 5: work requests per atomic, to the next rank and to this one. */
+static void atomic_cost(int alloc, const char *label)
+{
+    enum { K = 8 };
+    int64_t *base, one = 1, old, cmp, nv;
+    int next = (rank + 1) % size, ts[2] = { next, rank };
+    MPI_Win win = make_win(alloc, MPI_INFO_NULL, &base, 4);
+    int64_t per = !strcmp(expect_atomic, "hca") ? 1 : 0;
+
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    for (int k = 0; k < 2; k++) {
+        int t = ts[k];
+        uint64_t w0 = wrs();
+
+        for (int i = 0; i < K; i++)
+            CHECK_RC(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, 0, MPI_SUM, win));
+        CHECK_RC(MPI_Win_flush(t, win));
+        uint64_t w1 = wrs();
+        for (int i = 0; i < K; i++) {
+            cmp = i;
+            nv = i + 1;
+            CHECK_RC(MPI_Compare_and_swap(&nv, &cmp, &old, MPI_INT64_T, t, 1, win));
+        }
+        CHECK_RC(MPI_Win_flush(t, win));
+        uint64_t w2 = wrs();
+        CHECK_RC(MPI_Fetch_and_op(NULL, &old, MPI_INT64_T, t, 1, MPI_NO_OP, win));
+        CHECK_RC(MPI_Win_flush(t, win));
+        uint64_t w3 = wrs();
+        EXPECT(old == K, "%s: %d compare-and-swaps to rank %d left %lld", label, K, t,
+               (long long)old);
+        if (counted)
+            EXPECT((int64_t)(w1 - w0) == K * per && (int64_t)(w2 - w1) == K * per &&
+                   (int64_t)(w3 - w2) == per, "%s: work requests to rank %d%s: %lld for %d "
+                   "Fetch_and_op(SUM), %lld for %d Compare_and_swap, %lld for one NO_OP "
+                   "(want %lld each: %s)", label, t, t == rank ? " (itself)" : "",
+                   (long long)(w1 - w0), K, (long long)(w2 - w1), K, (long long)(w3 - w2),
+                   (long long)per, expect_atomic);
+        if (rank == 0 && k == 0)
+            printf("rma_rdma: %s: work requests per Fetch_and_op(SUM) %.2f, per "
+                   "Compare_and_swap %.2f (%s)\n", label, (double)(w1 - w0) / K,
+                   (double)(w2 - w1) / K, counted ? "counted" : "not counted");
+    }
+    /* accumulate ordering across the paths, on words 2 and 3 of the next
+     * rank (only this rank writes them): a 4-byte accumulate (a message) then an
+     * 8-byte read of the same word (an RDMA atomic in an HCA-atomic
+     * window) sees it; an 8-byte fetch-and-add then a 4-byte
+     * Get_accumulate of the same word sees that */
+    int32_t seven[2] = { 7, 0 }, halves[2] = { -1, -1 }, zero32[2] = { 0, 0 };
+    int64_t want7, got = -1, five = 5, want5;
+    memcpy(&want7, seven, 8);
+    CHECK_RC(MPI_Accumulate(seven, 1, MPI_INT32_T, next, 2, 1, MPI_INT32_T, MPI_SUM, win));
+    CHECK_RC(MPI_Fetch_and_op(NULL, &got, MPI_INT64_T, next, 2, MPI_NO_OP, win));
+    CHECK_RC(MPI_Fetch_and_op(&five, &old, MPI_INT64_T, next, 3, MPI_SUM, win));
+    CHECK_RC(MPI_Get_accumulate(zero32, 2, MPI_INT32_T, halves, 2, MPI_INT32_T, next, 3, 2,
+                                MPI_INT32_T, MPI_NO_OP, win));
+    CHECK_RC(MPI_Win_flush(next, win));
+    memcpy(&want5, halves, 8);
+    EXPECT(got == want7, "%s: an 8-byte read after a 4-byte accumulate got %llx, want %llx",
+           label, (unsigned long long)got, (unsigned long long)want7);
+    EXPECT(want5 == 5, "%s: a 4-byte read after an 8-byte fetch-and-add got %lld, want 5",
+           label, (long long)want5);
+    CHECK_RC(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT(base[0] == 2 * K, "%s: counter %lld, want %d", label, (long long)base[0], 2 * K);
+    free_win(alloc, &win, base);
+}
+
+/* Phase 5b: many elements per operation. */
+#define NEL 100
+static void multi_elem(int alloc, const char *label)
+{
+    int64_t *base, mx[NEL], rp[NEL], old[NEL];
+    double one[NEL];
+    MPI_Win win = make_win(alloc, MPI_INFO_NULL, &base, 3 * NEL);
+
+    for (int i = 0; i < NEL; i++) {
+        mx[i] = (int64_t)rank * 1000 + i;
+        rp[i] = (int64_t)(rank + 1) * 1000 + i;
+        one[i] = 1.0;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    CHECK_RC(MPI_Accumulate(mx, NEL, MPI_INT64_T, 0, 0, NEL, MPI_INT64_T, MPI_MAX, win));
+    CHECK_RC(MPI_Accumulate(one, NEL, MPI_DOUBLE, 0, NEL, NEL, MPI_DOUBLE, MPI_SUM, win));
+    CHECK_RC(MPI_Get_accumulate(rp, NEL, MPI_INT64_T, old, NEL, MPI_INT64_T, 0, 2 * NEL, NEL,
+                                MPI_INT64_T, MPI_REPLACE, win));
+    CHECK_RC(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    int64_t *all = rank == 0 ? malloc((size_t)size * NEL * 8) : NULL;
+    MPI_Gather(old, NEL, MPI_INT64_T, all, NEL, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        const double *d = (const double *)(void *)(base + NEL);
+
+        CHECK(all != NULL, "out of memory");
+        for (int i = 0; i < NEL; i++) {
+            EXPECT(base[i] == (int64_t)(size - 1) * 1000 + i, "%s: MAX [%d] = %lld", label, i,
+                   (long long)base[i]);
+            EXPECT(d[i] == (double)size, "%s: double SUM [%d] = %g", label, i, d[i]);
+            /* 0 and (r + 1) * 1000 + i for every r, each once */
+            int seen0 = 0, hit = 0;
+            for (int r = 0; r <= size; r++) {
+                int64_t x = r < size ? all[(size_t)r * NEL + i] : base[2 * NEL + i];
+
+                if (x == 0)
+                    seen0++;
+                else if (x % 1000 == i && x / 1000 >= 1 && x / 1000 <= size)
+                    hit |= 1 << (x / 1000 - 1);
+            }
+            EXPECT(seen0 == 1 && hit == (1 << size) - 1, "%s: REPLACE [%d]: 0 seen %d times, "
+                   "ranks' values %#x", label, i, seen0, hit);
+        }
+        free(all);
+    }
+    free_win(alloc, &win, base);
+}
+
+/* Phase 6: work requests per lock and unlock, each target locked by one
+ * origin at a time (its previous rank; barriers between the kinds). */
+static void lock_cost(int alloc, const char *label)
+{
+    int64_t *base, v = rank;
+    int next = (rank + 1) % size;
+    int64_t per = !strcmp(expect_atomic, "hca") ? 1 : 0;
+    MPI_Win win = make_win(alloc, MPI_INFO_NULL, &base, 4);
+    uint64_t w[9];
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    w[0] = wrs();
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win));
+    w[1] = wrs();
+    CHECK_RC(MPI_Win_unlock(next, win));
+    w[2] = wrs();
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win));
+    w[3] = wrs();
+    CHECK_RC(MPI_Win_unlock(next, win));
+    w[4] = wrs();
+    MPI_Barrier(MPI_COMM_WORLD);
+    w[5] = wrs();
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    w[6] = wrs();
+    CHECK_RC(MPI_Win_unlock_all(win));
+    w[7] = wrs();
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* an epoch with a Put: the Put's write, then the release */
+    w[7] = wrs();
+    CHECK_RC(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win));
+    CHECK_RC(MPI_Put(&v, 1, MPI_INT64_T, next, 0, 1, MPI_INT64_T, win));
+    CHECK_RC(MPI_Win_unlock(next, win));
+    w[8] = wrs();
+    if (counted) {
+        int64_t put = !strcmp(alloc ? expect_alloc : expect, "rdma") ? 1 : 0;
+
+        EXPECT((int64_t)(w[1] - w[0]) == per && (int64_t)(w[2] - w[1]) == per &&
+               (int64_t)(w[3] - w[2]) == per && (int64_t)(w[4] - w[3]) == per &&
+               (int64_t)(w[6] - w[5]) == size * per && (int64_t)(w[7] - w[6]) >= 0 &&
+               (int64_t)(w[8] - w[7]) == 2 * per + put,
+               "%s: work requests: exclusive lock %lld, unlock %lld, shared lock %lld, unlock "
+               "%lld, lock_all %lld, lock+Put+unlock %lld (want %lld per lock word: %s)",
+               label, (long long)(w[1] - w[0]), (long long)(w[2] - w[1]),
+               (long long)(w[3] - w[2]), (long long)(w[4] - w[3]), (long long)(w[6] - w[5]),
+               (long long)(w[8] - w[7]), (long long)per, expect_atomic);
+        if (rank == 0)
+            printf("rma_rdma: %s: work requests per lock %lld, per unlock %lld, per "
+                   "lock_all %lld (%d ranks)\n", label, (long long)(w[1] - w[0]),
+                   (long long)(w[2] - w[1]), (long long)(w[6] - w[5]), size);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT(base[0] == (rank + size - 1) % size, "%s: the Put under the lock left %lld",
+           label, (long long)base[0]);
+    free_win(alloc, &win, base);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Info off, rd;
@@ -312,6 +550,8 @@ int main(int argc, char **argv)
     /* MPI_Win_allocate on one host: the segment's loads and stores, no
      * work request (RMA_RDMA_EXPECT_ALLOC=none) */
     expect_alloc = getenv("RMA_RDMA_EXPECT_ALLOC") ? getenv("RMA_RDMA_EXPECT_ALLOC") : expect;
+    if (getenv("RMA_RDMA_EXPECT_ATOMIC"))
+        expect_atomic = getenv("RMA_RDMA_EXPECT_ATOMIC");
     MPI_Info_create(&off);
     MPI_Info_set(off, "rtmsg_win_rdma", "false");
     MPI_Info_create(&rd);
@@ -330,6 +570,12 @@ int main(int argc, char **argv)
             epochs(alloc, rd, strcmp(kind, "none") ? "read" : "none", label);
             snprintf(label, sizeof(label), "%s, contention", fl);
             contention(alloc, MPI_INFO_NULL, label);
+            snprintf(label, sizeof(label), "%s, atomics", fl);
+            atomic_cost(alloc, label);
+            snprintf(label, sizeof(label), "%s, many elements", fl);
+            multi_elem(alloc, label);
+            snprintf(label, sizeof(label), "%s, locks", fl);
+            lock_cost(alloc, label);
         }
         if (rank == 0)
             printf("rma_rdma: work requests %s (expected: %s)\n",

@@ -13,7 +13,9 @@
  *     old value returned is below it); CAS: every rank increments another
  *     word of rank 0's by compare-and-swap loops (exact total); a region
  *     exposed without the atomic right, or read-only, is refused at the
- *     origin; a range beyond the region too. The transport's WR counter
+ *     origin; a range beyond the region too; a rank's key for its own
+ *     region only where it has atomics (verbs: the loopback QP, one WR per
+ *     atomic on its own word). The transport's WR counter
  *     must grow by exactly 1 per put, get, fetch-add and CAS (verbs).
  *     "readonly": puts and atomics "not available", gets work (XRC).
  *     "noatomics": atomics must be "not available" (shm, or a device
@@ -92,8 +94,11 @@ static void swap_keys(rtm_rma_region_t reg, rtm_rma_key_t *keys, int expect_none
     }
 }
 
+static uint64_t wrs(int r);
+static void one_wr(int r, uint64_t before, const char *what);
+
 /* Arguments and keys the API must refuse, with a message. */
-static void bad_args(rtm_rma_region_t reg, char *mem, int peer, int can_put)
+static void bad_args(rtm_rma_region_t reg, char *mem, int peer, int can_put, int own)
 {
     unsigned char blob[RTM_RMA_KEY_MAX], bad[RTM_RMA_KEY_MAX];
     size_t len = sizeof(blob), small = 8;
@@ -108,7 +113,26 @@ static void bad_args(rtm_rma_region_t reg, char *mem, int peer, int can_put)
     EXPECT_STATUS(rtm_rma_expose(4242, mem, 64, RTM_RMA_READ, &r), RTM_ERR_COMM);
     if (r != NULL)
         TH_FAIL("a refused expose wrote its output");
-    EXPECT_STATUS(rtm_rma_key_pack(reg, rank, blob, &len), RTM_ERR_NOT_SUPPORTED);
+    if (own) {
+        /* its own key, with the atomic right granted (verbs): for the
+         * transport's loopback endpoint, so its own atomics go through the
+         * device like its peers' (one WR, counted) */
+        uint64_t res = 1, before;
+
+        CHECK_RTM(rtm_rma_key_pack(reg, rank, blob, &len));
+        CHECK_RTM(rtm_rma_key_unpack(RTM_COMM_WORLD, rank, blob, len, &k));
+        before = wrs(peer);
+        CHECK_RTM(rtm_rma_atomic(RTM_COMM_WORLD, rank, &k, REGION - 8, RTM_RMA_FADD, 0, 0,
+                                 &res));
+        CHECK_RTM(rtm_rma_flush(RTM_COMM_WORLD, rank));
+        if (res != 0)
+            TH_FAIL("fetch-and-add of 0 on its own zeroed word returned %llu",
+                    (unsigned long long)res);
+        one_wr(peer, before, "an atomic on its own region (counted on the interface of");
+        len = sizeof(blob);
+    } else {
+        EXPECT_STATUS(rtm_rma_key_pack(reg, rank, blob, &len), RTM_ERR_NOT_SUPPORTED);
+    }
     EXPECT_STATUS(rtm_rma_key_pack(reg, size, blob, &len), RTM_ERR_RANK);
     EXPECT_STATUS(rtm_rma_key_pack(reg, peer, blob, &small), RTM_ERR_INVALID_ARG);
     CHECK_RTM(rtm_rma_key_pack(reg, peer, blob, &len));
@@ -189,7 +213,7 @@ static int mode_ops(const char *variant)
         free(mem);
         return itest_finish();
     }
-    bad_args(reg, mem, right, can_put);
+    bad_args(reg, mem, right, can_put, atomics);
     /* put: three sizes into the right neighbour's slot, each one WR */
     for (size_t i = 0, off = 0; i < sizeof(lens) / sizeof(lens[0]); off += lens[i], i++) {
         itest_fill(buf + off, lens[i], 1000 * (uint32_t)rank + (uint32_t)i);

@@ -523,6 +523,7 @@ rtm_status_t vrb_atomic(rtm_tl_ep_t *ep, rtm_tl_atomic_op_t op, uint64_t operand
                         uint64_t compare, uint64_t *result, uint64_t remote_addr,
                         const void *rkey, size_t rkey_len, rtm_tl_comp_t *comp);
 rtm_status_t vrb_flush(rtm_tl_ep_t *ep);
+rtm_status_t vrb_ep_loopback(rtm_tl_iface_t *iface, rtm_tl_ep_t **ep_p);
 uint64_t     vrb_rma_wr_count(rtm_tl_iface_t *iface);
 /* A retired put or atomic WR (send_done). */
 void         vrb_rma_slot_done(vrb_ep_t *ep, vrb_sq_slot_t *slot, uint64_t seq);

@@ -897,6 +897,7 @@ const rtm_tl_ops_t rtm_tl_verbs = {
     .atomic     = vrb_atomic,
     .flush      = vrb_flush,
     .rma_wr_count = vrb_rma_wr_count,
+    .ep_loopback = vrb_ep_loopback,
     .progress   = vrb_progress,
     .quiesce    = vrb_quiesce,
     .wireup_fence = 1,

@@ -490,9 +490,10 @@ rtm_status_t vrb_mem_expose(rtm_tl_iface_t *tl_iface, void *addr, size_t len, un
         return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs mem_expose: bad arguments (%zu B at %p, "
                              "rights 0x%x, %d peers)", len, addr, rights, neps);
     for (int i = 0; i < neps; i++) {
-        if (eps[i] == NULL || eps[i]->iface != tl_iface || eps[i]->peer == iface->world_rank)
+        if (eps[i] == NULL || eps[i]->iface != tl_iface ||
+            (eps[i]->peer == iface->world_rank && vrb_ep_of(eps[i])->qp == NULL))
             return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs mem_expose: peer %d is no endpoint "
-                                 "of this interface to another rank", i);
+                                 "of this interface (to another rank, or ep_loopback's)", i);
         for (int j = 0; j < i; j++)
             if (eps[j] == eps[i])
                 return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs mem_expose: rank %d listed "
@@ -741,6 +742,81 @@ rtm_status_t vrb_flush(rtm_tl_ep_t *tl_ep)
     return ep->rma_inflight == 0 ? RTM_OK : RTM_ERR_AGAIN;   /* puts and atomics only */
 }
 
+/* The loopback endpoint: eps[world_rank], a plain RC QP (XRC too: it
+ * carries no messages) connected to itself on the same port, as the
+ * atomic self-test's, feeding the interface's CQ (its WRs complete through
+ * send_done like any peer's: wr_id names this rank). It takes no receives,
+ * carries only one-sided WRs (put, atomic, bind, invalidate), and only
+ * this process can use it: an RC QP accepts packets from its one remote
+ * QP, itself. Slow path, once per interface. */
+rtm_status_t vrb_ep_loopback(rtm_tl_iface_t *tl_iface, rtm_tl_ep_t **ep_p)
+{
+    vrb_iface_t *iface = vrb_iface_of(tl_iface);
+    struct ibv_qp_init_attr ia;
+    struct ibv_qp_attr a;
+    rtm_status_t status;
+    vrb_ep_t *ep;
+
+    if (iface == NULL || ep_p == NULL)
+        return rtm_error_set(RTM_ERR_INVALID_ARG, "verbs ep_loopback: NULL argument");
+    ep = &iface->eps[iface->world_rank];
+    if (ep->qp != NULL) {
+        if (!ep->connected)
+            return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "rank %d (%s): verbs: the loopback "
+                                 "queue pair did not connect", iface->world_rank, iface->host);
+        *ep_p = &ep->super;
+        return RTM_OK;
+    }
+    if ((status = vrb_ep_sq_reserve(iface, ep)) != RTM_OK)
+        return status;
+    memset(&ia, 0, sizeof(ia));
+    ia.send_cq = iface->cq;
+    ia.recv_cq = iface->cq;
+    ia.qp_type = IBV_QPT_RC;
+    ia.cap.max_send_wr = VRB_SQ_DEPTH;
+    ia.cap.max_recv_wr = 1;
+    ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+    ia.cap.max_inline_data = iface->max_inline;
+    ep->qp = ibv_create_qp(iface->pd, &ia);
+    if (ep->qp == NULL && iface->max_inline > 0) {
+        ia.cap.max_inline_data = 0;
+        ep->qp = ibv_create_qp(iface->pd, &ia);
+    }
+    if (ep->qp == NULL)
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "rank %d (%s): verbs: ibv_create_qp (RC, "
+                             "loopback) on %s: %s", iface->world_rank, iface->host,
+                             iface->dev.name, strerror(errno));
+    if (ia.cap.max_inline_data < iface->max_inline)
+        iface->max_inline = ia.cap.max_inline_data;
+    iface->num_qps++;
+    iface->num_sqs++;
+    ep->r_lid = iface->dev.lid;
+    ep->r_mtu = (uint8_t)iface->dev.mtu;
+    memcpy(ep->r_gid, iface->dev.gid.raw, 16);
+    ep->r_flags = iface->dev.gid_index >= 0 ? VRB_ADDR_F_GRH : 0;
+    snprintf(ep->host, sizeof(ep->host), "%s", iface->host);
+    memset(&a, 0, sizeof(a));
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = iface->dev.port;
+    a.qp_access_flags = IBV_ACCESS_REMOTE_READ;
+    if (ibv_modify_qp(ep->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+                      IBV_QP_ACCESS_FLAGS) != 0 ||
+        (status = vrb_qp_rtr(iface, ep->qp, ep, ep->qp->qp_num, 0, 1)) != RTM_OK ||
+        (status = vrb_qp_rts(iface, ep->qp, ep, 0)) != RTM_OK)
+        return rtm_error_set(RTM_ERR_NOT_SUPPORTED, "rank %d (%s): verbs: cannot connect a "
+                             "queue pair to itself on %s", iface->world_rank, iface->host,
+                             iface->dev.name);
+    ep->qp_access = IBV_ACCESS_REMOTE_READ;
+    ep->remote_qpn = ep->qp->qp_num;
+    ep->conn_state = VRB_EP_CONNECTED;
+    ep->connected = 1;
+    ep->in_use = 1;
+    rtm_debug("verbs: rank %d: loopback QP 0x%x for one-sided operations on its own memory",
+              iface->world_rank, ep->qp->qp_num);
+    *ep_p = &ep->super;
+    return RTM_OK;
+}
+
 uint64_t vrb_rma_wr_count(rtm_tl_iface_t *tl_iface)
 {
     return tl_iface != NULL ? vrb_iface_of(tl_iface)->rma_wrs : 0;
@@ -819,6 +895,11 @@ void vrb_rma_close(vrb_iface_t *iface)
             rtm_list_del(&x->link);
             expo_free(iface, x, 0);   /* closing: the windows go with their MR */
         }
+    }
+    if (iface->xrc && iface->eps[iface->world_rank].qp != NULL) {
+        /* the loopback QP (vrb_close destroys the others' RC QPs, not in XRC) */
+        ibv_destroy_qp(iface->eps[iface->world_rank].qp);
+        iface->eps[iface->world_rank].qp = NULL;
     }
     for (int i = 0; i < iface->world_size; i++) {
         vrb_ep_t *ep = &iface->eps[i];
