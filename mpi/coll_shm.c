@@ -457,3 +457,51 @@ int coll_shm_allreduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI
 {
     return reduce_steps(ci, sbuf, rbuf, count, dt, op, -1);
 }
+
+/* ---- Alltoall ---------------------------------------------------------- */
+
+/* One step: each rank writes its row (its p blocks, packed) into its slot
+ * once and reads its column (block r of every slot) out; one wait per
+ * peer, against p - 1 messages each way by the network algorithm. Only
+ * when a row fits a slot, a size every rank computes alike. */
+int coll_shm_alltoall(cinfo_t *ci, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                      int rcount, MPI_Datatype rdt)
+{
+    rtmpi_dtype_t *rd = rtmpi_dtype_get(rdt);
+    size_t block = (size_t)rcount * (size_t)rd->size;
+    MPI_Aint rext = rd->extent * (MPI_Aint)rcount, off = 0;
+    struct coll_shm *sh;
+    int p = ci->size, r = ci->rank, inplace = sbuf == MPI_IN_PLACE;
+
+    if (block == 0 || p == 1)
+        return COLL_SHM_DECLINED;   /* nothing to share: the usual copy */
+    if (!(sh = shm_get(ci)) || block > sh->chunk / (size_t)p)
+        return COLL_SHM_DECLINED;
+    uint64_t n = ++sh->step;
+    char *row = slot(sh, n, r);
+    const rtmpi_dtype_t *sd = inplace ? rd : rtmpi_dtype_get(sdt);
+    const char *src = inplace ? rbuf : sbuf;
+    MPI_Count scnt = (MPI_Count)p * (inplace ? rcount : scount);
+
+    wait_writable(sh, n);
+    if (rtmpi_dtype_contig(sd, scnt, &off))
+        memcpy(row, src + off, block * (size_t)p);
+    else
+        rtmpi_pack(src, scnt, sd, row);
+    flag_store(&sh->flags[r].ready, n);
+    int contig = rtmpi_dtype_contig(rd, rcount, &off);
+    for (int k = inplace; k < p; k++) {   /* k = 0: this rank's own block */
+        int j = (r + k) % p;
+        const char *from = slot(sh, n, j) + (size_t)r * block;
+        char *to = (char *)rbuf + (MPI_Aint)j * rext;
+
+        if (k)
+            wait_ge(&sh->flags[j].ready, n);
+        if (contig)
+            memcpy(to + off, from, block);
+        else
+            rtmpi_unpack(from, block, to, rcount, rd);
+    }
+    flag_store(&sh->flags[r].done, n);
+    return MPI_SUCCESS;
+}
