@@ -420,6 +420,45 @@ static void allreduce_step(struct coll_shm *sh, int r, uint64_t n, const char *i
     flag_store(&sh->flags[r].done, n);
 }
 
+/* Reduce of more than a slot: a pipelined chain from the highest rank
+ * down. Step n's whole buffer set is one accumulator: rank p - 1 copies its
+ * part in, then each rank j < p - 1, once rank j + 1 has, folds its own
+ * part into it (acc = x_j op acc: rank order, whatever the op), and the
+ * root copies the result out once rank 0 has. Each rank's part is one
+ * copy or one reduction from its own buffer, against p - 1 copies into
+ * slots and p - 1 reductions all at the root when the root folds the
+ * slots; the ranks work on different steps at once. Oversubscribed (4
+ * ranks on 2 CPUs) a 1 MiB Reduce was 1.3x Open MPI's time that way,
+ * the root's CPU doing most of the work. */
+static void reduce_chain(struct coll_shm *sh, int r, int root, const char *input, char *rbuf,
+                         size_t count, MPI_Datatype dt, MPI_Op op, const rtmpi_dtype_t *d)
+{
+    size_t ext = (size_t)d->extent, per = (size_t)(sh->p + 1) * sh->chunk / ext;
+    int last = sh->p - 1;
+
+    for (size_t i = 0; i < count; i += per) {
+        size_t k = count - i < per ? count - i : per, len = span(d, k);
+        uint64_t n = ++sh->step;
+        char *acc = res(sh, n);
+        const char *in = input + i * ext;
+
+        if (r == last) {
+            wait_writable(sh, n);
+            memcpy(acc, in, len);
+        } else {
+            wait_ge(&sh->flags[r + 1].ready, n);
+            rtmpi_op_apply(op, in, acc, (MPI_Count)k, dt);
+        }
+        flag_store(&sh->flags[r].ready, n);
+        if (r == root) {
+            if (r != 0)
+                wait_ge(&sh->flags[0].ready, n);
+            memcpy(rbuf + i * ext, acc, len);
+        }
+        flag_store(&sh->flags[r].done, n);
+    }
+}
+
 /* Reduce to root, or Allreduce (root -1), step by step. */
 static int reduce_steps(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                         MPI_Op op, int root)
@@ -431,6 +470,10 @@ static int reduce_steps(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MP
 
     if (!(sh = shm_get(ci)) || !(per = elems_per_step(sh, d)))
         return COLL_SHM_DECLINED;
+    if (root >= 0 && (size_t)count > per) {
+        reduce_chain(sh, ci->rank, root, input, rbuf, (size_t)count, dt, op, d);
+        return MPI_SUCCESS;
+    }
     for (size_t i = 0; i < (size_t)count; i += per) {
         size_t k = (size_t)count - i < per ? (size_t)count - i : per;
         uint64_t n = ++sh->step;
