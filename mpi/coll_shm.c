@@ -1,9 +1,10 @@
 /*
  * Shared-memory collectives among the ranks of an intracommunicator that
  * are all on one host (coll_shm.h, docs/collectives.md "Shared memory"):
- * MPI_Barrier, MPI_Bcast, MPI_Reduce and MPI_Allreduce go through a POSIX
- * shm segment the communicator's ranks map, made at its first collective
- * that uses it and unmapped when the communicator is destroyed.
+ * MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce and MPI_Alltoall go
+ * through a POSIX shm segment the communicator's ranks map, made at its
+ * second collective that could use it and unmapped when the communicator
+ * is destroyed.
  *
  * Segment: one cache line of flags per rank (ready, done), a result area
  * and one slot per rank, each `chunk` bytes. Every shm collective is a run

@@ -1,6 +1,6 @@
 /*
  * Shared-memory collectives (coll_shm.c): MPI_Barrier, MPI_Bcast,
- * MPI_Reduce and MPI_Allreduce among the ranks of an intracommunicator
+ * MPI_Reduce, MPI_Allreduce and MPI_Alltoall among the ranks of an intracommunicator
  * that are all on one host, through a segment the communicator's ranks
  * map at its second collective that could use it (collective: every rank
  * agrees to use it or not). Blocking collectives only; the nonblocking ones keep
