@@ -45,6 +45,7 @@ struct coll_shm {
     uint64_t     step;     /* the last step this rank took part in */
     int          p;
     shm_flags_t *flags;    /* [p] */
+    char        *small;    /* [SHM_NSMALL][p + 1][SHM_SMALL]: the same, for small steps */
     char        *data;     /* [SHM_NBUF][p + 1][chunk]: result area, then slots */
 };
 
@@ -52,6 +53,18 @@ struct coll_shm {
  * than 4: oversubscribed (4 ranks on 2 CPUs) Bcast 8 B 1.3 -> 0.40 us and
  * Reduce 8 B 1.4 -> 0.48 us, as a root or leaf yields less often. */
 #define SHM_NBUF 16
+
+/* Steps of at most SHM_SMALL bytes per slot go through SHM_NSMALL sets of
+ * their own (one cache line per slot): a writer runs 64 steps ahead rather
+ * than 16, so an oversubscribed root or leaf of 8 B collectives yields a
+ * quarter as often, for 64 x (p + 1) lines (20 KiB at 4 ranks). Which sets a
+ * step uses follows from its size, the same at every rank. Reuse stays
+ * safe: the step that last used a set is at least SHM_NSMALL (small) or
+ * SHM_NBUF (large) steps back, so "every done flag >= n - that" covers it. */
+#define SHM_NSMALL 64
+#define SHM_SMALL ((size_t)64)
+/* a step whose area is a whole large set whatever its size (Reduce's chain) */
+#define SHM_LARGE ((size_t)-1)
 
 /* A communicator's state: its first collective that could use a segment
  * goes by messages (SHM_UNTRIED -> SHM_ONCE), its second makes one, so a
@@ -91,7 +104,8 @@ static void seg_setup(cinfo_t *ci)
     rtmpi_comm_t *c = ci->c;
     int p = ci->size, r = ci->rank, ok = 1, allok = 0, fd = -1;
     size_t chunk = chunk_for(p);
-    size_t len = (size_t)p * sizeof(shm_flags_t) + SHM_NBUF * (size_t)(p + 1) * chunk;
+    size_t small = SHM_NSMALL * (size_t)(p + 1) * SHM_SMALL;
+    size_t len = (size_t)p * sizeof(shm_flags_t) + small + SHM_NBUF * (size_t)(p + 1) * chunk;
     unsigned long long msg[2] = {0, 0};   /* nonce, rank 0's segment made */
     struct coll_shm *sh = calloc(1, sizeof(*sh));
     char name[64];
@@ -141,7 +155,8 @@ static void seg_setup(cinfo_t *ci)
     sh->chunk = chunk;
     sh->p = p;
     sh->flags = (shm_flags_t *)(void *)sh->base;
-    sh->data = sh->base + (size_t)p * sizeof(shm_flags_t);
+    sh->small = sh->base + (size_t)p * sizeof(shm_flags_t);
+    sh->data = sh->small + small;
     c->shm = sh;
     c->shm_state = SHM_READY;
 }
@@ -237,22 +252,32 @@ static void wait_all_ready(struct coll_shm *sh, int p, uint64_t v)
         wait_ge(&sh->flags[i].ready, v);
 }
 
-/* The result area and rank i's slot of step n. */
-static inline char *res(struct coll_shm *sh, uint64_t n)
+/* The result area and rank i's slot of step n, whose slots hold `len`
+ * bytes (the same at every rank): small sets up to SHM_SMALL. */
+static inline int small_step(size_t len)
 {
+    return len <= SHM_SMALL;
+}
+
+static inline char *res(struct coll_shm *sh, uint64_t n, size_t len)
+{
+    if (small_step(len))
+        return sh->small + (size_t)(n % SHM_NSMALL) * (size_t)(sh->p + 1) * SHM_SMALL;
     return sh->data + (size_t)(n % SHM_NBUF) * (size_t)(sh->p + 1) * sh->chunk;
 }
 
-static inline char *slot(struct coll_shm *sh, uint64_t n, int i)
+static inline char *slot(struct coll_shm *sh, uint64_t n, int i, size_t len)
 {
-    return res(sh, n) + (size_t)(i + 1) * sh->chunk;
+    return res(sh, n, len) + (size_t)(i + 1) * (small_step(len) ? SHM_SMALL : sh->chunk);
 }
 
 /* May this rank write the shared areas of step n? */
-static inline void wait_writable(struct coll_shm *sh, uint64_t n)
+static inline void wait_writable(struct coll_shm *sh, uint64_t n, size_t len)
 {
-    if (n > SHM_NBUF)
-        wait_all_done(sh, sh->p, n - SHM_NBUF);
+    uint64_t lag = small_step(len) ? SHM_NSMALL : SHM_NBUF;
+
+    if (n > lag)
+        wait_all_done(sh, sh->p, n - lag);
 }
 
 /* ---- Barrier ----------------------------------------------------------- */
@@ -301,14 +326,14 @@ int coll_shm_bcast(cinfo_t *ci, void *buf, int count, MPI_Datatype dt, int root)
         uint64_t n = ++sh->step;
 
         if (r == root) {
-            wait_writable(sh, n);
+            wait_writable(sh, n, len);
             if (data)
-                memcpy(res(sh, n), data + at, len);
+                memcpy(res(sh, n, len), data + at, len);
             flag_store(&sh->flags[r].ready, n);
         } else {
             wait_ge(&sh->flags[root].ready, n);
             if (data)
-                memcpy(data + at, res(sh, n), len);
+                memcpy(data + at, res(sh, n, len), len);
         }
         flag_store(&sh->flags[r].done, n);
     }
@@ -340,23 +365,23 @@ static inline size_t span(const rtmpi_dtype_t *d, size_t k)
 }
 
 /* acc = x_0 op x_1 op ... op x_{p-1} over elements [e0, e0 + k) of the
- * slots, folded from the right (the same order at every rank, and rank
- * order for a non-commutative op). */
-static void fold_slots(struct coll_shm *sh, uint64_t n, size_t e0, size_t k, MPI_Datatype dt,
-                       MPI_Op op, const rtmpi_dtype_t *d, char *acc)
+ * slots of step n (len bytes each), folded from the right (the same order
+ * at every rank, and rank order for a non-commutative op). */
+static void fold_slots(struct coll_shm *sh, uint64_t n, size_t len, size_t e0, size_t k,
+                       MPI_Datatype dt, MPI_Op op, const rtmpi_dtype_t *d, char *acc)
 {
     size_t o = e0 * (size_t)d->extent;
 
-    memcpy(acc, slot(sh, n, sh->p - 1) + o, span(d, k));
+    memcpy(acc, slot(sh, n, sh->p - 1, len) + o, span(d, k));
     for (int j = sh->p - 2; j >= 0; j--)
-        rtmpi_op_apply(op, slot(sh, n, j) + o, acc, (MPI_Count)k, dt);
+        rtmpi_op_apply(op, slot(sh, n, j, len) + o, acc, (MPI_Count)k, dt);
 }
 
 /* Rank r's part of step n into its slot, once the slot is free. */
 static void contribute(struct coll_shm *sh, uint64_t n, int r, const char *src, size_t len)
 {
-    wait_writable(sh, n);
-    memcpy(slot(sh, n, r), src, len);
+    wait_writable(sh, n, len);
+    memcpy(slot(sh, n, r, len), src, len);
 }
 
 /* One step of Reduce (root >= 0): k elements of `in` (this rank's part;
@@ -379,12 +404,12 @@ static void reduce_step(struct coll_shm *sh, int r, int root, uint64_t n, const 
             memcpy(out, in, len);
         for (int j = 0; j < sh->p; j++)
             if (j != root)
-                rtmpi_op_apply(op, slot(sh, n, j), out, (MPI_Count)k, dt);
+                rtmpi_op_apply(op, slot(sh, n, j, len), out, (MPI_Count)k, dt);
     } else {
         /* rank order; the root's part goes through its slot too (in
          * place, the fold overwrites it) */
         contribute(sh, n, r, in, len);
-        fold_slots(sh, n, 0, k, dt, op, d, out);
+        fold_slots(sh, n, len, 0, k, dt, op, d, out);
     }
     flag_store(&sh->flags[r].ready, n);
     flag_store(&sh->flags[r].done, n);
@@ -403,7 +428,7 @@ static void allreduce_step(struct coll_shm *sh, int r, uint64_t n, const char *i
     wait_all_ready(sh, p, n);
     if (len < mpi_config.allreduce_shm_split || k < (size_t)p) {
         /* every rank folds the whole chunk itself: one wait */
-        fold_slots(sh, n, 0, k, dt, op, d, out);
+        fold_slots(sh, n, len, 0, k, dt, op, d, out);
         flag_store(&sh->flags[r].done, n);
         return;
     }
@@ -411,9 +436,9 @@ static void allreduce_step(struct coll_shm *sh, int r, uint64_t n, const char *i
      * copies the result out: the arithmetic is shared */
     size_t ext = (size_t)d->extent, e0 = k * (size_t)r / (size_t)p;
     size_t e1 = k * (size_t)(r + 1) / (size_t)p;
-    char *result = res(sh, n);
+    char *result = res(sh, n, len);
     if (e1 > e0)
-        fold_slots(sh, n, e0, e1 - e0, dt, op, d, result + e0 * ext);
+        fold_slots(sh, n, len, e0, e1 - e0, dt, op, d, result + e0 * ext);
     n = ++sh->step;   /* no area of this step's own: only its flags */
     flag_store(&sh->flags[r].ready, n);
     wait_all_ready(sh, p, n);
@@ -440,11 +465,11 @@ static void reduce_chain(struct coll_shm *sh, int r, int root, const char *input
     for (size_t i = 0; i < count; i += per) {
         size_t k = count - i < per ? count - i : per, len = span(d, k);
         uint64_t n = ++sh->step;
-        char *acc = res(sh, n);
+        char *acc = res(sh, n, SHM_LARGE);
         const char *in = input + i * ext;
 
         if (r == last) {
-            wait_writable(sh, n);
+            wait_writable(sh, n, SHM_LARGE);
             memcpy(acc, in, len);
         } else {
             wait_ge(&sh->flags[r + 1].ready, n);
@@ -522,21 +547,22 @@ int coll_shm_alltoall(cinfo_t *ci, const void *sbuf, int scount, MPI_Datatype sd
     if (!(sh = shm_get(ci)) || block > sh->chunk / (size_t)p)
         return COLL_SHM_DECLINED;
     uint64_t n = ++sh->step;
-    char *row = slot(sh, n, r);
+    size_t rowlen = block * (size_t)p;
+    char *row = slot(sh, n, r, rowlen);
     const rtmpi_dtype_t *sd = inplace ? rd : rtmpi_dtype_get(sdt);
     const char *src = inplace ? rbuf : sbuf;
     MPI_Count scnt = (MPI_Count)p * (inplace ? rcount : scount);
 
-    wait_writable(sh, n);
+    wait_writable(sh, n, rowlen);
     if (rtmpi_dtype_contig(sd, scnt, &off))
-        memcpy(row, src + off, block * (size_t)p);
+        memcpy(row, src + off, rowlen);
     else
         rtmpi_pack(src, scnt, sd, row);
     flag_store(&sh->flags[r].ready, n);
     int contig = rtmpi_dtype_contig(rd, rcount, &off);
     for (int k = inplace; k < p; k++) {   /* k = 0: this rank's own block */
         int j = (r + k) % p;
-        const char *from = slot(sh, n, j) + (size_t)r * block;
+        const char *from = slot(sh, n, j, rowlen) + (size_t)r * block;
         char *to = (char *)rbuf + (MPI_Aint)j * rext;
 
         if (k)

@@ -299,6 +299,53 @@ static void check_alltoall(MPI_Comm comm, const char *what)
     }
 }
 
+/* Many small steps in a row (more than there are buffer sets of either
+ * size), their data checked: Reduce leaves and Bcast roots run ahead and
+ * reuse sets; every 10th iteration a large Bcast (another kind of set)
+ * comes between them. */
+static void check_many_small(MPI_Comm comm)
+{
+    int r, p, big[4096];
+
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &p);
+    for (int it = 0; it < 300; it++) {
+        int root = it % p, v[2] = {r + it, r * it}, sum[2] = {-1, -1}, b = r == root ? it : -1;
+        int want0 = 0, want1 = 0, a2a_in[64], a2a_out[64];
+        int bad = 0;
+
+        for (int j = 0; j < p; j++) {
+            want0 += j + it;
+            want1 += j * it;
+        }
+        CHECK_RC(MPI_Reduce(v, sum, 2, MPI_INT, MPI_SUM, root, comm));
+        EXPECT(r != root || (sum[0] == want0 && sum[1] == want1),
+               "iteration %d: Reduce to %d: %d %d, want %d %d", it, root, sum[0], sum[1], want0,
+               want1);
+        CHECK_RC(MPI_Bcast(&b, 1, MPI_INT, root, comm));
+        EXPECT(b == it, "iteration %d: Bcast from %d: %d", it, root, b);
+        CHECK_RC(MPI_Allreduce(v, sum, 2, MPI_INT, MPI_SUM, comm));
+        EXPECT(sum[0] == want0 && sum[1] == want1, "iteration %d: Allreduce: %d %d", it, sum[0],
+               sum[1]);
+        for (int j = 0; j < p && j < 64; j++)
+            a2a_in[j] = r * 1000 + j + it;
+        if (p <= 64) {
+            CHECK_RC(MPI_Alltoall(a2a_in, 1, MPI_INT, a2a_out, 1, MPI_INT, comm));
+            for (int j = 0; j < p && !bad; j++)
+                bad = a2a_out[j] != j * 1000 + r + it;
+            EXPECT(!bad, "iteration %d: Alltoall of one int", it);
+        }
+        if (it % 10 == 0) {
+            for (int i = 0; i < 4096; i++)
+                big[i] = r == root ? i + it : -1;
+            CHECK_RC(MPI_Bcast(big, 4096, MPI_INT, root, comm));
+            for (int i = 0; i < 4096 && !bad; i++)
+                bad = big[i] != i + it;
+            EXPECT(!bad, "iteration %d: Bcast of 4096 ints from %d", it, root);
+        }
+    }
+}
+
 /* Collectives on the world, on halves of it and on a duplicate with a
  * nonblocking broadcast in flight, interleaved. */
 static void check_interleaved(void)
@@ -368,6 +415,7 @@ int main(int argc, char **argv)
     check_data(MPI_COMM_SELF, "self");
     check_alltoall(MPI_COMM_WORLD, "world");
     check_alltoall(MPI_COMM_SELF, "self");
+    check_many_small(MPI_COMM_WORLD);
     for (int i = 0; i < 20; i++) {
         MPI_Comm d;
         int one = 1, n = 0;
