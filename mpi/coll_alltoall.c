@@ -1,11 +1,14 @@
 /*
  * MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw and their nonblocking forms:
  * every transfer posted at once, or a pairwise exchange for larger blocks
- * (RTM_MPI_ALLTOALL_PAIRWISE). All three are built as alltoallw.
+ * (RTM_MPI_ALLTOALL_PAIRWISE). All three are built as alltoallw. A blocking
+ * MPI_Alltoall whose rows fit a slot of the communicator's shared segment
+ * goes through it (coll_shm.c).
  */
 #include "config.h"
 
 #include "coll.h"
+#include "coll_shm.h"
 #include "mpi_config.h"
 
 /* ---- Alltoall(v,w) ---- */
@@ -132,6 +135,12 @@ static int alltoall(const char *fn, enum a2a_kind kind, const void *sendbuf,
             return rc;
         if (kind != A2A_ALLTOALLW)
             break;
+    }
+    if (kind == A2A_ALLTOALL && !request && coll_shm_usable(ci)) {
+        rtmpi_call_enter(fn, RTMPI_CALL_NONE, RTMPI_CALL_NONE, comm);
+        if ((rc = coll_shm_alltoall(ci, sendbuf, sendcount, sendtypes[0], recvbuf, recvcount,
+                                    recvtypes[0])) != COLL_SHM_DECLINED)
+            return rc;
     }
     NEW_SCHED(s);
     a2a_t *a = a2a_new(s, p);

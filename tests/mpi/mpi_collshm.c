@@ -247,6 +247,124 @@ static void check_data(MPI_Comm comm, const char *what)
     }
 }
 
+/* Alltoall: block j of rank r's send buffer holds a2a_val(r, j, i); rows
+ * that fit a slot (1, 7, 300 ints) and one that does not (5000: the
+ * point-to-point path), contiguous, in place, and a vector type (every
+ * second int) on the send side or the receive side, the other contiguous. */
+static int a2a_val(int from, int to, int i)
+{
+    return from * 100000 + to * 1000 + i % 1000;
+}
+
+static void check_alltoall(MPI_Comm comm, const char *what)
+{
+    static const int counts[] = {1, 7, 300, 5000};
+    int r, p;
+
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &p);
+    for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+        int n = counts[ci];
+        size_t all = (size_t)p * (size_t)n;
+        int *s = malloc(2 * all * sizeof(int)), *d = malloc(2 * all * sizeof(int));
+        MPI_Datatype v, vec;
+
+        if (!s || !d)
+            TH_FAIL("out of memory");
+        /* n ints, every second one; blocks 2n ints apart */
+        CHECK_RC(MPI_Type_vector(n, 1, 2, MPI_INT, &v));
+        CHECK_RC(MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * (size_t)n * sizeof(int)), &vec));
+        CHECK_RC(MPI_Type_commit(&vec));
+        CHECK_RC(MPI_Type_free(&v));
+        /* mode 0 contiguous, 1 in place, 2 vector sends, 3 vector receives */
+        for (int mode = 0; mode < 4; mode++) {
+            int bad = 0;
+
+            for (size_t k = 0; k < 2 * all; k++)
+                s[k] = d[k] = -9;
+            for (int j = 0; j < p; j++)
+                for (int i = 0; i < n; i++) {
+                    int v = a2a_val(r, j, i);
+                    if (mode == 2)
+                        s[2 * ((size_t)j * n + i)] = v;
+                    else if (mode == 1)
+                        d[(size_t)j * n + i] = v;
+                    else
+                        s[(size_t)j * n + i] = v;
+                }
+            if (mode == 0)
+                CHECK_RC(MPI_Alltoall(s, n, MPI_INT, d, n, MPI_INT, comm));
+            else if (mode == 1)
+                CHECK_RC(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, d, n, MPI_INT, comm));
+            else if (mode == 2)
+                CHECK_RC(MPI_Alltoall(s, 1, vec, d, n, MPI_INT, comm));
+            else
+                CHECK_RC(MPI_Alltoall(s, n, MPI_INT, d, 1, vec, comm));
+            for (int j = 0; j < p && !bad; j++)
+                for (int i = 0; i < n && !bad; i++) {
+                    size_t at = (size_t)j * n + i;
+                    if (mode == 3)
+                        bad = d[2 * at] != a2a_val(j, r, i) || d[2 * at + 1] != -9;
+                    else
+                        bad = d[at] != a2a_val(j, r, i);
+                }
+            for (size_t k = mode == 3 ? 2 * all : all; k < 2 * all && !bad; k++)
+                bad = d[k] != -9;   /* nothing written past the blocks */
+            EXPECT(!bad, "%s: Alltoall of %d ints, mode %d", what, n, mode);
+        }
+        CHECK_RC(MPI_Type_free(&vec));
+        free(s);
+        free(d);
+    }
+}
+
+/* Many small steps in a row (more than there are buffer sets of either
+ * size), their data checked: Reduce leaves and Bcast roots run ahead and
+ * reuse sets; every 10th iteration a large Bcast (another kind of set)
+ * comes between them. */
+static void check_many_small(MPI_Comm comm)
+{
+    int r, p, big[4096];
+
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &p);
+    for (int it = 0; it < 300; it++) {
+        int root = it % p, v[2] = {r + it, r * it}, sum[2] = {-1, -1}, b = r == root ? it : -1;
+        int want0 = 0, want1 = 0, a2a_in[64], a2a_out[64];
+        int bad = 0;
+
+        for (int j = 0; j < p; j++) {
+            want0 += j + it;
+            want1 += j * it;
+        }
+        CHECK_RC(MPI_Reduce(v, sum, 2, MPI_INT, MPI_SUM, root, comm));
+        EXPECT(r != root || (sum[0] == want0 && sum[1] == want1),
+               "iteration %d: Reduce to %d: %d %d, want %d %d", it, root, sum[0], sum[1], want0,
+               want1);
+        CHECK_RC(MPI_Bcast(&b, 1, MPI_INT, root, comm));
+        EXPECT(b == it, "iteration %d: Bcast from %d: %d", it, root, b);
+        CHECK_RC(MPI_Allreduce(v, sum, 2, MPI_INT, MPI_SUM, comm));
+        EXPECT(sum[0] == want0 && sum[1] == want1, "iteration %d: Allreduce: %d %d", it, sum[0],
+               sum[1]);
+        for (int j = 0; j < p && j < 64; j++)
+            a2a_in[j] = r * 1000 + j + it;
+        if (p <= 64) {
+            CHECK_RC(MPI_Alltoall(a2a_in, 1, MPI_INT, a2a_out, 1, MPI_INT, comm));
+            for (int j = 0; j < p && !bad; j++)
+                bad = a2a_out[j] != j * 1000 + r + it;
+            EXPECT(!bad, "iteration %d: Alltoall of one int", it);
+        }
+        if (it % 10 == 0) {
+            for (int i = 0; i < 4096; i++)
+                big[i] = r == root ? i + it : -1;
+            CHECK_RC(MPI_Bcast(big, 4096, MPI_INT, root, comm));
+            for (int i = 0; i < 4096 && !bad; i++)
+                bad = big[i] != i + it;
+            EXPECT(!bad, "iteration %d: Bcast of 4096 ints from %d", it, root);
+        }
+    }
+}
+
 /* Collectives on the world, on halves of it and on a duplicate with a
  * nonblocking broadcast in flight, interleaved. */
 static void check_interleaved(void)
@@ -339,6 +457,9 @@ int main(int argc, char **argv)
     EXPECT(segments() == shm, "the world's segment: %d mapped, want %d", segments(), shm);
     check_data(MPI_COMM_WORLD, "world");
     check_data(MPI_COMM_SELF, "self");
+    check_alltoall(MPI_COMM_WORLD, "world");
+    check_alltoall(MPI_COMM_SELF, "self");
+    check_many_small(MPI_COMM_WORLD);
     for (int i = 0; i < 20; i++) {
         MPI_Comm d;
         int one = 1, n = 0;
@@ -352,6 +473,23 @@ int main(int argc, char **argv)
                2 * shm);
         CHECK_RC(MPI_Comm_free(&d));
         EXPECT(segments() == shm, "duplicate freed: %d segments, want %d", segments(), shm);
+    }
+    {
+        /* a communicator whose first collectives are Alltoalls gets a
+         * segment at the second, as with the other shm collectives */
+        MPI_Comm d;
+        int one[64], got[64];
+
+        for (int i = 0; i < 64; i++)
+            one[i] = i;
+        CHECK_RC(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+        CHECK_RC(MPI_Alltoall(one, 1, MPI_INT, got, 1, MPI_INT, d));
+        CHECK_RC(MPI_Alltoall(one, 1, MPI_INT, got, 1, MPI_INT, d));
+        EXPECT(segments() == 2 * shm, "a duplicate used by Alltoall: %d segments, want %d",
+               segments(), 2 * shm);
+        EXPECT(got[0] == th_rank && got[p - 1] == th_rank, "Alltoall on a duplicate: %d %d",
+               got[0], got[p - 1]);
+        CHECK_RC(MPI_Comm_free(&d));
     }
     if (p > 1)
         check_interleaved();

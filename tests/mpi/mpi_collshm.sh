@@ -11,7 +11,7 @@
 # event and every later short wait slept, e.g. Reduce 8 B took 450 us).
 . "$top_srcdir/tests/mpi/common.sh"
 require_rtrun
-for np in $(t_np "1 2 3 4" "1 3"); do   # the sanitizer pass: 1 and 3
+for np in $(t_np "1 2 3 4 8" "1 3"); do   # the sanitizer pass: 1 and 3
     run_np $np mpi_collshm data 1
 done
 RTM_MPI_COLL_SHM=0 run_np 3 mpi_collshm data 0
