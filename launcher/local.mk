@@ -35,9 +35,9 @@ rtrun_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS
 # rtm_check: the host checklist (docs/diagnostics.md); rtrun --check runs
 # it on every host of a job.
 bin_PROGRAMS += rtm_check
-rtm_check_SOURCES = launcher/rtm_check.c
+rtm_check_SOURCES = launcher/rtm_check.c transport/shm/shm_geom.c
 rtm_check_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS) $(IBVERBS_CFLAGS)
-rtm_check_LDADD = $(HWLOC_LIBS) $(IBVERBS_LIBS)
+rtm_check_LDADD = runtime/librtmcfg.la common/libcommon.la $(HWLOC_LIBS) $(IBVERBS_LIBS)
 # rtm_linkcheck: rtrun --check's link check across hosts (one rank per host,
 # over librtmsg itself, so on the job's transport).
 bin_PROGRAMS += rtm_linkcheck

@@ -31,14 +31,16 @@
 #include <infiniband/verbs.h>
 #endif
 
+#include "common/error.h"
+#include "common/rtconfig.h"
+#include "transport/shm/shm.h"
+#include "transport/shm/shm_config.h"
+
 /* What one rank locks: its verbs pools take about 2.4 MiB by default
  * (measured: rtm_init refuses below that, naming the figure), and the
  * registration cache pins rendezvous buffers as large as the messages;
  * RLIMIT_MEMLOCK is per process, so this is asked of each rank. */
 #define CHECK_MEMLOCK_PER_RANK (64ull << 20)
-/* The shm segment: one ring per ordered pair of ranks (RTM_SHM_FIFO_SIZE,
- * 256 KiB by default, plus a page of control) and a page per rank. */
-#define CHECK_SHM_RING         ((256ull << 10) + 4096)
 
 enum { ST_OK, ST_INFO, ST_WARN, ST_FAIL };
 static const char *const st_name[] = {"ok", "info", "warn", "FAIL"};
@@ -221,14 +223,23 @@ static void check_memlock(void)
         add("memlock", ST_OK, NULL, "RLIMIT_MEMLOCK %s >= %s needed", have, want);
 }
 
+/* What the shm transport's segment takes of /dev/shm at `ranks` local
+ * ranks: its own geometry (transport/shm/shm_geom.c) from this
+ * environment's RTM_SHM_* rows, so the figure is the job's. */
 static void check_shm(int ranks)
 {
     struct statvfs sv;
-    unsigned long long need = CHECK_SHM_RING * (unsigned long long)ranks *
-                              (unsigned long long)(ranks > 1 ? ranks - 1 : 1) +
-                              4096ull * (unsigned long long)ranks;
-    unsigned long long avail;
+    shm_seg_geom_t geom;
+    unsigned long long need, avail;
     char have[32], want[32], fix[384];
+
+    if (rtm_config_register(&shm_config_table) != RTM_OK) {
+        add("/dev/shm", ST_FAIL, "correct or unset that RTM_SHM_* variable", "%s",
+            rtm_last_error());
+        return;
+    }
+    shm_seg_geometry(ranks, &geom);
+    need = (unsigned long long)geom.size;
 
     if (statvfs("/dev/shm", &sv) != 0) {
         add("/dev/shm", ST_FAIL, "mount a tmpfs on /dev/shm (mount -t tmpfs tmpfs /dev/shm)",
@@ -240,7 +251,7 @@ static void check_shm(int ranks)
     human_size(need, want, sizeof(want));
     snprintf(fix, sizeof(fix), "make room in /dev/shm (remove stale rtm-* files: ls /dev/shm), "
              "or enlarge it: mount -o remount,size=<size> /dev/shm (docker: --shm-size), or "
-             "lower RTM_SHM_FIFO_SIZE");
+             "lower RTM_SHM_RX_BUDGET");
     if (avail < need)
         add("/dev/shm", ST_FAIL, fix, "%s free < %s the shared segment of %d ranks needs",
             have, want, ranks);

@@ -14,6 +14,7 @@ SHM_SOURCES = \
 	transport/shm/shm.h \
 	transport/shm/shm_cma.c \
 	transport/shm/shm_fifo.h \
+	transport/shm/shm_geom.c \
 	transport/shm/shm_iface.c \
 	transport/shm/shm_load.c \
 	transport/shm/shm_seg.c \

@@ -40,10 +40,21 @@ if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null; then
                       exec "$0" -n 8' "$CHECK" > "$T/out" 2>&1
     rc=$?
     [ "$rc" = 1 ] || bad "/dev/shm: exit $rc, expected 1"
-    grep -qE "/dev/shm +FAIL +256 KiB free < 14.2 MiB the shared segment of 8 ranks needs" "$T/out" ||
+    grep -qE "/dev/shm +FAIL +256 KiB free < 14.0 MiB the shared segment of 8 ranks needs" "$T/out" ||
         bad "/dev/shm: no FAIL line"
     grep -qF "mount -o remount,size=" "$T/out" || bad "/dev/shm: no fix"
 fi
+
+# The segment's size is the shm transport's own geometry (RTM_SHM_RX_BUDGET
+# shared by a rank's incoming rings: 8 KiB rings at 128 ranks, 128 MiB, not
+# the 4 GiB of 256 KiB rings per pair it assumed before), and a bad RTM_SHM_*
+# value is named
+"$CHECK" -n 128 > "$T/out" 2>&1
+grep -qE "/dev/shm +(ok|FAIL) +.* 128.0 MiB .*128 ranks" "$T/out" || bad "/dev/shm at 128 ranks: not 128.0 MiB"
+RTM_SHM_RX_BUDGET=lots "$CHECK" -n 4 > "$T/out" 2>&1
+[ $? = 1 ] || bad "RTM_SHM_RX_BUDGET=lots: exit not 1"
+grep -qE '/dev/shm +FAIL +RTM_SHM_RX_BUDGET="lots" is not a size' "$T/out" ||
+    bad "RTM_SHM_RX_BUDGET=lots: no FAIL line naming it"
 
 # CMA refused (seccomp: process_vm_readv fails with EPERM)
 NOCMA=$top_builddir/tests/integration/no_cma

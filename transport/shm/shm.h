@@ -44,6 +44,7 @@
 #define SHM_SEG_VERSION 2u   /* 2: control lines apart from the data */
 #define SHM_ADDR_MAGIC  0x72736d68u                   /* "hmsr" */
 #define SHM_NAME_MAX    256
+#define SHM_PAGE        4096u
 
 typedef struct shm_seg_hdr {
     uint64_t         magic;
