@@ -1042,6 +1042,11 @@ int rtmpi_rma_rdma_flush(rtmpi_win_t *w, int t)
 {
     int rc = MPI_SUCCESS;
 
+    /* A rank that spins on RDMA (Get + Win_flush until a flag flips) must
+     * still serve what reaches its windows as messages (an accumulate a
+     * peer's flush waits for): the binding's flush drives only the runtime.
+     * Not reentrant: from inside rtmpi_rma_progress this returns at once. */
+    rtmpi_rma_progress();
     if (!w->rdirty || w->nrdirty == 0)
         return MPI_SUCCESS;
     for (int i = t < 0 ? 0 : t; i < (t < 0 ? w->size : t + 1); i++) {

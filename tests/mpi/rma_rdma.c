@@ -538,6 +538,41 @@ static void lock_cost(int alloc, const char *label)
     free_win(alloc, &win, base);
 }
 
+/* A rank that spins on RDMA (Get + Win_flush until a flag flips) still
+ * serves what reaches its window as messages: rank 1's 4-byte Accumulate
+ * to rank 0 is a message that rank 0's engine must apply and answer before
+ * rank 1's Win_flush returns and rank 1 sets the flag rank 0 reads. Before,
+ * an RDMA-only Win_flush never ran the MPI engine: both waited forever. */
+static void spin_serves(int alloc, const char *label)
+{
+    int64_t *base, f = 0, one64 = 1;
+    int one = 1, spins = 0;
+    MPI_Win win = make_win(alloc, MPI_INFO_NULL, &base, 2);
+
+    CHECK_RC(MPI_Win_lock_all(0, win));
+    if (rank == 0) {
+        do {
+            CHECK_RC(MPI_Get(&f, 1, MPI_INT64_T, 1, 0, 1, MPI_INT64_T, win));
+            CHECK_RC(MPI_Win_flush(1, win));
+            spins++;
+        } while (f != 1);
+    } else if (rank == 1) {
+        CHECK_RC(MPI_Accumulate(&one, 1, MPI_INT, 0, 1, 1, MPI_INT, MPI_SUM, win));
+        CHECK_RC(MPI_Win_flush(0, win));
+        CHECK_RC(MPI_Put(&one64, 1, MPI_INT64_T, 1, 0, 1, MPI_INT64_T, win));
+        CHECK_RC(MPI_Win_flush(1, win));
+    }
+    CHECK_RC(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        int got;
+
+        memcpy(&got, &base[1], sizeof(got));
+        EXPECT(got == 1, "%s: the Accumulate a spinning rank served left %d", label, got);
+    }
+    free_win(alloc, &win, base);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Info off, rd;
@@ -576,6 +611,8 @@ int main(int argc, char **argv)
             multi_elem(alloc, label);
             snprintf(label, sizeof(label), "%s, locks", fl);
             lock_cost(alloc, label);
+            snprintf(label, sizeof(label), "%s, a spinning rank serves", fl);
+            spin_serves(alloc, label);
         }
         if (rank == 0)
             printf("rma_rdma: work requests %s (expected: %s)\n",
