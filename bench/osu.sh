@@ -43,6 +43,10 @@
 #                      their mpirun, for the one-sided comparison of
 #                      docs/benchmarks.md (MPICC/RTRUN then unused)
 #   OSU_ONESIDED_ARGS  (-i 100 -x 10 -m 1:65536)
+#   OSU_VERSION        the version to report when the tree has neither
+#                      configure.ac nor configure (partial copies)
+#   OSU_BUILD_ONLY     1: build the programs into OUT_DIR/bin and stop (no
+#                      runs; bench/rma-compare.sh OSU=... uses this)
 set -uo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -94,7 +98,7 @@ fi
 version=$(sed -n 's/^AC_INIT(\[OSU-Micro-Benchmarks\], *\[\([^]]*\)\].*/\1/p' \
     "$src/configure.ac" 2>/dev/null | head -n 1)
 [ -n "$version" ] || version=$(sed -n "s/^PACKAGE_VERSION='\(.*\)'/\1/p" "$src/configure" 2>/dev/null | head -n 1)
-[ -n "$version" ] || version=unknown
+[ -n "$version" ] || version=${OSU_VERSION:-unknown}
 
 pt2pt_args=${OSU_PT2PT_ARGS:--i 100 -x 10 -m 1:65536}
 coll_args=${OSU_COLL_ARGS:--i 20 -x 2 -m 1:16384}
@@ -238,6 +242,9 @@ if [ "$mode" = configure ]; then
 else
     write_standins
     util=("$src/c/util/osu_util.c" "$src/c/util/osu_util_mpi.c")
+    # 7.x trees from 7.3 on keep the atomic validation of the one-sided
+    # programs (atomic_data_validation_*) in their own file
+    [ -f "$src/c/util/osu_util_validation.c" ] && util+=("$src/c/util/osu_util_validation.c")
     for f in osu_util_graph.c osu_util_papi.c; do
         if [ -f "$src/c/util/$f" ]; then util+=("$src/c/util/$f")
         else util+=("$out/standin/$f"); fi
@@ -253,6 +260,14 @@ else
             built[$n]=yes
         fi
     done
+fi
+
+if [ "${OSU_BUILD_ONLY:-0}" = 1 ]; then
+    for p in "${progs[@]}"; do
+        n=$(basename "$p" .c)
+        [ -n "${built[$n]:-}" ] || { echo "osu.sh: $n did not build (logs/$n.build)" >&2; exit 1; }
+    done
+    exit 0
 fi
 
 # run NAME NP ARGS...: the job's exit status; output in logs/NAME.run
