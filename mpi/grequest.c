@@ -14,6 +14,10 @@
  *    ends it, or, after an MPI_Request_free, by MPI_Grequest_complete;
  *  - MPI_Cancel calls cancel_fn(extra_state, complete) with complete true
  *    once MPI_Grequest_complete was called.
+ * The library's own generalized requests (Rput & co., rma.c) may also have
+ * a poll function (rtmpi_greq_set_poll): every completion call that finds
+ * the request not yet complete calls it first, so the work that completes
+ * the request (a flush) runs in that request's own wait or test.
  */
 #include "config.h"
 
@@ -26,6 +30,8 @@ struct rtmpi_greq {
     MPI_Grequest_free_function   *free_fn;
     MPI_Grequest_cancel_function *cancel_fn;
     void *extra_state;
+    int (*poll_fn)(void *);   /* the library's own requests (rtmpi_greq_set_poll) */
+    void *poll_state;
     int   completed;      /* MPI_Grequest_complete was called */
     int   user_freed;     /* MPI_Request_free was called before it */
 };
@@ -36,6 +42,8 @@ int rtmpi_greq_poll(rtmpi_request_t *r)
 
     if (r->complete)
         return 1;
+    if (!g->completed && g->poll_fn)
+        g->poll_fn(g->poll_state);   /* may call MPI_Grequest_complete */
     if (!g->completed)
         return 0;
     rtmpi_status_empty(&r->status);
@@ -120,6 +128,7 @@ int PMPI_Grequest_complete(MPI_Request request)
         return rtmpi_error(MPI_COMM_NULL, __func__, MPI_ERR_REQUEST,
                            "MPI_Grequest_complete was already called on this request");
     r->greq->completed = 1;
+    r->greq->poll_fn = NULL;
     if (r->greq->user_freed) {
         binding_req_release(rq);
         r->handle = NULL;
@@ -128,3 +137,14 @@ int PMPI_Grequest_complete(MPI_Request request)
     return MPI_SUCCESS;
 }
 RTMPI_WEAK(Grequest_complete)
+
+void rtmpi_greq_set_poll(MPI_Request request, int (*poll_fn)(void *), void *poll_state)
+{
+    binding_req_t *rq = rtmpi_handle_req(request);
+    rtmpi_request_t *r = rq ? rtmpi_rq_ext(rq) : NULL;
+
+    if (r && r->kind == RTMPI_REQ_GREQ && !r->greq->completed) {
+        r->greq->poll_fn = poll_fn;
+        r->greq->poll_state = poll_state;
+    }
+}

@@ -463,6 +463,10 @@ void rtmpi_requests_finalize(void);
  * filled by the query callback); the free callback at release; the cancel
  * callback. */
 int rtmpi_greq_poll(rtmpi_request_t *r);
+/* A poll function for a generalized request of the library's own: called
+ * with poll_state by every completion call that finds it not complete,
+ * until MPI_Grequest_complete (grequest.c) */
+void rtmpi_greq_set_poll(MPI_Request request, int (*poll_fn)(void *), void *poll_state);
 void rtmpi_greq_release(rtmpi_request_t *r);
 int rtmpi_greq_cancel(rtmpi_request_t *r);
 /* MPI_Request_free of a generalized request: its handle stays valid for
@@ -498,6 +502,8 @@ int rtmpi_win_attrs_delete_all(MPI_Win win, rtmpi_attr_t **head);
  * rtmpi_progress (so a target blocked anywhere serves one-sided
  * operations) instead of the runtime's own waits. */
 extern int rtmpi_rma_nactive;
+/* binding_rma_flush calls of the one-sided engine (MPI_T rtm_rma_flushes) */
+extern uint64_t rtmpi_rma_flushes;
 int rtmpi_rma_progress(void);
 /* Frees the windows the program left (MPI_Finalize, collective). */
 void rtmpi_win_finalize(void);

@@ -557,6 +557,7 @@ typedef struct pvar {
     int               tl;           /* per_tl: the transport's index */
     int               per_tl;
     int               continuous;   /* also read-only */
+    uint64_t        (*read)(void);  /* a count of the MPI layer's own, else NULL */
 } pvar_t;
 
 static const struct {
@@ -579,6 +580,11 @@ static const struct {
 };
 #define TL_PVARS ((int)(sizeof(tl_pvars) / sizeof(tl_pvars[0])))
 
+static uint64_t rma_flushes(void)
+{
+    return rtmpi_rma_flushes;
+}
+
 /* The rank's own variables, after the transports' (unsigned long long,
  * or MPI_INT values of enumtype where it is set). */
 static const struct rank_pvar {
@@ -588,19 +594,23 @@ static const struct rank_pvar {
     binding_counter_t counter;
     int               continuous;
     MPI_T_enum        enumtype;
+    uint64_t        (*read)(void);
 } rank_pvars[] = {
     {"rtm_unexpected_held",
      "Unexpected messages this rank holds now (arrived before a matching receive, not yet received)",
-     MPI_T_PVAR_CLASS_LEVEL, BINDING_CTR_UNEXP_HELD, 1, NULL},
+     MPI_T_PVAR_CLASS_LEVEL, BINDING_CTR_UNEXP_HELD, 1, NULL, NULL},
     {"rtm_unexpected_held_max",
      "The most unexpected messages this rank has held at once since MPI_Init",
-     MPI_T_PVAR_CLASS_HIGHWATERMARK, BINDING_CTR_UNEXP_HELD_MAX, 1, NULL},
+     MPI_T_PVAR_CLASS_HIGHWATERMARK, BINDING_CTR_UNEXP_HELD_MAX, 1, NULL, NULL},
     {"rtm_credit_stalls",
      "Eager sends that found no credit to their peer and waited (the receiver had RTM_EAGER_CREDITS of them unreceived)",
-     MPI_T_PVAR_CLASS_COUNTER, BINDING_CTR_CREDIT_STALLS, 0, NULL},
+     MPI_T_PVAR_CLASS_COUNTER, BINDING_CTR_CREDIT_STALLS, 0, NULL, NULL},
     {"rtm_idle_policy",
      "What blocking waits do when idle (RTM_IDLE_WAIT, resolved at the first long wait)",
-     MPI_T_PVAR_CLASS_STATE, BINDING_CTR_IDLE_POLICY, 1, &idle_enum},
+     MPI_T_PVAR_CLASS_STATE, BINDING_CTR_IDLE_POLICY, 1, &idle_enum, NULL},
+    {"rtm_rma_flushes",
+     "Flushes of a target's RDMA operations the one-sided engine made (MPI_Win_flush, unlock, fence, complete, or the wait or test of an Rput/Rget issued by RDMA; never a progress pass)",
+     MPI_T_PVAR_CLASS_COUNTER, BINDING_CTR_COUNT, 0, NULL, rma_flushes},
 };
 #define RANK_PVARS ((int)(sizeof(rank_pvars) / sizeof(rank_pvars[0])))
 
@@ -657,6 +667,7 @@ static int pvar_at(int index, pvar_t *pv)
     pv->desc = r->desc;
     pv->var_class = r->var_class;
     pv->counter = r->counter;
+    pv->read = r->read;
     pv->continuous = r->continuous;
     if (r->enumtype) {
         pv->datatype = MPI_INT;
@@ -763,6 +774,8 @@ static int handle_find(MPI_T_pvar_session s, MPI_T_pvar_handle h)
 
 static uint64_t pvar_now(const pvar_t *pv)
 {
+    if (pv->read)
+        return pv->read();
     return binding_counter(pv->counter, pv->tl);
 }
 

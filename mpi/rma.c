@@ -16,6 +16,7 @@
 #include <string.h>
 
 int rtmpi_rma_nactive;
+uint64_t rtmpi_rma_flushes;
 static rtmpi_win_t *active;      /* windows served, linked by next_active */
 static int in_progress;          /* rtmpi_rma_progress is not reentrant */
 
@@ -38,10 +39,15 @@ struct rma_tgt_op {
 
 /* The MPI request of Rput & co.: a generalized request completed once
  * every origin-side request of the operation has (`left` counts them and
- * the issuer's hold). */
+ * the issuer's hold). An Rput/Rget issued by RDMA completes at the next
+ * flush of its target (rdma_target, of window w; -1: none): a wait or test
+ * of the request flushes that target (rr_poll), the progress engine never
+ * does. */
 struct rma_rreq {
-    MPI_Request greq;
-    int         left;
+    MPI_Request  greq;
+    int          left;
+    int          rdma_target;
+    rtmpi_win_t *w;
 };
 
 /* Recycled objects: steady-state operations allocate nothing of their own
@@ -737,8 +743,9 @@ static int win_progress(rtmpi_win_t *w)
     return n;
 }
 
-static void rdreq_release(rtmpi_win_t *w, int t, int err);
-
+/* The progress engine serves targets and retires origin-side requests; it
+ * never flushes (a flush may block): an Rput/Rget issued by RDMA is
+ * completed by its own wait or test (rr_poll) or a synchronization call. */
 int rtmpi_rma_progress(void)
 {
     int n = 0;
@@ -746,20 +753,8 @@ int rtmpi_rma_progress(void)
     if (in_progress)
         return 0;
     in_progress = 1;
-    for (rtmpi_win_t *w = active; w; w = w->next_active) {
+    for (rtmpi_win_t *w = active; w; w = w->next_active)
         n += win_progress(w);
-        /* Rput/Rget by RDMA complete by a flush of their target: a wait
-         * or test of one (any progress) flushes */
-        if (__builtin_expect(w->nrdreq > 0, 0)) {
-            int t = w->rdreq[0].target;
-
-            if (w->rdirty && w->rdirty[t])
-                rtmpi_rma_rdma_flush(w, t);
-            else
-                rdreq_release(w, t, MPI_SUCCESS);   /* flushed already */
-            n++;
-        }
-    }
     in_progress = 0;
     return n;
 }
@@ -1035,7 +1030,28 @@ static int rdreq_add(rtmpi_win_t *w, rma_rreq_t *rr, int t)
     w->rdreq[w->nrdreq].rr = rr;
     w->nrdreq++;
     rr->left++;
+    rr->w = w;
+    rr->rdma_target = t;
     return MPI_SUCCESS;
+}
+
+/* The poll function of an Rput/Rget request (rtmpi_greq_set_poll), called
+ * by a wait or test that finds it not complete: one issued by RDMA to
+ * target t completes by a flush of t (which releases every request to t;
+ * rr may be freed on return); any other completes as its messages do. */
+static int rr_poll(void *state)
+{
+    rma_rreq_t *rr = state;
+    rtmpi_win_t *w = rr->w;
+    int t = rr->rdma_target;
+
+    if (t < 0)
+        return 0;
+    if (w->rdirty && w->rdirty[t])
+        rtmpi_rma_rdma_flush(w, t);
+    else
+        rdreq_release(w, t, MPI_SUCCESS);   /* t was flushed since */
+    return 1;
 }
 
 int rtmpi_rma_rdma_flush(rtmpi_win_t *w, int t)
@@ -1054,6 +1070,7 @@ int rtmpi_rma_rdma_flush(rtmpi_win_t *w, int t)
             continue;
         w->rdirty[i] = 0;
         w->nrdirty--;
+        rtmpi_rma_flushes++;
         rtm_status_t st = binding_rma_flush(w->nc, i);
         if (st != RTM_OK && !rc)
             rc = rtmpi_class_of(st);
@@ -1689,10 +1706,13 @@ static int rissue(const char *fn, rtmpi_win_t *w, const rma_args_t *a, MPI_Reque
     if (!rr)
         return WIN_ERR(w, fn, MPI_ERR_NO_MEM, "out of memory");
     rr->left = 1;
+    rr->rdma_target = -1;
+    rr->w = w;
     if (PMPI_Grequest_start(rr_query, rr_free, rr_cancel, NULL, &rr->greq)) {
         free(rr);
         return WIN_ERR(w, fn, MPI_ERR_NO_MEM, "out of memory for a request");
     }
+    rtmpi_greq_set_poll(rr->greq, rr_poll, rr);
     *request = rr->greq;
     int rc = rma_issue(fn, w, a, rr);
     rr_release(rr);

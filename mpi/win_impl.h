@@ -126,7 +126,8 @@ typedef struct rtmpi_win {
                                        since the last flush of its messages */
     rma_pend_t    *rdreq;       /* Rput/Rget issued by RDMA: complete (rr released)
                                    when their target is next flushed; a wait or
-                                   test of one flushes it (rtmpi_rma_progress) */
+                                   test of one flushes it (rma.c rr_poll), the
+                                   progress engine never does */
     int            nrdreq, rdreq_cap;
     rma_region_t  *regions;     /* dynamic: attached memory */
     int            nregions, regions_cap;
