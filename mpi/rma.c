@@ -1293,8 +1293,6 @@ static int hca_acc(rtmpi_win_t *w, const rma_args_t *a, const rtmpi_dtype_t *od,
         if (((w->rkeys[t].addr + (uint64_t)(off + runs[i].disp)) | (uint64_t)runs[i].len) & 7)
             return 0;   /* a misaligned element: the device cannot (docs/mpi.md) */
     /* a rank spinning on atomics (a CAS lock, a polled counter) still
-     * serves the others' messages: lock requests, other types' accumulates */
-    /* a rank spinning on atomics (a CAS lock, a polled counter) still
      * serves the others' messages: lock requests, unlocks, other types'
      * accumulates (rma_passive hung without) */
     direct_poll(w);
