@@ -132,6 +132,21 @@ static int build_allgatherv(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, int
 
 /* vform: Gatherv (recvcounts and displs are significant at the root, and
  * NULL there is an error), else Gather (recvcount). */
+/* The root's p blocks of a Gather(v) or Scatter(v): counts, displacements
+ * and buffer (v-forms), or the buffer and count x p (the others). */
+static int check_root_blocks(const char *fn, cinfo_t *ci, int vform, const void *buf, int count,
+                             const int *counts, const int *displs, MPI_Datatype type,
+                             const char *what)
+{
+    int rc;
+
+    if (vform)
+        return (rc = coll_check_counts(fn, ci, counts, displs, what))
+                   ? rc : coll_check_vbuf(fn, ci, buf, counts, displs, type, what);
+    return (rc = coll_check_buf(fn, ci, buf, count, type, NULL, what))
+               ? rc : coll_check_blocks(fn, ci, ci->size, count, type, what);
+}
+
 static int gather(const char *fn, int vform, const void *sendbuf, int sendcount,
                   MPI_Datatype sendtype, void *recvbuf, const int *recvcounts, const int *displs,
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
@@ -153,16 +168,9 @@ static int gather(const char *fn, int vform, const void *sendbuf, int sendcount,
     if (sendbuf != MPI_IN_PLACE &&
         (rc = coll_check_buf(fn, ci, sendbuf, sendcount, sendtype, NULL, "send")))
         return rc;
-    if (is_root) {
-        if (vform ? (rc = coll_check_counts(fn, ci, recvcounts, displs, "receive")) ||
-                             (rc = coll_check_vbuf(fn, ci, recvbuf, recvcounts, displs, recvtype,
-                                                   "receive"))
-                       : (rc = coll_check_buf(fn, ci, recvbuf, recvcount, recvtype, NULL,
-                                              "receive")) ||
-                             (rc = coll_check_blocks(fn, ci, ci->size, recvcount, recvtype,
-                                                     "receive")))
-            return rc;
-    }
+    if (is_root && (rc = check_root_blocks(fn, ci, vform, recvbuf, recvcount, recvcounts, displs,
+                                           recvtype, "receive")))
+        return rc;
     NEW_SCHED(s);
     return coll_launch(fn, ci, s, build_gatherv(s, ci, sendbuf, sendcount, sendtype, recvbuf,
                                                 recvcounts, displs, recvcount, recvtype, root),
@@ -235,16 +243,9 @@ static int scatter(const char *fn, int vform, const void *sendbuf, const int *se
     if (recvbuf != MPI_IN_PLACE &&
         (rc = coll_check_buf(fn, ci, recvbuf, recvcount, recvtype, NULL, "receive")))
         return rc;
-    if (is_root) {
-        if (vform ? (rc = coll_check_counts(fn, ci, sendcounts, displs, "send")) ||
-                             (rc = coll_check_vbuf(fn, ci, sendbuf, sendcounts, displs, sendtype,
-                                                   "send"))
-                       : (rc = coll_check_buf(fn, ci, sendbuf, sendcount, sendtype, NULL,
-                                              "send")) ||
-                             (rc = coll_check_blocks(fn, ci, ci->size, sendcount, sendtype,
-                                                     "send")))
-            return rc;
-    }
+    if (is_root && (rc = check_root_blocks(fn, ci, vform, sendbuf, sendcount, sendcounts, displs,
+                                           sendtype, "send")))
+        return rc;
     NEW_SCHED(s);
     return coll_launch(fn, ci, s, coll_build_scatterv(s, ci, sendbuf, sendcounts, displs,
                                                       sendcount, sendtype, recvbuf, recvcount,
