@@ -295,9 +295,15 @@ size_t shm_cma_min_threshold(void)
 int shm_get_preferred(rtm_tl_ep_t *tl_ep, size_t len)
 {
     shm_iface_t *iface = shm_iface(tl_ep->iface);
-    size_t threshold = shm_load_busy(iface) ? shm_config.cma_threshold_busy :
-                                              shm_config.cma_threshold;
+    size_t busy = shm_config.cma_threshold_busy, quiet = shm_config.cma_threshold;
+    size_t threshold;
 
+    /* the load is sampled only where the two thresholds disagree (by
+     * default they are equal and it never is) */
+    if (len >= busy && len >= quiet)
+        return 1;
+    threshold = (len < busy && len < quiet) ? SIZE_MAX :
+                shm_load_busy(iface) ? busy : quiet;
     if (len >= threshold)
         return 1;
     iface->cma_declined++;

@@ -2,18 +2,20 @@
  * The shared-memory transport's config rows. Data only (rtrun and the unit
  * tests link it without the transport).
  *
- * Switch points, measured on the reference machine (2-vCPU VM, AMD EPYC,
- * shared with other work). Transport alone (bench_shm, best of 7): one
- * process_vm_readv moves 16K/64K/256K/1M/4M/16M/64M at 2.2/6.3/10/6.8/
- * 4.9/3.5/4.3 GB/s; two processes one message at a time, the ring copy (32K
- * fragments) against CMA: 32K 23 vs 0.8, 256K 40 vs 1.8, 512K 47 vs 3.3 GB/s
- * while both ranks have a core. Whole stack (osu_p2p bw/bibw, window 64,
- * docs/benchmarks.md "Under load"): with two busy processes on the two
- * CPUs, CMA from 32K moved 32K-4M 1.3-5.6x (bw) and 3.8-12.7x (bibw) what the
- * ring copy did; at load 5-7 from other work, CMA was ahead from 128K (bw) and
- * 64K (bibw); on a quiet host the ring copy led up to 256K and trailed the
- * peers' CMA at 512K-1M. Hence 512K quiet, 32K busy. Eager stays at 4K: the
- * receiver may buffer credits x limit per peer.
+ * Switch points, measured on the reference machine (2-vCPU VM, AMD EPYC).
+ * Quiet host (load under 1, nothing else running), osu_p2p through the MPI
+ * binding, 2 ranks, 4 interleaved runs (docs/benchmarks.md "Switch points,
+ * quiet"): CMA from 8K against the ring copy, latency 8K 1.3 vs 2.2 us, 32K
+ * 2.6 vs 6.0, 256K 12.3 vs 22-24; bandwidth (window 64) 8K 10.0 vs 10.4 GB/s,
+ * 32K 15.8 vs 10.0, 64K 18.8 vs 10.2, 256K 22.2 vs 10.3. The ring copy is
+ * bimodal from run to run (64K at 18.8 GB/s in some runs, 10 in most); at its
+ * best it ties CMA, which never trailed it. Under load (two busy processes on
+ * the two CPUs) CMA from 32K had moved 1.3-5.6x (bw) and 3.8-12.7x (bibw)
+ * what the ring copy did: a CMA read needs only the receiver on a core. Hence
+ * CMA for every rendezvous message (4K, the eager limit), quiet or busy; the
+ * ring copy serves where CMA is refused (ptrace rules, RTM_SHM_CMA=off) or a
+ * threshold is raised. Eager stays at 4K: the receiver may buffer credits x
+ * limit per peer.
  */
 #include "config.h"
 
@@ -25,12 +27,12 @@ static const rtm_cfg_row_t shm_config_rows[] = {
     /* the transport lowers it to what one queue record holds */
     RTM_CFG_ROW(SHM_EAGER_LIMIT, shm_config_t, eager_limit, SIZE, "4K", NULL, 0, RTM_CFG_MIB,
       "Shared memory: largest message sent eagerly (copied into the peer's queue); larger ones use rendezvous"),
-    RTM_CFG_ROW(SHM_CMA_THRESHOLD, shm_config_t, cma_threshold, SIZE, "512K", NULL, 0, RTM_CFG_TIB,
-      "Shared memory, quiet host: smallest message read in a single copy with process_vm_readv (CMA); smaller rendezvous messages are pipelined through the shared segment, which is faster while both ranks have a core"),
-    RTM_CFG_ROW(SHM_CMA_THRESHOLD_BUSY, shm_config_t, cma_threshold_busy, SIZE, "32K", NULL, 0, RTM_CFG_TIB,
+    RTM_CFG_ROW(SHM_CMA_THRESHOLD, shm_config_t, cma_threshold, SIZE, "4K", NULL, 0, RTM_CFG_TIB,
+      "Shared memory, quiet host: smallest message read in a single copy with process_vm_readv (CMA); smaller rendezvous messages are pipelined through the shared segment. 4K: every rendezvous message (above RTM_SHM_EAGER_LIMIT), as one CMA read was as fast as the ring copy or faster at every size on a quiet host"),
+    RTM_CFG_ROW(SHM_CMA_THRESHOLD_BUSY, shm_config_t, cma_threshold_busy, SIZE, "4K", NULL, 0, RTM_CFG_TIB,
       "Shared memory, busy host (more runnable tasks than CPUs, RTM_SHM_LOAD): smallest message read by CMA; a copy through the segment needs both ranks on a core at once, a CMA read only the receiver"),
     RTM_CFG_ROW(SHM_LOAD, shm_config_t, load, ENUM, "auto", "auto|quiet|busy", 0, 0,
-      "Shared memory: which CMA threshold applies; auto samples the host's runnable tasks (/proc/loadavg, at most every 10 ms, smoothed) against its CPUs; quiet and busy force one"),
+      "Shared memory: which CMA threshold applies; auto samples the host's runnable tasks (/proc/loadavg, at most every 10 ms, smoothed) against its CPUs, only for a size between the two thresholds (never while they are equal, as by default); quiet and busy force one"),
     RTM_CFG_ROW(SHM_CMA, shm_config_t, cma, ENUM, "auto", "auto|off", 0, 0,
       "Shared memory: auto uses CMA single copy when the kernel permits it (checked at init); off always copies through the shared segment"),
     RTM_CFG_ROW(SHM_FIFO_SIZE, shm_config_t, fifo_size, SIZE, "256K", NULL, SHM_CONFIG_FIFO_MIN,
