@@ -134,8 +134,13 @@ rtm_status_t rtm_testany(int count, rtm_request_t reqs[], int *index_p, int *fla
 /* Non-destructive test: the request stays valid. */
 rtm_status_t rtm_request_get_status(rtm_request_t req, int *flag_p,
                                     rtm_msg_status_t *status);
-/* Cancel a posted, unmatched receive; a send or a matched receive is left
- * to complete normally. Wait on the request afterwards. */
+/* Cancel a posted, unmatched receive at once. A send whose message no
+ * receive (or matched probe) has taken yet is cancelled once its receiver
+ * agrees: rtm_cancel asks and returns; the request then completes, cancelled
+ * or sent (status.cancelled says which), without any call of the receiver's
+ * beyond its progress. An eager send is complete when it returns and stays
+ * sent; a matched receive or send completes normally. Wait on the request
+ * afterwards. */
 rtm_status_t rtm_cancel(rtm_request_t req);
 /* Release a request without waiting: the operation still completes. */
 rtm_status_t rtm_request_free(rtm_request_t *req);

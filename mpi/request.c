@@ -790,9 +790,13 @@ int PMPI_Cancel(MPI_Request *request)
         return stale_error(__func__);
     rtmpi_request_t *r = rtmpi_rq_ext(rq);
     if (!r) {
-        /* Only a receive not yet matched can be canceled; a send always
-         * completes normally (Test_cancelled then reports false). */
-        if (rq->kind == BINDING_REQ_RECV && !(rq->flags & BINDING_REQ_COMPLETE)) {
+        /* A receive not yet matched is canceled at once; a send whose
+         * message no receive has matched yet, once its receiver agrees
+         * (the runtime asks it; Wait then completes the request either
+         * way, and Test_cancelled tells which). An eager send is complete
+         * at once and stays sent. */
+        if ((rq->kind == BINDING_REQ_RECV || rq->kind == BINDING_REQ_SEND) &&
+            !(rq->flags & BINDING_REQ_COMPLETE)) {
             rtm_status_t st = rtm_cancel(binding_req_native(rq));
 
             if (st != RTM_OK)
@@ -808,7 +812,8 @@ int PMPI_Cancel(MPI_Request *request)
     if (r->persistent && !r->active)
         return rtmpi_error(r->comm, __func__, MPI_ERR_REQUEST,
                            "the persistent request is not active");
-    if (r->kind == RTMPI_REQ_RECV && !r->complete && r->native != RTM_REQUEST_NULL) {
+    if ((r->kind == RTMPI_REQ_RECV || r->kind == RTMPI_REQ_SEND) && !r->complete &&
+        r->native != RTM_REQUEST_NULL) {
         rtm_status_t st = rtm_cancel(r->native);
 
         if (st != RTM_OK)

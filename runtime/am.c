@@ -33,6 +33,8 @@ static const am_handler_fn am_handlers[RTM_AM_COUNT] = {
     [RTM_AM_DATA]   = rndv_recv_data,
     [RTM_AM_FIN]    = rndv_recv_fin,
     [RTM_AM_CREDIT] = credit_recv,
+    [RTM_AM_CANCEL] = rndv_recv_cancel,
+    [RTM_AM_CANCEL_ACK] = rndv_recv_cancel_ack,
 };
 
 /* Hot path: no allocation, lock or log. */

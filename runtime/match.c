@@ -140,6 +140,19 @@ rtm_unexp_t *match_unexp_find(rtm_match_ctx_t *mctx, int src, int tag)
     return NULL;
 }
 
+rtm_unexp_t *match_unexp_find_rts(rtm_match_ctx_t *mctx, int peer, uint64_t sreq)
+{
+    rtm_list_t *pos;
+
+    rtm_list_for_each(pos, &mctx->unexpected) {
+        rtm_unexp_t *ue = rtm_container_of(pos, rtm_unexp_t, link);
+
+        if (ue->am_id == RTM_AM_RTS && ue->peer == peer && ue->rts.sreq == sreq)
+            return ue;
+    }
+    return NULL;
+}
+
 void match_unexp_remove(rtm_unexp_t *ue)
 {
     rtm_list_del(&ue->link);

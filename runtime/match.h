@@ -99,6 +99,9 @@ static inline void match_unexp_add(rtm_match_ctx_t *mctx, rtm_unexp_t *ue)
 /* The first one matching (src, tag), left in the queue. */
 rtm_unexp_t *match_unexp_find(rtm_match_ctx_t *mctx, int src, int tag);
 void         match_unexp_remove(rtm_unexp_t *ue);
+/* The RTS that world rank peer sent for its request sreq, left in the
+ * queue; NULL if it is not there (matched, or never came). */
+rtm_unexp_t *match_unexp_find_rts(rtm_match_ctx_t *mctx, int peer, uint64_t sreq);
 /* The oldest one, taken out of the queue; NULL if none. */
 rtm_unexp_t *match_unexp_pop(rtm_match_ctx_t *mctx);
 

@@ -9,6 +9,7 @@
 #include "runtime/progress.h"
 #include "runtime/proto.h"
 #include "runtime/request.h"
+#include "runtime/rndv.h"
 #include "runtime/rt.h"
 #include "common/error.h"
 
@@ -502,6 +503,8 @@ rtm_status_t rtm_cancel(rtm_request_t req)
         match_posted_remove(req);
         req->status.cancelled = 1;
         req_complete(req);
+    } else if (req->kind == RTM_REQ_SEND) {
+        rndv_cancel_send(req);
     }
     return RTM_OK;
 }

@@ -33,6 +33,8 @@ typedef enum rtm_req_op {
     RTM_OP_DATA,        /* send: remaining DATA fragments after a CTS */
     RTM_OP_CTS,         /* recv: the CTS */
     RTM_OP_FIN,         /* recv: the FIN after a get */
+    RTM_OP_CANCEL,      /* send: the CANCEL of its RTS (rtm_cancel) */
+    RTM_OP_CANCEL_ACK,  /* the runtime's own: the answer to a peer's CANCEL */
 } rtm_req_op_t;
 
 enum {
@@ -46,6 +48,7 @@ enum {
                                        copy this one owns (req_copy_in), counted in the
                                        peer's detached_tx (runtime/proto.c) */
     RTM_REQ_F_WATCHED   = 1u << 7,  /* req_complete calls req_done_notify (binding_req_watch) */
+    RTM_REQ_F_CANCEL    = 1u << 8,  /* send: rtm_cancel asked the receiver to withdraw its RTS */
 };
 
 /* The binding's completion notice (binding_done_register), called by

@@ -160,6 +160,25 @@ rtm_status_t rndv_send_ctrl(rtm_peer_t *p, rtm_request_impl_t *req)
             req_complete(req);
         return RTM_OK;
     }
+    case RTM_OP_CANCEL: {
+        rtm_cancel_hdr_t c = {req_id(req), req->ctx, 0};
+
+        status = p->tl->ops->am_send(p->ep, RTM_AM_CANCEL, &c, sizeof(c), NULL, 0);
+        if (status != RTM_OK)
+            return status;
+        req->op = RTM_OP_NONE;   /* waits for CANCEL_ACK, CTS or FIN */
+        return RTM_OK;
+    }
+    case RTM_OP_CANCEL_ACK: {
+        rtm_cancel_ack_hdr_t a = {req->remote_req, (uint32_t)req->xfer_len, 0};
+
+        status = p->tl->ops->am_send(p->ep, RTM_AM_CANCEL_ACK, &a, sizeof(a), NULL, 0);
+        if (status != RTM_OK)
+            return status;
+        req->op = RTM_OP_NONE;
+        req_complete(req);   /* the runtime's own, released: recycled */
+        return RTM_OK;
+    }
     case RTM_OP_FIN: {
         rtm_fin_hdr_t fin = {req->remote_req};
 
@@ -212,6 +231,11 @@ static rtm_request_impl_t *req_from_wire(int src, uint64_t id, rtm_req_kind_t ki
     if (req == NULL || req->kind != kind || req->peer != src ||
         (req->flags & RTM_REQ_F_COMPLETE))
         peer_protocol_error(src, "reference to an unknown request");
+    if (req->op == RTM_OP_CANCEL) {
+        /* matched before our CANCEL could leave: it would be refused */
+        rtm_list_del(&req->link);
+        req->op = RTM_OP_NONE;
+    }
     /* only a request waiting for src's answer: a send whose RTS is out, a
      * receive matched and whose CTS is out; any other is in a queue (posted,
      * pending), which its link would no longer hold */
@@ -251,7 +275,83 @@ void rndv_recv_fin(int src, const void *data, size_t len)
     rndv_send_done(req);
 }
 
+void rndv_cancel_send(rtm_request_impl_t *req)
+{
+    if (req->kind != RTM_REQ_SEND ||
+        (req->flags & (RTM_REQ_F_COMPLETE | RTM_REQ_F_CANCEL | RTM_REQ_F_DETACHED)))
+        return;
+    if (req->op == RTM_OP_EAGER || req->op == RTM_OP_RTS) {
+        /* still on the peer's pending_sends: nothing of it has left */
+        rtm_list_del(&req->link);
+        req->op = RTM_OP_NONE;
+        req->status.count = 0;
+        req->status.cancelled = 1;
+        req_complete(req);
+        return;
+    }
+    /* only an RTS waiting for its answer; DATA streaming after a CTS, or
+     * a FIN on its way, mean a receive matched it */
+    if (req->op != RTM_OP_NONE || !(req->flags & RTM_REQ_F_RNDV_TX))
+        return;
+    req->flags |= RTM_REQ_F_CANCEL;
+    rndv_queue_ctrl(req, RTM_OP_CANCEL);
+}
+
+/* The sender's answer to our CANCEL. A refusal may cross the FIN or CTS it
+ * refers to, so one for a request that has moved on is dropped. */
+void rndv_recv_cancel_ack(int src, const void *data, size_t len)
+{
+    const rtm_cancel_ack_hdr_t *a = data;
+    rtm_request_impl_t *req;
+
+    if (len < sizeof(*a))
+        peer_protocol_error(src, "truncated CANCEL_ACK");
+    req = req_from_id(a->sreq);
+    if (!a->cancelled) {
+        if (req != NULL && req->kind == RTM_REQ_SEND && req->peer == src)
+            req->flags &= (uint16_t)~RTM_REQ_F_CANCEL;
+        return;
+    }
+    /* cancelled: the receiver dropped our RTS, so nothing else answered it */
+    if (req == NULL || req->kind != RTM_REQ_SEND || req->peer != src ||
+        (req->flags & RTM_REQ_F_COMPLETE) || !(req->flags & RTM_REQ_F_CANCEL) ||
+        req->op != RTM_OP_NONE)
+        peer_protocol_error(src, "CANCEL_ACK for a request that did not ask");
+    rndv_unexpose(&rtm_rt.peers[src], req);
+    req->flags &= (uint16_t)~RTM_REQ_F_CANCEL;
+    req->status.count = 0;
+    req->status.cancelled = 1;
+    rndv_send_done(req);
+}
+
 /* ---- receiver ---- */
+
+/* A sender withdraws its message: its RTS goes if no receive or matched
+ * probe took it yet; either way it gets an answer. */
+void rndv_recv_cancel(int src, const void *data, size_t len)
+{
+    const rtm_cancel_hdr_t *c = data;
+    rtm_match_table_t *tbl = &rtm_rt.contexts;
+    rtm_request_impl_t *ack;
+    rtm_unexp_t *ue = NULL;
+
+    if (len < sizeof(*c))
+        peer_protocol_error(src, "truncated CANCEL");
+    if (c->ctx < tbl->num && tbl->ctxs[c->ctx] != NULL)
+        ue = match_unexp_find_rts(tbl->ctxs[c->ctx], src, c->sreq);
+    if (ue != NULL) {
+        match_unexp_remove(ue);
+        match_unexp_free(tbl, ue);
+    }
+    ack = req_alloc(RTM_REQ_RECV);
+    if (ack == NULL)
+        peer_no_memory(src, sizeof(*ack));
+    ack->flags |= RTM_REQ_F_RELEASED;
+    ack->peer = src;
+    ack->remote_req = c->sreq;
+    ack->xfer_len = ue != NULL;
+    rndv_queue_ctrl(ack, RTM_OP_CANCEL_ACK);
+}
 
 static void rndv_get_done(rtm_tl_comp_t *comp, rtm_status_t status)
 {

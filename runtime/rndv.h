@@ -25,6 +25,9 @@ rtm_status_t rndv_send_ctrl(rtm_peer_t *p, rtm_request_impl_t *req);
 void         rndv_start(rtm_request_impl_t *req, int peer, const rtm_rts_hdr_t *rts);
 /* A receive matched an unexpected RTS: start it and free ue. */
 void         rndv_recv_unexp(rtm_request_impl_t *req, rtm_unexp_t *ue);
+/* Sender: withdraw req's message if no receive has matched it (rtm_cancel):
+ * at once if it has not left, by CANCEL if its RTS is out; else nothing. */
+void         rndv_cancel_send(rtm_request_impl_t *req);
 /* A request whose transmission failed for good ends with that error. */
 void         rndv_req_fail(rtm_request_impl_t *req, rtm_status_t status);
 
@@ -33,5 +36,7 @@ void rndv_recv_rts(int src, const void *data, size_t len);
 void rndv_recv_cts(int src, const void *data, size_t len);
 void rndv_recv_data(int src, const void *data, size_t len);
 void rndv_recv_fin(int src, const void *data, size_t len);
+void rndv_recv_cancel(int src, const void *data, size_t len);
+void rndv_recv_cancel_ack(int src, const void *data, size_t len);
 
 #endif

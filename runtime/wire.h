@@ -29,6 +29,14 @@
  *               receiver's matching sees it now). No message of its own:
  *               the receiver cannot tell it from any RTS. At most
  *               RTM_DETACHED_SENDS per peer are out. (runtime/proto.c)
+ *   cancel      a send whose RTS is out and that waits for CTS or FIN:
+ *               CANCEL(sender request) -> the receiver takes the RTS out of
+ *               its unexpected queue if it is still there, and answers
+ *               CANCEL_ACK(sender request, 1); else (matched: by a receive
+ *               or a matched probe) CANCEL_ACK(.., 0), and the CTS or FIN
+ *               comes, or came, as usual. A send not yet on the wire is
+ *               cancelled where it waits; an eager one is complete at once
+ *               and stays sent. (runtime/rndv.c)
  *
  * Request ids (sreq, rreq) are the id of a request in its owner's request
  * table (runtime/request.h: index and generation), never a pointer: the side
@@ -48,6 +56,8 @@ typedef enum rtm_am_id {
     RTM_AM_DATA   = 4,
     RTM_AM_FIN    = 5,
     RTM_AM_CREDIT = 6,
+    RTM_AM_CANCEL = 7,
+    RTM_AM_CANCEL_ACK = 8,
     RTM_AM_COUNT           /* one past the last id: size of the handler table */
 } rtm_am_id_t;
 
@@ -96,6 +106,24 @@ typedef struct rtm_fin_hdr {
     uint64_t sreq;
 } rtm_fin_hdr_t;
 _Static_assert(sizeof(rtm_fin_hdr_t) == 8, "FIN header is 8 bytes");
+
+/* CANCEL: 16 bytes. The sender withdraws the message of its request sreq,
+ * whose RTS it sent, if no receive has matched it yet. CANCEL_ACK: 16
+ * bytes, the receiver's answer: cancelled 1 (the RTS is gone, nothing
+ * else will come for sreq) or 0 (matched: CTS or FIN as usual). */
+typedef struct rtm_cancel_hdr {
+    uint64_t sreq;
+    uint32_t ctx;        /* the RTS's matching context: where to look */
+    uint32_t reserved;
+} rtm_cancel_hdr_t;
+_Static_assert(sizeof(rtm_cancel_hdr_t) == 16, "CANCEL header is 16 bytes");
+
+typedef struct rtm_cancel_ack_hdr {
+    uint64_t sreq;
+    uint32_t cancelled;
+    uint32_t reserved;
+} rtm_cancel_ack_hdr_t;
+_Static_assert(sizeof(rtm_cancel_ack_hdr_t) == 16, "CANCEL_ACK header is 16 bytes");
 
 /* CREDIT: 4 bytes. */
 typedef struct rtm_credit_hdr {

@@ -11,13 +11,16 @@
  *
  * The input: u8 transport caps (bit 0: it can get), then records
  *   0 src am_id len16 bytes   a message from world rank src % 4 (3 is out of
- *                             range), am_id % 8
+ *                             range), am_id % 16 (past RTM_AM_COUNT: unknown)
  *   1 ctx src tag len16       rtm_irecv: src/tag % 4 (3: any), a buffer of len
  *   2 ctx dst tag len16 sync  rtm_isend of len bytes
  *   3                         flush every peer's queued messages
  *   4 flags                   bit 0: am_send says AGAIN; bit 1: it fails;
  *                             bits 2-3: get completes / fails / is refused
- *   5 ctx                     the context is released (rtm_comm_free)
+ *   5 v                       v < 128: context v % 4 is released
+ *                             (rtm_comm_free); else the send request at table
+ *                             index v % 64, if there is one, is cancelled
+ *                             (rtm_cancel: at once if queued, else CANCEL)
  * Request ids start at index 0, generation 1 (1 << 32 | index): the seeds
  * name them in CTS, FIN and DATA.
  */
@@ -29,6 +32,7 @@
 #include "runtime/peer.h"
 #include "runtime/proto.h"
 #include "runtime/request.h"
+#include "runtime/rndv.h"
 #include "runtime/rt.h"
 #include "runtime/rt_config.h"
 #include "runtime/wire.h"
@@ -250,7 +254,7 @@ static void fz_record(fz_in_t *in)
     switch (op) {
     case 0: {
         int src = fz_u8(in) % 4;
-        unsigned am_id = fz_u8(in) % 8;
+        unsigned am_id = fz_u8(in) % 16;
         size_t len = fz_u8(in);
         const uint8_t *p;
         void *msg;
@@ -307,9 +311,18 @@ static void fz_record(fz_in_t *in)
     case 4:
         fz_flags = fz_u8(in);
         return;
-    default:
-        proto_ctx_release(fz_u8(in) % 4);
+    default: {
+        unsigned v = fz_u8(in);
+
+        if (v < 128) {
+            proto_ctx_release(v % 4);
+            return;
+        }
+        req = req_at(v % 64);
+        if (req != NULL && req->magic == RTM_REQ_MAGIC && req->kind == RTM_REQ_SEND)
+            rndv_cancel_send(req);
         return;
+    }
     }
 }
 
