@@ -244,8 +244,9 @@ void rtrun_engine_kill_leftovers(rtrun_engine_t *eng)
     for (int r = 0; r < nranks(eng); r++) {
         rtrun_rank_t *rk = &eng->job->ranks[r];
 
-        if (rk->pid > 0 && rtrun_engine_rank_is_local(eng, rk))
-            killpg(rk->pid, SIGKILL);
+        if (rk->pid > 0 && rtrun_engine_rank_is_local(eng, rk) &&
+            killpg(rk->pid, SIGKILL) != 0 && errno == ESRCH)
+            kill(rk->pid, SIGKILL);   /* not in its own session yet */
     }
 }
 

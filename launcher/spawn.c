@@ -270,10 +270,15 @@ rtm_status_t rtrun_spawn(const rtrun_spawn_req_t *req, pid_t *pid_p, rtrun_spawn
         sigset_t none;
         int in_fd = req->want_stdin ? in_pipe[0] : devnull;
 
-        /* Own process group: rtrun signals the rank and anything it
-         * starts as one, and a terminal's ^C reaches rtrun only, which
-         * forwards it. */
-        setpgid(0, 0);
+        /* Own session, so its own process group: rtrun signals the rank
+         * and anything it starts as one, and a terminal's ^C reaches
+         * rtrun only, which forwards it. A session rather than a group
+         * alone: with the kernel's autogroup scheduling (on by default),
+         * every session is one CPU share, so ranks of one session would
+         * share one CPU's worth between them against each other session's
+         * work; a rank of its own counts as one (docs/benchmarks.md,
+         * "Ranks in sessions of their own"). */
+        setsid();
         /* The rank dies with rtrun, even when rtrun is SIGKILLed. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
@@ -304,8 +309,9 @@ rtm_status_t rtrun_spawn(const rtrun_spawn_req_t *req, pid_t *pid_p, rtrun_spawn
                    errno == ENOENT ? RTRUN_EXIT_NOTFOUND : RTRUN_EXIT_NOEXEC);
     }
 
-    /* Also here, so the group exists before rtrun ever signals it. */
-    setpgid(pid, pid);
+    /* Not setpgid(pid, pid) here as well: a child made a group leader
+     * first could no longer setsid. Until the child has, its group does
+     * not exist, and the signalling falls back to the pid alone. */
     if (req->want_stdin)
         close(in_pipe[0]);
     else

@@ -72,4 +72,19 @@ kill -KILL $pid
 wait $pid 2>/dev/null
 expect_no_orphans
 rm -rf /tmp/rtrun.$pid.*
+
+# Each rank leads a session of its own (so its own process group): a CPU
+# share of its own under autogroup scheduling, and rtrun still signals the
+# rank with whatever it started (killpg). /proc/PID/stat: field 5 is the
+# process group, 6 the session.
+my_sid=$(awk '{print $6}' /proc/$$/stat)
+"$RTRUN" $RTRUN_X -n 3 --oversubscribe sh -c 'awk "{print \"ids\", \$1, \$5, \$6}" /proc/$$/stat' \
+    >"$OUT" 2>"$ERR" </dev/null || fail "session probe: rtrun exited $?"
+[ "$(grep -c '^ids ' "$OUT")" = 3 ] || fail "session probe: expected 3 lines"
+while read -r _ p g s; do
+    [ "$p" = "$g" ] && [ "$p" = "$s" ] ||
+        fail "rank pid $p: process group $g, session $s; expected both $p"
+    [ "$s" != "$my_sid" ] || fail "rank pid $p runs in the caller's session $s"
+done < <(grep '^ids ' "$OUT")
+expect_no_orphans
 finish
