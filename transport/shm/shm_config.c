@@ -2,15 +2,15 @@
  * The shared-memory transport's config rows. Data only (rtrun and the unit
  * tests link it without the transport).
  *
- * Switch points, measured on the reference machine (2-vCPU VM, AMD EPYC).
- * Quiet host (load under 1, nothing else running), osu_p2p through the MPI
+ * Switch points. Quiet host (2-vCPU VM, Intel Xeon, 2026-12-05; load under
+ * 1, nothing else running), osu_p2p through the MPI
  * binding, 2 ranks, 4 interleaved runs (docs/benchmarks.md "Switch points,
  * quiet"): CMA from 8K against the ring copy, latency 8K 1.3 vs 2.2 us, 32K
  * 2.6 vs 6.0, 256K 12.3 vs 22-24; bandwidth (window 64) 8K 10.0 vs 10.4 GB/s,
  * 32K 15.8 vs 10.0, 64K 18.8 vs 10.2, 256K 22.2 vs 10.3. The ring copy is
  * bimodal from run to run (64K at 18.8 GB/s in some runs, 10 in most); at its
- * best it ties CMA, which never trailed it. Under load (two busy processes on
- * the two CPUs) CMA from 32K had moved 1.3-5.6x (bw) and 3.8-12.7x (bibw)
+ * best it ties CMA, which never trailed it. Under load (an AMD EPYC VM, two
+ * busy processes on the two CPUs) CMA from 32K had moved 1.3-5.6x (bw) and 3.8-12.7x (bibw)
  * what the ring copy did: a CMA read needs only the receiver on a core. Hence
  * CMA for every rendezvous message (4K, the eager limit), quiet or busy; the
  * ring copy serves where CMA is refused (ptrace rules, RTM_SHM_CMA=off) or a
