@@ -33,7 +33,10 @@
 #                     launcher told so: no binding, Open MPI then yields idle)
 #   LOAD (0)          1: loaded mode: one busy process per CPU runs for the
 #                     whole measurement (each bounded by LOAD_SECONDS, 3600,
-#                     and killed at exit), so the three MPIs meet the same load
+#                     and killed at exit), so the three MPIs meet the same load;
+#                     osu_p2p then times samples of at least 50 ms (-T 50,
+#                     before P2P_ARGS): 200 windows of 1 B last well under a
+#                     millisecond, and one descheduling decided the figure
 # With NP or LOAD set, the files are named mpi-results-np4-loaded.md etc.
 # Installs openmpi-bin libopenmpi-dev mpich libmpich-dev gnuplot-nox if missing.
 set -euo pipefail
@@ -46,6 +49,7 @@ launch_reps=${LAUNCH_REPS:-5}
 job_timeout=${JOB_TIMEOUT:-600}
 out_dir=${OUT_DIR:-$top/docs/bench}
 read -r -a p2p_extra <<<"${P2P_ARGS:-}"
+[ "${LOAD:-0}" = 1 ] && p2p_extra=(-T 50 "${p2p_extra[@]}")
 read -r -a coll_extra <<<"${COLL_ARGS:-}"
 parts=" ${PARTS:-p2p coll launch} "
 np=${NP:-2}

@@ -15,8 +15,14 @@
  * checks its first, middle and last byte, so a transport that drops data
  * fails here instead of posting a fast figure.
  *
+ * -T MS: every timed sample of lat, bw and bibw lasts at least MS
+ * milliseconds: the warm-up run of each size is timed and the iterations
+ * scaled up from it (rank 0 decides, both use its count). Without it the
+ * small sizes of bw/bibw are 200 windows, well under a millisecond: on a
+ * loaded host one descheduling then decides the figure.
+ *
  * Usage: mpirun -n 2 osu_p2p [-t lat,bw,bibw,mr] [-r REPS] [-x MAX_BYTES]
- *                             [-w WINDOW] [-i LAT_ITERS] [-m MR_WINDOWS]
+ *                             [-w WINDOW] [-i LAT_ITERS] [-m MR_WINDOWS] [-T MS]
  * Output: one line per measurement, see bench_common.h.
  */
 #define _GNU_SOURCE
@@ -27,6 +33,7 @@
 #define MAX_WINDOW 1024
 
 static int rank;
+static double min_sample;   /* -T, in seconds; 0: fixed iteration counts */
 static char *sbuf, *rbuf;
 static MPI_Request reqs[2 * MAX_WINDOW];
 
@@ -121,6 +128,24 @@ static int wanted(const char *list, const char *name)
     return 0;
 }
 
+/* The iterations of a timed sample: iters, or more if the warm-up (warm
+ * iterations in t seconds) says a sample would last less than -T. */
+static long sample_iters(double t, long warm, long iters)
+{
+    long n = iters;
+
+    if (min_sample <= 0)
+        return n;
+    if (rank == 0 && t > 0) {
+        double want = min_sample / (t / (double)warm);
+
+        if (want > (double)n)
+            n = want >= 1e8 ? 100000000L : (long)want + 1;
+    }
+    MPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     const char *tests = "lat,bw,bibw,mr";
@@ -131,7 +156,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    while ((opt = getopt(argc, argv, "t:r:x:w:i:m:")) != -1) {
+    while ((opt = getopt(argc, argv, "t:r:x:w:i:m:T:")) != -1) {
         switch (opt) {
         case 't': tests = optarg; break;
         case 'r': reps = bench_atoi_arg("osu_p2p", "-r", optarg, 1, BENCH_MAX_REPS); break;
@@ -139,10 +164,11 @@ int main(int argc, char **argv)
         case 'w': window = bench_atoi_arg("osu_p2p", "-w", optarg, 1, MAX_WINDOW); break;
         case 'i': lat_iters = bench_atoi_arg("osu_p2p", "-i", optarg, 1, 100000000); break;
         case 'm': mr_windows = bench_atoi_arg("osu_p2p", "-m", optarg, 1, 100000000); break;
+        case 'T': min_sample = bench_atoi_arg("osu_p2p", "-T", optarg, 0, 600000) / 1e3; break;
         default:
             if (rank == 0)
                 fprintf(stderr, "usage: osu_p2p [-t lat,bw,bibw,mr] [-r REPS] [-x MAX_BYTES] "
-                        "[-w WINDOW] [-i LAT_ITERS] [-m MR_WINDOWS]\n");
+                        "[-w WINDOW] [-i LAT_ITERS] [-m MR_WINDOWS] [-T MIN_SAMPLE_MS]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -161,7 +187,7 @@ int main(int argc, char **argv)
             long iters = size <= 8192 ? lat_iters : bench_iters(size, 256L << 20, 50, lat_iters);
 
             check_size(size);
-            pingpong(size, iters / 10 + 1);
+            iters = sample_iters(pingpong(size, iters / 10 + 1), iters / 10 + 1, iters);
             for (int r = 0; r < reps; r++)
                 samples[r] = pingpong(size, iters) / (2.0 * (double)iters) * 1e6;
             if (rank == 0)
@@ -173,7 +199,7 @@ int main(int argc, char **argv)
             long iters = bench_iters(size * window, 1L << 30, 5, 200);
 
             check_size(size);
-            stream(size, window, iters / 10 + 1);
+            iters = sample_iters(stream(size, window, iters / 10 + 1), iters / 10 + 1, iters);
             for (int r = 0; r < reps; r++)
                 samples[r] = (double)size * window * (double)iters
                              / stream(size, window, iters) / 1e9;
@@ -186,7 +212,7 @@ int main(int argc, char **argv)
             long iters = bench_iters(size * window, 1L << 30, 5, 200);
 
             check_size(size);
-            bistream(size, window, iters / 10 + 1);
+            iters = sample_iters(bistream(size, window, iters / 10 + 1), iters / 10 + 1, iters);
             for (int r = 0; r < reps; r++)
                 samples[r] = 2.0 * (double)size * window * (double)iters
                              / bistream(size, window, iters) / 1e9;
