@@ -9,6 +9,73 @@
 
 struct particle { double x; int id; char tag; };
 
+static void expect_bounds(MPI_Datatype t, MPI_Aint want_lb, MPI_Aint want_ext, const char *what)
+{
+    MPI_Aint lb = -1, ext = -1;
+
+    CHECK_RC(MPI_Type_get_extent(t, &lb, &ext));
+    EXPECT(lb == want_lb && ext == want_ext, "%s: lb %ld extent %ld, want %ld %ld", what,
+           (long)lb, (long)ext, (long)want_lb, (long)want_ext);
+}
+
+/* MPI 3.1 4.1.6-4.1.7: a resized type's type map carries explicit lb and
+ * ub markers; in any type built on it the markers are where its copies put
+ * them, and where a type map has an lb (ub) marker the lower (upper) bound
+ * is the lowest (highest) marker, whatever the other entries are, with no
+ * alignment padding after an explicit ub. Subarray is such a resized type. */
+static void test_bound_markers(void)
+{
+    MPI_Datatype r8, rc, dup, sub, s, c2, t[2];
+    int bl[2] = { 1, 1 };
+    MPI_Aint d[2], tlb, text;
+
+    CHECK_RC(MPI_Type_create_resized(MPI_INT, 0, 8, &r8));
+    CHECK_RC(MPI_Type_create_resized(MPI_CHAR, 0, 1, &rc));
+    /* {(lb,0),(int,0),(ub,8),(int,20)}: ub is the marker, not 24 */
+    t[0] = r8, t[1] = MPI_INT, d[0] = 0, d[1] = 20;
+    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
+    expect_bounds(s, 0, 8, "struct{resized(int,0,8)@0, int@20}");
+    CHECK_RC(MPI_Type_get_true_extent(s, &tlb, &text));
+    EXPECT(tlb == 0 && text == 24, "true bounds %ld %ld", (long)tlb, (long)text);
+    /* the copies of a contiguous type are one extent (8) apart: ints at 0, 20, 8, 28 */
+    CHECK_RC(MPI_Type_contiguous(2, s, &c2));
+    CHECK_RC(MPI_Type_commit(&c2));
+    expect_bounds(c2, 0, 16, "contiguous(2) of it");
+    int src[8] = { 0, 1, 2, 3, 4, 5, 6, 7 }, out[4] = { -1, -1, -1, -1 }, pos = 0;
+    CHECK_RC(MPI_Pack(src, 1, c2, out, sizeof(out), &pos, MPI_COMM_SELF));
+    EXPECT(pos == 16 && out[0] == 0 && out[1] == 5 && out[2] == 2 && out[3] == 7,
+           "packed %d: %d %d %d %d", pos, out[0], out[1], out[2], out[3]);
+    MPI_Type_free(&c2);
+    MPI_Type_free(&s);
+    /* markers at a negative displacement: lb -12, ub -4 (the int at 4 is outside) */
+    t[0] = MPI_INT, t[1] = r8, d[0] = 4, d[1] = -12;
+    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
+    expect_bounds(s, -12, 8, "struct{int@4, resized(int,0,8)@-12}");
+    MPI_Type_free(&s);
+    /* an explicit ub: no padding to the double's alignment */
+    t[0] = MPI_DOUBLE, t[1] = rc, d[0] = 0, d[1] = 8;
+    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
+    expect_bounds(s, 8, 1, "struct{double@0, resized(char,0,1)@8}");
+    MPI_Type_free(&s);
+    /* a dup keeps the markers */
+    CHECK_RC(MPI_Type_dup(r8, &dup));
+    t[0] = dup, t[1] = MPI_INT, d[0] = 0, d[1] = 20;
+    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
+    expect_bounds(s, 0, 8, "struct{dup(resized)@0, int@20}");
+    MPI_Type_free(&s);
+    /* a subarray's bounds are markers too: the int at 100 is past its ub (80) */
+    int sizes[2] = { 4, 5 }, subs[2] = { 3, 2 }, starts[2] = { 1, 2 };
+    CHECK_RC(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &sub));
+    t[0] = sub, t[1] = MPI_INT, d[0] = 0, d[1] = 100;
+    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
+    expect_bounds(s, 0, 80, "struct{subarray@0, int@100}");
+    MPI_Type_free(&s);
+    MPI_Type_free(&sub);
+    MPI_Type_free(&dup);
+    MPI_Type_free(&rc);
+    MPI_Type_free(&r8);
+}
+
 int main(int argc, char **argv)
 {
     int p, sz;
@@ -70,6 +137,7 @@ int main(int argc, char **argv)
            (long)ext, (long)tlb, (long)text);
     MPI_Type_free(&t2);
     MPI_Type_free(&t);
+    test_bound_markers();
 
     /* indexed, indexed_block, hindexed */
     int bl[3] = { 1, 2, 3 }, di[3] = { 0, 3, 10 };
