@@ -615,8 +615,6 @@ int dtype_build_add(dtype_build_t *b, MPI_Aint disp, rtmpi_dtype_t *t, int nloop
     MPI_Aint lo = 0, hi = 0, stride_v[2], t_ub, first, last, lb, ub, true_lb = 0, true_ub = 0;
     int n = 0;
 
-    if (t->align > d->align)
-        d->align = t->align;
     for (int k = 0; k < nloops; k++) {
         if (count[k] == 1)
             continue;
@@ -665,6 +663,10 @@ int dtype_build_add(dtype_build_t *b, MPI_Aint disp, rtmpi_dtype_t *t, int nloop
     b->any = true;
     if (t->size == 0)
         return MPI_SUCCESS;
+    /* the struct padding (dtype_build_done) follows the basic types that are
+     * in the type map: a block with no data brings none (as in the peers) */
+    if (t->align > d->align)
+        d->align = t->align;
     if (!b->anydata || true_lb < d->true_lb)
         d->true_lb = true_lb;
     if (!b->anydata || true_ub > d->true_ub)

@@ -76,6 +76,34 @@ static void test_bound_markers(void)
     MPI_Type_free(&r8);
 }
 
+/* MPI 3.1 4.1.6: the padding epsilon rounds a struct's extent to the largest
+ * alignment of the types *in its type map*; a block of count 0, or of a type
+ * with no data, puts nothing there (its position still bounds an empty
+ * type's block, as in the peers). */
+static void test_empty_block_padding(void)
+{
+    MPI_Datatype e, z, s, t[2];
+    int bl[2] = { 1, 1 }, b0[2] = { 0, 1 };
+    MPI_Aint d[2] = { 0, 4 };
+
+    t[0] = MPI_DOUBLE, t[1] = MPI_INT;
+    CHECK_RC(MPI_Type_create_struct(2, b0, d, t, &s));
+    expect_bounds(s, 4, 4, "struct{0 x double@0, int@4}");
+    MPI_Type_free(&s);
+    CHECK_RC(MPI_Type_vector(0, 1, 2, MPI_DOUBLE, &e));
+    t[0] = MPI_CHAR, t[1] = e, d[0] = 8, d[1] = 0;
+    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
+    expect_bounds(s, 0, 9, "struct{char@8, vector(0,double)@0}");
+    MPI_Type_free(&s);
+    CHECK_RC(MPI_Type_contiguous(0, MPI_LONG_DOUBLE, &z));
+    t[0] = MPI_CHAR, t[1] = z, d[0] = 0, d[1] = 0;
+    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
+    expect_bounds(s, 0, 1, "struct{char@0, contiguous(0,long double)@0}");
+    MPI_Type_free(&s);
+    MPI_Type_free(&z);
+    MPI_Type_free(&e);
+}
+
 int main(int argc, char **argv)
 {
     int p, sz;
@@ -138,6 +166,7 @@ int main(int argc, char **argv)
     MPI_Type_free(&t2);
     MPI_Type_free(&t);
     test_bound_markers();
+    test_empty_block_padding();
 
     /* indexed, indexed_block, hindexed */
     int bl[3] = { 1, 2, 3 }, di[3] = { 0, 3, 10 };
