@@ -18,6 +18,19 @@ static void expect_bounds(MPI_Datatype t, MPI_Aint want_lb, MPI_Aint want_ext, c
            (long)lb, (long)ext, (long)want_lb, (long)want_ext);
 }
 
+/* struct{n0 x t0 at d0, one t1 at d1}: its bounds checked, then freed. */
+static void expect_struct2(int n0, MPI_Datatype t0, MPI_Aint d0, MPI_Datatype t1, MPI_Aint d1,
+                           MPI_Aint want_lb, MPI_Aint want_ext, const char *what)
+{
+    int bl[2] = { n0, 1 };
+    MPI_Aint d[2] = { d0, d1 };
+    MPI_Datatype t[2] = { t0, t1 }, s;
+
+    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
+    expect_bounds(s, want_lb, want_ext, what);
+    MPI_Type_free(&s);
+}
+
 /* MPI 3.1 4.1.6-4.1.7: a resized type's type map carries explicit lb and
  * ub markers; in any type built on it the markers are where its copies put
  * them, and where a type map has an lb (ub) marker the lower (upper) bound
@@ -25,14 +38,14 @@ static void expect_bounds(MPI_Datatype t, MPI_Aint want_lb, MPI_Aint want_ext, c
  * alignment padding after an explicit ub. Subarray is such a resized type. */
 static void test_bound_markers(void)
 {
-    MPI_Datatype r8, rc, dup, sub, s, c2, t[2];
+    MPI_Datatype r8, rc, dup, sub, s, c2, t[2] = { MPI_DATATYPE_NULL, MPI_INT };
     int bl[2] = { 1, 1 };
-    MPI_Aint d[2], tlb, text;
+    MPI_Aint d[2] = { 0, 20 }, tlb, text;
 
     CHECK_RC(MPI_Type_create_resized(MPI_INT, 0, 8, &r8));
     CHECK_RC(MPI_Type_create_resized(MPI_CHAR, 0, 1, &rc));
     /* {(lb,0),(int,0),(ub,8),(int,20)}: ub is the marker, not 24 */
-    t[0] = r8, t[1] = MPI_INT, d[0] = 0, d[1] = 20;
+    t[0] = r8;
     CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
     expect_bounds(s, 0, 8, "struct{resized(int,0,8)@0, int@20}");
     CHECK_RC(MPI_Type_get_true_extent(s, &tlb, &text));
@@ -48,28 +61,16 @@ static void test_bound_markers(void)
     MPI_Type_free(&c2);
     MPI_Type_free(&s);
     /* markers at a negative displacement: lb -12, ub -4 (the int at 4 is outside) */
-    t[0] = MPI_INT, t[1] = r8, d[0] = 4, d[1] = -12;
-    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
-    expect_bounds(s, -12, 8, "struct{int@4, resized(int,0,8)@-12}");
-    MPI_Type_free(&s);
+    expect_struct2(1, MPI_INT, 4, r8, -12, -12, 8, "struct{int@4, resized(int,0,8)@-12}");
     /* an explicit ub: no padding to the double's alignment */
-    t[0] = MPI_DOUBLE, t[1] = rc, d[0] = 0, d[1] = 8;
-    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
-    expect_bounds(s, 8, 1, "struct{double@0, resized(char,0,1)@8}");
-    MPI_Type_free(&s);
+    expect_struct2(1, MPI_DOUBLE, 0, rc, 8, 8, 1, "struct{double@0, resized(char,0,1)@8}");
     /* a dup keeps the markers */
     CHECK_RC(MPI_Type_dup(r8, &dup));
-    t[0] = dup, t[1] = MPI_INT, d[0] = 0, d[1] = 20;
-    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
-    expect_bounds(s, 0, 8, "struct{dup(resized)@0, int@20}");
-    MPI_Type_free(&s);
+    expect_struct2(1, dup, 0, MPI_INT, 20, 0, 8, "struct{dup(resized)@0, int@20}");
     /* a subarray's bounds are markers too: the int at 100 is past its ub (80) */
     int sizes[2] = { 4, 5 }, subs[2] = { 3, 2 }, starts[2] = { 1, 2 };
     CHECK_RC(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &sub));
-    t[0] = sub, t[1] = MPI_INT, d[0] = 0, d[1] = 100;
-    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
-    expect_bounds(s, 0, 80, "struct{subarray@0, int@100}");
-    MPI_Type_free(&s);
+    expect_struct2(1, sub, 0, MPI_INT, 100, 0, 80, "struct{subarray@0, int@100}");
     MPI_Type_free(&sub);
     MPI_Type_free(&dup);
     MPI_Type_free(&rc);
@@ -82,24 +83,13 @@ static void test_bound_markers(void)
  * type's block, as in the peers). */
 static void test_empty_block_padding(void)
 {
-    MPI_Datatype e, z, s, t[2];
-    int bl[2] = { 1, 1 }, b0[2] = { 0, 1 };
-    MPI_Aint d[2] = { 0, 4 };
+    MPI_Datatype e, z;
 
-    t[0] = MPI_DOUBLE, t[1] = MPI_INT;
-    CHECK_RC(MPI_Type_create_struct(2, b0, d, t, &s));
-    expect_bounds(s, 4, 4, "struct{0 x double@0, int@4}");
-    MPI_Type_free(&s);
+    expect_struct2(0, MPI_DOUBLE, 0, MPI_INT, 4, 4, 4, "struct{0 x double@0, int@4}");
     CHECK_RC(MPI_Type_vector(0, 1, 2, MPI_DOUBLE, &e));
-    t[0] = MPI_CHAR, t[1] = e, d[0] = 8, d[1] = 0;
-    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
-    expect_bounds(s, 0, 9, "struct{char@8, vector(0,double)@0}");
-    MPI_Type_free(&s);
+    expect_struct2(1, MPI_CHAR, 8, e, 0, 0, 9, "struct{char@8, vector(0,double)@0}");
     CHECK_RC(MPI_Type_contiguous(0, MPI_LONG_DOUBLE, &z));
-    t[0] = MPI_CHAR, t[1] = z, d[0] = 0, d[1] = 0;
-    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
-    expect_bounds(s, 0, 1, "struct{char@0, contiguous(0,long double)@0}");
-    MPI_Type_free(&s);
+    expect_struct2(1, MPI_CHAR, 0, z, 0, 0, 1, "struct{char@0, contiguous(0,long double)@0}");
     MPI_Type_free(&z);
     MPI_Type_free(&e);
 }
