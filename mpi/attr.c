@@ -45,9 +45,13 @@ typedef struct keyval {
 static keyval_t *keyvals;
 static int nkeyvals = FIRST_USER_KEYVAL, keyvals_cap;
 
-/* Attributes of datatypes, by handle. */
-static rtmpi_attr_t **type_attrs;
-static int type_attrs_cap;
+/* Attributes of datatypes, by handle: the list of handle h is
+ * type_attrs[h / TYPE_ATTRS_CHUNK][h % TYPE_ATTRS_CHUNK]. Chunks never move,
+ * so a list's address stays valid while lists of newer handles are added
+ * (MPI_Type_dup copying into a new handle's list, callbacks creating types). */
+#define TYPE_ATTRS_CHUNK 256
+static rtmpi_attr_t ***type_attrs;
+static int type_attrs_nchunks;
 
 /* Values of the predefined attributes: Comm_get_attr hands out pointers. */
 static int attr_tag_ub = RTM_TAG_UB;
@@ -448,23 +452,29 @@ int rtmpi_win_attrs_delete_all(MPI_Win win, rtmpi_attr_t **head)
 
 /* ---- Datatypes --------------------------------------------------------------------- */
 
-/* The attribute list of datatype dt (valid), grown to hold it. */
+/* The attribute list of datatype dt (valid); with `create`, made if it is
+ * not there yet (NULL when out of memory). */
 static rtmpi_attr_t **type_list(MPI_Datatype dt, int create)
 {
-    if (dt < type_attrs_cap)
-        return &type_attrs[dt];
+    int c = dt / TYPE_ATTRS_CHUNK;
+
+    if (c < type_attrs_nchunks && type_attrs[c])
+        return &type_attrs[c][dt % TYPE_ATTRS_CHUNK];
     if (!create)
         return NULL;
-    int cap = type_attrs_cap ? type_attrs_cap : 64;
-    while (cap <= dt)
-        cap *= 2;
-    rtmpi_attr_t **t = realloc(type_attrs, (size_t)cap * sizeof(*t));
-    if (!t)
-        return NULL;
-    memset(t + type_attrs_cap, 0, (size_t)(cap - type_attrs_cap) * sizeof(*t));
-    type_attrs = t;
-    type_attrs_cap = cap;
-    return &type_attrs[dt];
+    if (c >= type_attrs_nchunks) {
+        int n = type_attrs_nchunks ? type_attrs_nchunks : 4;
+        while (n <= c)
+            n *= 2;
+        rtmpi_attr_t ***t = realloc(type_attrs, (size_t)n * sizeof(*t));
+        if (!t)
+            return NULL;
+        memset(t + type_attrs_nchunks, 0, (size_t)(n - type_attrs_nchunks) * sizeof(*t));
+        type_attrs = t;
+        type_attrs_nchunks = n;
+    }
+    type_attrs[c] = calloc(TYPE_ATTRS_CHUNK, sizeof(*type_attrs[c]));
+    return type_attrs[c] ? &type_attrs[c][dt % TYPE_ATTRS_CHUNK] : NULL;
 }
 
 int rtmpi_type_dup_attrs(const char *fn, MPI_Datatype oldtype, MPI_Datatype *newtype)
@@ -497,17 +507,20 @@ int rtmpi_type_free_attrs(const char *fn, MPI_Datatype dt)
 /* Frees what is left without callbacks (MPI_Finalize). */
 void rtmpi_attrs_finalize(void)
 {
-    for (int i = 0; i < type_attrs_cap; i++) {
-        while (type_attrs[i]) {
-            rtmpi_attr_t *a = type_attrs[i];
+    for (int c = 0; c < type_attrs_nchunks; c++) {
+        for (int i = 0; type_attrs[c] && i < TYPE_ATTRS_CHUNK; i++) {
+            while (type_attrs[c][i]) {
+                rtmpi_attr_t *a = type_attrs[c][i];
 
-            type_attrs[i] = a->next;
-            free(a);
+                type_attrs[c][i] = a->next;
+                free(a);
+            }
         }
+        free(type_attrs[c]);
     }
     free(type_attrs);
     type_attrs = NULL;
-    type_attrs_cap = 0;
+    type_attrs_nchunks = 0;
     free(keyvals);
     keyvals = NULL;
     keyvals_cap = 0;

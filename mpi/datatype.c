@@ -615,8 +615,6 @@ int dtype_build_add(dtype_build_t *b, MPI_Aint disp, rtmpi_dtype_t *t, int nloop
     MPI_Aint lo = 0, hi = 0, stride_v[2], t_ub, first, last, lb, ub, true_lb = 0, true_ub = 0;
     int n = 0;
 
-    if (t->align > d->align)
-        d->align = t->align;
     for (int k = 0; k < nloops; k++) {
         if (count[k] == 1)
             continue;
@@ -653,13 +651,22 @@ int dtype_build_add(dtype_build_t *b, MPI_Aint disp, rtmpi_dtype_t *t, int nloop
          __builtin_mul_overflow(iters, t->nbasic, &nbasic) ||
          __builtin_add_overflow(d->nbasic, nbasic, &nbasic)))
         return DTYPE_ERR_RANGE;
-    if (!b->any || lb < b->lb)
+    /* MPI 3.1 4.1.6: where the type map has explicit lb (ub) markers, the
+     * bound is the lowest (highest) marker and the other entries do not move
+     * it; a block of t has markers where t has them. */
+    if (t->lb_mark ? !b->lb_mark || lb < b->lb : !b->lb_mark && (!b->any || lb < b->lb))
         b->lb = lb;
-    if (!b->any || ub > b->ub)
+    if (t->ub_mark ? !b->ub_mark || ub > b->ub : !b->ub_mark && (!b->any || ub > b->ub))
         b->ub = ub;
+    b->lb_mark |= t->lb_mark;
+    b->ub_mark |= t->ub_mark;
     b->any = true;
     if (t->size == 0)
         return MPI_SUCCESS;
+    /* the struct padding (dtype_build_done) follows the basic types that are
+     * in the type map: a block with no data brings none (as in the peers) */
+    if (t->align > d->align)
+        d->align = t->align;
     if (!b->anydata || true_lb < d->true_lb)
         d->true_lb = true_lb;
     if (!b->anydata || true_ub > d->true_ub)
@@ -721,7 +728,7 @@ int dtype_build_done(dtype_build_t *b, bool pad, rtmpi_dtype_t **d_p)
     MPI_Aint extent, true_extent;
 
     if (__builtin_sub_overflow(b->ub, b->lb, &extent) ||
-        (pad && extent % d->align &&
+        (pad && !b->ub_mark && extent % d->align &&
          __builtin_add_overflow(extent, d->align - extent % d->align, &extent)) ||
         __builtin_sub_overflow(d->true_ub, d->true_lb, &true_extent)) {
         dtype_build_abort(b);
@@ -731,6 +738,8 @@ int dtype_build_done(dtype_build_t *b, bool pad, rtmpi_dtype_t **d_p)
     d->in_use = 1;
     d->lb = b->lb;
     d->extent = extent;
+    d->lb_mark = b->lb_mark;
+    d->ub_mark = b->ub_mark;
     d->contig = 1;
     for (int k = 0; k < d->nsegs; k++)
         if (d->segs[k].rep >= 0 || (k > 0 && d->segs[k].disp != d->segs[k - 1].disp + d->segs[k - 1].len))
@@ -1254,6 +1263,7 @@ int dtype_grid(int ndims, const int *sizes, int order, rtmpi_dtype_t *old,
     }
     inner->lb = 0;
     inner->extent = extent;
+    inner->lb_mark = inner->ub_mark = 1;   /* as a resized type (MPI 3.1 4.1.3, 4.1.4) */
     *d_p = inner;
     return MPI_SUCCESS;
 }
@@ -1322,6 +1332,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
         return dtype_finish(__func__, rc);
     d->lb = lb;
     d->extent = extent;
+    d->lb_mark = d->ub_mark = 1;
     MPI_Aint aints[2] = { lb, extent };
     return dtype_finish(__func__, publish(d, 0, NULL, 2, aints, 1, &oldtype, newtype));
 }
@@ -1341,6 +1352,8 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         return dtype_finish(__func__, rc);
     d->lb = old->lb;
     d->extent = old->extent;
+    d->lb_mark = old->lb_mark;
+    d->ub_mark = old->ub_mark;
     if (old->committed)
         rtmpi_dtype_commit(d);
     memcpy(d->name, old->name, sizeof(d->name));

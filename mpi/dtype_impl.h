@@ -17,6 +17,7 @@ typedef struct dtype_build {
     int segcap, repcap;
     bool any;          /* a block with count > 0 was added: lb/ub are set */
     bool anydata;      /* a block with data was added: true bounds, basic are set */
+    bool lb_mark, ub_mark;   /* a block brought an explicit lb / ub marker */
     MPI_Aint lb, ub;
 } dtype_build_t;
 
@@ -39,7 +40,8 @@ int dtype_build_init(dtype_build_t *b, int combiner);
 int dtype_build_add(dtype_build_t *b, MPI_Aint disp, rtmpi_dtype_t *type, int nloops,
                     const MPI_Count *count, const MPI_Aint *stride);
 /* Ends the construction: sizes and bounds; `pad` rounds the extent up to
- * the alignment as a C compiler pads a struct. DTYPE_ERR_RANGE (the type
+ * the alignment as a C compiler pads a struct (not when an explicit upper
+ * bound marker sets the bound). DTYPE_ERR_RANGE (the type
  * is dropped) when the extent or true extent does not fit MPI_Aint. */
 int dtype_build_done(dtype_build_t *b, bool pad, rtmpi_dtype_t **d_p);
 void dtype_build_abort(dtype_build_t *b);

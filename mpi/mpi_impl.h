@@ -120,6 +120,9 @@ typedef struct rtmpi_dtype {
     MPI_Datatype handle;      /* 0 for the objects a constructor makes inside */
     MPI_Count   size;         /* bytes of data in one element */
     MPI_Aint    lb, extent;
+    unsigned char lb_mark, ub_mark;   /* lb / lb + extent are explicit markers of the
+                                 type map (MPI 3.1 4.1.6): set by resized, kept by
+                                 every type built on one that has them */
     MPI_Aint    true_lb, true_ub;
     MPI_Aint    align;        /* largest alignment of its basic types */
     int         basic;        /* the one basic type of every element, or

@@ -9,6 +9,91 @@
 
 struct particle { double x; int id; char tag; };
 
+static void expect_bounds(MPI_Datatype t, MPI_Aint want_lb, MPI_Aint want_ext, const char *what)
+{
+    MPI_Aint lb = -1, ext = -1;
+
+    CHECK_RC(MPI_Type_get_extent(t, &lb, &ext));
+    EXPECT(lb == want_lb && ext == want_ext, "%s: lb %ld extent %ld, want %ld %ld", what,
+           (long)lb, (long)ext, (long)want_lb, (long)want_ext);
+}
+
+/* struct{n0 x t0 at d0, one t1 at d1}: its bounds checked, then freed. */
+static void expect_struct2(int n0, MPI_Datatype t0, MPI_Aint d0, MPI_Datatype t1, MPI_Aint d1,
+                           MPI_Aint want_lb, MPI_Aint want_ext, const char *what)
+{
+    int bl[2] = { n0, 1 };
+    MPI_Aint d[2] = { d0, d1 };
+    MPI_Datatype t[2] = { t0, t1 }, s;
+
+    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
+    expect_bounds(s, want_lb, want_ext, what);
+    MPI_Type_free(&s);
+}
+
+/* MPI 3.1 4.1.6-4.1.7: a resized type's type map carries explicit lb and
+ * ub markers; in any type built on it the markers are where its copies put
+ * them, and where a type map has an lb (ub) marker the lower (upper) bound
+ * is the lowest (highest) marker, whatever the other entries are, with no
+ * alignment padding after an explicit ub. Subarray is such a resized type. */
+static void test_bound_markers(void)
+{
+    MPI_Datatype r8, rc, dup, sub, s, c2, t[2] = { MPI_DATATYPE_NULL, MPI_INT };
+    int bl[2] = { 1, 1 };
+    MPI_Aint d[2] = { 0, 20 }, tlb, text;
+
+    CHECK_RC(MPI_Type_create_resized(MPI_INT, 0, 8, &r8));
+    CHECK_RC(MPI_Type_create_resized(MPI_CHAR, 0, 1, &rc));
+    /* {(lb,0),(int,0),(ub,8),(int,20)}: ub is the marker, not 24 */
+    t[0] = r8;
+    CHECK_RC(MPI_Type_create_struct(2, bl, d, t, &s));
+    expect_bounds(s, 0, 8, "struct{resized(int,0,8)@0, int@20}");
+    CHECK_RC(MPI_Type_get_true_extent(s, &tlb, &text));
+    EXPECT(tlb == 0 && text == 24, "true bounds %ld %ld", (long)tlb, (long)text);
+    /* the copies of a contiguous type are one extent (8) apart: ints at 0, 20, 8, 28 */
+    CHECK_RC(MPI_Type_contiguous(2, s, &c2));
+    CHECK_RC(MPI_Type_commit(&c2));
+    expect_bounds(c2, 0, 16, "contiguous(2) of it");
+    int src[8] = { 0, 1, 2, 3, 4, 5, 6, 7 }, out[4] = { -1, -1, -1, -1 }, pos = 0;
+    CHECK_RC(MPI_Pack(src, 1, c2, out, sizeof(out), &pos, MPI_COMM_SELF));
+    EXPECT(pos == 16 && out[0] == 0 && out[1] == 5 && out[2] == 2 && out[3] == 7,
+           "packed %d: %d %d %d %d", pos, out[0], out[1], out[2], out[3]);
+    MPI_Type_free(&c2);
+    MPI_Type_free(&s);
+    /* markers at a negative displacement: lb -12, ub -4 (the int at 4 is outside) */
+    expect_struct2(1, MPI_INT, 4, r8, -12, -12, 8, "struct{int@4, resized(int,0,8)@-12}");
+    /* an explicit ub: no padding to the double's alignment */
+    expect_struct2(1, MPI_DOUBLE, 0, rc, 8, 8, 1, "struct{double@0, resized(char,0,1)@8}");
+    /* a dup keeps the markers */
+    CHECK_RC(MPI_Type_dup(r8, &dup));
+    expect_struct2(1, dup, 0, MPI_INT, 20, 0, 8, "struct{dup(resized)@0, int@20}");
+    /* a subarray's bounds are markers too: the int at 100 is past its ub (80) */
+    int sizes[2] = { 4, 5 }, subs[2] = { 3, 2 }, starts[2] = { 1, 2 };
+    CHECK_RC(MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &sub));
+    expect_struct2(1, sub, 0, MPI_INT, 100, 0, 80, "struct{subarray@0, int@100}");
+    MPI_Type_free(&sub);
+    MPI_Type_free(&dup);
+    MPI_Type_free(&rc);
+    MPI_Type_free(&r8);
+}
+
+/* MPI 3.1 4.1.6: the padding epsilon rounds a struct's extent to the largest
+ * alignment of the types *in its type map*; a block of count 0, or of a type
+ * with no data, puts nothing there (its position still bounds an empty
+ * type's block, as in the peers). */
+static void test_empty_block_padding(void)
+{
+    MPI_Datatype e, z;
+
+    expect_struct2(0, MPI_DOUBLE, 0, MPI_INT, 4, 4, 4, "struct{0 x double@0, int@4}");
+    CHECK_RC(MPI_Type_vector(0, 1, 2, MPI_DOUBLE, &e));
+    expect_struct2(1, MPI_CHAR, 8, e, 0, 0, 9, "struct{char@8, vector(0,double)@0}");
+    CHECK_RC(MPI_Type_contiguous(0, MPI_LONG_DOUBLE, &z));
+    expect_struct2(1, MPI_CHAR, 0, z, 0, 0, 1, "struct{char@0, contiguous(0,long double)@0}");
+    MPI_Type_free(&z);
+    MPI_Type_free(&e);
+}
+
 int main(int argc, char **argv)
 {
     int p, sz;
@@ -70,6 +155,8 @@ int main(int argc, char **argv)
            (long)ext, (long)tlb, (long)text);
     MPI_Type_free(&t2);
     MPI_Type_free(&t);
+    test_bound_markers();
+    test_empty_block_padding();
 
     /* indexed, indexed_block, hindexed */
     int bl[3] = { 1, 2, 3 }, di[3] = { 0, 3, 10 };

@@ -17,7 +17,9 @@
  *     query_fn's error;
  *   - an attribute delete callback deleting other attributes of its
  *     communicator; datatype attributes (dup copies, free deletes, NULL
- *     copy, predefined types, keyval kinds);
+ *     copy, predefined types, keyval kinds); a dup whose handle is past
+ *     every attribute list so far, and a copy callback that creates types
+ *     and attributes between two copied attributes (read freed memory);
  *   - a persistent send and receive of a derived type freed right after
  *     Send_init/Recv_init, started three times (crashed at MPI_Start);
  *   - 1500 infos, keyvals and errhandlers, 300 ops at once (fixed limits
@@ -517,6 +519,67 @@ static void test_attrs(void)
     MPI_Comm_free_keyval(&kcomm);
 }
 
+/* MPI 3.1 4.1.10, 6.7.4: MPI_Type_dup copies each attribute whose copy
+ * callback says so, and a callback may call MPI itself. The attribute
+ * lists must stay where they are while the table of them grows: the dup's
+ * handle (past every list made so far), and types a copy callback creates
+ * and gives attributes, between two attributes of the copy. */
+static MPI_Datatype grow_types[600];
+static int grow_n, grow_key;
+
+static int copy_grows(MPI_Datatype t, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)t; (void)keyval; (void)extra;
+    for (int i = 0; i < 300 && grow_n < 600; i++)
+        MPI_Type_contiguous(2, MPI_INT, &grow_types[grow_n++]);
+    MPI_Type_set_attr(grow_types[grow_n - 1], grow_key, (void *)0x77);
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static void test_type_attr_growth(void)
+{
+    MPI_Datatype t, d1, d2;
+    int kdup, kgrow, kafter, flag;
+    void *v;
+
+    CHECK_RC(MPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN, &kdup, NULL));
+    CHECK_RC(MPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN, &kafter, NULL));
+    CHECK_RC(MPI_Type_create_keyval(copy_grows, MPI_TYPE_NULL_DELETE_FN, &kgrow, NULL));
+    CHECK_RC(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &grow_key,
+                                    NULL));
+    CHECK_RC(MPI_Type_contiguous(3, MPI_INT, &t));
+    CHECK_RC(MPI_Type_set_attr(t, kdup, (void *)0x11));
+    /* new handles, none with attributes: the dup's is past them all */
+    for (grow_n = 0; grow_n < 300; grow_n++)
+        CHECK_RC(MPI_Type_contiguous(1, MPI_INT, &grow_types[grow_n]));
+    CHECK_RC(MPI_Type_dup(t, &d1));
+    CHECK_RC(MPI_Type_get_attr(d1, kdup, &v, &flag));
+    EXPECT(flag && v == (void *)0x11, "dup past the table: attribute (%d, %p)", flag, v);
+    /* kgrow's callback makes 300 types and an attribute on the last; kafter is copied after it */
+    CHECK_RC(MPI_Type_set_attr(d1, kgrow, (void *)0x22));
+    CHECK_RC(MPI_Type_set_attr(d1, kafter, (void *)0x33));
+    CHECK_RC(MPI_Type_dup(d1, &d2));
+    CHECK_RC(MPI_Type_get_attr(d2, kdup, &v, &flag));
+    EXPECT(flag && v == (void *)0x11, "dup with a growing callback: first attribute (%d, %p)", flag, v);
+    CHECK_RC(MPI_Type_get_attr(d2, kgrow, &v, &flag));
+    EXPECT(flag && v == (void *)0x22, "dup with a growing callback: its own (%d, %p)", flag, v);
+    CHECK_RC(MPI_Type_get_attr(d2, kafter, &v, &flag));
+    EXPECT(flag && v == (void *)0x33, "dup with a growing callback: the next one (%d, %p)", flag, v);
+    CHECK_RC(MPI_Type_get_attr(grow_types[grow_n - 1], grow_key, &v, &flag));
+    EXPECT(flag && v == (void *)0x77, "attribute set by the callback (%d, %p)", flag, v);
+    for (int i = 0; i < grow_n; i++)
+        MPI_Type_free(&grow_types[i]);
+    MPI_Type_free(&d2);
+    MPI_Type_free(&d1);
+    MPI_Type_free(&t);
+    MPI_Type_free_keyval(&kdup);
+    MPI_Type_free_keyval(&kgrow);
+    MPI_Type_free_keyval(&kafter);
+    MPI_Type_free_keyval(&grow_key);
+}
+
 /* ---- A persistent request of a type freed right after init ---- */
 
 static void test_persistent_freed_type(void)
@@ -680,6 +743,7 @@ int main(int argc, char **argv)
     test_grequest();
     th_case = "attributes";
     test_attrs();
+    test_type_attr_growth();
     th_case = "persistent";
     test_persistent_freed_type();
     th_case = "collective";
