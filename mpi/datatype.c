@@ -156,11 +156,15 @@ size_t rtmpi_run_elems(int basic, MPI_Aint len)
     return (size_t)len / basics[basic].size;
 }
 
-/* Elements a run completes (a split pair: its second member's run). */
+/* Basic elements a run holds. A pair type counts as two (MPI 3.1 5.9.4
+ * defines each "as if" a struct of its two members: MPI_Get_elements and
+ * MPI_Status_set_elements count members); a split pair's run is one member. */
 static MPI_Count run_elems_done(int basic, MPI_Aint len)
 {
     if (pair_split(basic))
-        return (size_t)len != basics[basic].first_size;
+        return 1;
+    if (basics[basic].pair)
+        return 2 * (len / (MPI_Aint)basics[basic].size);
     return len / (MPI_Aint)basics[basic].size;
 }
 
@@ -193,7 +197,7 @@ void rtmpi_dtype_init(void)
         d->extent = (MPI_Aint)basics[i].extent;
         d->align = (MPI_Aint)basics[i].align;
         d->basic = i;
-        d->nbasic = 1;
+        d->nbasic = basics[i].pair ? 2 : 1;   /* a pair: its two members */
         d->segs = predefined_segs[i];
         if (pair_split(i)) {
             predefined_segs[i][0] = (rtmpi_seg_t){ 0, (MPI_Aint)basics[i].first_size, i, -1 };
@@ -1622,22 +1626,29 @@ static MPI_Count elems_partial(const rtmpi_dtype_t *d, MPI_Count rem)
         if (rem >= iters * unit) {
             n += iters * unit_elems;
             rem -= iters * unit;
-            if (rem == 0 && !child && unit_elems == 0)
-                return -1;   /* ends after the first member of a split pair */
             continue;
         }
         n += rem / unit * unit_elems;
         rem %= unit;
         if (rem == 0)
-            return !child && unit_elems == 0 ? -1 : n;
+            return n;
         if (child) {
             MPI_Count m = elems_partial(child, rem);
 
             return m < 0 ? -1 : n + m;
         }
-        if (pair_split(s->basic) || rem % (MPI_Count)basics[s->basic].size)
+        if (pair_split(s->basic))
+            return -1;   /* inside one member */
+        MPI_Count bs = (MPI_Count)basics[s->basic].size, part = rem % bs;
+        if (basics[s->basic].pair) {
+            /* whole pairs, then perhaps the first member of the next */
+            if (part != 0 && part != (MPI_Count)basics[s->basic].first_size)
+                return -1;
+            return n + 2 * (rem / bs) + (part != 0);
+        }
+        if (part != 0)
             return -1;
-        return n + rem / (MPI_Count)basics[s->basic].size;
+        return n + rem / bs;
     }
     return n;
 }
@@ -1681,6 +1692,9 @@ static MPI_Count bytes_partial(const rtmpi_dtype_t *d, MPI_Count want)
             return bytes;
         if (child)
             return bytes + bytes_partial(child, want);
+        if (basics[s->basic].pair && !pair_split(s->basic))
+            return bytes + want / 2 * (MPI_Count)basics[s->basic].size +
+                   (want % 2) * (MPI_Count)basics[s->basic].first_size;
         return bytes + want * (MPI_Count)basics[s->basic].size;
     }
     return bytes;

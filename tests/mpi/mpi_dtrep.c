@@ -266,12 +266,44 @@ static void test_pack_and_send(int p)
     EXPECT(pos == 18 && sv == 3 && iv == 30, "SHORT_INT pack %d %d %d", pos, sv, iv);
     MPI_Status es;
     MPI_Count n;
-    CHECK_RC(MPI_Status_set_elements(&es, MPI_SHORT_INT, 2));
+    /* A pair type is "as if" a struct of its two members (MPI 3.1 5.9.4):
+     * two basic elements each, for MPI_Get_elements and
+     * MPI_Status_set_elements. */
+    CHECK_RC(MPI_Status_set_elements(&es, MPI_SHORT_INT, 4));
     MPI_Get_count(&es, MPI_BYTE, &sz);
-    EXPECT(sz == 12, "2 SHORT_INT are %d bytes", sz);
+    EXPECT(sz == 12, "4 elements of SHORT_INT (2 pairs) are %d bytes", sz);
+    CHECK_RC(MPI_Status_set_elements(&es, MPI_SHORT_INT, 3));
+    MPI_Get_count(&es, MPI_BYTE, &sz);
+    EXPECT(sz == 8, "3 elements of SHORT_INT (a pair and a short) are %d bytes", sz);
     CHECK_RC(MPI_Status_set_elements(&es, MPI_BYTE, 8));   /* a pair and the next's short */
     MPI_Get_elements_x(&es, MPI_SHORT_INT, &n);
-    EXPECT(n == MPI_UNDEFINED, "elements of 8 bytes of SHORT_INT: %lld", n);
+    EXPECT(n == 3, "elements of 8 bytes of SHORT_INT: %lld, want 3", n);
+    CHECK_RC(MPI_Status_set_elements(&es, MPI_BYTE, 7));   /* inside the second short */
+    MPI_Get_elements_x(&es, MPI_SHORT_INT, &n);
+    EXPECT(n == MPI_UNDEFINED, "elements of 7 bytes of SHORT_INT: %lld", n);
+    CHECK_RC(MPI_Status_set_elements(&es, MPI_BYTE, 2 * 12 + 8));  /* 2 DOUBLE_INT + a double */
+    MPI_Get_elements_x(&es, MPI_DOUBLE_INT, &n);
+    EXPECT(n == 5, "elements of 32 bytes of DOUBLE_INT: %lld, want 5", n);
+    MPI_Get_count(&es, MPI_DOUBLE_INT, &sz);
+    EXPECT(sz == MPI_UNDEFINED, "count of 32 bytes of DOUBLE_INT: %d", sz);
+    CHECK_RC(MPI_Status_set_elements(&es, MPI_BYTE, 4));
+    MPI_Get_elements_x(&es, MPI_2INT, &n);
+    EXPECT(n == 1, "elements of 4 bytes of 2INT: %lld, want 1", n);
+    {
+        /* a struct of pairs: {DOUBLE_INT, INT} counts 3 per element */
+        MPI_Datatype st, tt[2] = { MPI_DOUBLE_INT, MPI_INT };
+        int bl[2] = { 1, 1 };
+        MPI_Aint dp[2] = { 0, 16 };
+
+        CHECK_RC(MPI_Type_create_struct(2, bl, dp, tt, &st));
+        CHECK_RC(MPI_Type_commit(&st));
+        CHECK_RC(MPI_Status_set_elements(&es, st, 3 + 2));
+        MPI_Get_count(&es, MPI_BYTE, &sz);
+        EXPECT(sz == 16 + 12, "5 elements of {DOUBLE_INT, INT} are %d bytes", sz);
+        MPI_Get_elements_x(&es, st, &n);
+        EXPECT(n == 5, "elements of {DOUBLE_INT, INT}: %lld, want 5", n);
+        MPI_Type_free(&st);
+    }
 
     /* MAXLOC over every other pair of an array: a non-contiguous walk */
     MPI_Datatype every2;
