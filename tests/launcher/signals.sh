@@ -26,6 +26,7 @@ expect_no_orphans
 # the second SIGINT kills them at once. The grace before rtrun's own
 # SIGKILL is an hour here, so only the second SIGINT can end ranks that
 # ignore SIGTERM, and no clock decides the outcome.
+: >"$OUT"   # no stale "up" from the last job: wait_started reads this file
 RTM_KILL_GRACE=3600 "$RTRUN" $RTRUN_X -n 2 --oversubscribe sh -c 'trap "echo got-int" INT; trap "" TERM; echo up; while :; do sleep 0.1; done' >"$OUT" 2>"$ERR" </dev/null &
 pid=$!
 wait_started 2
@@ -54,6 +55,7 @@ expect_no_orphans
 
 # ranks that ignore SIGTERM are SIGKILLed when RTM_KILL_GRACE runs out
 # (0 here: at once), and rtrun says so
+: >"$OUT"   # no stale "up" from the last job: wait_started reads this file
 RTM_KILL_GRACE=0 "$RTRUN" $RTRUN_X -n 2 --oversubscribe sh -c 'trap "" TERM; echo up; while :; do sleep 0.1; done' >"$OUT" 2>"$ERR" </dev/null &
 pid=$!
 wait_started 2
@@ -65,6 +67,7 @@ expect_err "still running 0 s after SIGTERM; sending SIGKILL (RTM_KILL_GRACE)"
 expect_no_orphans
 
 # rtrun SIGKILLed: the ranks die with it (parent-death signal)
+: >"$OUT"   # no stale "up" from the last job: wait_started reads this file
 "$RTRUN" $RTRUN_X -n 2 --oversubscribe sh -c 'echo up; exec sleep 60' >"$OUT" 2>"$ERR" </dev/null &
 pid=$!
 wait_started 2
