@@ -65,6 +65,14 @@ struct coll_shm {
  * safe: the step that last used a set is at least nsmall (small) or
  * SHM_NBUF (large) steps back, so "every done flag >= n - that" covers it. */
 #define SHM_SMALL ((size_t)64)
+/* A small step's data fills at most the first SHM_SMALL_DATA bytes of each
+ * line it uses; the last word is the line's stamp, the step that last wrote
+ * it, stored after the data (release). A reader waits for the stamp of the
+ * line it reads rather than for the writer's ready flag: one cache line
+ * crosses from the writer's core to the reader's, not two (the flag's, then
+ * the data's). The flags are kept as well, for the large steps and
+ * wait_writable. */
+#define SHM_SMALL_DATA (SHM_SMALL - sizeof(uint64_t))
 
 static uint64_t small_sets(int p)
 {
@@ -265,10 +273,16 @@ static void wait_all_ready(struct coll_shm *sh, int p, uint64_t v)
 }
 
 /* The result area and rank i's slot of step n, whose slots hold `len`
- * bytes (the same at every rank): small sets up to SHM_SMALL. */
+ * bytes (the same at every rank): small sets up to SHM_SMALL_DATA. */
 static inline int small_step(size_t len)
 {
-    return len <= SHM_SMALL;
+    return len <= SHM_SMALL_DATA;
+}
+
+/* A small line's stamp (see SHM_SMALL_DATA). */
+static inline uint64_t *stamp_of(char *line)
+{
+    return (uint64_t *)(void *)(line + SHM_SMALL_DATA);
 }
 
 static inline char *res(struct coll_shm *sh, uint64_t n, size_t len)
@@ -281,6 +295,21 @@ static inline char *res(struct coll_shm *sh, uint64_t n, size_t len)
 static inline char *slot(struct coll_shm *sh, uint64_t n, int i, size_t len)
 {
     return res(sh, n, len) + (size_t)(i + 1) * (small_step(len) ? SHM_SMALL : sh->chunk);
+}
+
+/* The writer of a line of step n (len bytes a slot) says its data is in
+ * place: the stamp for a small step, then the ready flag as ever. */
+static inline void publish(struct coll_shm *sh, int r, char *line, uint64_t n, size_t len)
+{
+    if (small_step(len))
+        flag_store(stamp_of(line), n);
+    flag_store(&sh->flags[r].ready, n);
+}
+
+/* Waits until rank j's line of step n holds its data. */
+static inline void wait_line(struct coll_shm *sh, int j, char *line, uint64_t n, size_t len)
+{
+    wait_ge(small_step(len) ? stamp_of(line) : &sh->flags[j].ready, n);
 }
 
 /* May this rank write the shared areas of step n? */
@@ -345,9 +374,9 @@ int coll_shm_bcast(cinfo_t *ci, void *buf, int count, MPI_Datatype dt, int root)
             wait_writable(sh, n, len);
             if (data)
                 memcpy(res(sh, n, len), data + at, len);
-            flag_store(&sh->flags[r].ready, n);
+            publish(sh, r, res(sh, n, len), n, len);
         } else {
-            wait_ge(&sh->flags[root].ready, n);
+            wait_line(sh, root, res(sh, n, len), n, len);
             if (data)
                 memcpy(data + at, res(sh, n, len), len);
         }
@@ -408,13 +437,13 @@ static void reduce_step(struct coll_shm *sh, int r, int root, uint64_t n, const 
 {
     if (r != root) {
         contribute(sh, n, r, in, len);
-        flag_store(&sh->flags[r].ready, n);
+        publish(sh, r, slot(sh, n, r, len), n, len);
         flag_store(&sh->flags[r].done, n);   /* reads nothing */
         return;
     }
     for (int j = 0; j < sh->p; j++)
         if (j != root)
-            wait_ge(&sh->flags[j].ready, n);
+            wait_line(sh, j, slot(sh, n, j, len), n, len);
     if (rtmpi_op_commutative(op)) {
         if (!inplace)
             memcpy(out, in, len);
@@ -440,8 +469,10 @@ static void allreduce_step(struct coll_shm *sh, int r, uint64_t n, const char *i
     int p = sh->p;
 
     contribute(sh, n, r, in, len);
-    flag_store(&sh->flags[r].ready, n);
-    wait_all_ready(sh, p, n);
+    publish(sh, r, slot(sh, n, r, len), n, len);
+    for (int j = 0; j < p; j++)
+        if (j != r)
+            wait_line(sh, j, slot(sh, n, j, len), n, len);
     if (len < mpi_config.allreduce_shm_split || k < (size_t)p) {
         /* every rank folds the whole chunk itself: one wait */
         fold_slots(sh, n, len, 0, k, dt, op, d, out);
@@ -579,7 +610,7 @@ int coll_shm_alltoall(cinfo_t *ci, const void *sbuf, int scount, MPI_Datatype sd
         memcpy(row, src + off, rowlen);
     else
         rtmpi_pack(src, scnt, sd, row);
-    flag_store(&sh->flags[r].ready, n);
+    publish(sh, r, row, n, rowlen);
     int contig = rtmpi_dtype_contig(rd, rcount, &off);
     for (int k = inplace; k < p; k++) {   /* k = 0: this rank's own block */
         int j = (r + k) % p;
@@ -587,7 +618,7 @@ int coll_shm_alltoall(cinfo_t *ci, const void *sbuf, int scount, MPI_Datatype sd
         char *to = (char *)rbuf + (MPI_Aint)j * rext;
 
         if (k)
-            wait_ge(&sh->flags[j].ready, n);
+            wait_line(sh, j, slot(sh, n, j, rowlen), n, rowlen);
         if (contig)
             memcpy(to + off, from, block);
         else
