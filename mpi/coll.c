@@ -47,8 +47,11 @@ int coll_get_comm(const char *fn, MPI_Comm comm, cinfo_t *ci)
     return MPI_SUCCESS;
 }
 
-int coll_check_buf(const char *fn, cinfo_t *ci, const void *buf, int count, MPI_Datatype dt,
-                   rtmpi_dtype_t **dp, const char *what)
+/* coll_check_buf of a block `disp` bytes into buf: with buf MPI_BOTTOM
+ * (NULL) a non-zero disp is the block's address, so only disp 0 makes the
+ * block NULL. */
+static int check_buf_at(const char *fn, cinfo_t *ci, const void *buf, MPI_Aint disp, int count,
+                        MPI_Datatype dt, rtmpi_dtype_t **dp, const char *what)
 {
     const char *sp = what[0] ? " " : "";   /* "send count", "count" */
     rtmpi_dtype_t *d;
@@ -60,7 +63,7 @@ int coll_check_buf(const char *fn, cinfo_t *ci, const void *buf, int count, MPI_
     if (buf == MPI_IN_PLACE)
         return FAIL(ci, fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not valid as the %s%sbuffer here",
                     what, sp);
-    if (!buf && count > 0 && d->size > 0 && d->true_lb == 0)
+    if (!buf && disp == 0 && count > 0 && d->size > 0 && d->true_lb == 0)
         return FAIL(ci, fn, MPI_ERR_BUFFER, "the %s%sbuffer is NULL with count %d", what, sp,
                     count);
     /* the schedules multiply count by size and extent unchecked */
@@ -70,6 +73,18 @@ int coll_check_buf(const char *fn, cinfo_t *ci, const void *buf, int count, MPI_
     if (dp)
         *dp = d;
     return MPI_SUCCESS;
+}
+
+int coll_check_buf(const char *fn, cinfo_t *ci, const void *buf, int count, MPI_Datatype dt,
+                   rtmpi_dtype_t **dp, const char *what)
+{
+    return check_buf_at(fn, ci, buf, 0, count, dt, dp, what);
+}
+
+int coll_check_wbuf(const char *fn, cinfo_t *ci, const void *buf, MPI_Aint disp, int count,
+                    MPI_Datatype dt, const char *what)
+{
+    return check_buf_at(fn, ci, buf, disp, count, dt, NULL, what);
 }
 
 /* 1 when elements [first, first + n) of d, base bytes into a buffer, are

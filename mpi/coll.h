@@ -55,6 +55,12 @@ int coll_get_comm(const char *fn, MPI_Comm comm, cinfo_t *ci);
  * check); *dp (when dp is not NULL) is its type. */
 int coll_check_buf(const char *fn, cinfo_t *ci, const void *buf, int count, MPI_Datatype dt,
                    rtmpi_dtype_t **dp, const char *what);
+/* The same for block `disp` bytes into the buffer of a "w" collective
+ * (Alltoallw, Neighbor_alltoallw): with buf MPI_BOTTOM a non-zero disp is
+ * the block's absolute address (MPI 3.1 4.1.5), so the buffer is NULL only
+ * at disp 0. */
+int coll_check_wbuf(const char *fn, cinfo_t *ci, const void *buf, MPI_Aint disp, int count,
+                    MPI_Datatype dt, const char *what);
 /* The buffer of a v-collective: per-rank counts (already checked by
  * coll_check_counts); NULL is valid when every count is 0; every block,
  * counts[i] elements from element displs[i], within 64-bit offsets

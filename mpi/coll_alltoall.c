@@ -122,8 +122,12 @@ static int alltoall(const char *fn, enum a2a_kind kind, const void *sendbuf,
         int sc = kind == A2A_ALLTOALL ? sendcount : (in_place ? 0 : sendcounts[i]);
         int rcn = kind == A2A_ALLTOALL ? recvcount : recvcounts[i];
 
-        if ((!in_place && (rc = coll_check_buf(fn, ci, sendbuf, sc, st, NULL, "send"))) ||
-            (rc = coll_check_buf(fn, ci, recvbuf, rcn, rt, NULL, "receive")))
+        /* Alltoallw: MPI_BOTTOM with displacements that are addresses */
+        MPI_Aint sd = kind == A2A_ALLTOALLW && !in_place ? sdispls[i] : 0;
+        MPI_Aint rd = kind == A2A_ALLTOALLW ? rdispls[i] : 0;
+
+        if ((!in_place && (rc = coll_check_wbuf(fn, ci, sendbuf, sd, sc, st, "send"))) ||
+            (rc = coll_check_wbuf(fn, ci, recvbuf, rd, rcn, rt, "receive")))
             return rc;
         /* Alltoall: p blocks of a count; Alltoallw: a count at a byte
          * displacement */

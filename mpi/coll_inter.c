@@ -263,10 +263,12 @@ int icoll_alltoall(const char *fn, cinfo_t *ci, int kind, const void *sbuf, cons
          (rc = coll_check_counts(fn, ci, rcounts, rdispls, "receive"))))
         return rc;
     for (int j = 0; j < ci->size; j++) {
-        if ((rc = coll_check_buf(fn, ci, sbuf, kind == ICOLL_ALLTOALL ? scount : scounts[j],
-                                 stypes[w ? j : 0], NULL, "send")) ||
-            (rc = coll_check_buf(fn, ci, rbuf, kind == ICOLL_ALLTOALL ? rcount : rcounts[j],
-                                 rtypes[w ? j : 0], NULL, "receive")))
+        if ((rc = coll_check_wbuf(fn, ci, sbuf, w ? sdispls[j] : 0,
+                                  kind == ICOLL_ALLTOALL ? scount : scounts[j], stypes[w ? j : 0],
+                                  "send")) ||
+            (rc = coll_check_wbuf(fn, ci, rbuf, w ? rdispls[j] : 0,
+                                  kind == ICOLL_ALLTOALL ? rcount : rcounts[j], rtypes[w ? j : 0],
+                                  "receive")))
             return rc;
         if (kind == ICOLL_ALLTOALL
                 ? (rc = coll_check_blocks(fn, ci, ci->size, scount, stypes[0], "send")) ||

@@ -141,7 +141,10 @@ static int check_side(const char *fn, cinfo_t *ci, const nbr_args_t *a, int send
             count = vec ? a->rcounts[k] : a->rcount;
             type = a->kind == NBR_ALLTOALLW ? a->rtypes[k] : a->rtype;
         }
-        if ((rc = coll_check_buf(fn, ci, buf, count, type, NULL, what)))
+        if ((rc = a->kind == NBR_ALLTOALLW
+                      ? coll_check_wbuf(fn, ci, buf, send ? a->sdispls_w[k] : a->rdispls_w[k],
+                                        count, type, what)
+                      : coll_check_buf(fn, ci, buf, count, type, NULL, what)))
             return rc;
         /* where the block is: block k of a count, displs[k] elements, or
          * a byte displacement (send_block/recv_block multiply unchecked) */

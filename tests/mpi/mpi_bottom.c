@@ -1,0 +1,154 @@
+/*
+ * MPI_BOTTOM as the buffer of the "w" collectives (MPI 3.1 sections 5.8,
+ * 7.6 and 4.1.5): with buf = MPI_BOTTOM the byte displacement of a block is
+ * its absolute address (MPI_Get_address), so a NULL buffer with a non-zero
+ * count is valid there as long as the block's displacement is not 0.
+ *   - MPI_Neighbor_alltoallw and MPI_Ineighbor_alltoallw on a periodic 1-D
+ *     Cartesian ring (one rank: both neighbours are the rank itself);
+ *   - MPI_Alltoallw and MPI_Ialltoallw, whose displacements are ints: the
+ *     buffers are placed on a page mapped below 2 GiB so that their
+ *     addresses fit (skipped if that page cannot be mapped);
+ *   - MPI_Alltoallw on an intercommunicator (even and odd ranks), same page;
+ *   - MPI_BOTTOM with displacement 0 and data is still refused
+ *     (MPI_ERR_BUFFER under MPI_ERRORS_RETURN).
+ */
+#define _GNU_SOURCE
+#include "tests/mpi/mpitest.h"
+
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static int rank, size;
+
+static void neighbor_case(void)
+{
+    MPI_Comm ring;
+    int dims[1] = { size }, periods[1] = { 1 };
+    int sbuf[2], rbuf[2], counts[2] = { 1, 1 };
+    MPI_Aint sd[2], rd[2];
+    MPI_Datatype types[2] = { MPI_INT, MPI_INT };
+    MPI_Request req;
+
+    CHECK_RC(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+    for (int nb = 0; nb < 2; nb++) {
+        for (int k = 0; k < 2; k++) {
+            sbuf[k] = rank * 10 + k + nb * 1000;
+            rbuf[k] = -1;
+            MPI_Get_address(&sbuf[k], &sd[k]);
+            MPI_Get_address(&rbuf[k], &rd[k]);
+        }
+        /* block 0 goes to the -1 neighbour, block 1 to the +1 neighbour */
+        if (nb) {
+            CHECK_RC(MPI_Ineighbor_alltoallw(MPI_BOTTOM, counts, sd, types, MPI_BOTTOM, counts,
+                                             rd, types, ring, &req));
+            CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        } else {
+            CHECK_RC(MPI_Neighbor_alltoallw(MPI_BOTTOM, counts, sd, types, MPI_BOTTOM, counts,
+                                            rd, types, ring));
+        }
+        int left = (rank + size - 1) % size, right = (rank + 1) % size;
+        EXPECT(rbuf[0] == left * 10 + 1 + nb * 1000, "neighbor%s: from left %d, want %d",
+               nb ? " (nonblocking)" : "", rbuf[0], left * 10 + 1 + nb * 1000);
+        EXPECT(rbuf[1] == right * 10 + 0 + nb * 1000, "neighbor%s: from right %d, want %d",
+               nb ? " (nonblocking)" : "", rbuf[1], right * 10 + nb * 1000);
+    }
+
+    /* displacement 0 with MPI_BOTTOM is a NULL block: refused at every rank */
+    MPI_Aint zero[2] = { 0, 0 };
+    MPI_Comm_set_errhandler(ring, MPI_ERRORS_RETURN);
+    int rc = MPI_Neighbor_alltoallw(MPI_BOTTOM, counts, zero, types, rbuf, counts, rd, types,
+                                    ring);
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    EXPECT(cls == MPI_ERR_BUFFER, "MPI_BOTTOM at displacement 0: class %d, want MPI_ERR_BUFFER",
+           cls);
+    MPI_Comm_free(&ring);
+}
+
+/* Alltoallw over comm (intra or inter) of 1 int per peer, every block at
+ * its absolute address on the low page `low`. */
+static void alltoallw_case(MPI_Comm comm, int *low, int nb, const char *what)
+{
+    int inter = 0, n, me;
+
+    MPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        MPI_Comm_remote_size(comm, &n);
+    else
+        MPI_Comm_size(comm, &n);
+    MPI_Comm_rank(comm, &me);
+    int *sbuf = low, *rbuf = low + n;
+    int *counts = malloc(sizeof(int) * (size_t)n), *sd = malloc(sizeof(int) * (size_t)n);
+    int *rd = malloc(sizeof(int) * (size_t)n);
+    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)n);
+    MPI_Request req;
+
+    for (int i = 0; i < n; i++) {
+        MPI_Aint a, b;
+
+        sbuf[i] = rank * 100 + i;
+        rbuf[i] = -1;
+        MPI_Get_address(&sbuf[i], &a);
+        MPI_Get_address(&rbuf[i], &b);
+        sd[i] = (int)a;
+        rd[i] = (int)b;
+        counts[i] = 1;
+        types[i] = MPI_INT;
+    }
+    if (nb) {
+        CHECK_RC(MPI_Ialltoallw(MPI_BOTTOM, counts, sd, types, MPI_BOTTOM, counts, rd, types,
+                                comm, &req));
+        CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    } else {
+        CHECK_RC(MPI_Alltoallw(MPI_BOTTOM, counts, sd, types, MPI_BOTTOM, counts, rd, types,
+                               comm));
+    }
+    /* block i came from peer i (a rank of the remote group if inter), which
+     * sent its block `me`; world ranks: inter groups are even / odd ranks */
+    for (int i = 0; i < n; i++) {
+        int from = inter ? 2 * i + (rank % 2 == 0) : i;
+
+        EXPECT(rbuf[i] == from * 100 + me, "%s: block %d is %d, want %d", what, i, rbuf[i],
+               from * 100 + me);
+    }
+    free(counts);
+    free(sd);
+    free(rd);
+    free(types);
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+    rank = th_rank;
+    size = th_size;
+    neighbor_case();
+
+    /* a page whose addresses fit an int, for the int displacements */
+    long pg = sysconf(_SC_PAGESIZE);
+    void *want = (void *)(uintptr_t)0x10000000;
+    int *low = mmap(want, (size_t)pg, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    int ok = low != MAP_FAILED && low == want, all = 0;
+
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (all && (size_t)(4 * size) * sizeof(int) <= (size_t)pg) {
+        alltoallw_case(MPI_COMM_WORLD, low, 0, "alltoallw");
+        alltoallw_case(MPI_COMM_WORLD, low, 1, "ialltoallw");
+        if (size >= 2) {
+            MPI_Comm half, inter;
+
+            MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+            CHECK_RC(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 7, &inter));
+            alltoallw_case(inter, low, 0, "alltoallw (inter)");
+            MPI_Comm_free(&inter);
+            MPI_Comm_free(&half);
+        }
+    } else if (rank == 0) {
+        printf("mpi_bottom: no page below 2 GiB, Alltoallw cases skipped\n");
+    }
+    if (ok)
+        munmap(low, (size_t)pg);
+    return mt_finish("mpi_bottom");
+}
