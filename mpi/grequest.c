@@ -9,7 +9,10 @@
  * Testany, Testsome, Request_get_status) drives it the same way:
  *  - once MPI_Grequest_complete was called, the first completion call that
  *    finds it calls query_fn to fill the status (its return value becomes
- *    the status's MPI_ERROR, the error the call reports);
+ *    the status's MPI_ERROR, the error the call reports); a status that
+ *    MPI_Request_get_status got is not kept, so each get_status and then
+ *    the wait or test that completes the request run query_fn again
+ *    (MPI 3.1 12.2), and get_status returns its error too;
  *  - free_fn runs when the request is freed: by the completion call that
  *    ends it, or, after an MPI_Request_free, by MPI_Grequest_complete;
  *  - MPI_Cancel calls cancel_fn(extra_state, complete) with complete true

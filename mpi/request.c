@@ -874,16 +874,28 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
             rtmpi_status_empty(status);
         return MPI_SUCCESS;
     }
+    rtmpi_request_t *r = rtmpi_rq_ext(rq);
+
     if (!rq_done(rq))
         rtmpi_progress();
     *flag = rq_done(rq);
     if (*flag && status != MPI_STATUS_IGNORE) {
-        rtmpi_request_t *r = rtmpi_rq_ext(rq);
-
         if (r)
             rtmpi_status_copy(status, &r->status);
         else
             rtmpi_status_set(status, &rq->status);
+    }
+    if (*flag && r && r->kind == RTMPI_REQ_GREQ) {
+        /* MPI 3.1 12.2: the call returns the status and error of query_fn
+         * (run by this call, or by a Testall that found the request complete
+         * but not the others); the status is not kept, so the next call that
+         * finds the request (get_status again, or the wait or test that
+         * completes it) runs query_fn anew. */
+        int err = r->status.MPI_ERROR;
+
+        r->complete = 0;
+        if (err)
+            return error_of(__func__, rtmpi_rq_comm(rq), err);
     }
     return MPI_SUCCESS;
 }

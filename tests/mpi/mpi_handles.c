@@ -364,6 +364,21 @@ static void test_grequest(void)
     CHECK_RC(MPI_Request_get_status(rq[1], &flag, &st));
     EXPECT(flag && st.MPI_TAG == 2002 && g[1].free_calls == 0 && rq[1] != MPI_REQUEST_NULL,
            "get_status after completion");
+    /* MPI 3.1 12.2: every MPI_Request_get_status of a completed generalized
+     * request calls query_fn, and returns the error query_fn returns. */
+    int q = g[1].query_calls;
+    g[1].query_rc = MPI_ERR_IO;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int grc = MPI_Request_get_status(rq[1], &flag, &st);
+    EXPECT(flag && grc == MPI_ERR_IO && g[1].query_calls == q + 1,
+           "get_status again: rc %d, query_fn ran %d times more", grc, g[1].query_calls - q);
+    g[1].query_rc = MPI_SUCCESS;
+    g[1].id = 5;
+    grc = MPI_Request_get_status(rq[1], &flag, &st);
+    EXPECT(flag && grc == MPI_SUCCESS && st.MPI_TAG == 2005 && g[1].query_calls == q + 2,
+           "get_status a third time: rc %d tag %d", grc, st.MPI_TAG);
+    g[1].id = 2;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     /* Waitany among them: only index 3 is complete (index 1 too: it is). */
     CHECK_RC(MPI_Grequest_complete(rq[3]));
     MPI_Request any[2] = { rq[2], rq[3] };
