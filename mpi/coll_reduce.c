@@ -332,11 +332,11 @@ static int build_reduce_scatter(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf,
     return rtmpi_sched_failed(s);
 }
 
-/* Reduce and Allreduce may go through shared memory (coll_shm.c). */
-static int shm_size_ok(cinfo_t *ci, int count, MPI_Datatype dt)
+/* Reduce and Allreduce may go through shared memory (coll_shm.c), each up
+ * to its own size (max). */
+static int shm_size_ok(cinfo_t *ci, int count, MPI_Datatype dt, size_t max)
 {
-    return coll_shm_usable(ci) &&
-           (size_t)count * (size_t)rtmpi_dtype_get(dt)->size <= mpi_config.reduce_shm_max;
+    return coll_shm_usable(ci) && (size_t)count * (size_t)rtmpi_dtype_get(dt)->size <= max;
 }
 
 static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
@@ -359,7 +359,7 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
          (rc = coll_check_buf(fn, ci, recvbuf, count, datatype, NULL, "receive"))) ||
         (rc = coll_check_op(fn, ci, op, datatype)))
         return rc;
-    if (!request && count > 0 && shm_size_ok(ci, count, datatype)) {
+    if (!request && count > 0 && shm_size_ok(ci, count, datatype, mpi_config.reduce_shm_max)) {
         rtmpi_call_enter(fn, RTMPI_CALL_NONE, RTMPI_CALL_NONE, comm);
         if ((rc = coll_shm_reduce(ci, sendbuf, recvbuf, count, datatype, op, root)) !=
             COLL_SHM_DECLINED)
@@ -403,7 +403,7 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int cou
         (rc = coll_check_buf(fn, ci, recvbuf, count, datatype, NULL, "receive")) ||
         (rc = coll_check_op(fn, ci, op, datatype)))
         return rc;
-    if (!request && count > 0 && shm_size_ok(ci, count, datatype)) {
+    if (!request && count > 0 && shm_size_ok(ci, count, datatype, mpi_config.allreduce_shm_max)) {
         rtmpi_call_enter(fn, RTMPI_CALL_NONE, RTMPI_CALL_NONE, comm);
         if ((rc = coll_shm_allreduce(ci, sendbuf, recvbuf, count, datatype, op)) !=
             COLL_SHM_DECLINED)
