@@ -180,6 +180,7 @@ typedef enum binding_counter {
     BINDING_CTR_UNEXP_HELD_MAX, /* the most held at once */
     BINDING_CTR_CREDIT_STALLS,  /* eager sends that waited for a credit */
     BINDING_CTR_IDLE_POLICY,    /* 0 unresolved, 1 spin, 2 yield (RTM_IDLE_WAIT) */
+    BINDING_CTR_RNDV_COPIES,    /* rendezvous received by CTS + DATA (not get, not inline) */
     BINDING_CTR_COUNT
 } binding_counter_t;
 

@@ -231,6 +231,7 @@ uint64_t binding_counter(binding_counter_t which, int tl)
     case BINDING_CTR_UNEXP_HELD_MAX: return rtm_rt.contexts.unexp_held_max;
     case BINDING_CTR_CREDIT_STALLS: return rtm_rt.credit_stalls;
     case BINDING_CTR_IDLE_POLICY: return (uint64_t)rtm_rt.idle_yield;
+    case BINDING_CTR_RNDV_COPIES: return rtm_rt.rndv_copies;
     case BINDING_CTR_COUNT:      break;
     }
     return 0;

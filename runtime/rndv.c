@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "runtime/rt_config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- sender ---- */
@@ -90,8 +91,17 @@ rtm_status_t rndv_send_rts(rtm_peer_t *p, rtm_request_impl_t *req)
     rtm_rts_hdr_t rts;
     rtm_status_t status;
 
+    /* A detached send is eager-sized and its copy is the runtime's: a small
+     * one goes inside the RTS (flood of small sends past the credits: the
+     * receiver needs no CTS/DATA round trip per message). */
+    int inline_ok = (req->flags & RTM_REQ_F_DETACHED) && req->len <= RTM_RTS_INLINE_MAX &&
+                    RTM_RTS_HDR_BASE + req->len <= p->tl->caps.am_max;
+
     req->op = RTM_OP_RTS;
-    rndv_expose(p, req, &rts);
+    if (inline_ok)
+        rts.rkey_len = 0;
+    else
+        rndv_expose(p, req, &rts);
     rts.m.ctx = req->ctx;
     rts.m.src = req->status.source;   /* sends keep their own comm rank here */
     rts.m.tag = req->tag;
@@ -100,9 +110,14 @@ rtm_status_t rndv_send_rts(rtm_peer_t *p, rtm_request_impl_t *req)
     rts.size = req->len;
     rts.sreq = req_id(req);
     rts.addr = (uint64_t)(uintptr_t)req->buf;
-    rts.reserved = 0;
+    rts.flags = 0;
+    if (inline_ok) {
+        /* the detached copy travels in the RTS: no exposure, no CTS */
+        rts.flags = RTM_RTS_F_INLINE;
+        rts.rkey_len = 0;
+    }
     status = p->tl->ops->am_send(p->ep, RTM_AM_RTS, &rts, RTM_RTS_HDR_BASE + rts.rkey_len,
-                                 NULL, 0);
+                                 inline_ok ? req->buf : NULL, inline_ok ? req->len : 0);
     if (status != RTM_OK) {
         credit_untake(p, rts.m.credits);
         rndv_unexpose(p, req);   /* exposed again, with a fresh rkey, on the next try */
@@ -155,6 +170,7 @@ rtm_status_t rndv_send_ctrl(rtm_peer_t *p, rtm_request_impl_t *req)
         status = p->tl->ops->am_send(p->ep, RTM_AM_CTS, &cts, sizeof(cts), NULL, 0);
         if (status != RTM_OK)
             return status;
+        rtm_rt.rndv_copies++;
         req->op = RTM_OP_NONE;
         if (req->xfer_len == 0)   /* nothing to stream: done */
             req_complete(req);
@@ -395,7 +411,8 @@ static int rndv_get_wanted(const rtm_peer_t *p, size_t size)
     return p->tl->ops->get_preferred == NULL || p->tl->ops->get_preferred(p->ep, size);
 }
 
-void rndv_start(rtm_request_impl_t *req, int peer, const rtm_rts_hdr_t *rts)
+void rndv_start(rtm_request_impl_t *req, int peer, const rtm_rts_hdr_t *rts,
+                const void *inline_data)
 {
     rtm_peer_t *p = &rtm_rt.peers[peer];
     size_t n = rts->size;
@@ -414,6 +431,15 @@ void rndv_start(rtm_request_impl_t *req, int peer, const rtm_rts_hdr_t *rts)
     if (p->ep == NULL && peer_connect(peer) != RTM_OK) {
         req->status.error = RTM_ERR_UNREACHABLE;
         req_complete(req);
+        return;
+    }
+    if (rts->flags & RTM_RTS_F_INLINE) {
+        /* the bytes came with the RTS: deliver, then FIN frees the copy */
+        if (n > 0)
+            memcpy(req->buf, inline_data, n);
+        req->xfer_done = n;
+        req->status.count = n;
+        rndv_queue_ctrl(req, RTM_OP_FIN);
         return;
     }
     if (rts->rkey_len > 0 && n > 0 && (p->tl->caps.flags & RTM_TL_CAP_GET) &&
@@ -442,6 +468,12 @@ void rndv_recv_rts(int src, const void *data, size_t len)
     if (len < RTM_RTS_HDR_BASE || rts->rkey_len > RTM_TL_RKEY_MAX ||
         len < RTM_RTS_HDR_BASE + rts->rkey_len)
         peer_protocol_error(src, "truncated RTS");
+    if (rts->flags & ~RTM_RTS_F_INLINE)
+        peer_protocol_error(src, "RTS with unknown flags");
+    if ((rts->flags & RTM_RTS_F_INLINE) &&
+        (rts->rkey_len != 0 || rts->size > RTM_RTS_INLINE_MAX ||
+         len != RTM_RTS_HDR_BASE + rts->size))
+        peer_protocol_error(src, "RTS with inline data of the wrong length");
     peer_rx_order(p, src, rts->m.seq);
     rtm_rt.rx_counters->msgs_recv++;
     rtm_rt.rx_counters->bytes_recv += rts->size;
@@ -450,7 +482,7 @@ void rndv_recv_rts(int src, const void *data, size_t len)
     mctx = peer_rx_context(src, rts->m.ctx);
     req = match_posted_take(mctx, rts->m.src, rts->m.tag);
     if (req != NULL) {
-        rndv_start(req, src, rts);
+        rndv_start(req, src, rts, (const char *)data + RTM_RTS_HDR_BASE);
         return;
     }
     ue = match_unexp_alloc(&rtm_rt.contexts);
@@ -462,12 +494,23 @@ void rndv_recv_rts(int src, const void *data, size_t len)
     ue->tag = rts->m.tag;
     ue->len = rts->size;
     memcpy(&ue->rts, rts, RTM_RTS_HDR_BASE + rts->rkey_len);
+    if ((rts->flags & RTM_RTS_F_INLINE) && rts->size > 0) {
+        /* bounded: RTM_DETACHED_SENDS x RTM_RTS_INLINE_MAX per peer */
+        if (rts->size <= sizeof(ue->inline_data)) {
+            ue->data = ue->inline_data;
+        } else {
+            ue->data = malloc(rts->size);
+            if (ue->data == NULL)
+                peer_no_memory(src, rts->size);
+        }
+        memcpy(ue->data, (const char *)data + RTM_RTS_HDR_BASE, rts->size);
+    }
     match_unexp_add(mctx, ue);
 }
 
 void rndv_recv_unexp(rtm_request_impl_t *req, rtm_unexp_t *ue)
 {
-    rndv_start(req, ue->peer, &ue->rts);
+    rndv_start(req, ue->peer, &ue->rts, ue->data);
     match_unexp_free(&rtm_rt.contexts, ue);
 }
 

@@ -22,7 +22,8 @@ rtm_status_t rndv_send_rts(rtm_peer_t *p, rtm_request_impl_t *req);
 /* Transmit req's pending control step (req->op: CTS, DATA or FIN). */
 rtm_status_t rndv_send_ctrl(rtm_peer_t *p, rtm_request_impl_t *req);
 /* Receiver: an RTS from peer matched req: read by get, or ask for a copy. */
-void         rndv_start(rtm_request_impl_t *req, int peer, const rtm_rts_hdr_t *rts);
+void         rndv_start(rtm_request_impl_t *req, int peer, const rtm_rts_hdr_t *rts,
+                        const void *inline_data);
 /* A receive matched an unexpected RTS: start it and free ue. */
 void         rndv_recv_unexp(rtm_request_impl_t *req, rtm_unexp_t *ue);
 /* Sender: withdraw req's message if no receive has matched it (rtm_cancel):

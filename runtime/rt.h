@@ -111,6 +111,9 @@ typedef struct rtm_runtime {
     rtm_tl_counters_t  rx_unattributed;
     /* eager sends that found no credit to their peer and waited (proto.c) */
     uint64_t           credit_stalls;
+    /* rendezvous messages this rank received by the copy path: it sent
+     * their sender a CTS (rndv.c) */
+    uint64_t           rndv_copies;
 } rtm_runtime_t;
 
 extern rtm_runtime_t rtm_rt;

@@ -23,7 +23,7 @@ static const rtm_cfg_row_t rt_config_rows[] = {
     RTM_CFG_ROW(EAGER_CREDITS, rt_config_t, eager_credits, INT, "64", NULL, 1, 65535,
       "Eager messages a rank may have in flight to one peer before further sends wait for the receiver (bounds unexpected-message memory)"),
     RTM_CFG_ROW(DETACHED_SENDS, rt_config_t, detached_sends, INT, "1024", NULL, 0, 1048576,
-      "Standard sends up to the eager limit a rank may complete to one peer while out of eager credits: each is copied into the sender's memory and its envelope (an RTS, 224 B at the receiver) goes at once, so the receiver's matching and probes see it; past this, such a send waits for its receive, as MPI allows. 0: none"),
+      "Standard sends up to the eager limit a rank may complete to one peer while out of eager credits: each is copied into the sender's memory and its envelope (an RTS, 224 B at the receiver, with the bytes inside up to 256 B) goes at once, so the receiver's matching and probes see it; past this, such a send waits for its receive, as MPI allows. 0: none"),
     RTM_CFG_ROW(POLL_SPIN, rt_config_t, poll_spin, INT, "0", NULL, 0, 1000000000,
       "Yielding waits (RTM_IDLE_WAIT): empty progress polls spun through before the first sched_yield; 0 yields at the first empty poll, as a peer sharing the core needs it at once"),
     RTM_CFG_ROW(IDLE_WAIT, rt_config_t, idle_wait, ENUM, "auto", "auto|spin|yield", 0, 0,

@@ -27,7 +27,9 @@
  *               sender copies it and completes the caller's send at once;
  *               the copy goes by rendezvous (an RTS needs no credit, so the
  *               receiver's matching sees it now). No message of its own:
- *               the receiver cannot tell it from any RTS. At most
+ *               up to RTM_RTS_INLINE_MAX bytes the copy travels inside the
+ *               RTS (RTM_RTS_F_INLINE) and the receiver answers FIN once it
+ *               matched; larger ones go as any RTS. At most
  *               RTM_DETACHED_SENDS per peer are out. (runtime/proto.c)
  *   cancel      a send whose RTS is out and that waits for CTS or FIN:
  *               CANCEL(sender request) -> the receiver takes the RTS out of
@@ -78,11 +80,16 @@ typedef struct rtm_rts_hdr {
     uint64_t        sreq;       /* sender's request id, echoed in CTS/FIN */
     uint64_t        addr;       /* sender's buffer */
     uint32_t        rkey_len;   /* 0: the sender exposes nothing, use CTS */
-    uint32_t        reserved;
+    uint32_t        flags;      /* RTM_RTS_F_* */
     uint8_t         rkey[RTM_TL_RKEY_MAX];
 } rtm_rts_hdr_t;
 
 #define RTM_RTS_HDR_BASE (sizeof(rtm_rts_hdr_t) - RTM_TL_RKEY_MAX)
+/* The message's `size` bytes follow the header (rkey_len 0): a detached
+ * send of at most RTM_RTS_INLINE_MAX bytes. The receiver keeps them with
+ * the RTS, delivers them on match and answers FIN; no CTS, DATA or get. */
+#define RTM_RTS_F_INLINE   1u
+#define RTM_RTS_INLINE_MAX 256u
 _Static_assert(RTM_RTS_HDR_BASE == 48, "RTS header is 48 bytes before the rkey");
 
 /* CTS: 24 bytes. The receiver wants `len` bytes (less than the message

@@ -302,7 +302,7 @@ static unsigned long long pread_ull(MPI_T_pvar_session s, MPI_T_pvar_handle h)
 static void check_counters(void)
 {
     MPI_T_pvar_session s;
-    MPI_T_pvar_handle tl_h[NTL], held, held_max, stalls, idle;
+    MPI_T_pvar_handle tl_h[NTL], held, held_max, stalls, idle, copies;
     char tl[32], name[64];
     int count, credits = cvar_read_int("RTM_EAGER_CREDITS");
     int peer = 1 - th_rank, go = 7;
@@ -331,6 +331,8 @@ static void check_counters(void)
                                      NULL, &stalls, &count));
     CHECK_RC(MPI_T_pvar_handle_alloc(s, pvar_index("rtm_idle_policy", MPI_T_PVAR_CLASS_STATE),
                                      NULL, &idle, &count));
+    CHECK_RC(MPI_T_pvar_handle_alloc(s, pvar_index("rtm_rndv_copies", MPI_T_PVAR_CLASS_COUNTER),
+                                     NULL, &copies, &count));
     EXPECT(MPI_T_pvar_start(s, held) == MPI_T_ERR_PVAR_NO_STARTSTOP, "a level started");
     EXPECT(MPI_T_pvar_reset(s, held_max) == MPI_T_ERR_PVAR_NO_WRITE, "a high-water mark reset");
     EXPECT(MPI_T_pvar_write(s, idle, &go) == MPI_T_ERR_PVAR_NO_WRITE, "a state written");
@@ -447,6 +449,11 @@ static void check_counters(void)
         CHECK_RC(MPI_Send(&go, 1, MPI_INT, peer, 1, MPI_COMM_WORLD));
         CHECK_RC(MPI_Recv(&go, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     }
+    /* Sends past the credits are detached, and a small one's bytes travel
+     * inside its RTS: the receiver never asks for a copy (CTS) of them,
+     * whatever the credits (before: one CTS + DATA round trip each). */
+    n = pread_ull(s, copies);
+    EXPECT(n == 0, "phase 2: %llu messages received by CTS + DATA with %d credits", n, credits);
     n = pread_ull(s, stalls);
     if (th_rank == 1 || credits >= 2 * (NSMALL + 2))
         EXPECT(n == 0, "%llu credit stalls with %d credits", n, credits);
