@@ -110,12 +110,7 @@ rtm_status_t rndv_send_rts(rtm_peer_t *p, rtm_request_impl_t *req)
     rts.size = req->len;
     rts.sreq = req_id(req);
     rts.addr = (uint64_t)(uintptr_t)req->buf;
-    rts.flags = 0;
-    if (inline_ok) {
-        /* the detached copy travels in the RTS: no exposure, no CTS */
-        rts.flags = RTM_RTS_F_INLINE;
-        rts.rkey_len = 0;
-    }
+    rts.flags = inline_ok ? RTM_RTS_F_INLINE : 0;   /* the copy travels in the RTS */
     status = p->tl->ops->am_send(p->ep, RTM_AM_RTS, &rts, RTM_RTS_HDR_BASE + rts.rkey_len,
                                  inline_ok ? req->buf : NULL, inline_ok ? req->len : 0);
     if (status != RTM_OK) {
