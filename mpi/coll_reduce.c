@@ -403,7 +403,7 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int cou
         (rc = coll_check_buf(fn, ci, recvbuf, count, datatype, NULL, "receive")) ||
         (rc = coll_check_op(fn, ci, op, datatype)))
         return rc;
-    if (!request && count > 0 && shm_size_ok(ci, count, datatype, mpi_config.allreduce_shm_max)) {
+    if (!request && count > 0 && shm_size_ok(ci, count, datatype, coll_shm_allreduce_max())) {
         rtmpi_call_enter(fn, RTMPI_CALL_NONE, RTMPI_CALL_NONE, comm);
         if ((rc = coll_shm_allreduce(ci, sendbuf, recvbuf, count, datatype, op)) !=
             COLL_SHM_DECLINED)

@@ -32,6 +32,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+uint64_t rtmpi_coll_shm_calls;
+
 typedef struct shm_flags {
     uint64_t ready;
     uint64_t done;
@@ -44,6 +46,7 @@ struct coll_shm {
     size_t       chunk;    /* bytes of the result area and of each slot */
     uint64_t     step;     /* the last step this rank took part in */
     int          p;
+    int          oversub;  /* rank 0's binding_host_oversubscribed() at setup */
     shm_flags_t *flags;    /* [p] */
     uint64_t     all_done; /* every done flag was >= this when last read */
     uint64_t     nsmall;   /* small sets */
@@ -121,7 +124,8 @@ static void seg_setup(cinfo_t *ci)
     size_t chunk = chunk_for(p);
     size_t small = small_sets(p) * (size_t)(p + 1) * SHM_SMALL;
     size_t len = (size_t)p * sizeof(shm_flags_t) + small + SHM_NBUF * (size_t)(p + 1) * chunk;
-    unsigned long long msg[2] = {0, 0};   /* nonce, rank 0's segment made */
+    /* nonce, rank 0's segment made, rank 0's host oversubscribed */
+    unsigned long long msg[3] = {0, 0, 0};
     struct coll_shm *sh = calloc(1, sizeof(*sh));
     char name[320], what[48];
 
@@ -139,8 +143,9 @@ static void seg_setup(cinfo_t *ci)
                    ftruncate(fd, (off_t)len) != 0 || posix_fallocate(fd, 0, (off_t)len) != 0))
             ok = 0;
         msg[1] = (unsigned long long)ok;
+        msg[2] = (unsigned long long)binding_host_oversubscribed();
     }
-    if (PMPI_Bcast(msg, 2, MPI_UNSIGNED_LONG_LONG, 0, ci->comm) != MPI_SUCCESS)
+    if (PMPI_Bcast(msg, 3, MPI_UNSIGNED_LONG_LONG, 0, ci->comm) != MPI_SUCCESS)
         msg[1] = 0;
     snprintf(what, sizeof(what), "coll-%llx", msg[0]);
     if (binding_job_shm_name(what, name, sizeof(name)) != 0)
@@ -173,6 +178,7 @@ static void seg_setup(cinfo_t *ci)
     }
     sh->chunk = chunk;
     sh->p = p;
+    sh->oversub = msg[2] != 0;
     sh->flags = (shm_flags_t *)(void *)sh->base;
     sh->nsmall = small_sets(p);
     sh->small = sh->base + (size_t)p * sizeof(shm_flags_t);
@@ -333,6 +339,7 @@ int coll_shm_barrier(cinfo_t *ci)
 
     if (!sh)
         return COLL_SHM_DECLINED;
+    rtmpi_coll_shm_calls++;
     uint64_t n = ++sh->step;
     flag_store(&sh->flags[ci->rank].ready, n);
     wait_all_ready(sh, ci->size, n);
@@ -355,6 +362,7 @@ int coll_shm_bcast(cinfo_t *ci, void *buf, int count, MPI_Datatype dt, int root)
         return MPI_SUCCESS;
     if (!(sh = shm_get(ci)))
         return COLL_SHM_DECLINED;
+    rtmpi_coll_shm_calls++;
     if (rtmpi_dtype_contig(d, count, &off)) {
         data = (char *)buf + off;
     } else {
@@ -548,6 +556,7 @@ static int reduce_steps(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MP
 
     if (!(sh = shm_get(ci)) || !(per = elems_per_step(sh, d)))
         return COLL_SHM_DECLINED;
+    rtmpi_coll_shm_calls++;
     if (root >= 0 && (size_t)count >= SHM_CHAIN_MIN * (size_t)(sh->p + 1) * per) {
         reduce_chain(sh, ci->rank, root, input, rbuf, (size_t)count, dt, op, d);
         return MPI_SUCCESS;
@@ -573,9 +582,24 @@ int coll_shm_reduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Da
     return reduce_steps(ci, sbuf, rbuf, count, dt, op, root);
 }
 
+size_t coll_shm_allreduce_max(void)
+{
+    return mpi_config.allreduce_shm_max > mpi_config.allreduce_shm_max_oversub
+               ? mpi_config.allreduce_shm_max
+               : mpi_config.allreduce_shm_max_oversub;
+}
+
 int coll_shm_allreduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                        MPI_Op op)
 {
+    struct coll_shm *sh = shm_get(ci);
+    size_t bytes = (size_t)count * (size_t)rtmpi_dtype_get(dt)->size;
+
+    /* the segment's agreed host state picks the bound: the same at every
+     * rank, which one rank's own view might not be; oversubscribed, the
+     * larger of the two rows */
+    if (!sh || bytes > (sh->oversub ? coll_shm_allreduce_max() : mpi_config.allreduce_shm_max))
+        return COLL_SHM_DECLINED;
     return reduce_steps(ci, sbuf, rbuf, count, dt, op, -1);
 }
 
@@ -598,6 +622,7 @@ int coll_shm_alltoall(cinfo_t *ci, const void *sbuf, int scount, MPI_Datatype sd
         return COLL_SHM_DECLINED;   /* nothing to share: the usual copy */
     if (!(sh = shm_get(ci)) || block > sh->chunk / (size_t)p)
         return COLL_SHM_DECLINED;
+    rtmpi_coll_shm_calls++;
     uint64_t n = ++sh->step;
     size_t rowlen = block * (size_t)p;
     char *row = slot(sh, n, r, rowlen);

@@ -28,6 +28,12 @@ int coll_shm_barrier(cinfo_t *ci);
 int coll_shm_bcast(cinfo_t *ci, void *buf, int count, MPI_Datatype dt, int root);
 int coll_shm_reduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                     MPI_Op op, int root);
+/* Allreduce goes through the segment up to RTM_MPI_ALLREDUCE_SHM_MAX
+ * bytes, or up to the larger of it and RTM_MPI_ALLREDUCE_SHM_MAX_OVERSUB
+ * when the host was oversubscribed at the segment's setup (rank 0's view,
+ * agreed by all); coll_shm_allreduce_max is that larger one, also the
+ * caller's first test. */
+size_t coll_shm_allreduce_max(void);
 int coll_shm_allreduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                        MPI_Op op);
 /* MPI_Alltoall when a rank's p blocks fit one slot (sbuf may be

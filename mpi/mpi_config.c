@@ -32,6 +32,8 @@ static const rtm_cfg_row_t mpi_config_rows[] = {
       "MPI_Reduce: up to this many bytes through shared memory (RTM_MPI_COLL_SHM); the point-to-point algorithms above"),
     RTM_CFG_ROW(MPI_ALLREDUCE_SHM_MAX, mpi_config_t, allreduce_shm_max, SIZE, "32K", NULL, 0, RTM_CFG_TIB,
       "MPI_Allreduce: up to this many bytes through shared memory (RTM_MPI_COLL_SHM); the point-to-point algorithms above (from RTM_MPI_ALLREDUCE_RING a ring whose blocks each rank reads by CMA): at 2 ranks on one host 64 KiB took 14.1 us that way against 20.6 through shared memory, 1 MiB 163-167 against 347-357; 8-32 KiB 3.9-10.3 through shared memory against 5.3-15.2"),
+    RTM_CFG_ROW(MPI_ALLREDUCE_SHM_MAX_OVERSUB, mpi_config_t, allreduce_shm_max_oversub, SIZE, "128K", NULL, 0, RTM_CFG_TIB,
+      "MPI_Allreduce on a host with more of the job's ranks than CPUs (the test of RTM_IDLE_WAIT=auto, or RTM_IDLE_WAIT=yield; rank 0's view when the communicator's segment is made): up to this many bytes (or RTM_MPI_ALLREDUCE_SHM_MAX if larger) through shared memory, where a rank can run 16 steps ahead of a peer that is off its CPU, rather than the ring, each of whose blocks waits for the peer to run. At 4 ranks on 2 CPUs 64 KiB took 36 us through shared memory against 63-67 by the ring, 128 KiB 72-75 against 94-99, 256 KiB 155 against 150, 1 MiB 685 against 490-520"),
     RTM_CFG_ROW(MPI_ALLREDUCE_SHM_SPLIT, mpi_config_t, allreduce_shm_split, SIZE, "16K", NULL, 0, RTM_CFG_TIB,
       "MPI_Allreduce through shared memory: from this many bytes per step each rank reduces a share of the data and all copy the result; below every rank reduces all of it"),
 };

@@ -19,6 +19,7 @@ typedef struct mpi_config {
     size_t bcast_shm_max;      /* RTM_MPI_BCAST_SHM_MAX */
     size_t reduce_shm_max;     /* RTM_MPI_REDUCE_SHM_MAX */
     size_t allreduce_shm_max;  /* RTM_MPI_ALLREDUCE_SHM_MAX */
+    size_t allreduce_shm_max_oversub;  /* RTM_MPI_ALLREDUCE_SHM_MAX_OVERSUB */
     size_t allreduce_shm_split; /* RTM_MPI_ALLREDUCE_SHM_SPLIT */
 } mpi_config_t;
 

@@ -507,6 +507,9 @@ int rtmpi_win_attrs_delete_all(MPI_Win win, rtmpi_attr_t **head);
 extern int rtmpi_rma_nactive;
 /* binding_rma_flush calls of the one-sided engine (MPI_T rtm_rma_flushes) */
 extern uint64_t rtmpi_rma_flushes;
+/* Blocking collectives this rank ran through a communicator's shared-memory
+ * segment (coll_shm.c; MPI_T's rtm_coll_shm_calls). */
+extern uint64_t rtmpi_coll_shm_calls;
 int rtmpi_rma_progress(void);
 /* Frees the windows the program left (MPI_Finalize, collective). */
 void rtmpi_win_finalize(void);

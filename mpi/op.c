@@ -73,20 +73,46 @@ struct pair_long_double_int { long double f; int i; };
     X(MPI_LONG_INT, struct pair_long_int) X(MPI_2INT, struct pair_2int) \
     X(MPI_SHORT_INT, struct pair_short_int) X(MPI_LONG_DOUBLE_INT, struct pair_long_double_int)
 
-typedef int kernel_fn(const void *in, void *inout, size_t n, int basic);
+typedef int kernel_fn(const void *restrict in, void *restrict inout, size_t n, int basic);
 
 /* One kernel: a switch over the basic types it applies to, each case a loop
- * of `stmt` over a[i] (in) and b[i] (inout). */
+ * of `stmt` over a[i] (in) and b[i] (inout), element by element.
+ *
+ * Written for the vectorizer: in and inout do not overlap (restrict: MPI
+ * forbids aliased arguments, and every caller here passes distinct
+ * buffers), and the loop runs in blocks of KBLOCK elements, a constant trip
+ * count that GCC's -O2 cost model vectorizes (it leaves a loop of unknown
+ * count scalar), then the tail. Where the compiler can (configure's
+ * RTM_HAVE_TARGET_CLONES), each kernel is built for AVX-512, AVX2 and the
+ * base instruction set, and the loader picks the best the CPU has. A float
+ * sum of 16384 elements: 6.9-7.3 us as a plain loop, 2.4 in blocks (SSE2),
+ * 1.6 with AVX2/AVX-512 (Open MPI's op/avx: 1.6); docs/collectives.md. */
+#define KBLOCK 16
 #define CASE(_id, _ct) \
     case _id: { \
-        const _ct *a = in; \
-        _ct *b = inout; \
-        for (size_t i = 0; i < n; i++) { STMT } \
+        size_t blocked_ = n - n % KBLOCK; \
+        for (size_t o_ = 0; o_ < blocked_; o_ += KBLOCK) { \
+            const _ct *a = (const _ct *)in + o_; \
+            _ct *b = (_ct *)inout + o_; \
+            for (int i = 0; i < KBLOCK; i++) { STMT } \
+        } \
+        const _ct *a = (const _ct *)in + blocked_; \
+        _ct *b = (_ct *)inout + blocked_; \
+        for (size_t i = 0; i < n - blocked_; i++) { STMT } \
         return 0; \
     }
 
-#define STMT if (a[i] > b[i]) b[i] = a[i];
-static int k_max(const void *in, void *inout, size_t n, int basic)
+#ifdef RTM_HAVE_TARGET_CLONES
+#define KERNEL_ISAS __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define KERNEL_ISAS
+#endif
+
+/* MAX and MIN as a select, not a conditional store: the compiler may not
+ * store where the source did not, so only the select vectorizes. The same
+ * result, NaN included (b stays unless a compares greater/less). */
+#define STMT b[i] = a[i] > b[i] ? a[i] : b[i];
+KERNEL_ISAS static int k_max(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     switch (basic) {
     INT_TYPES(CASE) FLOAT_TYPES(CASE) FORTRAN_INT_TYPES(CASE) FORTRAN_FLOAT_TYPES(CASE)
@@ -94,8 +120,8 @@ static int k_max(const void *in, void *inout, size_t n, int basic)
     }
 }
 #undef STMT
-#define STMT if (a[i] < b[i]) b[i] = a[i];
-static int k_min(const void *in, void *inout, size_t n, int basic)
+#define STMT b[i] = a[i] < b[i] ? a[i] : b[i];
+KERNEL_ISAS static int k_min(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     switch (basic) {
     INT_TYPES(CASE) FLOAT_TYPES(CASE) FORTRAN_INT_TYPES(CASE) FORTRAN_FLOAT_TYPES(CASE)
@@ -104,7 +130,7 @@ static int k_min(const void *in, void *inout, size_t n, int basic)
 }
 #undef STMT
 #define STMT b[i] += a[i];
-static int k_sum(const void *in, void *inout, size_t n, int basic)
+KERNEL_ISAS static int k_sum(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     switch (basic) {
     INT_TYPES(CASE) FLOAT_TYPES(CASE) COMPLEX_TYPES(CASE)
@@ -114,7 +140,7 @@ static int k_sum(const void *in, void *inout, size_t n, int basic)
 }
 #undef STMT
 #define STMT b[i] *= a[i];
-static int k_prod(const void *in, void *inout, size_t n, int basic)
+KERNEL_ISAS static int k_prod(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     switch (basic) {
     INT_TYPES(CASE) FLOAT_TYPES(CASE) COMPLEX_TYPES(CASE)
@@ -124,25 +150,25 @@ static int k_prod(const void *in, void *inout, size_t n, int basic)
 }
 #undef STMT
 #define STMT b[i] = a[i] && b[i];
-static int k_land(const void *in, void *inout, size_t n, int basic)
+KERNEL_ISAS static int k_land(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     switch (basic) { INT_TYPES(CASE) BOOL_TYPES(CASE) MORE_BOOL_TYPES(CASE) default: return -1; }
 }
 #undef STMT
 #define STMT b[i] = a[i] || b[i];
-static int k_lor(const void *in, void *inout, size_t n, int basic)
+KERNEL_ISAS static int k_lor(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     switch (basic) { INT_TYPES(CASE) BOOL_TYPES(CASE) MORE_BOOL_TYPES(CASE) default: return -1; }
 }
 #undef STMT
 #define STMT b[i] = (!a[i]) != (!b[i]);
-static int k_lxor(const void *in, void *inout, size_t n, int basic)
+KERNEL_ISAS static int k_lxor(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     switch (basic) { INT_TYPES(CASE) BOOL_TYPES(CASE) MORE_BOOL_TYPES(CASE) default: return -1; }
 }
 #undef STMT
 #define STMT b[i] &= a[i];
-static int k_band(const void *in, void *inout, size_t n, int basic)
+KERNEL_ISAS static int k_band(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     switch (basic) {
     INT_TYPES(CASE) BYTE_TYPES(CASE) FORTRAN_INT_TYPES(CASE)
@@ -151,7 +177,7 @@ static int k_band(const void *in, void *inout, size_t n, int basic)
 }
 #undef STMT
 #define STMT b[i] |= a[i];
-static int k_bor(const void *in, void *inout, size_t n, int basic)
+KERNEL_ISAS static int k_bor(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     switch (basic) {
     INT_TYPES(CASE) BYTE_TYPES(CASE) FORTRAN_INT_TYPES(CASE)
@@ -160,7 +186,7 @@ static int k_bor(const void *in, void *inout, size_t n, int basic)
 }
 #undef STMT
 #define STMT b[i] ^= a[i];
-static int k_bxor(const void *in, void *inout, size_t n, int basic)
+KERNEL_ISAS static int k_bxor(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     switch (basic) {
     INT_TYPES(CASE) BYTE_TYPES(CASE) FORTRAN_INT_TYPES(CASE)
@@ -173,14 +199,14 @@ static int k_bxor(const void *in, void *inout, size_t n, int basic)
  * is 12 for MPI_DOUBLE_INT), and a buffer may end there too. */
 #define STMT \
     if (a[i].f > b[i].f || (a[i].f == b[i].f && a[i].i < b[i].i)) { b[i].f = a[i].f; b[i].i = a[i].i; }
-static int k_maxloc(const void *in, void *inout, size_t n, int basic)
+static int k_maxloc(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     switch (basic) { PAIR_TYPES(CASE) FORTRAN_PAIR_TYPES(CASE) default: return -1; }
 }
 #undef STMT
 #define STMT \
     if (a[i].f < b[i].f || (a[i].f == b[i].f && a[i].i < b[i].i)) { b[i].f = a[i].f; b[i].i = a[i].i; }
-static int k_minloc(const void *in, void *inout, size_t n, int basic)
+static int k_minloc(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     switch (basic) { PAIR_TYPES(CASE) FORTRAN_PAIR_TYPES(CASE) default: return -1; }
 }
@@ -188,14 +214,14 @@ static int k_minloc(const void *in, void *inout, size_t n, int basic)
 /* MPI_REPLACE of pairs, member by member: MPI_SHORT_INT's int does not
  * follow its short (its size, 6, is not its layout's). */
 #define STMT b[i].f = a[i].f; b[i].i = a[i].i;
-static int k_replace_pair(const void *in, void *inout, size_t n, int basic)
+static int k_replace_pair(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     switch (basic) { PAIR_TYPES(CASE) FORTRAN_PAIR_TYPES(CASE) default: return -1; }
 }
 #undef STMT
 #undef CASE
 
-static int k_replace(const void *in, void *inout, size_t n, int basic)
+static int k_replace(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     if (n == 0)   /* the check of rtmpi_op_valid_for: no buffers (NULL) */
         return 0;
@@ -205,7 +231,7 @@ static int k_replace(const void *in, void *inout, size_t n, int basic)
     return 0;
 }
 
-static int k_no_op(const void *in, void *inout, size_t n, int basic)
+static int k_no_op(const void *restrict in, void *restrict inout, size_t n, int basic)
 {
     (void)in; (void)inout; (void)n; (void)basic;
     return 0;

@@ -34,6 +34,14 @@
  * policy. */
 void binding_idle(unsigned long polls);
 
+/* 1 when this rank's blocking waits yield their core: more ranks of the job
+ * on this host than CPUs for them (RTM_IDLE_WAIT=auto), or RTM_IDLE_WAIT=
+ * yield. Resolves the idle policy if no wait has yet. The same answer at
+ * every rank of a host as long as they share RTM_IDLE_WAIT and their
+ * launcher's CPU mask; a binding that needs every rank to agree (a
+ * collective's algorithm) agrees on one rank's answer. */
+int binding_host_oversubscribed(void);
+
 /* The blocking call the binding is in, for a job-state report (rtrun's
  * summary on --timeout, SIGUSR1 or --report-state). The binding records
  * its call with a few stores at the entry of its blocking calls only (no

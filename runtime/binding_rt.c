@@ -31,6 +31,13 @@ void binding_idle(unsigned long polls)
     progress_idle(polls);
 }
 
+int binding_host_oversubscribed(void)
+{
+    if (rtm_rt.idle_yield == IDLE_UNRESOLVED)
+        progress_idle_resolve();
+    return rtm_rt.idle_yield == IDLE_YIELD;
+}
+
 /* A send by the protocols' full path (proto_isend). */
 static inline rtm_status_t isend_proto(const rtm_comm_obj_t *c, const void *buf, size_t len,
                                        int dest, int tag, int sync, binding_req_t **req_p)
