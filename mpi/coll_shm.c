@@ -374,8 +374,11 @@ int coll_shm_bcast(cinfo_t *ci, void *buf, int count, MPI_Datatype dt, int root)
         else if (r == root)
             rtmpi_pack(buf, count, d, packed);
     }
-    for (size_t at = 0; at < bytes; at += sh->chunk) {
-        size_t len = bytes - at < sh->chunk ? bytes - at : sh->chunk;
+    /* a step's area is its whole buffer set (the slots are not used) */
+    size_t step = (size_t)(sh->p + 1) * sh->chunk;
+
+    for (size_t at = 0; at < bytes; at += step) {
+        size_t len = bytes - at < step ? bytes - at : step;
         uint64_t n = ++sh->step;
 
         if (r == root) {
