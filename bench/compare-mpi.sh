@@ -9,6 +9,8 @@
 #                              Alltoall at 8 B, 1 KiB, 64 KiB, 1 MiB
 #   bench/mpi/init_finalize.c  launch time: wall time of the launcher running
 #                              this trivial program, measured here
+#   bench/mpi/op_local.c       the reduction kernels alone (MPI_Reduce_local:
+#                              float/double sum, double max, int bxor)
 #
 # Each program is built with BUILD_DIR/tests/mpi/mpicc (ours), mpicc.openmpi
 # and mpicc.mpich. Each round runs, per program, ours then Open MPI then MPICH,
@@ -23,7 +25,7 @@
 #   LAUNCH_REPS (5)   launches per implementation per round (median kept)
 #   JOB_TIMEOUT (600) seconds before one job is killed
 #   P2P_ARGS, COLL_ARGS  extra arguments for osu_p2p / osu_coll
-#   PARTS ("p2p coll launch")  which of the three to run, e.g. PARTS=coll
+#   PARTS ("p2p coll launch ops")  which parts to run, e.g. PARTS=coll
 #                     COLL_ARGS="-t reduce,allreduce" for collectives alone
 #   OUT_DIR (docs/bench)  where mpi-results.md, mpi-raw.txt and the PNGs go
 #   BASE_BUILD        a second librtmsg build dir (e.g. of the commit before a
@@ -51,7 +53,7 @@ out_dir=${OUT_DIR:-$top/docs/bench}
 read -r -a p2p_extra <<<"${P2P_ARGS:-}"
 [ "${LOAD:-0}" = 1 ] && p2p_extra=(-T 50 "${p2p_extra[@]}")
 read -r -a coll_extra <<<"${COLL_ARGS:-}"
-parts=" ${PARTS:-p2p coll launch} "
+parts=" ${PARTS:-p2p coll launch ops} "
 np=${NP:-2}
 load=${LOAD:-0}
 load_seconds=${LOAD_SECONDS:-3600}
@@ -91,7 +93,7 @@ fi
 # MPICH's MPI_STATUSES_IGNORE trips a false -Wstringop-overflow in gcc 12
 cflags=(-O2 -Wall -Wextra -Wno-stringop-overflow)
 for impl in "${impls[@]}"; do
-    for prog in osu_p2p osu_coll init_finalize; do
+    for prog in osu_p2p osu_coll init_finalize op_local; do
         ${mpicc[$impl]} "${cflags[@]}" -o "$tmp/${prog}_$impl" "$top/bench/mpi/$prog.c"
     done
 done
@@ -159,6 +161,11 @@ for r in $(seq 1 "$rounds"); do
     if [[ $parts == *" coll "* ]]; then
         for impl in "${impls[@]}"; do
             run_prog "$r" "$impl" osu_coll -r "$reps" "${coll_extra[@]}"
+        done
+    fi
+    if [[ $parts == *" ops "* ]]; then
+        for impl in "${impls[@]}"; do
+            run_prog "$r" "$impl" op_local -r "$reps"
         done
     fi
     for impl in "${impls[@]}"; do
@@ -254,6 +261,10 @@ END {
     names["allreduce"] = "MPI_Allreduce (float sum)"; names["allgather"] = "MPI_Allgather (size per rank)"
     names["alltoall"] = "MPI_Alltoall (size per rank pair)"; names["launch"] = "Launch time (MPI_Init + MPI_Finalize)"
     names["sendrecv"] = "MPI_Sendrecv (ring: to the next rank, from the previous)"
+    names["op_float_sum"] = "MPI_Reduce_local, MPI_FLOAT MPI_SUM (size of each buffer)"
+    names["op_double_sum"] = "MPI_Reduce_local, MPI_DOUBLE MPI_SUM"
+    names["op_double_max"] = "MPI_Reduce_local, MPI_DOUBLE MPI_MAX"
+    names["op_int_bxor"] = "MPI_Reduce_local, MPI_INT MPI_BXOR"
     short["lat"] = "latency"; short["bw"] = "bandwidth"; short["bibw"] = "bidir. bandwidth"; short["mr"] = "message rate"
     short["barrier"] = "Barrier"; short["allreduce"] = "Allreduce"; short["launch"] = "launch time"
 
@@ -359,7 +370,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
     [ -n "$base" ] && echo "- librtmsg before (BASE_BUILD, commit $(git -C "$base/.." rev-parse --short HEAD 2>/dev/null || echo unknown)): the same with that build's rtrun and mpicc"
     echo "- Open MPI: \`${launcher_openmpi[*]} PROG\`"
     echo "- MPICH: \`${launcher_mpich[*]} PROG\`"
-    echo "- PROG: \`osu_p2p -r $reps${P2P_ARGS:+ $P2P_ARGS}\`, \`osu_coll -r $reps${COLL_ARGS:+ $COLL_ARGS}\`, \`init_finalize\`"
+    echo "- PROG: \`osu_p2p -r $reps${P2P_ARGS:+ $P2P_ARGS}\`, \`osu_coll -r $reps${COLL_ARGS:+ $COLL_ARGS}\`, \`init_finalize\`, \`op_local -r $reps\`"
     echo
     if [ ${#failures[@]} -gt 0 ]; then
         echo "**Failed runs** (their figures are missing from the medians):"
