@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "coll.h"
+#include "coll_shm.h"
 #include "mpi_config.h"
 
 /* ---- Gather / Scatter (linear: the root posts every transfer at once) ---- */
@@ -329,6 +330,12 @@ static int allgather(const char *fn, int vform, const void *sendbuf, int sendcou
                          (rc = coll_check_blocks(fn, ci, ci->size, recvcount, recvtype,
                                                  "receive")))
         return rc;
+    if (!vform && !request && coll_shm_usable(ci)) {
+        rtmpi_call_enter(fn, RTMPI_CALL_NONE, RTMPI_CALL_NONE, comm);
+        if ((rc = coll_shm_allgather(ci, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                     recvtype)) != COLL_SHM_DECLINED)
+            return rc ? FAIL(ci, fn, rc, "out of memory for a packed copy") : MPI_SUCCESS;
+    }
     NEW_SCHED(s);
     return coll_launch(fn, ci, s, build_allgatherv(s, ci, sendbuf, sendcount, sendtype, recvbuf,
                                                    recvcounts, displs, recvcount, recvtype),

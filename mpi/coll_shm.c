@@ -1,7 +1,8 @@
 /*
  * Shared-memory collectives among the ranks of an intracommunicator that
  * are all on one host (coll_shm.h, docs/collectives.md "Shared memory"):
- * MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce and MPI_Alltoall go
+ * MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Allgather and
+ * MPI_Alltoall go
  * through a POSIX shm segment the communicator's ranks map, made at its
  * second collective that could use it and unmapped when the communicator
  * is destroyed.
@@ -585,11 +586,14 @@ int coll_shm_reduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Da
     return reduce_steps(ci, sbuf, rbuf, count, dt, op, root);
 }
 
+static inline size_t size_max(size_t a, size_t b)
+{
+    return a > b ? a : b;
+}
+
 size_t coll_shm_allreduce_max(void)
 {
-    return mpi_config.allreduce_shm_max > mpi_config.allreduce_shm_max_oversub
-               ? mpi_config.allreduce_shm_max
-               : mpi_config.allreduce_shm_max_oversub;
+    return size_max(mpi_config.allreduce_shm_max, mpi_config.allreduce_shm_max_oversub);
 }
 
 int coll_shm_allreduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
@@ -654,4 +658,84 @@ int coll_shm_alltoall(cinfo_t *ci, const void *sbuf, int scount, MPI_Datatype sd
     }
     flag_store(&sh->flags[r].done, n);
     return MPI_SUCCESS;
+}
+
+/* ---- Allgather --------------------------------------------------------- */
+
+/* Blocks of up to RTM_MPI_ALLGATHER_SHM_MAX bytes, in steps of at most one
+ * chunk: each rank writes its piece of the step into its slot once and
+ * copies every rank's piece out as its flag (or stamp) appears: one copy in
+ * and p - 1 out per rank, against p - 1 messages each way, and a rank runs
+ * up to 16 steps ahead of a peer that is off its CPU. A type that is not
+ * one byte range at this rank (another rank's may be) goes through a packed
+ * copy of its block, or of all p blocks on the receive side. */
+int coll_shm_allgather(cinfo_t *ci, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                       int rcount, MPI_Datatype rdt)
+{
+    rtmpi_dtype_t *rd = rtmpi_dtype_get(rdt);
+    size_t block = (size_t)rcount * (size_t)rd->size;
+    MPI_Aint rext = rd->extent * (MPI_Aint)rcount, roff = 0, soff = 0;
+    struct coll_shm *sh;
+    int p = ci->size, r = ci->rank, inplace = sbuf == MPI_IN_PLACE, rc = MPI_SUCCESS;
+
+    if (block == 0 || p == 1 ||
+        block > size_max(mpi_config.allgather_shm_max, mpi_config.allgather_shm_max_oversub))
+        return COLL_SHM_DECLINED;
+    /* the bound by the segment's agreed host state, as Allreduce's */
+    if (!(sh = shm_get(ci)) ||
+        block > (sh->oversub ? size_max(mpi_config.allgather_shm_max,
+                                        mpi_config.allgather_shm_max_oversub)
+                             : mpi_config.allgather_shm_max))
+        return COLL_SHM_DECLINED;
+    rtmpi_coll_shm_calls++;
+
+    const rtmpi_dtype_t *sd = inplace ? rd : rtmpi_dtype_get(sdt);
+    const char *src = inplace ? (const char *)rbuf + (MPI_Aint)r * rext : sbuf;
+    MPI_Count scnt = inplace ? rcount : scount;
+    char *spacked = NULL, *rpacked = NULL;
+
+    /* the bytes this rank contributes and where the p blocks go, as byte
+     * ranges: the buffers themselves, or packed copies */
+    if (rtmpi_dtype_contig(sd, scnt, &soff)) {
+        src += soff;
+    } else if ((spacked = malloc(block)) != NULL) {
+        rtmpi_pack(src, scnt, sd, spacked);
+        src = spacked;
+    } else {
+        rc = MPI_ERR_NO_MEM;   /* still takes its part, or the others wait */
+        src = NULL;
+    }
+    int rcontig = rtmpi_dtype_contig(rd, rcount, &roff);
+    if (!rcontig && !(rpacked = malloc(block * (size_t)p)))
+        rc = MPI_ERR_NO_MEM;
+    for (size_t at = 0; at < block; at += sh->chunk) {
+        size_t len = block - at < sh->chunk ? block - at : sh->chunk;
+        uint64_t n = ++sh->step;
+        char *mine = slot(sh, n, r, len);
+
+        wait_writable(sh, n, len);
+        if (src)
+            memcpy(mine, src + at, len);
+        publish(sh, r, mine, n, len);
+        for (int k = inplace; k < p; k++) {   /* k = 0: this rank's own block */
+            int j = (r + k) % p;
+            const char *from = slot(sh, n, j, len);
+
+            if (k)
+                wait_line(sh, j, (char *)from, n, len);
+            if (rcontig)
+                memcpy((char *)rbuf + (MPI_Aint)j * rext + roff + at, from, len);
+            else if (rpacked)
+                memcpy(rpacked + (size_t)j * block + at, from, len);
+        }
+        flag_store(&sh->flags[r].done, n);
+    }
+    if (rpacked)
+        for (int j = 0; j < p; j++)
+            if (j != r || !inplace)
+                rtmpi_unpack(rpacked + (size_t)j * block, block,
+                             (char *)rbuf + (MPI_Aint)j * rext, rcount, rd);
+    free(spacked);
+    free(rpacked);
+    return rc;
 }

@@ -1,6 +1,6 @@
 /*
  * Shared-memory collectives (coll_shm.c): MPI_Barrier, MPI_Bcast,
- * MPI_Reduce, MPI_Allreduce and MPI_Alltoall among the ranks of an intracommunicator
+ * MPI_Reduce, MPI_Allreduce, MPI_Allgather and MPI_Alltoall among the ranks of an intracommunicator
  * that are all on one host, through a segment the communicator's ranks
  * map at its second collective that could use it (collective: every rank
  * agrees to use it or not). Blocking collectives only; the nonblocking ones keep
@@ -40,6 +40,10 @@ int coll_shm_allreduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI
  * MPI_IN_PLACE). */
 int coll_shm_alltoall(cinfo_t *ci, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                       int rcount, MPI_Datatype rdt);
+/* MPI_Allgather of blocks up to RTM_MPI_ALLGATHER_SHM_MAX bytes (sbuf may
+ * be MPI_IN_PLACE). */
+int coll_shm_allgather(cinfo_t *ci, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                       int rcount, MPI_Datatype rdt);
 /* Unmaps the communicator's segment (its destruction). */
 void coll_shm_free(rtmpi_comm_t *c);
 

@@ -20,6 +20,8 @@ typedef struct mpi_config {
     size_t reduce_shm_max;     /* RTM_MPI_REDUCE_SHM_MAX */
     size_t allreduce_shm_max;  /* RTM_MPI_ALLREDUCE_SHM_MAX */
     size_t allreduce_shm_max_oversub;  /* RTM_MPI_ALLREDUCE_SHM_MAX_OVERSUB */
+    size_t allgather_shm_max;  /* RTM_MPI_ALLGATHER_SHM_MAX */
+    size_t allgather_shm_max_oversub;  /* RTM_MPI_ALLGATHER_SHM_MAX_OVERSUB */
     size_t allreduce_shm_split; /* RTM_MPI_ALLREDUCE_SHM_SPLIT */
 } mpi_config_t;
 

@@ -318,6 +318,75 @@ static void check_alltoall(MPI_Comm comm, const char *what)
     }
 }
 
+/* Allgather: rank r's block holds a2a_val(r, 0, i); blocks of 1 int (a
+ * small step), 13 (52 B: the last small size), 300, 5000 (20000 B: several
+ * steps of a 16 KiB chunk, more with the 4 KiB one) and 20000 ints (above
+ * the default bounds: the point-to-point path unless the driver raises
+ * them), contiguous, in place, a vector type (every second int) on the send
+ * side or the receive side, and a vector at odd ranks only (the same
+ * signature: one rank packs, the others copy). */
+static void check_allgather(MPI_Comm comm, const char *what)
+{
+    static const int counts[] = {1, 13, 300, 5000, 20000};
+    int r, p;
+
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &p);
+    for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+        int n = counts[ci];
+        size_t all = (size_t)p * (size_t)n;
+        int *s = malloc(2 * (size_t)n * sizeof(int)), *d = malloc(2 * all * sizeof(int));
+        MPI_Datatype v, vec;
+
+        if (!s || !d)
+            TH_FAIL("out of memory");
+        CHECK_RC(MPI_Type_vector(n, 1, 2, MPI_INT, &v));
+        CHECK_RC(MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * (size_t)n * sizeof(int)), &vec));
+        CHECK_RC(MPI_Type_commit(&vec));
+        CHECK_RC(MPI_Type_free(&v));
+        /* mode 0 contiguous, 1 in place, 2 vector sends, 3 vector receives,
+         * 4 vector receives at odd ranks only */
+        for (int mode = 0; mode < 5; mode++) {
+            int bad = 0, vrecv = mode == 3 || (mode == 4 && r % 2);
+
+            for (size_t k = 0; k < 2 * all; k++)
+                d[k] = -9;
+            for (size_t k = 0; k < 2 * (size_t)n; k++)
+                s[k] = -9;
+            for (int i = 0; i < n; i++) {
+                if (mode == 2)
+                    s[2 * (size_t)i] = a2a_val(r, 0, i);
+                else if (mode == 1)
+                    d[(size_t)r * n + i] = a2a_val(r, 0, i);
+                else
+                    s[i] = a2a_val(r, 0, i);
+            }
+            if (mode == 1)
+                CHECK_RC(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, d, n, MPI_INT, comm));
+            else if (mode == 2)
+                CHECK_RC(MPI_Allgather(s, 1, vec, d, n, MPI_INT, comm));
+            else if (vrecv)
+                CHECK_RC(MPI_Allgather(s, n, MPI_INT, d, 1, vec, comm));
+            else
+                CHECK_RC(MPI_Allgather(s, n, MPI_INT, d, n, MPI_INT, comm));
+            for (int j = 0; j < p && !bad; j++)
+                for (int i = 0; i < n && !bad; i++) {
+                    size_t at = (size_t)j * n + i;
+                    if (vrecv)
+                        bad = d[2 * at] != a2a_val(j, 0, i) || d[2 * at + 1] != -9;
+                    else
+                        bad = d[at] != a2a_val(j, 0, i);
+                }
+            for (size_t k = vrecv ? 2 * all : all; k < 2 * all && !bad; k++)
+                bad = d[k] != -9;   /* nothing written past the blocks */
+            EXPECT(!bad, "%s: Allgather of %d ints, mode %d", what, n, mode);
+        }
+        CHECK_RC(MPI_Type_free(&vec));
+        free(s);
+        free(d);
+    }
+}
+
 /* Many small steps in a row (more than there are buffer sets of either
  * size), their data checked: Reduce leaves and Bcast roots run ahead and
  * reuse sets; every 10th iteration a large Bcast (another kind of set)
@@ -459,6 +528,8 @@ int main(int argc, char **argv)
     check_data(MPI_COMM_SELF, "self");
     check_alltoall(MPI_COMM_WORLD, "world");
     check_alltoall(MPI_COMM_SELF, "self");
+    check_allgather(MPI_COMM_WORLD, "world");
+    check_allgather(MPI_COMM_SELF, "self");
     check_many_small(MPI_COMM_WORLD);
     for (int i = 0; i < 20; i++) {
         MPI_Comm d;

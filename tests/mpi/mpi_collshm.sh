@@ -4,8 +4,8 @@
 # point algorithms, no segment); over tcp alone (no segment, agreed); with
 # the smallest chunk and every Allreduce
 # split among the ranks (and through shared memory at every size, whatever
-# RTM_MPI_ALLREDUCE_SHM_MAX says by default), so Bcast, Reduce and Allreduce
-# take many steps and writers run ahead of readers. Then the idle policy: 2 ranks forced to
+# RTM_MPI_ALLREDUCE_SHM_MAX says by default; Allgather too), so Bcast, Reduce,
+# Allreduce and Allgather take many steps and writers run ahead of readers. Then the idle policy: 2 ranks forced to
 # yield, a second of shm collectives (short waits, no transport traffic)
 # must not have rank 0 sleep in the back-off of long waits (each wait's
 # clock starts with the wait; before, the clock ran from the last transport
@@ -20,7 +20,7 @@ RTM_MPI_COLL_SHM=0 run_np 3 mpi_collshm data 0
 RTM_TRANSPORTS=self,tcp run_np 3 mpi_collshm data 0
 for np in $(t_np "2 3" "3"); do
     RTM_MPI_COLL_SHM_CHUNK=4K RTM_MPI_ALLREDUCE_SHM_SPLIT=0 RTM_MPI_ALLREDUCE_SHM_MAX=1G \
-        run_np $np mpi_collshm data 1
+        RTM_MPI_ALLGATHER_SHM_MAX=1G run_np $np mpi_collshm data 1
 done
 # A rank killed while the segment's file still has a name (rank 0 made it,
 # rank 1 never attached) leaves no file: it is named /rtm-<nspace>-coll-*,

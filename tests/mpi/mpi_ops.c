@@ -14,11 +14,13 @@
  *
  * Part 2 (2 ranks or more): the MPI_T counter rtm_coll_shm_calls says
  * whether a blocking collective went through the communicator's shared
- * segment. ARGV[1] says what a 64 KiB float-sum Allreduce must take,
+ * segment. ARGV[1] says what a 64 KiB float-sum Allreduce and an Allgather
+ * of 64 KiB blocks must take,
  * "shm" or "ring" (the driver sets RTM_IDLE_WAIT, per rank or for all,
  * and the answer must follow rank 0's view: RTM_MPI_ALLREDUCE_SHM_MAX_OVERSUB
- * applies when rank 0 found its host oversubscribed, and every rank agrees,
- * or the job would hang); 8 B always takes shm, 1 MiB never. Every result
+ * and RTM_MPI_ALLGATHER_SHM_MAX_OVERSUB apply when rank 0 found its host
+ * oversubscribed, and every rank agrees, or the job would hang); 8 B always
+ * takes shm, 1 MiB never. Every result
  * is checked, and Reduce of 1 MiB by each op class.
  */
 #include "mpitest.h"
@@ -174,6 +176,25 @@ static int allreduce_path(size_t bytes)
     return calls == 1;
 }
 
+/* MPI_Allgather of blocks of `bytes`; 1 if it went through shm. */
+static int allgather_path(size_t bytes)
+{
+    int p = th_size, bad = 0;
+    unsigned char *in = malloc(bytes), *out = malloc(bytes * (size_t)p);
+
+    CHECK(in && out, "out of memory");
+    memset(in, th_rank + 1, bytes);
+    unsigned long long before = shm_calls();
+    CHECK_RC(MPI_Allgather(in, (int)bytes, MPI_BYTE, out, (int)bytes, MPI_BYTE, MPI_COMM_WORLD));
+    unsigned long long calls = shm_calls() - before;
+    for (size_t i = 0; i < bytes * (size_t)p; i++)
+        bad += out[i] != (unsigned char)(i / bytes + 1);
+    EXPECT(bad == 0, "Allgather of %zu B blocks: %d wrong bytes", bytes, bad);
+    free(in);
+    free(out);
+    return calls == 1;
+}
+
 /* Reduce of 1 MiB to the last rank by MAX (double), BXOR (int), LAND
  * (int), through whatever path the size takes. */
 static void reduce_large(void)
@@ -234,6 +255,11 @@ static void test_paths(const char *want64k)
     EXPECT(shm64 == !strcmp(want64k, "shm"), "a 64 KiB Allreduce went %s, expected %s",
            shm64 ? "through shared memory" : "by messages", want64k);
     EXPECT(allreduce_path(1 << 20) == 0, "a 1 MiB Allreduce went through shared memory");
+    EXPECT(allgather_path(8) == 1, "an Allgather of 8 B blocks did not go through shared memory");
+    shm64 = allgather_path(64 << 10);
+    EXPECT(shm64 == !strcmp(want64k, "shm"), "an Allgather of 64 KiB blocks went %s, expected %s",
+           shm64 ? "through shared memory" : "by messages", want64k);
+    EXPECT(allgather_path(1 << 20) == 0, "an Allgather of 1 MiB blocks went through shared memory");
     reduce_large();
     CHECK_RC(MPI_T_pvar_handle_free(session, &handle));
     CHECK_RC(MPI_T_pvar_session_free(&session));

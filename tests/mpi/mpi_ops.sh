@@ -1,6 +1,7 @@
 #!/bin/sh
 # mpi_ops (tests/mpi/mpi_ops.c): the op kernels as a singleton; then which
-# path a 64 KiB MPI_Allreduce takes. RTM_IDLE_WAIT decides whether a rank
+# path a 64 KiB MPI_Allreduce (and an Allgather of 64 KiB blocks) takes.
+# RTM_IDLE_WAIT decides whether a rank
 # counts its host as oversubscribed (yield: yes, spin: no); the job takes
 # shared memory up to RTM_MPI_ALLREDUCE_SHM_MAX_OVERSUB (128K, or
 # RTM_MPI_ALLREDUCE_SHM_MAX if larger) when rank 0
