@@ -66,16 +66,21 @@ void eager_recv(int src, const void *data, size_t len)
     ue->src = m->src;
     ue->tag = m->tag;
     ue->len = plen;
-    if (plen <= sizeof(ue->inline_data)) {
+    /* Bounded: the sender holds at most RTM_EAGER_CREDITS of these. */
+    eager_unexp_keep(ue, src, m + 1, plen);
+    match_unexp_add(mctx, ue);
+}
+
+void eager_unexp_keep(rtm_unexp_t *ue, int src, const void *bytes, size_t n)
+{
+    if (n <= sizeof(ue->inline_data)) {
         ue->data = ue->inline_data;
     } else {
-        /* Bounded: the sender holds at most RTM_EAGER_CREDITS of these. */
-        ue->data = malloc(plen);
+        ue->data = malloc(n);
         if (ue->data == NULL)
-            peer_no_memory(src, plen);
+            peer_no_memory(src, n);
     }
-    memcpy(ue->data, m + 1, plen);
-    match_unexp_add(mctx, ue);
+    memcpy(ue->data, bytes, n);
 }
 
 void eager_recv_unexp(rtm_request_impl_t *req, rtm_unexp_t *ue)

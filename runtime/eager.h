@@ -105,5 +105,10 @@ static inline rtm_status_t eager_send(rtm_peer_t *p, uint32_t ctx, int src_rank,
 void eager_recv(int src, const void *data, size_t len);
 /* A receive matched an unexpected EAGER: deliver it and free ue. */
 void eager_recv_unexp(rtm_request_impl_t *req, rtm_unexp_t *ue);
+/* Keeps n bytes of an unexpected message from peer src with its envelope:
+ * in the envelope when they fit, else in memory of their own (freed with
+ * it); out of memory ends the job with a message naming the peer. Used
+ * for an eager message and for a detached send's RTS carrying its bytes. */
+void eager_unexp_keep(rtm_unexp_t *ue, int src, const void *bytes, size_t n);
 
 #endif

@@ -12,6 +12,7 @@
 #include "runtime/rndv.h"
 #include "runtime/job.h"
 #include "runtime/credit.h"
+#include "runtime/eager.h"
 #include "runtime/match.h"
 #include "runtime/peer.h"
 #include "runtime/request.h"
@@ -489,17 +490,10 @@ void rndv_recv_rts(int src, const void *data, size_t len)
     ue->tag = rts->m.tag;
     ue->len = rts->size;
     memcpy(&ue->rts, rts, RTM_RTS_HDR_BASE + rts->rkey_len);
-    if ((rts->flags & RTM_RTS_F_INLINE) && rts->size > 0) {
-        /* bounded: RTM_DETACHED_SENDS x RTM_RTS_INLINE_MAX per peer */
-        if (rts->size <= sizeof(ue->inline_data)) {
-            ue->data = ue->inline_data;
-        } else {
-            ue->data = malloc(rts->size);
-            if (ue->data == NULL)
-                peer_no_memory(src, rts->size);
-        }
-        memcpy(ue->data, (const char *)data + RTM_RTS_HDR_BASE, rts->size);
-    }
+    /* the bytes of a detached send, bounded: RTM_DETACHED_SENDS x
+     * RTM_RTS_INLINE_MAX per peer */
+    if ((rts->flags & RTM_RTS_F_INLINE) && rts->size > 0)
+        eager_unexp_keep(ue, src, (const char *)data + RTM_RTS_HDR_BASE, rts->size);
     match_unexp_add(mctx, ue);
 }
 
