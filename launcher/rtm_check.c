@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -260,10 +261,12 @@ static void check_shm(int ranks)
 }
 
 /* Two sibling processes, as two ranks are: the second reads the first's
- * memory with process_vm_readv. */
+ * memory with process_vm_readv. Under Yama ptrace_scope 1 the first lets
+ * its user's processes read it first (PR_SET_PTRACER_ANY), as a rank does
+ * (transport/shm/shm_cma.c). */
 static void check_cma(void)
 {
-    int scope = -1, pfd[2], rfd[2];
+    int scope = -1, pfd[2], rfd[2], yfd[2];
     FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
     volatile unsigned long word = 0x5254434d41ul;   /* "RTCMA" */
     pid_t a, b;
@@ -275,20 +278,31 @@ static void check_cma(void)
             scope = -1;
         fclose(f);
     }
-    if (pipe(pfd) != 0 || pipe(rfd) != 0) {
+    if (pipe(pfd) != 0 || pipe(rfd) != 0 || pipe(yfd) != 0) {
         add("cma", ST_WARN, NULL, "pipe: %s", strerror(errno));
         return;
     }
     a = fork();
-    if (a == 0) {   /* the target: waits until b is done */
-        char c;
+    if (a == 0) {   /* the target: says it is ready, then waits until b is done */
+        char c = 1;
 
         close(pfd[1]);
-        if (read(pfd[0], &c, 1) < 0)
+        close(yfd[0]);
+        if (scope == 1)
+            (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+        if (write(yfd[1], &c, 1) < 0 || read(pfd[0], &c, 1) < 0)
             _exit(1);
         _exit(0);
     }
-    b = fork();
+    close(yfd[1]);
+    {
+        char c;
+
+        if (a < 0 || read(yfd[0], &c, 1) != 1)
+            a = -1;
+    }
+    close(yfd[0]);
+    b = a < 0 ? -1 : fork();
     if (b == 0) {   /* the reader */
         unsigned long got = 0;
         struct iovec l = {&got, sizeof(got)}, r = {(void *)&word, sizeof(word)};
@@ -314,8 +328,8 @@ static void check_cma(void)
         waitpid(b, &status, 0);
     snprintf(fix, sizeof(fix), "%s; or run with RTM_SHM_CMA=off (large messages are then "
              "copied through shared memory: slower, correct)",
-             scope > 0 ? "allow it: sysctl kernel.yama.ptrace_scope=0 (sibling ranks are not "
-                         "each other's ancestors)"
+             scope > 1 ? "allow it: sysctl kernel.yama.ptrace_scope=1 (ranks then let their "
+                         "siblings read them) or 0"
                        : "allow process_vm_readv: a seccomp profile (containers: "
                          "--security-opt seccomp=..., or --cap-add SYS_PTRACE) refuses it");
     if (err != 0)

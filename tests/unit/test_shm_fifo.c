@@ -11,6 +11,7 @@
 #include "transport/shm/shm.h"
 #include "transport/shm/shm_config.h"
 
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { AM_SIZED = 1, AM_SEQ = 2, AM_CTRL = 3 };
 
@@ -392,6 +394,7 @@ static void body_cma_off(tjob_t *job)
 {
     setenv("RTM_SHM_CMA", "off", 1);
     tsetup(job);
+    CHECK(!shm_iface(T.iface)->ptracer_any, "RTM_SHM_CMA=off set PR_SET_PTRACER_ANY");
     twireup(job);
     check_no_cma(job, "RTM_SHM_CMA=off");
     tteardown(job);
@@ -481,6 +484,42 @@ static void body_load_parse(tjob_t *job)
         CHECK(got == cases[i].want, "\"%s\": %d, expected %d", cases[i].text, got,
               cases[i].want);
     }
+}
+
+/* Yama's ptrace_scope, parsed; and what a rank did about it on this machine:
+ * under scope 1 (Ubuntu's default) it must have let its user's processes
+ * read it, or CMA between sibling ranks is refused (then body_cma fails
+ * there too); without Yama or at another scope it must not have. */
+static void body_yama(tjob_t *job)
+{
+    static const struct { const char *text; int want; } cases[] = {
+        {"0\n", 0}, {"1\n", 1}, {"2\n", 2}, {"3\n", 3}, {"1", 1}, {"4\n", -1}, {"", -1},
+        {"\n", -1}, {"-1\n", -1}, {"12\n", -1}, {"1 \n", -1}, {"a\n", -1},
+    };
+    char text[8];
+    int scope = -1, fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY);
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int got = shm_yama_parse(cases[i].text, strlen(cases[i].text));
+
+        CHECK(got == cases[i].want, "\"%s\": %d, expected %d", cases[i].text, got,
+              cases[i].want);
+    }
+    if (fd >= 0) {
+        ssize_t n = read(fd, text, sizeof(text));
+
+        scope = n > 0 ? shm_yama_parse(text, (size_t)n) : -1;
+        close(fd);
+    }
+    tsetup(job);
+    CHECK(shm_iface(T.iface)->yama_scope == scope, "Yama scope %d seen, the file says %d",
+          shm_iface(T.iface)->yama_scope, scope);
+    CHECK(shm_iface(T.iface)->ptracer_any == (scope == 1), "PR_SET_PTRACER_ANY %s at scope %d",
+          shm_iface(T.iface)->ptracer_any ? "set" : "not set", scope);
+    if (job->rank == 0)
+        printf("    Yama ptrace_scope: %d (-1: no Yama)\n", scope);
+    twireup(job);
+    tteardown(job);
 }
 
 /* A seccomp filter that makes process_vm_readv fail with EPERM, as in a
@@ -606,6 +645,8 @@ int main(void)
     failed |= tjob_run("CMA get, probe through addr_lookup", 2, body_cma_lookup, 0);
     failed |= tjob_run("CMA chosen by size and load (RTM_SHM_LOAD)", 2, body_cma_load, 0);
     failed |= tjob_run("load signal: /proc/loadavg's runnable tasks", 1, body_load_parse, 0);
+    failed |= tjob_run("Yama ptrace_scope: parsed, and PR_SET_PTRACER_ANY at scope 1 only", 2,
+                       body_yama, 0);
     failed |= tjob_run("CMA off (RTM_SHM_CMA=off)", 2, body_cma_off, 0);
     failed |= tjob_run("CMA refused by seccomp (EPERM)", 2, body_cma_refused, 0);
     failed |= tjob_run("SIGKILL after attach leaves nothing", 3, body_sigkill, 1u << 2);

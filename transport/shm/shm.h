@@ -151,6 +151,8 @@ struct shm_iface {
 
     shm_cma_state_t    cma;
     int                cma_errno;
+    int                yama_scope;   /* -1: no Yama; else ptrace_scope 0-3 */
+    int                ptracer_any;  /* PR_SET_PTRACER_ANY set (Yama scope 1) */
     int                cma_warned;   /* a run-time CMA failure was reported */
     volatile uint64_t  cma_probe;    /* the word peers read to test CMA */
     uint64_t           cma_reads;    /* gets served (logged at close) */
@@ -207,6 +209,14 @@ void        *shm_seg_ring(shm_iface_t *iface, int src_local, int dst_local);
 shm_fifo_ctrl_t *shm_seg_ctrl(shm_iface_t *iface, int src_local, int dst_local);
 
 /* shm_cma.c */
+/* Yama's ptrace_scope from the text of /proc/sys/kernel/yama/ptrace_scope:
+ * 0-3, or -1 when it is not one of those. */
+int          shm_yama_parse(const char *text, size_t len);
+/* Under Yama ptrace_scope 1 a process reads only its descendants' memory
+ * unless the target names it, and a host's ranks are siblings: each rank
+ * then lets the processes of its user read it (PR_SET_PTRACER_ANY), before
+ * its probe word is published, unless RTM_SHM_CMA=off or it is alone. */
+void         shm_cma_allow_peers(shm_iface_t *iface);
 void         shm_cma_probe(shm_iface_t *iface);
 rtm_status_t shm_mem_reg(rtm_tl_iface_t *tl_iface, void *addr, size_t len,
                          rtm_tl_memh_t **memh_p, void *rkey, size_t *rkey_len_p);

@@ -19,8 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 /* How long local rank 0 waits after the fence for another local rank to
  * publish its probe word, when the runtime offers no addr_lookup. */
@@ -125,6 +128,48 @@ static int probe_target(shm_iface_t *iface, shm_rank_info_t *target)
     }
 }
 
+int shm_yama_parse(const char *text, size_t len)
+{
+    /* one digit, then at most a newline */
+    if (len < 1 || text[0] < '0' || text[0] > '3' || (len > 1 && (len > 2 || text[1] != '\n')))
+        return -1;
+    return text[0] - '0';
+}
+
+static int yama_scope(void)
+{
+    char text[8];
+    ssize_t n;
+    int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return -1;   /* no Yama in this kernel */
+    n = read(fd, text, sizeof(text));
+    close(fd);
+    return n > 0 ? shm_yama_parse(text, (size_t)n) : -1;
+}
+
+/* Open MPI does the same (its vader/sm transport). The job's privacy is
+ * unchanged: a process of another user may not read the rank either way
+ * (the kernel's ptrace rules: same user, or CAP_SYS_PTRACE); Yama's scope 1
+ * also kept the rank's own user's other processes out, which this reopens
+ * for the job's life, as without Yama (docs/security.md). Scopes 2 and 3
+ * forbid it whatever the target says: CMA is refused, and the rings copy. */
+void shm_cma_allow_peers(shm_iface_t *iface)
+{
+    iface->yama_scope = yama_scope();
+    if (shm_config.cma != 0 || iface->local_size < 2 || iface->yama_scope != 1)
+        return;
+    if (prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0) != 0) {
+        rtm_debug("shm: Yama ptrace_scope 1 and prctl(PR_SET_PTRACER_ANY) failed: %s; CMA "
+                  "between local ranks will be refused", strerror(errno));
+        return;
+    }
+    iface->ptracer_any = 1;
+    rtm_debug("shm: Yama ptrace_scope 1: this rank lets its user's processes read it "
+              "(PR_SET_PTRACER_ANY) for CMA between local ranks (RTM_SHM_CMA=off leaves it closed)");
+}
+
 void shm_cma_probe(shm_iface_t *iface)
 {
     shm_rank_info_t target;
@@ -178,8 +223,13 @@ const char *shm_cma_describe(const shm_iface_t *iface, char *buf, size_t len)
         case EIO:    errname = "wrong probe value"; break;
         default:     errname = strerror(iface->cma_errno); break;
         }
-        snprintf(buf, len, "CMA refused by the kernel (%s): copy through shared memory",
-                 errname);
+        if (iface->yama_scope >= 2)
+            snprintf(buf, len, "CMA refused by the kernel (%s; Yama ptrace_scope %d forbids it: "
+                     "sysctl kernel.yama.ptrace_scope=1 or 0 allows it): copy through shared "
+                     "memory", errname, iface->yama_scope);
+        else
+            snprintf(buf, len, "CMA refused by the kernel (%s): copy through shared memory",
+                     errname);
         break;
     case SHM_CMA_NO_PEER:
         snprintf(buf, len, "CMA not probed (no peer in time): copy through shared memory");

@@ -99,6 +99,8 @@ static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t
     /* any value a stale or foreign mapping would not hold by chance */
     iface->cma_probe = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)iface ^
                        (uint64_t)time(NULL) ^ UINT64_C(0x5deece66d);
+    /* before the word is published: peers probe it once they see it */
+    shm_cma_allow_peers(iface);
 
     iface->local_peers = malloc((size_t)params->local_size * sizeof(int));
     if (iface->local_peers == NULL) {
