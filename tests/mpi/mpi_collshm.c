@@ -256,6 +256,18 @@ static int a2a_val(int from, int to, int i)
     return from * 100000 + to * 1000 + i % 1000;
 }
 
+/* n ints, every second one; consecutive ones 2n ints apart */
+static MPI_Datatype every_second(int n)
+{
+    MPI_Datatype v, vec;
+
+    CHECK_RC(MPI_Type_vector(n, 1, 2, MPI_INT, &v));
+    CHECK_RC(MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * (size_t)n * sizeof(int)), &vec));
+    CHECK_RC(MPI_Type_commit(&vec));
+    CHECK_RC(MPI_Type_free(&v));
+    return vec;
+}
+
 static void check_alltoall(MPI_Comm comm, const char *what)
 {
     static const int counts[] = {1, 7, 300, 5000};
@@ -267,15 +279,10 @@ static void check_alltoall(MPI_Comm comm, const char *what)
         int n = counts[ci];
         size_t all = (size_t)p * (size_t)n;
         int *s = malloc(2 * all * sizeof(int)), *d = malloc(2 * all * sizeof(int));
-        MPI_Datatype v, vec;
+        MPI_Datatype vec = every_second(n);
 
         if (!s || !d)
             TH_FAIL("out of memory");
-        /* n ints, every second one; blocks 2n ints apart */
-        CHECK_RC(MPI_Type_vector(n, 1, 2, MPI_INT, &v));
-        CHECK_RC(MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * (size_t)n * sizeof(int)), &vec));
-        CHECK_RC(MPI_Type_commit(&vec));
-        CHECK_RC(MPI_Type_free(&v));
         /* mode 0 contiguous, 1 in place, 2 vector sends, 3 vector receives */
         for (int mode = 0; mode < 4; mode++) {
             int bad = 0;
@@ -336,14 +343,10 @@ static void check_allgather(MPI_Comm comm, const char *what)
         int n = counts[ci];
         size_t all = (size_t)p * (size_t)n;
         int *s = malloc(2 * (size_t)n * sizeof(int)), *d = malloc(2 * all * sizeof(int));
-        MPI_Datatype v, vec;
+        MPI_Datatype vec = every_second(n);
 
         if (!s || !d)
             TH_FAIL("out of memory");
-        CHECK_RC(MPI_Type_vector(n, 1, 2, MPI_INT, &v));
-        CHECK_RC(MPI_Type_create_resized(v, 0, (MPI_Aint)(2 * (size_t)n * sizeof(int)), &vec));
-        CHECK_RC(MPI_Type_commit(&vec));
-        CHECK_RC(MPI_Type_free(&v));
         /* mode 0 contiguous, 1 in place, 2 vector sends, 3 vector receives,
          * 4 vector receives at odd ranks only */
         for (int mode = 0; mode < 5; mode++) {
