@@ -138,16 +138,18 @@ static bool sib_recv_iov(struct sib_dev *dev, struct sib_target *t,
 }
 
 /* RDMA Write data placed in order, as an HCA places it: the last
- * SIB_WRITE_TAIL bytes after a fence, so a poller that sees them (an eager-RDMA ring's footer)
- * sees the rest; memcpy may copy with a string move whose stores become
- * visible out of order. */
+ * SIB_WRITE_TAIL bytes (a footer word) after a fence, byte by byte in
+ * increasing order (x86 makes plain stores visible in program order), so a
+ * poller that sees them, or the last byte alone, sees the rest; memcpy may
+ * copy with a string move whose stores become visible out of order. */
 static void sib_place_write(char *va, const uint8_t *payload, size_t len)
 {
     size_t cut = len > SIB_WRITE_TAIL ? len - SIB_WRITE_TAIL : 0;
 
     memcpy(va, payload, cut);
     atomic_thread_fence(memory_order_seq_cst);
-    memcpy(va + cut, payload + cut, len - cut);
+    for (size_t i = cut; i < len; i++)
+        ((volatile char *)va)[i] = (char)payload[i];
 }
 
 static void sib_scatter(const struct iovec *iov, int n, size_t off,

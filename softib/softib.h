@@ -35,8 +35,9 @@
 #define SIB_MAX_MR        4096
 #define SIB_MAX_SGE       16
 /* Bytes of an RDMA WRITE placed last, after the rest is visible (in-order
- * placement, as an HCA does: send.c sib_cma_write, recv.c sib_place_write). */
-#define SIB_WRITE_TAIL    8
+ * placement, as an HCA does: send.c sib_cma_write, recv.c sib_place_write):
+ * a footer word a poller compares. */
+#define SIB_WRITE_TAIL    4
 #define SIB_MAX_INLINE    1024
 #define SIB_MAX_WR        16384
 #define SIB_MAX_CQE       (1 << 20)
