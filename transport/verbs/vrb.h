@@ -100,7 +100,11 @@ typedef struct vrb_ring_offer {
  * number. Once it has delivered a message it zeroes the first word of each
  * of its cells, so a cell start never holds a stale sequence number (0 is
  * never one), and the footer, the last bytes of the write, marks the message
- * complete whatever order the bytes land in.
+ * complete. That relies on the HCA placing a write's bytes in increasing
+ * address order, as HCAs do over PCIe with strict ordering (the ring's MR is
+ * registered without IBV_ACCESS_RELAXED_ORDERING), so the footer lands last;
+ * eager-RDMA rings of other MPIs rely on the same. softib places the last
+ * word of a write after the rest for that reason.
  */
 typedef struct vrb_ring_hdr {
     uint32_t seq;
