@@ -32,13 +32,16 @@ else
     echo "  XRC domain file $path: removed at wireup"
 fi
 
-# A job killed while the file exists: rank 1 sleeps 20 s in vrb_conn's
-# silent mode (on demand, so nothing waits for it at wireup).
-RTM_VERBS_CONN=ondemand RTM_LOG_LEVEL=debug LD_PRELOAD="$VRB_PRELOAD" timeout -k 5 60 \
-    "$RTRUN" -n 2 --oversubscribe "$top_builddir/tests/verbs/vrb_conn" silent 20 >"$log" 2>&1 &
+# A job killed while the file exists: rank 1 sleeps an hour in vrb_conn's
+# silent mode (on demand, so nothing waits for it at wireup), so only the
+# kill ends it, however slow the machine (with 20 s, a full CI under load
+# took longer than that to see the job through init, the sleep ended, and the
+# job succeeded); the bounds below only keep a broken run from hanging.
+RTM_VERBS_CONN=ondemand RTM_LOG_LEVEL=debug LD_PRELOAD="$VRB_PRELOAD" timeout -k 5 600 \
+    "$RTRUN" -n 2 --oversubscribe "$top_builddir/tests/verbs/vrb_conn" silent 3600 >"$log" 2>&1 &
 job=$!
 path= victim=
-for ((i = 0; i < 300; i++)); do
+for ((i = 0; i < 3000; i++)); do
     path=$(sed -n 's/.*XRC domain \(\/dev\/shm\/[^,]*\), XRC SRQ.*/\1/p' "$log" | head -n 1)
     victim=$(sed -n 's/^\[[^]:]*:\([0-9]*\):1\] .*/\1/p' "$log" | head -n 1)
     [ -n "$path" ] && [ -n "$victim" ] && grep -q 'XRC domain file .* removed' "$log" && break
