@@ -91,7 +91,7 @@ static void reduce_rs_gather(rtmpi_sched_t *s, cinfo_t *ci, const void *input, v
     /* the root works in its receive buffer (which then needs no gather of
      * its own chunk); the others in scratch */
     void *work = r == root ? rbuf : rtmpi_sched_tmp_dt(s, count, dt);
-    if (!work)
+    if (r != root && !work)   /* rbuf may be NULL: MPI_BOTTOM */
         return;
     reduce_scatter_ring(s, ci, input, work, cnt, disp, dt, op, 0);
     if (r != root) {
@@ -141,7 +141,9 @@ static int build_reduce(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf, void *r
         void *w = r == root ? rbuf : rtmpi_sched_tmp_dt(s, count, dt), *spare = NULL;
         int first = w != input;
 
-        if (!w)
+        /* the receive buffer may be NULL (MPI_BOTTOM with a type of
+         * absolute addresses): only scratch can have failed */
+        if (r != root && !w)
             return rtmpi_sched_failed(s);
         if (nchild > (first ? 1 : 0) && !(spare = rtmpi_sched_tmp_dt(s, count, dt)))
             return rtmpi_sched_failed(s);

@@ -620,7 +620,7 @@ static const struct rank_pvar {
      "Flushes of a target's RDMA operations the one-sided engine made (MPI_Win_flush, unlock, fence, complete, or the wait or test of an Rput/Rget issued by RDMA; never a progress pass)",
      MPI_T_PVAR_CLASS_COUNTER, BINDING_CTR_COUNT, 0, NULL, rma_flushes},
     {"rtm_coll_shm_calls",
-     "Blocking collectives this rank ran through its communicator's shared-memory segment (Barrier, Bcast, Reduce, Allreduce, Alltoall among ranks of one host; docs/collectives.md), not by messages",
+     "Blocking collectives this rank ran through its communicator's shared-memory segment (Barrier, Bcast, Reduce, Allreduce, Allgather, Alltoall among ranks of one host; docs/collectives.md), not by messages",
      MPI_T_PVAR_CLASS_COUNTER, BINDING_CTR_COUNT, 0, NULL, coll_shm_calls},
 };
 #define RANK_PVARS ((int)(sizeof(rank_pvars) / sizeof(rank_pvars[0])))

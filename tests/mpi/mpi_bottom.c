@@ -9,6 +9,19 @@
  *     buffers are placed on a page mapped below 2 GiB so that their
  *     addresses fit (skipped if that page cannot be mapped);
  *   - MPI_Alltoallw on an intercommunicator (even and odd ranks), same page;
+ *   - ARGV[1] "reduce" (or "large"): MPI_Reduce, MPI_Ireduce and
+ *     MPI_Allreduce of MPI_BOTTOM with a type whose data lies at an
+ *     absolute address, the root in place: as one element of 1000 ints (the
+ *     binomial tree), or ("large") as 70000 elements of one int each, past
+ *     RTM_MPI_REDUCE_LARGE (reduce-scatter, then gather). The root's receive
+ *     buffer is then NULL, which those algorithms once took for a failed
+ *     scratch allocation: the root built no steps, returned its own input
+ *     and left the others' messages unreceived (the large form hung). Runs
+ *     of their own (without the fix the large one hangs rather than fails),
+ *     and not under the sanitizers: scratch for such a type sits at
+ *     (buffer - absolute address), pointer arithmetic that leaves the
+ *     address space, which UBSan's pointer-overflow reports
+ *     (mpi/coll_sched.c rtmpi_sched_tmp_dt, then every use);
  *   - MPI_BOTTOM with displacement 0 and data is still refused
  *     (MPI_ERR_BUFFER under MPI_ERRORS_RETURN).
  */
@@ -118,11 +131,76 @@ static void alltoallw_case(MPI_Comm comm, int *low, int nb, const char *what)
     free(types);
 }
 
+/* Reduce of MPI_BOTTOM at every root (in place there), and Allreduce: n
+ * ints at their absolute address, as `count` elements of type t. */
+static void reduce_bottom(int *a, int n, MPI_Datatype t, int count, const char *what)
+{
+    for (int root = 0; root < size; root++) {
+        for (int nb = 0; nb < 2; nb++) {
+            MPI_Request req;
+
+            for (int i = 0; i < n; i++)
+                a[i] = rank * 3 + i;
+            void *sbuf = rank == root ? MPI_IN_PLACE : MPI_BOTTOM;
+            if (nb) {
+                CHECK_RC(MPI_Ireduce(sbuf, MPI_BOTTOM, count, t, MPI_SUM, root, MPI_COMM_WORLD,
+                                     &req));
+                CHECK_RC(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            } else {
+                CHECK_RC(MPI_Reduce(sbuf, MPI_BOTTOM, count, t, MPI_SUM, root, MPI_COMM_WORLD));
+            }
+            int bad = 0, first = -1;
+            for (int i = 0; rank == root && i < n; i++)
+                if (a[i] != 3 * size * (size - 1) / 2 + size * i && !bad++)
+                    first = i;
+            EXPECT(bad == 0, "%s %s to root %d: %d of %d ints wrong, first %d is %d", what,
+                   nb ? "Ireduce" : "Reduce", root, bad, n, first, first < 0 ? 0 : a[first]);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        a[i] = rank * 3 + i;
+    CHECK_RC(MPI_Allreduce(MPI_IN_PLACE, MPI_BOTTOM, count, t, MPI_SUM, MPI_COMM_WORLD));
+    int bad = 0;
+    for (int i = 0; i < n; i++)
+        bad += a[i] != 3 * size * (size - 1) / 2 + size * i;
+    EXPECT(bad == 0, "%s Allreduce: %d of %d ints wrong", what, bad, n);
+}
+
+static void reduce_case(int large)
+{
+    int n = 70000;   /* 280 KB: past RTM_MPI_REDUCE_LARGE (256K) as n elements */
+    int *a = calloc((size_t)n, sizeof(int));
+    MPI_Aint addr;
+    MPI_Datatype block, one, elem;
+    int bl = 1000, one_int = 1;
+
+    CHECK(a != NULL, "calloc");
+    MPI_Get_address(a, &addr);
+    /* 1000 ints as one element, and one int as an element of extent 4 */
+    CHECK_RC(MPI_Type_create_hindexed(1, &bl, &addr, MPI_INT, &block));
+    CHECK_RC(MPI_Type_create_hindexed(1, &one_int, &addr, MPI_INT, &one));
+    CHECK_RC(MPI_Type_create_resized(one, addr, (MPI_Aint)sizeof(int), &elem));
+    MPI_Type_commit(&block);
+    MPI_Type_commit(&elem);
+    if (large)
+        reduce_bottom(a, n, elem, n, "70000 elements of 1 int");
+    else
+        reduce_bottom(a, 1000, block, 1, "1 element of 1000 ints");
+    MPI_Type_free(&block);
+    MPI_Type_free(&one);
+    MPI_Type_free(&elem);
+    free(a);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
     rank = th_rank;
     size = th_size;
+    if (argc > 1 && (strcmp(argv[1], "reduce") == 0 || strcmp(argv[1], "large") == 0)) {
+        reduce_case(strcmp(argv[1], "large") == 0);
+        return mt_finish("mpi_bottom reduce");
+    }
     neighbor_case();
 
     /* a page whose addresses fit an int, for the int displacements */
