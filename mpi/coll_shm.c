@@ -2,8 +2,7 @@
  * Shared-memory collectives among the ranks of an intracommunicator that
  * are all on one host (coll_shm.h, docs/collectives.md "Shared memory"):
  * MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Allgather and
- * MPI_Alltoall go
- * through a POSIX shm segment the communicator's ranks map, made at its
+ * MPI_Alltoall go through a POSIX shm segment the communicator's ranks map, made at its
  * second collective that could use it and unmapped when the communicator
  * is destroyed.
  *
@@ -586,14 +585,18 @@ int coll_shm_reduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Da
     return reduce_steps(ci, sbuf, rbuf, count, dt, op, root);
 }
 
-static inline size_t size_max(size_t a, size_t b)
+/* A size bound of a collective that follows the host's state: `quiet`, or
+ * on an oversubscribed host the larger of `quiet` and `oversub`. Called with
+ * oversubscribed = 1 it is the largest bound, a first test that needs no
+ * segment. */
+static inline size_t host_bound(int oversubscribed, size_t quiet, size_t oversub)
 {
-    return a > b ? a : b;
+    return oversubscribed && oversub > quiet ? oversub : quiet;
 }
 
 size_t coll_shm_allreduce_max(void)
 {
-    return size_max(mpi_config.allreduce_shm_max, mpi_config.allreduce_shm_max_oversub);
+    return host_bound(1, mpi_config.allreduce_shm_max, mpi_config.allreduce_shm_max_oversub);
 }
 
 int coll_shm_allreduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
@@ -603,9 +606,9 @@ int coll_shm_allreduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI
     size_t bytes = (size_t)count * (size_t)rtmpi_dtype_get(dt)->size;
 
     /* the segment's agreed host state picks the bound: the same at every
-     * rank, which one rank's own view might not be; oversubscribed, the
-     * larger of the two rows */
-    if (!sh || bytes > (sh->oversub ? coll_shm_allreduce_max() : mpi_config.allreduce_shm_max))
+     * rank, which one rank's own view might not be */
+    if (!sh || bytes > host_bound(sh->oversub, mpi_config.allreduce_shm_max,
+                                  mpi_config.allreduce_shm_max_oversub))
         return COLL_SHM_DECLINED;
     return reduce_steps(ci, sbuf, rbuf, count, dt, op, -1);
 }
@@ -678,14 +681,12 @@ int coll_shm_allgather(cinfo_t *ci, const void *sbuf, int scount, MPI_Datatype s
     struct coll_shm *sh;
     int p = ci->size, r = ci->rank, inplace = sbuf == MPI_IN_PLACE, rc = MPI_SUCCESS;
 
-    if (block == 0 || p == 1 ||
-        block > size_max(mpi_config.allgather_shm_max, mpi_config.allgather_shm_max_oversub))
+    size_t quiet = mpi_config.allgather_shm_max, over = mpi_config.allgather_shm_max_oversub;
+
+    if (block == 0 || p == 1 || block > host_bound(1, quiet, over))
         return COLL_SHM_DECLINED;
     /* the bound by the segment's agreed host state, as Allreduce's */
-    if (!(sh = shm_get(ci)) ||
-        block > (sh->oversub ? size_max(mpi_config.allgather_shm_max,
-                                        mpi_config.allgather_shm_max_oversub)
-                             : mpi_config.allgather_shm_max))
+    if (!(sh = shm_get(ci)) || block > host_bound(sh->oversub, quiet, over))
         return COLL_SHM_DECLINED;
     rtmpi_coll_shm_calls++;
 
@@ -719,10 +720,10 @@ int coll_shm_allgather(cinfo_t *ci, const void *sbuf, int scount, MPI_Datatype s
         publish(sh, r, mine, n, len);
         for (int k = inplace; k < p; k++) {   /* k = 0: this rank's own block */
             int j = (r + k) % p;
-            const char *from = slot(sh, n, j, len);
+            char *from = slot(sh, n, j, len);
 
             if (k)
-                wait_line(sh, j, (char *)from, n, len);
+                wait_line(sh, j, from, n, len);
             if (rcontig)
                 memcpy((char *)rbuf + (MPI_Aint)j * rext + roff + at, from, len);
             else if (rpacked)

@@ -216,17 +216,8 @@ static ssize_t cma_write_range(pid_t pid, const struct iovec *iov, int n, char *
                                size_t to)
 {
     struct iovec part[SIB_MAX_SGE], remote = {rva + from, to - from};
-    size_t off = 0;
-    int np = 0;
+    int np = sib_iov_slice(iov, n, from, to - from, part);
 
-    for (int i = 0; i < n && off < to; off += iov[i].iov_len, i++) {
-        size_t lo = off > from ? off : from, hi = off + iov[i].iov_len < to ? off + iov[i].iov_len : to;
-
-        if (lo >= hi)
-            continue;
-        part[np].iov_base = (char *)iov[i].iov_base + (lo - off);
-        part[np++].iov_len = hi - lo;
-    }
     return process_vm_writev(pid, part, (unsigned long)np, &remote, 1, 0);
 }
 
