@@ -87,7 +87,7 @@ static int build_bcast(const char *fn, rtmpi_sched_t *s, cinfo_t *ci, void *buf,
     if (bytes < mpi_config.bcast_large || ci->size < 3 || bytes < (size_t)ci->size) {
         bcast_binomial(s, ci, buf, count, dt, root);
     } else if (rtmpi_dtype_contig(d, count, &off)) {
-        bcast_scatter_allgather(s, ci, (char *)buf + off, bytes, root);
+        bcast_scatter_allgather(s, ci, rtmpi_addr(buf, off), bytes, root);
     } else {
         char *packed = rtmpi_sched_tmp(s, bytes);
 

@@ -175,8 +175,8 @@ static int add_step(rtmpi_sched_t *s, const nbr_args_t *a, int send, int k, int 
     if (count == 0 || rtmpi_dtype_get(type)->size == 0)
         return MPI_SUCCESS;
     if (send)
-        return rtmpi_sched_send(s, (const char *)a->sbuf + off, count, type, peer);
-    return rtmpi_sched_recv(s, (char *)a->rbuf + off, count, type, peer);
+        return rtmpi_sched_send(s, rtmpi_addr(a->sbuf, off), count, type, peer);
+    return rtmpi_sched_recv(s, rtmpi_addr(a->rbuf, off), count, type, peer);
 }
 
 static int build_neighbor(rtmpi_sched_t *s, cinfo_t *ci, const nbr_args_t *a, int nin,

@@ -335,7 +335,7 @@ void *rtmpi_sched_tmp_dt(rtmpi_sched_t *s, MPI_Count count, MPI_Datatype dt)
     MPI_Aint lo = (reach < 0 ? reach : 0) + d->true_lb, hi = (reach > 0 ? reach : 0) + d->true_ub;
     char *p = rtmpi_sched_tmp(s, hi > lo ? (size_t)hi - (size_t)lo : 1);
 
-    return p ? p - lo : NULL;
+    return p ? rtmpi_addr(p, -lo) : NULL;
 }
 
 /* copy step: contiguous to contiguous is one memcpy, anything else goes
@@ -350,7 +350,7 @@ static int do_copy(step_t *st)
     if (n == 0)
         return MPI_SUCCESS;
     if (rtmpi_dtype_contig(sd, st->count, &soff) && rtmpi_dtype_contig(rd, st->rcount, &roff)) {
-        memmove((char *)st->rbuf + roff, (const char *)st->sbuf + soff, n);
+        memmove(rtmpi_addr(st->rbuf, roff), rtmpi_addr(st->sbuf, soff), n);
         return MPI_SUCCESS;
     }
     void *tmp = malloc(sbytes);

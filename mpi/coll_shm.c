@@ -364,7 +364,7 @@ int coll_shm_bcast(cinfo_t *ci, void *buf, int count, MPI_Datatype dt, int root)
         return COLL_SHM_DECLINED;
     rtmpi_coll_shm_calls++;
     if (rtmpi_dtype_contig(d, count, &off)) {
-        data = (char *)buf + off;
+        data = rtmpi_addr(buf, off);
     } else {
         /* this rank's type is not one byte range (another rank's may be):
          * through a packed copy */

@@ -333,13 +333,13 @@ static inline int run_emit(run_cursor_t *c, MPI_Aint off, MPI_Aint len, int basi
 {
     switch (c->op) {
     case RUN_PACK:
-        copy_run(c->packed, c->buf + off, (size_t)len);
+        copy_run(c->packed, (char *)rtmpi_addr(c->buf, off), (size_t)len);
         c->packed += len;
         return 0;
     case RUN_UNPACK: {
         size_t n = (size_t)len < c->left ? (size_t)len : c->left;
 
-        copy_run(c->buf + off, c->packed, n);
+        copy_run((char *)rtmpi_addr(c->buf, off), c->packed, n);
         c->packed += n;
         c->left -= n;
         return c->left == 0;
@@ -397,13 +397,13 @@ static int run_rep(const rtmpi_seg_t *s, const rtmpi_rep_t *r, int level, MPI_Ai
     if (level == 0 && !r->child) {
         /* the innermost loop of a run: a vector's blocks */
         if (c->op == RUN_PACK) {
-            c->packed = pack_strided(c->packed, c->buf + off, r->count[0], r->stride[0],
+            c->packed = pack_strided(c->packed, (char *)rtmpi_addr(c->buf, off), r->count[0], r->stride[0],
                                      (size_t)s->len);
             return 0;
         }
         if (c->op == RUN_UNPACK && (MPI_Count)c->left > r->count[0] * s->len) {
             /* all of it, and input left after it: nothing stops inside */
-            c->packed = (char *)unpack_strided(c->buf + off, c->packed, r->count[0],
+            c->packed = (char *)unpack_strided((char *)rtmpi_addr(c->buf, off), c->packed, r->count[0],
                                                r->stride[0], (size_t)s->len);
             c->left -= (size_t)(r->count[0] * s->len);
             return 0;
@@ -453,7 +453,7 @@ void rtmpi_pack(const void *buf, MPI_Count count, const rtmpi_dtype_t *d, void *
 
     if (rtmpi_dtype_contig(d, count, &off)) {
         if (count * d->size > 0)
-            memcpy(out, (const char *)buf + off, (size_t)(count * d->size));
+            memcpy(out, rtmpi_addr(buf, off), (size_t)(count * d->size));
         return;
     }
     run_cursor_t c = { .op = RUN_PACK, .buf = (char *)buf, .packed = out };
@@ -471,7 +471,7 @@ void rtmpi_unpack(const void *in, size_t bytes, void *buf, MPI_Count count,
         size_t all = (size_t)(count * d->size);
 
         if (all > 0)
-            memcpy((char *)buf + off, in, bytes < all ? bytes : all);
+            memcpy(rtmpi_addr(buf, off), in, bytes < all ? bytes : all);
         return;
     }
     run_cursor_t c = { .op = RUN_UNPACK, .buf = buf, .packed = (char *)in, .left = bytes };

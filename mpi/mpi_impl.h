@@ -202,6 +202,15 @@ static inline int rtmpi_dtype_contig(const rtmpi_dtype_t *d, MPI_Count count,
     }
     return 0;
 }
+/* buf + off, for a buffer that type displacements address: with MPI_BOTTOM
+ * or the scratch of a type of absolute addresses, buf alone is no address
+ * of any object (NULL, or scratch minus an address, which may wrap); only
+ * the sum is. Computed in integers, so that no out-of-object pointer is
+ * ever formed (C gives pointer arithmetic outside an object no meaning). */
+static inline void *rtmpi_addr(const void *buf, MPI_Aint off)
+{
+    return (void *)((uintptr_t)buf + (uintptr_t)off);
+}
 /* Visits the contiguous runs of `count` elements of d in typemap order (the
  * order pack writes them): fn(disp, len, basic, arg) with disp in bytes from
  * the buffer's address and len in bytes, all of one basic type (for the pair

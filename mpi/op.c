@@ -309,7 +309,7 @@ static int op_run(MPI_Aint disp, MPI_Aint len, int basic, void *arg)
     struct op_walk *w = arg;
     size_t n = rtmpi_run_elems(basic, len);
 
-    return n && w->kernel(w->in + disp, w->inout + disp, n, basic) ? MPI_ERR_OP : 0;
+    return n && w->kernel(rtmpi_addr(w->in, disp), rtmpi_addr(w->inout, disp), n, basic) ? MPI_ERR_OP : 0;
 }
 
 int rtmpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype dt)
@@ -331,7 +331,7 @@ int rtmpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_
         return MPI_ERR_OP;
     size_t bs = rtmpi_basic_size(d->basic);
     if (rtmpi_dtype_contig(d, count, &off))
-        return ops[op].kernel((const char *)in + off, (char *)inout + off,
+        return ops[op].kernel(rtmpi_addr(in, off), rtmpi_addr(inout, off),
                               (size_t)(count * d->size) / bs, d->basic) ? MPI_ERR_OP : MPI_SUCCESS;
     struct op_walk w = { ops[op].kernel, in, inout };
     return rtmpi_dtype_walk(d, count, op_run, &w);

@@ -128,8 +128,8 @@ static int send_common(const char *fn, const void *buf, int count, MPI_Datatype 
     if (rtmpi_dtype_contig(d, count, &off) && !rtmpi_own_work()) {
         size_t bytes = (size_t)count * (size_t)d->size;
         rtm_status_t st = mode == RTMPI_SEND_SYNC
-                        ? rtm_ssend((const char *)buf + off, bytes, dest, tag, c->pt2pt)
-                        : rtm_send((const char *)buf + off, bytes, dest, tag, c->pt2pt);
+                        ? rtm_ssend(rtmpi_addr(buf, off), bytes, dest, tag, c->pt2pt)
+                        : rtm_send(rtmpi_addr(buf, off), bytes, dest, tag, c->pt2pt);
 
         return st == RTM_OK ? MPI_SUCCESS : rtmpi_error_rtm(comm, fn, st);
     }
@@ -295,7 +295,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     if (rtmpi_dtype_contig(d, count, &off) && !rtmpi_own_work() &&
         source != MPI_PROC_NULL) {
         rtm_msg_status_t ns;
-        rtm_status_t st = rtm_recv((char *)buf + off, (size_t)count * (size_t)d->size, source,
+        rtm_status_t st = rtm_recv(rtmpi_addr(buf, off), (size_t)count * (size_t)d->size, source,
                                    tag, c->pt2pt, &ns);
 
         if (st != RTM_OK && st != RTM_ERR_TRUNCATE)
@@ -666,7 +666,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     }
     size_t bytes = (size_t)count * (size_t)d->size;
     if (rtmpi_dtype_contig(d, count, &off)) {
-        data = (char *)buf + off;
+        data = rtmpi_addr(buf, off);
     } else {
         r->packbuf = malloc(bytes ? bytes : 1);
         if (!r->packbuf) {

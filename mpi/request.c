@@ -143,7 +143,7 @@ int rtmpi_p2p_start(rtmpi_request_t *r, rtmpi_req_kind_t kind, const void *buf, 
         return MPI_SUCCESS;
     }
     if (rtmpi_dtype_contig(d, count, &off)) {
-        data = (char *)buf + off;
+        data = rtmpi_addr(buf, off);
     } else {
         r->packbuf = malloc(bytes ? bytes : 1);
         if (!r->packbuf)

@@ -17,11 +17,11 @@
  *     buffer is then NULL, which those algorithms once took for a failed
  *     scratch allocation: the root built no steps, returned its own input
  *     and left the others' messages unreceived (the large form hung). Runs
- *     of their own (without the fix the large one hangs rather than fails),
- *     and not under the sanitizers: scratch for such a type sits at
- *     (buffer - absolute address), pointer arithmetic that leaves the
- *     address space, which UBSan's pointer-overflow reports
- *     (mpi/coll_sched.c rtmpi_sched_tmp_dt, then every use);
+ *     of their own (without the fix the large one hangs rather than fails).
+ *     Also under the sanitizers: scratch for such a type is addressed as
+ *     (buffer - absolute address), which the binding computes in integers
+ *     (rtmpi_addr), so UBSan's pointer-overflow has nothing to report (it
+ *     did when that was pointer arithmetic);
  *   - MPI_BOTTOM with displacement 0 and data is still refused
  *     (MPI_ERR_BUFFER under MPI_ERRORS_RETURN).
  */
