@@ -11,6 +11,8 @@
 #                              this trivial program, measured here
 #   bench/mpi/op_local.c       the reduction kernels alone (MPI_Reduce_local:
 #                              float/double sum, double max, int bxor)
+#   bench/mpi/cg_loop.c        an HPCG-like loop: CG on the 27-point stencil,
+#                              halo exchanges and 3 Allreduce per iteration
 #
 # Each program is built with BUILD_DIR/tests/mpi/mpicc (ours), mpicc.openmpi
 # and mpicc.mpich. Each round runs, per program, ours then Open MPI then MPICH,
@@ -25,7 +27,7 @@
 #   LAUNCH_REPS (5)   launches per implementation per round (median kept)
 #   JOB_TIMEOUT (600) seconds before one job is killed
 #   P2P_ARGS, COLL_ARGS  extra arguments for osu_p2p / osu_coll
-#   PARTS ("p2p coll launch ops")  which parts to run, e.g. PARTS=coll
+#   PARTS ("p2p coll launch ops cg")  which parts to run, e.g. PARTS=coll
 #                     COLL_ARGS="-t reduce,allreduce" for collectives alone
 #   OUT_DIR (docs/bench)  where mpi-results.md, mpi-raw.txt and the PNGs go
 #   BASE_BUILD        a second librtmsg build dir (e.g. of the commit before a
@@ -53,7 +55,7 @@ out_dir=${OUT_DIR:-$top/docs/bench}
 read -r -a p2p_extra <<<"${P2P_ARGS:-}"
 [ "${LOAD:-0}" = 1 ] && p2p_extra=(-T 50 "${p2p_extra[@]}")
 read -r -a coll_extra <<<"${COLL_ARGS:-}"
-parts=" ${PARTS:-p2p coll launch ops} "
+parts=" ${PARTS:-p2p coll launch ops cg} "
 np=${NP:-2}
 load=${LOAD:-0}
 load_seconds=${LOAD_SECONDS:-3600}
@@ -93,8 +95,8 @@ fi
 # MPICH's MPI_STATUSES_IGNORE trips a false -Wstringop-overflow in gcc 12
 cflags=(-O2 -Wall -Wextra -Wno-stringop-overflow)
 for impl in "${impls[@]}"; do
-    for prog in osu_p2p osu_coll init_finalize op_local; do
-        ${mpicc[$impl]} "${cflags[@]}" -o "$tmp/${prog}_$impl" "$top/bench/mpi/$prog.c"
+    for prog in osu_p2p osu_coll init_finalize op_local cg_loop; do
+        ${mpicc[$impl]} "${cflags[@]}" -o "$tmp/${prog}_$impl" "$top/bench/mpi/$prog.c" -lm
     done
 done
 
@@ -166,6 +168,11 @@ for r in $(seq 1 "$rounds"); do
     if [[ $parts == *" ops "* ]]; then
         for impl in "${impls[@]}"; do
             run_prog "$r" "$impl" op_local -r "$reps"
+        done
+    fi
+    if [[ $parts == *" cg "* ]]; then
+        for impl in "${impls[@]}"; do
+            run_prog "$r" "$impl" cg_loop -r "$reps"
         done
     fi
     for impl in "${impls[@]}"; do
@@ -265,6 +272,7 @@ END {
     names["op_double_sum"] = "MPI_Reduce_local, MPI_DOUBLE MPI_SUM"
     names["op_double_max"] = "MPI_Reduce_local, MPI_DOUBLE MPI_MAX"
     names["op_int_bxor"] = "MPI_Reduce_local, MPI_INT MPI_BXOR"
+    names["cg"] = "HPCG-like CG iteration (bench/mpi/cg_loop.c; size: grid points per rank)"
     short["lat"] = "latency"; short["bw"] = "bandwidth"; short["bibw"] = "bidir. bandwidth"; short["mr"] = "message rate"
     short["barrier"] = "Barrier"; short["allreduce"] = "Allreduce"; short["launch"] = "launch time"
 
@@ -370,7 +378,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
     [ -n "$base" ] && echo "- librtmsg before (BASE_BUILD, commit $(git -C "$base/.." rev-parse --short HEAD 2>/dev/null || echo unknown)): the same with that build's rtrun and mpicc"
     echo "- Open MPI: \`${launcher_openmpi[*]} PROG\`"
     echo "- MPICH: \`${launcher_mpich[*]} PROG\`"
-    echo "- PROG: \`osu_p2p -r $reps${P2P_ARGS:+ $P2P_ARGS}\`, \`osu_coll -r $reps${COLL_ARGS:+ $COLL_ARGS}\`, \`init_finalize\`, \`op_local -r $reps\`"
+    echo "- PROG: \`osu_p2p -r $reps${P2P_ARGS:+ $P2P_ARGS}\`, \`osu_coll -r $reps${COLL_ARGS:+ $COLL_ARGS}\`, \`init_finalize\`, \`op_local -r $reps\`, \`cg_loop -r $reps\`"
     echo
     if [ ${#failures[@]} -gt 0 ]; then
         echo "**Failed runs** (their figures are missing from the medians):"

@@ -12,7 +12,8 @@ EXTRA_DIST += bench/mpi_pingpong.c bench/compare.sh bench/compare-verbs.sh bench
 # MPI's mpicc builds them; bench/compare-mpi.sh builds them with ours,
 # mpicc.openmpi and mpicc.mpich and runs the three interleaved.
 EXTRA_DIST += bench/mpi/bench_common.h bench/mpi/osu_p2p.c bench/mpi/osu_coll.c \
-	bench/mpi/init_finalize.c bench/mpi/op_local.c bench/compare-mpi.sh bench/osu.sh
+	bench/mpi/init_finalize.c bench/mpi/op_local.c bench/mpi/cg_loop.c bench/compare-mpi.sh \
+	bench/osu.sh
 # bench/callgrind-calls.sh: instructions per MPI call (valgrind callgrind,
 # one method for ours, Open MPI and MPICH) with bench/mpi/mpi_calls.c.
 EXTRA_DIST += bench/mpi/mpi_calls.c bench/callgrind-calls.sh

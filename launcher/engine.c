@@ -214,6 +214,8 @@ rtm_status_t rtrun_engine_start_rank(rtrun_engine_t *eng, rtrun_rank_t *rk)
     req.envp = env;
     req.want_stdin = (r == 0); /* the job's stdin goes to rank 0 */
     req.cpuset = job->bound ? &cpuset : NULL;
+    req.own_session = rtrun_spawn_own_session(
+        job->local_host >= 0 ? job->hosts[job->local_host].nranks : job->nprocs);
     status = rtrun_spawn(&req, &rk->pid, &fds);
     rtrun_env_free(env);
     if (status != RTM_OK)

@@ -237,6 +237,18 @@ static rtm_status_t check_exec_size(const rtrun_spawn_req_t *req)
     return RTM_OK;
 }
 
+int rtrun_spawn_own_session(int local_ranks)
+{
+    cpu_set_t set;
+    long cpus = 0;
+
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        cpus = CPU_COUNT(&set);
+    if (cpus <= 0)
+        cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus <= 0 || local_ranks <= cpus;
+}
+
 rtm_status_t rtrun_spawn(const rtrun_spawn_req_t *req, pid_t *pid_p, rtrun_spawn_fds_t *fds_p)
 {
     int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
@@ -270,15 +282,15 @@ rtm_status_t rtrun_spawn(const rtrun_spawn_req_t *req, pid_t *pid_p, rtrun_spawn
         sigset_t none;
         int in_fd = req->want_stdin ? in_pipe[0] : devnull;
 
-        /* Own session, so its own process group: rtrun signals the rank
-         * and anything it starts as one, and a terminal's ^C reaches
-         * rtrun only, which forwards it. A session rather than a group
-         * alone: with the kernel's autogroup scheduling (on by default),
-         * every session is one CPU share, so ranks of one session would
-         * share one CPU's worth between them against each other session's
-         * work; a rank of its own counts as one (docs/benchmarks.md,
-         * "Ranks in sessions of their own"). */
-        setsid();
+        /* Its own process group: rtrun signals the rank and anything it
+         * starts as one, and a terminal's ^C reaches rtrun only, which
+         * forwards it. Its own session too when the ranks have a CPU each
+         * (rtrun_spawn_own_session: a CPU share of its own under autogroup
+         * scheduling; docs/launcher.md, "Sessions"). */
+        if (req->own_session)
+            setsid();
+        else
+            setpgid(0, 0);
         /* The rank dies with rtrun, even when rtrun is SIGKILLed. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
@@ -309,9 +321,11 @@ rtm_status_t rtrun_spawn(const rtrun_spawn_req_t *req, pid_t *pid_p, rtrun_spawn
                    errno == ENOENT ? RTRUN_EXIT_NOTFOUND : RTRUN_EXIT_NOEXEC);
     }
 
-    /* Not setpgid(pid, pid) here as well: a child made a group leader
-     * first could no longer setsid. Until the child has, its group does
-     * not exist, and the signalling falls back to the pid alone. */
+    /* A rank of its own session is not made a group leader here as well:
+     * it could no longer setsid. Until the child has, its group does not
+     * exist, and the signalling falls back to the pid alone. */
+    if (!req->own_session)
+        setpgid(pid, pid);
     if (req->want_stdin)
         close(in_pipe[0]);
     else

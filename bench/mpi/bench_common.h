@@ -43,7 +43,7 @@ static void bench_report(const char *bench, long size, double *samples, int reps
 }
 
 /* iters scaled so one repetition moves about `budget` bytes, within [lo, hi]. */
-static long bench_iters(long size, long budget, long lo, long hi)
+static inline long bench_iters(long size, long budget, long lo, long hi)
 {
     long n = size > 0 ? budget / size : hi;
 

@@ -76,18 +76,32 @@ wait $pid 2>/dev/null
 expect_no_orphans
 rm -rf /tmp/rtrun.$pid.*
 
-# Each rank leads a session of its own (so its own process group): a CPU
-# share of its own under autogroup scheduling, and rtrun still signals the
-# rank with whatever it started (killpg). /proc/PID/stat: field 5 is the
-# process group, 6 the session.
+# Each rank leads a process group of its own (rtrun signals the rank with
+# whatever it started: killpg), and a session of its own while the job's
+# ranks have a CPU each (a CPU share of its own under autogroup scheduling);
+# with more ranks than CPUs they stay in rtrun's session, where sched_yield
+# reaches one another (launcher/spawn.h, rtrun_spawn_own_session).
+# /proc/PID/stat: field 5 is the process group, 6 the session. nproc counts
+# the CPUs this shell may use, as rtrun does.
 my_sid=$(awk '{print $6}' /proc/$$/stat)
-"$RTRUN" $RTRUN_X -n 3 --oversubscribe sh -c 'awk "{print \"ids\", \$1, \$5, \$6}" /proc/$$/stat' \
-    >"$OUT" 2>"$ERR" </dev/null || fail "session probe: rtrun exited $?"
-[ "$(grep -c '^ids ' "$OUT")" = 3 ] || fail "session probe: expected 3 lines"
+cpus=$(nproc)
+session_probe() {   # session_probe NP: the ids lines of NP ranks
+    "$RTRUN" $RTRUN_X -n "$1" --oversubscribe sh -c 'awk "{print \"ids\", \$1, \$5, \$6}" /proc/$$/stat' \
+        >"$OUT" 2>"$ERR" </dev/null || fail "session probe at $1 ranks: rtrun exited $?"
+    [ "$(grep -c '^ids ' "$OUT")" = "$1" ] || fail "session probe: expected $1 lines"
+}
+session_probe "$cpus"
 while read -r _ p g s; do
     [ "$p" = "$g" ] && [ "$p" = "$s" ] ||
-        fail "rank pid $p: process group $g, session $s; expected both $p"
+        fail "$cpus ranks on $cpus CPUs: rank pid $p: process group $g, session $s; expected both $p"
     [ "$s" != "$my_sid" ] || fail "rank pid $p runs in the caller's session $s"
+done < <(grep '^ids ' "$OUT")
+session_probe $((cpus + 1))
+while read -r _ p g s; do
+    [ "$p" = "$g" ] ||
+        fail "$((cpus + 1)) ranks on $cpus CPUs: rank pid $p: process group $g; expected $p"
+    [ "$s" = "$my_sid" ] ||
+        fail "$((cpus + 1)) ranks on $cpus CPUs: rank pid $p runs in session $s, not rtrun's ($my_sid)"
 done < <(grep '^ids ' "$OUT")
 expect_no_orphans
 finish
