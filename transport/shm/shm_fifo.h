@@ -237,20 +237,15 @@ static inline int shm_queue_reserve(shm_fifo_tx_t *tx, uint64_t lines, uint64_t 
     }
 }
 
-/* Append one record to a shared queue: 0, or -1 when it lacks space
- * (nothing written). */
-static inline int shm_queue_push(shm_fifo_tx_t *tx, unsigned am_id, const void *hdr,
-                                 size_t hdr_len, const void *payload, size_t len)
+/* Write and publish a record reserved by shm_queue_reserve (pos, skip). */
+static inline void shm_queue_write(shm_fifo_tx_t *tx, uint64_t pos, uint64_t skip,
+                                   unsigned am_id, const void *hdr, size_t hdr_len,
+                                   const void *payload, size_t len)
 {
     const size_t total = hdr_len + len;
-    const uint64_t lines = shm_rec_lines(total);
-    uint64_t pos, skip;
-    shm_line_t *line;
+    shm_line_t *line = &tx->lines[(pos + skip) & tx->mask];
 
-    if (shm_queue_reserve(tx, lines, &pos, &skip) != 0)
-        return -1;
-    line = &tx->lines[(pos + skip) & tx->mask];
-    if (lines == 1) {
+    if (total <= SHM_LINE_DATA) {
         shm_copy_small(line->data, hdr, hdr_len);
         shm_copy_small(line->data + hdr_len, payload, len);
     } else {
@@ -265,6 +260,18 @@ static inline int shm_queue_push(shm_fifo_tx_t *tx, unsigned am_id, const void *
         atomic_store_explicit(&tx->lines[pos & tx->mask].word,
                               shm_rec_word(pos, SHM_AM_SKIP, skip) + tx->src_bits,
                               memory_order_release);
+}
+
+/* Append one record to a shared queue: 0, or -1 when it lacks space
+ * (nothing written). */
+static inline int shm_queue_push(shm_fifo_tx_t *tx, unsigned am_id, const void *hdr,
+                                 size_t hdr_len, const void *payload, size_t len)
+{
+    uint64_t pos, skip;
+
+    if (shm_queue_reserve(tx, shm_rec_lines(hdr_len + len), &pos, &skip) != 0)
+        return -1;
+    shm_queue_write(tx, pos, skip, am_id, hdr, hdr_len, payload, len);
     return 0;
 }
 
