@@ -60,3 +60,7 @@ transport_shm_bench_shm_LDADD = runtime/librtmcfg.la common/libcommon.la
 # host's load (RTM_SHM_LOAD forced), every byte checked.
 INTEGRATION_TESTS += tests/integration/cma_load.sh
 EXTRA_DIST += tests/integration/cma_load.sh
+# Integration: short point-to-point, probe and collective tests through the
+# shared queues (RTM_SHM_QUEUE=shared)
+INTEGRATION_TESTS += tests/integration/shm_queue.sh
+EXTRA_DIST += tests/integration/shm_queue.sh
