@@ -237,7 +237,7 @@ static void body_every_size_small_fifo(tjob_t *job)
 }
 
 /* RTM_SHM_QUEUE=shared at 2 ranks: the same, through the peer's shared
- * queue (1 MiB at the default budget; 16 KiB, many laps, at a 16K one). */
+ * queue (256 KiB by default; 16 KiB, many laps, at a 16K budget). */
 static void body_every_size_shared(tjob_t *job)
 {
     setenv("RTM_SHM_QUEUE", "shared", 1);

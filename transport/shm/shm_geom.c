@@ -29,11 +29,13 @@ static uint64_t align_up(uint64_t v, uint64_t a)
  *
  * Past the floor the rings would make n(n - 1) x 4 KiB (quadratic: 3.8 GiB
  * at 1000 ranks), so RTM_SHM_QUEUE=auto switches to shared mode there: one
- * queue per rank, the largest power of two of lines within the budget
- * (1 MiB by default), RTM_SHM_SEG_MAX for all n and 1 GiB (a SKIP's line
- * count fills the 24-bit len field), at least 4 KiB: n x 1 MiB plus 320 B a
- * rank (450 MiB at 450 ranks, 1000 MiB at 1000; from 1024 ranks the 1G
- * RTM_SHM_SEG_MAX halves the queues: 512 MiB).
+ * queue per rank, the largest power of two of lines within the budget and
+ * RTM_SHM_FIFO_SIZE (256 KiB by default: what one pair ring gets at up to
+ * 8 ranks, so that the lines a stream cycles through stay as few as a
+ * ring's), RTM_SHM_SEG_MAX for all n and 1 GiB (a SKIP's line count fills
+ * the 24-bit len field), at least 4 KiB: n x 256 KiB plus 320 B a rank
+ * (113 MiB at 450 ranks, 250 MiB at 1000; from 4096 ranks the 1G
+ * RTM_SHM_SEG_MAX halves the queues).
  */
 static void pair_layout(uint64_t n, shm_seg_geom_t *geom)
 {
@@ -55,7 +57,7 @@ static int queue_fits(const shm_seg_geom_t *geom, uint64_t lines)
 {
     uint64_t bytes = lines * SHM_LINE;
 
-    return bytes <= shm_config.rx_budget && bytes <= SHM_CONFIG_FIFO_MAX &&
+    return bytes <= shm_config.rx_budget && bytes <= shm_config.fifo_size &&
            geom->rings_offset + geom->rings * bytes <= shm_config.seg_max;
 }
 
