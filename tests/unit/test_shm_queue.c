@@ -98,8 +98,8 @@ static void fill(unsigned char *buf, unsigned rank, uint64_t n, size_t len, int 
     for (size_t i = 8; i < len; i++)
         buf[i] = pattern(rank, n, i);
     for (uint64_t j = 1; forged && SHM_LINE * j - SHM_REC_HDR + 8 <= len; j++) {
-        uint64_t fake = shm_rec_word(rec + j + nlines, 1, 8) +
-                        ((uint64_t)rank << SHM_QUEUE_SRC_SHIFT);
+        uint64_t fake = shm_rec_word(rec + j + nlines + ((uint64_t)rank << SHM_QUEUE_SRC_SHIFT),
+                                     1, 8);
 
         memcpy(buf + SHM_LINE * j - SHM_REC_HDR, &fake, 8);
     }
@@ -213,7 +213,7 @@ static int run(uint64_t nlines, int nprod, uint64_t records)
         p->tx.tail = &t.ctrl->tail;
         p->tx.qhead = &t.ctrl->head;
         p->tx.mask = nlines - 1;
-        p->tx.src_bits = (uint64_t)p->rank << SHM_QUEUE_SRC_SHIFT;
+        p->tx.src_pos = (uint64_t)p->rank << SHM_QUEUE_SRC_SHIFT;
         pthread_create(&thr[i], NULL, producer, p);
         total += records;
     }

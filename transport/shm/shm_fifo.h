@@ -84,14 +84,15 @@ typedef struct shm_fifo_tx {
     shm_line_t       *lines;
     _Atomic uint64_t *tail;          /* receiver's published position */
     uint64_t          mask;          /* nlines - 1 */
-    uint64_t          head;          /* next line position to write (queue: after
-                                      * this sender's last record) */
+    uint64_t          head;          /* next line position to write (a shared
+                                      * queue: unused, qhead is its head) */
     uint64_t          cached_tail;   /* last tail read; refreshed only when short */
     unsigned char    *harmless;      /* per line: 1 = safe as a record boundary */
     _Atomic uint64_t *qhead;         /* shared queue: the head every sender reserves
                                       * from; NULL for a pair ring */
-    uint64_t          src_bits;      /* shared queue: the sender's local rank << 48,
-                                      * added to every header word; 0 for a ring */
+    uint64_t          src_pos;       /* shared queue: the sender's local rank << 16,
+                                      * added to the position a header's stamp is
+                                      * made of; 0 for a ring */
 } shm_fifo_tx_t;
 
 /* Receiver's private view of one ring (lives in the interface). */
@@ -169,11 +170,13 @@ static inline int shm_fifo_room(shm_fifo_tx_t *tx, uint64_t end)
  *   published tail; a record and the SKIP before it (when it would not fit
  *   before the lap end) are reserved together. A full queue: -1, nothing
  *   written. No line is kept free: there is no sentinel (below).
- * - The header word carries the sender's local rank: tx->src_bits (its rank
- *   << 48) is added to it, so bits 32..63 hold (uint32_t)position + (rank
- *   << 16): the receiver takes the stamp from the low 16 and the rank from
- *   the high 16 bits of their difference from its position. len keeps its
- *   24 bits; a queue holds up to 65536 local ranks (shm_addr_t's width).
+ * - The header word carries the sender's local rank: the stamp is made of
+ *   the position plus tx->src_pos (its rank << 16), so bits 32..63 hold
+ *   (uint32_t)position + (rank << 16): the receiver takes the stamp from the
+ *   low 16 and the rank from the high 16 bits of their difference from its
+ *   position. len keeps its 24 bits; a queue holds up to 65536 local ranks
+ *   (shm_addr_t's width). The one-line claim hands out that sum as the
+ *   record's position, so the commit is a ring's, unchanged.
  * - The receiver zeroes the header word of every line of a record it has
  *   consumed (and of a SKIP's line) before it publishes the new tail, so
  *   every line a sender can reserve reads as not valid until that sender
@@ -192,7 +195,7 @@ static inline int shm_fifo_room(shm_fifo_tx_t *tx, uint64_t end)
  * has that window); it holds no lock and its process dying is a failed
  * peer as any other.
  */
-#define SHM_QUEUE_SRC_SHIFT 48u
+#define SHM_QUEUE_SRC_SHIFT 16u   /* of the rank in src_pos */
 #define SHM_QUEUE_SRC_MAX   0xffffu
 
 typedef struct shm_queue_ctrl {
@@ -231,7 +234,6 @@ static inline int shm_queue_reserve(shm_fifo_tx_t *tx, uint64_t lines, uint64_t 
                                                   memory_order_relaxed)) {
             *pos_p = pos;
             *skip_p = skip;
-            tx->head = end;
             return 0;
         }
     }
@@ -254,11 +256,11 @@ static inline void shm_queue_write(shm_fifo_tx_t *tx, uint64_t pos, uint64_t ski
         if (len > 0)
             memcpy(line->data + hdr_len, payload, len);
     }
-    atomic_store_explicit(&line->word, shm_rec_word(pos + skip, am_id, total) + tx->src_bits,
+    atomic_store_explicit(&line->word, shm_rec_word(pos + skip + tx->src_pos, am_id, total),
                           memory_order_release);
     if (skip > 0)
         atomic_store_explicit(&tx->lines[pos & tx->mask].word,
-                              shm_rec_word(pos, SHM_AM_SKIP, skip) + tx->src_bits,
+                              shm_rec_word(pos + tx->src_pos, SHM_AM_SKIP, skip),
                               memory_order_release);
 }
 
@@ -335,8 +337,10 @@ static inline int shm_ring_line_claim(shm_fifo_tx_t *tx, shm_line_t **line_p, ui
  * shm_fifo_line_commit then publishes len bytes of it. Nothing else is
  * appended in between. A line never wraps (one always fits before the end
  * of the data area). The same calls serve a shared queue: the claim is a
- * reservation (one compare-and-swap), the commit's header word carries the
- * sender's rank (src_bits, 0 for a ring: no branch).
+ * reservation (one compare-and-swap) and the position it gives carries the
+ * sender's rank (src_pos), which the commit's stamp takes along: the commit
+ * is the same for both, and in shared mode tx->head says nothing (qhead
+ * does).
  * Hot path: no allocation, lock or log; a pair ring: no atomic
  * read-modify-write and one predicted branch more than the ring alone.
  */
@@ -348,6 +352,7 @@ static inline int shm_fifo_line_claim(shm_fifo_tx_t *tx, shm_line_t **line_p, ui
         if (shm_queue_reserve(tx, 1, pos_p, &skip) != 0)
             return -1;
         *line_p = &tx->lines[*pos_p & tx->mask];   /* one line never needs a skip */
+        *pos_p += tx->src_pos;
         return 0;
     }
     return shm_ring_line_claim(tx, line_p, pos_p);
@@ -356,8 +361,7 @@ static inline int shm_fifo_line_claim(shm_fifo_tx_t *tx, shm_line_t **line_p, ui
 static inline void shm_fifo_line_commit(shm_fifo_tx_t *tx, shm_line_t *line, uint64_t pos,
                                         unsigned am_id, size_t len)
 {
-    atomic_store_explicit(&line->word, shm_rec_word(pos, am_id, len) + tx->src_bits,
-                          memory_order_release);
+    atomic_store_explicit(&line->word, shm_rec_word(pos, am_id, len), memory_order_release);
     tx->head = pos + 1;
 }
 

@@ -172,7 +172,7 @@ static void shm_setup_queues(shm_iface_t *iface)
         iface->tx[peer].tail = &shm_seg_qctrl(iface, peer)->tail;
         iface->tx[peer].qhead = &shm_seg_qctrl(iface, peer)->head;
         iface->tx[peer].mask = mask;
-        iface->tx[peer].src_bits = (uint64_t)iface->local_rank << SHM_QUEUE_SRC_SHIFT;
+        iface->tx[peer].src_pos = (uint64_t)iface->local_rank << SHM_QUEUE_SRC_SHIFT;
     }
 }
 
