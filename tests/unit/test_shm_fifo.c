@@ -137,6 +137,8 @@ static void tsetup(tjob_t *job)
 
 static void twireup(tjob_t *job)
 {
+    /* the runtime may progress before wireup: nothing to do yet */
+    CHECK(rtm_tl_shm.progress(T.iface) == 0, "events before wireup");
     CHECK(rtm_tl_shm.wireup(T.iface) == RTM_OK, "wireup: %s", rtm_last_error());
     for (int p = 0; p < job->nprocs; p++) {
         if (p == job->rank)

@@ -407,15 +407,18 @@ static rtm_status_t shm_am_send(rtm_tl_ep_t *tl_ep, unsigned am_id, const void *
     return RTM_OK;
 }
 
-/* Shared mode: the records of this rank's queue, up to a batch. */
+/* Shared mode: the records of this rank's queue, up to a batch; nothing
+ * before wireup. */
 static int shm_progress_queue(shm_iface_t *iface)
 {
-    shm_fifo_rx_t *rx = &iface->rx[0];
+    shm_fifo_rx_t *rx = iface->rx;
     shm_line_t *line;
     uint64_t word;
     unsigned src;
     int n = 0;
 
+    if (rx == NULL)
+        return 0;
     while (n < SHM_RX_BATCH && (line = shm_queue_peek(rx, &word, &src)) != NULL) {
         if (__builtin_expect(src < (unsigned)iface->local_size &&
                              src != (unsigned)iface->local_rank, 1))
