@@ -1,5 +1,7 @@
 /*
- * Per-pair single-producer/single-consumer ring in the job's shared segment.
+ * Per-pair single-producer/single-consumer ring in the job's shared segment
+ * (and, further down, the shared multi-producer queue that replaces the
+ * rings past their floor: same records, "Shared queue").
  *
  * Every ordered pair (sender, receiver) of local ranks owns one ring. Only
  * the sender writes the ring's data lines; only the receiver writes the
