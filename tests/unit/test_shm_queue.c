@@ -249,10 +249,18 @@ static int run(uint64_t nlines, int nprod, uint64_t records)
           "head %llu, tail %llu, consumer at %llu", (unsigned long long)atomic_load(&t.ctrl->head),
           (unsigned long long)atomic_load(&t.ctrl->tail), (unsigned long long)rx.pos);
     CHECK(again > 0, "the producers never found the queue full");
-    /* every line's header word is zero again: the next lap starts clean */
-    for (uint64_t l = 0; l < nlines; l++)
-        CHECK(atomic_load(&t.lines[l].word) == 0, "line %llu keeps header %#llx",
-              (unsigned long long)l, (unsigned long long)atomic_load(&t.lines[l].word));
+    /* every line holds zero or a header of the last lap, valid nowhere in
+     * the next: the receiver finds nothing at any position of it */
+    for (uint64_t l = 0; l < nlines; l++) {
+        shm_fifo_rx_t probe = rx;
+        uint64_t word = 0;
+        unsigned src;
+
+        probe.pos = rx.pos + l;
+        CHECK(shm_queue_peek(&probe, &word, &src) == NULL && probe.pos == rx.pos + l,
+              "a record at position %llu after the last: word %#llx",
+              (unsigned long long)probe.pos, (unsigned long long)word);
+    }
     printf("ok   queue of %llu lines, %d producers: %llu records up to %zu B, %llu laps, %lu "
            "full-queue retries\n", (unsigned long long)nlines, nprod,
            (unsigned long long)total, max_len, (unsigned long long)(rx.pos / nlines), again);
@@ -260,6 +268,67 @@ static int run(uint64_t nlines, int nprod, uint64_t records)
     free(t.lines);
     free(t.ctrl);
     return failures != before;
+}
+
+/* One producer, one consumer, in turns: push a record of `lines` lines and
+ * take everything there is. */
+static void push_take(shm_fifo_tx_t *tx, shm_fifo_rx_t *rx, uint64_t lines)
+{
+    static unsigned char buf[16 * SHM_LINE];
+    shm_line_t *line;
+    uint64_t word;
+    unsigned src;
+
+    CHECK(shm_fifo_push(tx, 2, buf, 8, buf + 8, lines * SHM_LINE - SHM_REC_HDR - 8) == 0,
+          "push of %llu lines", (unsigned long long)lines);
+    while ((line = shm_queue_peek(rx, &word, &src)) != NULL)
+        shm_queue_release(rx, word);
+}
+
+/* A header left in a line that SKIPs then pass over lap after lap: with a
+ * 64-line queue its stamp is valid again 1024 laps on (65536 / 64), unless
+ * the receiver zeroed the skipped lines. Lap 0 leaves a one-line record's
+ * header at index 61; laps 1-1023 end in a SKIP over 60-63; lap 1024 then
+ * reserves index 61 and has not written it: the receiver must not see a
+ * record there. */
+static void stale_skipped_header(void)
+{
+    shm_line_t *lines = aligned_alloc(SHM_LINE, 64 * SHM_LINE);
+    shm_queue_ctrl_t *ctrl = aligned_alloc(SHM_LINE, sizeof(*ctrl));
+    shm_fifo_tx_t tx;
+    shm_fifo_rx_t rx;
+    uint64_t pos = 0, skip = 0, word = 0;
+    unsigned src;
+
+    memset(lines, 0, 64 * SHM_LINE);
+    memset(ctrl, 0, sizeof(*ctrl));
+    memset(&tx, 0, sizeof(tx));
+    memset(&rx, 0, sizeof(rx));
+    tx.lines = rx.lines = lines;
+    tx.tail = rx.tail = &ctrl->tail;
+    tx.qhead = &ctrl->head;
+    tx.mask = rx.mask = 63;
+    tx.src_pos = (uint64_t)1 << SHM_QUEUE_SRC_SHIFT;
+    for (int i = 0; i < 64; i++)   /* lap 0: one-line records at 0..63 */
+        push_take(&tx, &rx, 1);
+    push_take(&tx, &rx, 16);       /* lap 1 from 16 */
+    for (int lap = 1; lap < 1024; lap++) {
+        for (int i = 0; i < 11; i++)
+            push_take(&tx, &rx, 4);            /* to 60 */
+        push_take(&tx, &rx, 16);   /* SKIP 60-63, the record at 0-15 of the next lap */
+    }
+    for (int i = 0; i < 11; i++)
+        push_take(&tx, &rx, 4);
+    push_take(&tx, &rx, 1);        /* lap 1024 at 61 */
+    CHECK(rx.pos == 1024 * 64 + 61, "consumer at %llu", (unsigned long long)rx.pos);
+    CHECK(shm_queue_reserve(&tx, 1, &pos, &skip) == 0 && pos == rx.pos && skip == 0,
+          "reserve at %llu", (unsigned long long)pos);
+    CHECK(shm_queue_peek(&rx, &word, &src) == NULL,
+          "a record at reserved, unwritten position %llu: word %#llx (lap 0's header)",
+          (unsigned long long)rx.pos, (unsigned long long)word);
+    printf("ok   a header left in skipped lines for 1024 laps is not taken for a record\n");
+    free(lines);
+    free(ctrl);
 }
 
 static void set_env_and_read(const char *queue, const char *budget, const char *seg_max)
@@ -323,6 +392,13 @@ static void geometry(void)
     CHECK(g.shared && g.fifo_lines * SHM_LINE == 8192 && g.size <= 1024 * 1024,
           "shared at 64 within 1M: %llu lines, %llu B", (unsigned long long)g.fifo_lines,
           (unsigned long long)g.size);
+    /* a queue never passes SHM_QUEUE_MAX_LINES (2 MiB), whatever the rows allow */
+    setenv("RTM_SHM_FIFO_SIZE", "1G", 1);
+    set_env_and_read("shared", "1G", "1024G");
+    shm_seg_geometry(4, &g);
+    CHECK(g.shared && g.fifo_lines == SHM_QUEUE_MAX_LINES, "shared with 1G rows: %llu lines",
+          (unsigned long long)g.fifo_lines);
+    unsetenv("RTM_SHM_FIFO_SIZE");
     /* auto: a pair ring below the floor because of RTM_SHM_SEG_MAX -> shared */
     set_env_and_read("auto", "1792K", "16M");
     shm_seg_geometry(100, &g);
@@ -339,6 +415,7 @@ int main(void)
     run(64, 3, 20000);       /* the 4 KiB floor: a record of up to 1 KiB, many wraps */
     run(256, 7, 10000);
     run(4096, 4, 10000);
+    stale_skipped_header();
     geometry();
     return failures ? 1 : 0;
 }

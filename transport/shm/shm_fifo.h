@@ -179,13 +179,18 @@ static inline int shm_fifo_room(shm_fifo_tx_t *tx, uint64_t end)
  *   position. len keeps its 24 bits; a queue holds up to 65536 local ranks
  *   (shm_addr_t's width). The one-line claim hands out that sum as the
  *   record's position, so the commit is a ring's, unchanged.
- * - The receiver zeroes the header word of every line of a record it has
- *   consumed (and of a SKIP's line) before it publishes the new tail, so
- *   every line a sender can reserve reads as not valid until that sender
- *   publishes it: a reserved line not yet written holds the receiver back
- *   (other senders' later records wait behind it), and payload bytes of an
- *   earlier lap never look like a header. No per-line bookkeeping at the
- *   senders; the stamp is a second check only.
+ * - Before it publishes the new tail, the receiver zeroes the first word of
+ *   every line of a record it consumed but the header's (the payload lines)
+ *   and of the lines a SKIP passed over. So once the receiver has gone
+ *   round a lap, every line holds zero or a header written in that lap,
+ *   whose stamp is nlines behind the line's position in the next lap: not
+ *   valid there (a queue has at most SHM_QUEUE_MAX_LINES < 2^16 lines, so
+ *   the 16-bit stamp tells the laps apart). A line a sender reserved but
+ *   has not written yet thus reads as not valid, and the receiver waits for
+ *   it (other senders' later records wait behind it); payload bytes of an
+ *   earlier lap never look like a header. A one-line record, the common
+ *   small message, costs the receiver no store to the queue's data. No
+ *   per-line bookkeeping at the senders.
  *
  * The CAS makes the queue safe for any number of producers, threads or
  * processes. Each producer's private state (cached_tail, head) is its own:
@@ -198,6 +203,7 @@ static inline int shm_fifo_room(shm_fifo_tx_t *tx, uint64_t end)
  * peer as any other.
  */
 #define SHM_QUEUE_SRC_SHIFT 16u   /* of the rank in src_pos */
+#define SHM_QUEUE_MAX_LINES (1u << 15)   /* 2 MiB: the 16-bit stamp must tell laps apart */
 #define SHM_QUEUE_SRC_MAX   0xffffu
 
 typedef struct shm_queue_ctrl {
@@ -280,8 +286,8 @@ static inline int shm_queue_push(shm_fifo_tx_t *tx, unsigned am_id, const void *
 }
 
 /* The next record of a shared queue, or NULL when there is none (yet: a
- * reserved line is zero until its sender publishes it). *word_p receives
- * its header word, *src_p its sender's local rank. */
+ * reserved line holds zero or last lap's header until its sender publishes
+ * it). *word_p receives its header word, *src_p its sender's local rank. */
 static inline shm_line_t *shm_queue_peek(shm_fifo_rx_t *rx, uint64_t *word_p, unsigned *src_p)
 {
     for (;;) {
@@ -296,21 +302,25 @@ static inline shm_line_t *shm_queue_peek(shm_fifo_rx_t *rx, uint64_t *word_p, un
             *src_p = d >> 16;
             return line;
         }
-        /* the skipped lines were never written this lap: zero already */
-        atomic_store_explicit(&line->word, 0, memory_order_relaxed);
+        /* the skipped lines were not written this lap: they hold zero or a
+         * header of the last one, which must not survive another lap */
+        for (uint64_t i = 1; i < (word & SHM_REC_LEN_MAX); i++)
+            atomic_store_explicit(&line[i].word, 0, memory_order_relaxed);
         rx->pos += word & SHM_REC_LEN_MAX;
         atomic_store_explicit(rx->tail, rx->pos, memory_order_release);
     }
 }
 
-/* Give a shared queue's record back: its lines' header words zeroed, then
- * the tail published (release: a sender that reads it sees the zeroes). */
+/* Give a shared queue's record back: the first word of its payload lines
+ * zeroed (the header line keeps its header, which the stamp rejects next
+ * lap), then the tail published (release: a sender that reads it sees the
+ * zeroes). */
 static inline void shm_queue_release(shm_fifo_rx_t *rx, uint64_t word)
 {
     const uint64_t lines = shm_rec_lines((size_t)(word & SHM_REC_LEN_MAX));
     shm_line_t *line = &rx->lines[rx->pos & rx->mask];
 
-    for (uint64_t i = 0; i < lines; i++)   /* a record never wraps */
+    for (uint64_t i = 1; i < lines; i++)   /* a record never wraps */
         atomic_store_explicit(&line[i].word, 0, memory_order_relaxed);
     rx->pos += lines;
     atomic_store_explicit(rx->tail, rx->pos, memory_order_release);

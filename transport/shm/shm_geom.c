@@ -32,8 +32,8 @@ static uint64_t align_up(uint64_t v, uint64_t a)
  * queue per rank, the largest power of two of lines within the budget and
  * RTM_SHM_FIFO_SIZE (256 KiB by default: what one pair ring gets at up to
  * 8 ranks, so that the lines a stream cycles through stay as few as a
- * ring's), RTM_SHM_SEG_MAX for all n and 1 GiB (a SKIP's line count fills
- * the 24-bit len field), at least 4 KiB: n x 256 KiB plus 320 B a rank
+ * ring's), RTM_SHM_SEG_MAX for all n and 2 MiB (SHM_QUEUE_MAX_LINES: the
+ * stamp's 16 bits tell laps apart), at least 4 KiB: n x 256 KiB plus 320 B a rank
  * (113 MiB at 450 ranks, 250 MiB at 1000; from 4096 ranks the 1G
  * RTM_SHM_SEG_MAX halves the queues).
  */
@@ -58,6 +58,7 @@ static int queue_fits(const shm_seg_geom_t *geom, uint64_t lines)
     uint64_t bytes = lines * SHM_LINE;
 
     return bytes <= shm_config.rx_budget && bytes <= shm_config.fifo_size &&
+           lines <= SHM_QUEUE_MAX_LINES &&
            geom->rings_offset + geom->rings * bytes <= shm_config.seg_max;
 }
 
