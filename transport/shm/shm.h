@@ -31,9 +31,9 @@
  * local_size blocks of 256 B (shm_queue_ctrl_t: the head every sender
  * reserves from, and 128 B further the receiver's tail). Data: local_size
  * queues of ring_stride bytes, queue r at index r, each the largest power
- * of two within RTM_SHM_RX_BUDGET, RTM_SHM_FIFO_SIZE and RTM_SHM_SEG_MAX
- * (256 KiB by default): the segment is n x queue + 320 B per rank, linear
- * at every n.
+ * of two within RTM_SHM_RX_BUDGET, RTM_SHM_FIFO_SIZE, RTM_SHM_SEG_MAX and
+ * 2 MiB (256 KiB by default): the segment is n x queue + 320 B per rank,
+ * linear at every n.
  *
  * shm_seg_geometry (shm_geom.c) computes both; the header records the mode
  * (queue), and a rank whose own configuration chose the other one, or a

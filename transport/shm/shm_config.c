@@ -43,7 +43,7 @@ static const rtm_cfg_row_t shm_config_rows[] = {
     RTM_CFG_ROW(SHM_SEG_MAX, shm_config_t, seg_max, SIZE, "1G", NULL, RTM_CFG_MIB, RTM_CFG_TIB,
       "Shared memory: the most the job's segment on one host takes of /dev/shm, over RTM_SHM_RX_BUDGET; the per-pair queues (or the shared ones) shrink further until they fit, the per-pair ones down to 4K (below that auto switches to shared queues)"),
     RTM_CFG_ROW(SHM_QUEUE, shm_config_t, queue, ENUM, "auto", "auto|pair|shared", 0, 0,
-      "Shared memory: pair gives every ordered pair of local ranks its own single-producer queue (the fastest; n(n-1) queues); shared gives every rank one queue all its local peers reserve space in (a compare-and-swap per message; n queues, each the largest power of two within RTM_SHM_RX_BUDGET, RTM_SHM_FIFO_SIZE and RTM_SHM_SEG_MAX: 256K by default, so the segment is about n x 256 KiB at any n); auto takes pair while the per-pair queues stay at 4K or more (up to 449 local ranks at the default budget) and shared past that"),
+      "Shared memory: pair gives every ordered pair of local ranks its own single-producer queue (the fastest; n(n-1) queues); shared gives every rank one queue all its local peers reserve space in (a compare-and-swap per message; n queues, each the largest power of two within RTM_SHM_RX_BUDGET, RTM_SHM_FIFO_SIZE, RTM_SHM_SEG_MAX and 2M: 256K by default, so the segment is about n x 256 KiB at any n); auto takes pair while the per-pair queues stay at 4K or more (up to 449 local ranks at the default budget) and shared past that"),
 };
 
 rtm_cfg_table_t shm_config_table =
