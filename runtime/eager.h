@@ -60,7 +60,8 @@ static inline int eager_ring_fits(const rtm_peer_t *p, size_t len)
 }
 
 /* eager_send for a message that eager_ring_fits: its header and payload
- * written straight into a line of the peer's ring.
+ * written straight into a line of the peer's ring (in shm's shared mode, of
+ * the peer's queue: the claim reserves the line, shm_fifo.h).
  * Hot path: no call, allocation, lock or log. */
 static inline rtm_status_t eager_send_ring(rtm_peer_t *p, uint32_t ctx, int src_rank, int tag,
                                            const void *buf, size_t len)

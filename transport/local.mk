@@ -28,14 +28,23 @@ librtmsg_la_SOURCES += transport/registry.c transport/registry.h
 
 # Unit tests: forked processes driving rtm_tl_shm / rtm_tl_self directly,
 # exchanging addresses through a pipe instead of PMIx.
-check_PROGRAMS += tests/unit/test_shm_ring tests/unit/test_shm_fifo tests/unit/test_shm_self
-UNIT_TESTS += tests/unit/test_shm_ring tests/unit/test_shm_fifo tests/unit/test_shm_self
+check_PROGRAMS += tests/unit/test_shm_ring tests/unit/test_shm_queue tests/unit/test_shm_fifo \
+	tests/unit/test_shm_self
+UNIT_TESTS += tests/unit/test_shm_ring tests/unit/test_shm_queue tests/unit/test_shm_fifo \
+	tests/unit/test_shm_self
 noinst_HEADERS += tests/unit/test_shm_util.h
 
 # the ring alone, producer and consumer threads (also meant for TSan)
 tests_unit_test_shm_ring_SOURCES = tests/unit/test_shm_ring.c transport/shm/shm_fifo.h
 tests_unit_test_shm_ring_CFLAGS = $(AM_CFLAGS) -pthread
 tests_unit_test_shm_ring_LDFLAGS = $(AM_LDFLAGS) -pthread
+# the shared queue alone: producer threads and a consumer; and the
+# segment's geometry (which mode auto picks, sizes)
+tests_unit_test_shm_queue_SOURCES = tests/unit/test_shm_queue.c transport/shm/shm_fifo.h \
+	transport/shm/shm_geom.c
+tests_unit_test_shm_queue_CFLAGS = $(AM_CFLAGS) -pthread
+tests_unit_test_shm_queue_LDFLAGS = $(AM_LDFLAGS) -pthread
+tests_unit_test_shm_queue_LDADD = runtime/librtmcfg.la common/libcommon.la
 tests_unit_test_shm_fifo_SOURCES = tests/unit/test_shm_fifo.c $(SHM_SOURCES)
 tests_unit_test_shm_fifo_LDADD = runtime/librtmcfg.la common/libcommon.la
 tests_unit_test_shm_self_SOURCES = tests/unit/test_shm_self.c $(SELF_SOURCES)
@@ -51,3 +60,7 @@ transport_shm_bench_shm_LDADD = runtime/librtmcfg.la common/libcommon.la
 # host's load (RTM_SHM_LOAD forced), every byte checked.
 INTEGRATION_TESTS += tests/integration/cma_load.sh
 EXTRA_DIST += tests/integration/cma_load.sh
+# Integration: short point-to-point, probe and collective tests through the
+# shared queues (RTM_SHM_QUEUE=shared)
+INTEGRATION_TESTS += tests/integration/shm_queue.sh
+EXTRA_DIST += tests/integration/shm_queue.sh

@@ -137,6 +137,8 @@ static void tsetup(tjob_t *job)
 
 static void twireup(tjob_t *job)
 {
+    /* the runtime may progress before wireup: nothing to do yet */
+    CHECK(rtm_tl_shm.progress(T.iface) == 0, "events before wireup");
     CHECK(rtm_tl_shm.wireup(T.iface) == RTM_OK, "wireup: %s", rtm_last_error());
     for (int p = 0; p < job->nprocs; p++) {
         if (p == job->rank)
@@ -190,6 +192,9 @@ static void body_every_size(tjob_t *job)
           T.caps.am_max);
     rtm_tl_shm.describe(T.iface, desc, sizeof(desc));
     CHECK(strstr(desc, "2 local ranks") != NULL, "describe: %s", desc);
+    CHECK(strstr(desc, shm_config.queue == SHM_QUEUE_SHARED ? "a shared queue per rank"
+                                                             : "per-pair rings") != NULL,
+          "describe: %s", desc);
     CHECK(!shm_name_exists(job->nspace), "name still there after every rank attached");
     if (job->rank == 0) {
         size_t len = 8;
@@ -230,6 +235,21 @@ static void body_every_size(tjob_t *job)
 static void body_every_size_small_fifo(tjob_t *job)
 {
     setenv("RTM_SHM_FIFO_SIZE", "8K", 1);
+    body_every_size(job);
+}
+
+/* RTM_SHM_QUEUE=shared at 2 ranks: the same, through the peer's shared
+ * queue (256 KiB by default; 16 KiB, many laps, at a 16K budget). */
+static void body_every_size_shared(tjob_t *job)
+{
+    setenv("RTM_SHM_QUEUE", "shared", 1);
+    body_every_size(job);
+}
+
+static void body_every_size_shared_small(tjob_t *job)
+{
+    setenv("RTM_SHM_QUEUE", "shared", 1);
+    setenv("RTM_SHM_RX_BUDGET", "16K", 1);
     body_every_size(job);
 }
 
@@ -398,6 +418,50 @@ static void body_cma_off(tjob_t *job)
     twireup(job);
     check_no_cma(job, "RTM_SHM_CMA=off");
     tteardown(job);
+}
+
+/* The same all to all through shared queues of 16 KiB (the smallest
+ * RTM_SHM_RX_BUDGET), three senders contending for every queue. */
+static void body_all_to_all_shared(tjob_t *job)
+{
+    setenv("RTM_SHM_QUEUE", "shared", 1);
+    setenv("RTM_SHM_RX_BUDGET", "16K", 1);
+    body_all_to_all(job);
+    CHECK(T.caps.am_max == 16 * 1024 / 4 - 8, "am_max %zu: not a 16K queue", T.caps.am_max);
+}
+
+/* A rank whose configuration chose the other mode, or a segment of another
+ * layout version: wireup fails with a message saying which, nothing hangs. */
+static void body_mode_mismatch(tjob_t *job)
+{
+    setenv("RTM_SHM_QUEUE", job->rank == 0 ? "shared" : "pair", 1);
+    tsetup(job);
+    if (job->rank == 1) {
+        CHECK(rtm_tl_shm.wireup(T.iface) == RTM_ERR_TRANSPORT, "wireup of the other mode");
+        CHECK(strstr(rtm_last_error(), "has shared queues") != NULL &&
+              strstr(rtm_last_error(), "RTM_SHM_QUEUE=pair") != NULL &&
+              strstr(rtm_last_error(), "chose pair queues") != NULL, "message: %s",
+              rtm_last_error());
+        printf("    %s\n", rtm_last_error());
+    }
+    tjob_barrier(job);
+    rtm_tl_shm.close(T.iface);
+}
+
+static void body_version_mismatch(tjob_t *job)
+{
+    tsetup(job);
+    if (job->rank == 0)
+        shm_iface(T.iface)->seg->version = SHM_SEG_VERSION - 1;
+    tjob_barrier(job);
+    if (job->rank == 1) {
+        CHECK(rtm_tl_shm.wireup(T.iface) == RTM_ERR_TRANSPORT, "wireup of an older layout");
+        CHECK(strstr(rtm_last_error(), "layout version") != NULL, "message: %s",
+              rtm_last_error());
+        printf("    %s\n", rtm_last_error());
+    }
+    tjob_barrier(job);
+    rtm_tl_shm.close(T.iface);
 }
 
 /* RTM_SHM_SEG_MAX bounds the segment: 4 ranks (12 rings) in 1 MiB get
@@ -639,6 +703,15 @@ int main(void)
     failed |= tjob_run("every size 0..am_max, 8K ring (many wraps)", 2,
                        body_every_size_small_fifo, 0);
     failed |= tjob_run("all to all, 4 ranks, ordering and content", 4, body_all_to_all, 0);
+    failed |= tjob_run("every size 0..am_max, shared queue (RTM_SHM_QUEUE=shared)", 2,
+                       body_every_size_shared, 0);
+    failed |= tjob_run("every size 0..am_max, 16K shared queue (many laps)", 2,
+                       body_every_size_shared_small, 0);
+    failed |= tjob_run("all to all, 4 ranks, 16K shared queues", 4, body_all_to_all_shared, 0);
+    failed |= tjob_run("a rank of the other queue mode: refused at wireup", 2,
+                       body_mode_mismatch, 0);
+    failed |= tjob_run("a segment of another layout version: refused at wireup", 2,
+                       body_version_mismatch, 0);
     failed |= tjob_run("segment within RTM_SHM_SEG_MAX: smaller rings, all to all", 4,
                        body_seg_budget, 0);
     failed |= tjob_run("CMA get", 2, body_cma, 0);

@@ -8,23 +8,37 @@
  *   0                shm_seg_hdr_t      one page: geometry, attach counter
  *   4096             shm_rank_info_t[local_size]   64 B each: pid and CMA
  *                                       probe word of every local rank
- *   ctrl_offset      local_size blocks of ctrl_stride bytes, page aligned:
- *                    block r holds the local_size - 1 control lines of
- *                    64 B (shm_fifo_ctrl_t: the receiver's tail) of the
- *                    rings into rank r, so that everything in it is
- *                    written by r alone; ctrl_stride is a multiple of 128
- *                    (the adjacent-line prefetcher's unit)
- *   rings_offset     local_size * (local_size - 1) rings of ring_stride
- *                    bytes (fifo_lines * 64, data only), page aligned
+ *   ctrl_offset      control lines, page aligned (below)
+ *   rings_offset     the data: rings or queues, page aligned (below)
  *
- * Ring (s, r) carries messages s -> r; its data has index s * (local_size
- * - 1) + (r < s ? r : r - 1), its control line is line (s < r ? s : s - 1)
- * of block r; see shm_fifo.h for a
- * ring's layout. Sizes (shm_seg_geometry): a rank's n - 1 incoming rings
- * share RTM_SHM_RX_BUDGET, so the segment is about n x budget, linear in
- * the local ranks while a ring stays above the 4 KiB floor (n <= 449 at
- * the 1792 KiB default); RTM_SHM_FIFO_SIZE caps a ring and RTM_SHM_SEG_MAX
- * the whole.
+ * Pair mode (RTM_SHM_QUEUE=pair, or auto while a ring stays at or above
+ * its 4 KiB floor): one single-producer/single-consumer ring per ordered
+ * pair. Control: local_size blocks of ctrl_stride bytes; block r holds the
+ * local_size - 1 control lines of 64 B (shm_fifo_ctrl_t: the receiver's
+ * tail) of the rings into rank r, so that everything in it is written by r
+ * alone; ctrl_stride is a multiple of 128 (the adjacent-line prefetcher's
+ * unit). Data: local_size * (local_size - 1) rings of ring_stride bytes
+ * (fifo_lines * 64). Ring (s, r) carries messages s -> r; its data has
+ * index s * (local_size - 1) + (r < s ? r : r - 1), its control line is
+ * line (s < r ? s : s - 1) of block r; see shm_fifo.h for a ring's layout.
+ * A rank's n - 1 incoming rings share RTM_SHM_RX_BUDGET, so the segment is
+ * about n x budget while a ring stays at or above the 4 KiB floor (n <= 449
+ * at the 1792 KiB default); RTM_SHM_FIFO_SIZE caps a ring and
+ * RTM_SHM_SEG_MAX the whole.
+ *
+ * Shared mode (RTM_SHM_QUEUE=shared, or auto past the floor): one
+ * multi-producer/single-consumer queue per receiving rank. Control:
+ * local_size blocks of 256 B (shm_queue_ctrl_t: the head every sender
+ * reserves from, and 128 B further the receiver's tail). Data: local_size
+ * queues of ring_stride bytes, queue r at index r, each the largest power
+ * of two within RTM_SHM_RX_BUDGET, RTM_SHM_FIFO_SIZE, RTM_SHM_SEG_MAX and
+ * 2 MiB (256 KiB by default): the segment is n x queue + 320 B per rank,
+ * linear at every n.
+ *
+ * shm_seg_geometry (shm_geom.c) computes both; the header records the mode
+ * (queue), and a rank whose own configuration chose the other one, or a
+ * segment of another version, is refused at attach with a message saying
+ * which.
  *
  * The name lives only until every local rank has attached: the last one
  * to attach unlinks it, so a rank killed later cannot leak it.
@@ -33,6 +47,7 @@
 #define RTM_TRANSPORT_SHM_H
 
 #include "transport/transport.h"
+#include "transport/shm/shm_config.h"
 #include "transport/shm/shm_fifo.h"
 
 #include <stdatomic.h>
@@ -41,7 +56,7 @@
 #include <sys/types.h>
 
 #define SHM_SEG_MAGIC   UINT64_C(0x31304d48534d5452)  /* "RTMSHM01" */
-#define SHM_SEG_VERSION 2u   /* 2: control lines apart from the data */
+#define SHM_SEG_VERSION 3u   /* 2: control lines apart from the data; 3: the queue mode */
 #define SHM_ADDR_MAGIC  0x72736d68u                   /* "hmsr" */
 #define SHM_NAME_MAX    256
 #define SHM_PAGE        4096u
@@ -50,8 +65,10 @@ typedef struct shm_seg_hdr {
     uint64_t         magic;
     uint32_t         version;
     uint32_t         local_size;
-    uint64_t         fifo_lines;      /* data lines per ring, a power of two */
-    uint64_t         ring_stride;     /* bytes per ring: fifo_lines * 64 */
+    uint32_t         queue;           /* SHM_QUEUE_PAIR or SHM_QUEUE_SHARED */
+    uint32_t         pad;
+    uint64_t         fifo_lines;      /* data lines per ring or queue, a power of two */
+    uint64_t         ring_stride;     /* bytes per ring or queue: fifo_lines * 64 */
     uint64_t         ctrl_offset;
     uint64_t         ctrl_stride;     /* bytes per rank's block of control lines */
     uint64_t         rings_offset;
@@ -124,8 +141,9 @@ typedef struct shm_ep {
 struct shm_iface {
     rtm_tl_iface_t     super;
     /* hot fields first */
-    shm_fifo_rx_t     *rx;           /* local_size - 1 incoming rings */
+    shm_fifo_rx_t     *rx;           /* local_size - 1 incoming rings, or the queue */
     int                num_rx;
+    int                shared;       /* 1: one shared queue per rank (shm_fifo.h) */
     int                in_progress;  /* guards against re-entry from am_cb */
     rtm_tl_am_cb_t     am_cb;
     void              *am_arg;
@@ -146,7 +164,8 @@ struct shm_iface {
     size_t             am_max;
 
     shm_fifo_tx_t     *tx;           /* by local rank (own slot unused) */
-    unsigned char     *harmless;     /* local_size * fifo_lines bytes */
+    unsigned char     *harmless;     /* local_size * fifo_lines bytes (pair mode) */
+    uint64_t           bad_records;  /* shared queue: records naming no peer (dropped) */
     shm_ep_t          *eps;          /* by local rank */
 
     shm_cma_state_t    cma;
@@ -188,8 +207,9 @@ static inline shm_ep_t *shm_ep(rtm_tl_ep_t *tl_ep)
 /* shm_seg.c */
 /* Where everything lies in a segment of local_size ranks. */
 typedef struct shm_seg_geom {
-    uint64_t fifo_lines;    /* data lines per ring, a power of two */
-    uint64_t rings;         /* local_size * (local_size - 1) */
+    int      shared;        /* 1: a shared queue per rank; 0: a ring per pair */
+    uint64_t fifo_lines;    /* data lines per ring or queue, a power of two */
+    uint64_t rings;         /* local_size * (local_size - 1) rings, or local_size queues */
     uint64_t ctrl_offset;
     uint64_t ctrl_stride;
     uint64_t rings_offset;
@@ -207,6 +227,9 @@ void         shm_seg_detach(shm_iface_t *iface);
 shm_rank_info_t *shm_seg_rank_info(shm_iface_t *iface, int local_rank);
 void        *shm_seg_ring(shm_iface_t *iface, int src_local, int dst_local);
 shm_fifo_ctrl_t *shm_seg_ctrl(shm_iface_t *iface, int src_local, int dst_local);
+/* shared mode: the queue into a rank and its control lines */
+void        *shm_seg_queue(shm_iface_t *iface, int dst_local);
+shm_queue_ctrl_t *shm_seg_qctrl(shm_iface_t *iface, int dst_local);
 
 /* shm_cma.c */
 /* Yama's ptrace_scope from the text of /proc/sys/kernel/yama/ptrace_scope:

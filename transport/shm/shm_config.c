@@ -37,11 +37,13 @@ static const rtm_cfg_row_t shm_config_rows[] = {
       "Shared memory: auto uses CMA single copy when the kernel permits it (checked at init); off always copies through the shared segment"),
     RTM_CFG_ROW(SHM_FIFO_SIZE, shm_config_t, fifo_size, SIZE, "256K", NULL, SHM_CONFIG_FIFO_MIN,
                 SHM_CONFIG_FIFO_MAX,
-      "Shared memory: bytes of each per-pair queue in the job's segment (at most: see RTM_SHM_RX_BUDGET and RTM_SHM_SEG_MAX)"),
+      "Shared memory: bytes of each queue in the job's segment, per pair or shared (at most: see RTM_SHM_RX_BUDGET, RTM_SHM_SEG_MAX and RTM_SHM_QUEUE)"),
     RTM_CFG_ROW(SHM_RX_BUDGET, shm_config_t, rx_budget, SIZE, "1792K", NULL, 16 * RTM_CFG_KIB, RTM_CFG_TIB,
-      "Shared memory: bytes the queues into one rank share, so that the job's segment grows linearly with local ranks (at most ranks x budget); each of a rank's n-1 incoming queues gets the largest power of two within budget/(n-1), at most RTM_SHM_FIFO_SIZE and at least 4K: 256K up to 8 local ranks, 16K at 64 (63 MiB), 8K at 128 (127 MiB) and up to 225, 4K from 226 to 449; past 449 the 4K floor makes n(n-1) x 4K"),
+      "Shared memory: bytes the queues into one rank share, so that the job's segment grows linearly with local ranks (at most ranks x budget); each of a rank's n-1 incoming queues gets the largest power of two within budget/(n-1), at most RTM_SHM_FIFO_SIZE and at least 4K: 256K up to 8 local ranks, 16K at 64 (63 MiB), 8K at 128 (127 MiB) and up to 225, 4K from 226 to 449; past 449 (RTM_SHM_QUEUE=auto) one shared queue per rank of the largest power of two within the budget and RTM_SHM_FIFO_SIZE (256K: about n x 256 KiB)"),
     RTM_CFG_ROW(SHM_SEG_MAX, shm_config_t, seg_max, SIZE, "1G", NULL, RTM_CFG_MIB, RTM_CFG_TIB,
-      "Shared memory: the most the job's segment on one host takes of /dev/shm, over RTM_SHM_RX_BUDGET; the per-pair queues shrink further (to 4K at the least, which makes n(n-1) x 4K) until every pair's fits"),
+      "Shared memory: the most the job's segment on one host takes of /dev/shm, over RTM_SHM_RX_BUDGET; the per-pair queues (or the shared ones) shrink further until they fit, the per-pair ones down to 4K (below that auto switches to shared queues)"),
+    RTM_CFG_ROW(SHM_QUEUE, shm_config_t, queue, ENUM, "auto", "auto|pair|shared", 0, 0,
+      "Shared memory: pair gives every ordered pair of local ranks its own single-producer queue (the fastest; n(n-1) queues); shared gives every rank one queue all its local peers reserve space in (a compare-and-swap per message; n queues, each the largest power of two within RTM_SHM_RX_BUDGET, RTM_SHM_FIFO_SIZE, RTM_SHM_SEG_MAX and 2M: 256K by default, so the segment is about n x 256 KiB at any n); auto takes pair while the per-pair queues stay at 4K or more (up to 449 local ranks at the default budget) and shared past that"),
 };
 
 rtm_cfg_table_t shm_config_table =

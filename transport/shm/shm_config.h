@@ -20,7 +20,10 @@ typedef struct shm_config {
     size_t fifo_size;      /* RTM_SHM_FIFO_SIZE */
     size_t rx_budget;      /* RTM_SHM_RX_BUDGET */
     size_t seg_max;        /* RTM_SHM_SEG_MAX */
+    int    queue;          /* RTM_SHM_QUEUE: SHM_QUEUE_AUTO, _PAIR, _SHARED */
 } shm_config_t;
+
+enum { SHM_QUEUE_AUTO = 0, SHM_QUEUE_PAIR = 1, SHM_QUEUE_SHARED = 2 };
 
 extern shm_config_t    shm_config;
 extern rtm_cfg_table_t shm_config_table;

@@ -14,7 +14,11 @@
  * appended there and those am_send appends share the ring's sender state,
  * so they stay in order. The ring belongs to the interface and outlives the
  * endpoint; the runtime stops using it when it destroys the endpoint. One
- * producer: only the thread that calls am_send (the runtime's) appends.
+ * producer per process: only the thread that calls am_send (the runtime's)
+ * appends. In shared mode the "ring" is the peer's shared queue, which the
+ * other local ranks append to as well: the claim reserves the line there
+ * (a compare-and-swap) and the commit's header word carries this rank
+ * (shm_fifo.h); the runtime's code is the same for both.
  */
 #ifndef RTM_TRANSPORT_SHM_DIRECT_H
 #define RTM_TRANSPORT_SHM_DIRECT_H

@@ -1,6 +1,7 @@
 /*
  * shm transport: ranks of one host exchange active messages through
- * per-pair lock-free rings in the job's shared segment (shm_fifo.h), and
+ * per-pair lock-free rings, or one shared queue per rank past the rings'
+ * floor, in the job's shared segment (shm_fifo.h), and
  * large messages by a single process_vm_readv copy when the kernel permits
  * it (shm_cma.c).
  */
@@ -29,8 +30,8 @@
 #ifndef SHM_AM_MAX_DEFAULT   /* -D for experiments with bench_shm */
 #define SHM_AM_MAX_DEFAULT (32u * 1024u)
 #endif
-/* Records delivered from one ring per progress call, so one busy sender
- * cannot starve the others. */
+/* Records delivered from one ring (or the shared queue) per progress call,
+ * so one busy sender cannot starve the others. */
 #define SHM_RX_BATCH 32
 /* Stamps are the low 32 bits of a line position: a ring must stay far
  * below 2^32 lines for a stale header never to carry the current stamp. */
@@ -76,6 +77,12 @@ static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t
                              (const void *)params->local_peers, (const void *)params->nspace,
                              params->am_cb ? "set" : "NULL");
 
+    if (params->local_size - 1 > (int)SHM_QUEUE_SRC_MAX)
+        return rtm_error_set(RTM_ERR_INVALID_ARG,
+                             "shm open: rank %d (%s): %d local ranks; the shm transport "
+                             "serves at most %u", params->world_rank,
+                             params->hostname ? params->hostname : rtm_log_hostname(),
+                             params->local_size, SHM_QUEUE_SRC_MAX + 1);
     iface = calloc(1, sizeof(*iface));
     if (iface == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "shm open: no memory");
@@ -93,6 +100,7 @@ static rtm_status_t shm_open_iface(const rtm_tl_params_t *params, rtm_tl_iface_t
              params->hostname ? params->hostname : rtm_log_hostname());
     shm_seg_name(params->nspace, params->node_id, iface->name, sizeof(iface->name));
     shm_seg_geometry(params->local_size, &geom);
+    iface->shared = geom.shared;
     iface->fifo_lines = geom.fifo_lines;
     iface->am_max = am_max_for(iface->fifo_lines);
     iface->cma = SHM_CMA_UNPROBED;
@@ -136,13 +144,39 @@ static void shm_close(rtm_tl_iface_t *tl_iface)
                   (unsigned long long)iface->cma_bytes, (unsigned long long)iface->cma_declined,
                   (unsigned long long)iface->load_busy_samples,
                   (unsigned long long)iface->load_samples);
+    if (iface->bad_records > 0)
+        rtm_warn("rank %d (%s): shm: dropped %llu records of the shared queue that named no "
+                 "local peer", iface->world_rank, iface->hostname,
+                 (unsigned long long)iface->bad_records);
     shm_load_close(iface);
     shm_seg_unlink_if_named(iface);
     shm_seg_detach(iface);
     shm_free(iface);
 }
 
-/* Rings of this rank, once the segment is mapped. */
+/* Shared mode: the queue this rank reads, and every peer's it writes. */
+static void shm_setup_queues(shm_iface_t *iface)
+{
+    uint64_t mask = iface->fifo_lines - 1;
+
+    iface->rx[0].lines = shm_seg_queue(iface, iface->local_rank);
+    iface->rx[0].tail = &shm_seg_qctrl(iface, iface->local_rank)->tail;
+    iface->rx[0].mask = mask;
+    iface->rx[0].pos = 0;
+    iface->rx[0].src = -1;   /* each record names its sender */
+    iface->num_rx = 1;
+    for (int peer = 0; peer < iface->local_size; peer++) {
+        if (peer == iface->local_rank)
+            continue;
+        iface->tx[peer].lines = shm_seg_queue(iface, peer);
+        iface->tx[peer].tail = &shm_seg_qctrl(iface, peer)->tail;
+        iface->tx[peer].qhead = &shm_seg_qctrl(iface, peer)->head;
+        iface->tx[peer].mask = mask;
+        iface->tx[peer].src_pos = (uint64_t)iface->local_rank << SHM_QUEUE_SRC_SHIFT;
+    }
+}
+
+/* Rings (or queues) of this rank, once the segment is mapped. */
 static rtm_status_t shm_setup_rings(shm_iface_t *iface)
 {
     int n = iface->local_size;
@@ -153,9 +187,14 @@ static rtm_status_t shm_setup_rings(shm_iface_t *iface)
     iface->rx = calloc((size_t)n, sizeof(*iface->rx));
     iface->tx = calloc((size_t)n, sizeof(*iface->tx));
     iface->eps = calloc((size_t)n, sizeof(*iface->eps));
+    if (iface->rx == NULL || iface->tx == NULL || iface->eps == NULL)
+        return rtm_error_set(RTM_ERR_NO_MEMORY, "shm: no memory for %d rings", 2 * n);
+    if (iface->shared) {
+        shm_setup_queues(iface);
+        return RTM_OK;
+    }
     iface->harmless = malloc((size_t)n * lines);
-    if (iface->rx == NULL || iface->tx == NULL || iface->eps == NULL ||
-        iface->harmless == NULL)
+    if (iface->harmless == NULL)
         return rtm_error_set(RTM_ERR_NO_MEMORY, "shm: no memory for %d rings", 2 * n);
     /* a fresh segment is all zeroes: every line is harmless */
     memset(iface->harmless, 1, (size_t)n * lines);
@@ -202,7 +241,8 @@ static rtm_status_t shm_wireup(rtm_tl_iface_t *tl_iface)
     shm_cma_probe(iface);
     shm_load_open(iface);
     shm_cma_describe(iface, desc, sizeof(desc));
-    rtm_debug("shm: %s, %d local ranks, rings of %llu KiB, %s", iface->name, iface->local_size,
+    rtm_debug("shm: %s, %d local ranks, %s of %llu KiB, %s", iface->name, iface->local_size,
+              iface->shared ? "a shared queue per rank" : "rings",
               (unsigned long long)(iface->fifo_lines * SHM_LINE / 1024), desc);
     return RTM_OK;
 }
@@ -235,16 +275,19 @@ static void shm_describe(rtm_tl_iface_t *tl_iface, char *buf, size_t len)
 
     if (iface == NULL) {
         snprintf(buf, len,
-                 "shm: ranks of one host, per-pair lock-free rings in /dev/shm, eager <= %zu B, "
-                 "CMA single copy from %zu B (%zu B on a busy host) when the kernel permits "
-                 "(RTM_SHM_CMA=%s)",
+                 "shm: ranks of one host, lock-free queues in /dev/shm (RTM_SHM_QUEUE=%s), "
+                 "eager <= %zu B, CMA single copy from %zu B (%zu B on a busy host) when the "
+                 "kernel permits (RTM_SHM_CMA=%s)",
+                 shm_config.queue == SHM_QUEUE_SHARED ? "shared" :
+                 shm_config.queue == SHM_QUEUE_PAIR ? "pair" : "auto",
                  shm_config.eager_limit, shm_config.cma_threshold, shm_config.cma_threshold_busy,
                  shm_config.cma == 0 ? "auto" : "off");
         return;
     }
     shm_query(tl_iface, &caps);
-    snprintf(buf, len, "shm: %d local ranks, eager <= %zu B, messages <= %zu B, %s",
-             iface->local_size, caps.eager_limit, caps.am_max,
+    snprintf(buf, len, "shm: %d local ranks, %s, eager <= %zu B, messages <= %zu B, %s",
+             iface->local_size, iface->shared ? "a shared queue per rank" : "per-pair rings",
+             caps.eager_limit, caps.am_max,
              shm_cma_describe(iface, cma, sizeof(cma)));
 }
 
@@ -364,8 +407,34 @@ static rtm_status_t shm_am_send(rtm_tl_ep_t *tl_ep, unsigned am_id, const void *
     return RTM_OK;
 }
 
+/* Shared mode: the records of this rank's queue, up to a batch; nothing
+ * before wireup. */
+static int shm_progress_queue(shm_iface_t *iface)
+{
+    shm_fifo_rx_t *rx = iface->rx;
+    shm_line_t *line;
+    uint64_t word;
+    unsigned src;
+    int n = 0;
+
+    if (rx == NULL)
+        return 0;
+    while (n < SHM_RX_BATCH && (line = shm_queue_peek(rx, &word, &src)) != NULL) {
+        if (__builtin_expect(src < (unsigned)iface->local_size &&
+                             src != (unsigned)iface->local_rank, 1))
+            iface->am_cb(iface->am_arg, iface->local_peers[src], (unsigned)(word >> 24) & 0x7fu,
+                         line->data, (size_t)(word & SHM_REC_LEN_MAX));
+        else
+            iface->bad_records++;   /* reported at close */
+        shm_queue_release(rx, word);
+        n++;
+    }
+    return n;
+}
+
 /* Hot path: no allocation, lock or log. Cheap when every ring is empty:
- * one load per local peer, of a line only that peer writes. */
+ * one load per local peer, of a line only that peer writes; in shared mode
+ * one load of the rank's own queue. */
 static int shm_progress(rtm_tl_iface_t *tl_iface)
 {
     shm_iface_t *iface = shm_iface(tl_iface);
@@ -374,6 +443,11 @@ static int shm_progress(rtm_tl_iface_t *tl_iface)
     if (iface->in_progress)
         return 0;
     iface->in_progress = 1;
+    if (__builtin_expect(iface->shared, 0)) {
+        events = shm_progress_queue(iface);
+        iface->in_progress = 0;
+        return events;
+    }
     for (int i = 0; i < iface->num_rx; i++) {
         shm_fifo_rx_t *rx = &iface->rx[i];
         shm_line_t *line;

@@ -54,6 +54,23 @@ shm_fifo_ctrl_t *shm_seg_ctrl(shm_iface_t *iface, int src_local, int dst_local)
     return (shm_fifo_ctrl_t *)(void *)block + (src_local < dst_local ? src_local : src_local - 1);
 }
 
+void *shm_seg_queue(shm_iface_t *iface, int dst_local)
+{
+    return (char *)iface->seg + iface->seg->rings_offset +
+           (uint64_t)dst_local * iface->seg->ring_stride;
+}
+
+shm_queue_ctrl_t *shm_seg_qctrl(shm_iface_t *iface, int dst_local)
+{
+    return (shm_queue_ctrl_t *)(void *)((char *)iface->seg + iface->seg->ctrl_offset +
+                                        (uint64_t)dst_local * iface->seg->ctrl_stride);
+}
+
+static const char *queue_name(uint32_t queue)
+{
+    return queue == SHM_QUEUE_SHARED ? "shared" : queue == SHM_QUEUE_PAIR ? "pair" : "unknown";
+}
+
 static void seg_publish_self(shm_iface_t *iface)
 {
     shm_rank_info_t *info = shm_seg_rank_info(iface, iface->local_rank);
@@ -128,6 +145,7 @@ rtm_status_t shm_seg_create(shm_iface_t *iface, const shm_seg_geom_t *geom)
 
     seg->version = SHM_SEG_VERSION;
     seg->local_size = (uint32_t)iface->local_size;
+    seg->queue = geom->shared ? SHM_QUEUE_SHARED : SHM_QUEUE_PAIR;
     seg->fifo_lines = geom->fifo_lines;
     seg->ring_stride = geom->fifo_lines * SHM_LINE;
     seg->ctrl_offset = geom->ctrl_offset;
@@ -142,9 +160,9 @@ rtm_status_t shm_seg_create(shm_iface_t *iface, const shm_seg_geom_t *geom)
     iface->fd = fd;
     iface->seg = seg;
     iface->seg_size = size;
-    rtm_debug("shm: segment %s of %llu KiB: %d local ranks, %llu rings of %llu KiB",
+    rtm_debug("shm: segment %s of %llu KiB: %d local ranks, %llu %s of %llu KiB",
               iface->name, (unsigned long long)(size / 1024), iface->local_size,
-              (unsigned long long)geom->rings,
+              (unsigned long long)geom->rings, geom->shared ? "shared queues" : "rings",
               (unsigned long long)(geom->fifo_lines * SHM_LINE / 1024));
     seg_publish_self(iface);
     seg_count_attach(iface);
@@ -183,8 +201,31 @@ rtm_status_t shm_seg_attach(shm_iface_t *iface)
                       strerror(errno));
         goto err_close;
     }
-    if (seg->magic != SHM_SEG_MAGIC || seg->version != SHM_SEG_VERSION ||
-        seg->local_size != (uint32_t)iface->local_size || seg->size != (uint64_t)st.st_size) {
+    if (seg->magic == SHM_SEG_MAGIC && seg->version != SHM_SEG_VERSION) {
+        rtm_error_set(RTM_ERR_TRANSPORT,
+                      "rank %d (%s): shared memory segment /dev/shm%s has layout version %u, "
+                      "this library version %u: every rank of a job must run the same "
+                      "librtmsg", iface->world_rank, iface->hostname, iface->name,
+                      seg->version, SHM_SEG_VERSION);
+        munmap(seg, (size_t)st.st_size);
+        goto err_close;
+    }
+    if (seg->magic == SHM_SEG_MAGIC &&
+        seg->queue != (iface->shared ? SHM_QUEUE_SHARED : SHM_QUEUE_PAIR)) {
+        rtm_error_set(RTM_ERR_TRANSPORT,
+                      "rank %d (%s): shared memory segment /dev/shm%s made by local rank 0 "
+                      "(world rank %d) has %s queues, but this rank's configuration "
+                      "(RTM_SHM_QUEUE=%s, RTM_SHM_RX_BUDGET=%zu, RTM_SHM_SEG_MAX=%zu, %d local "
+                      "ranks) chose %s queues: give every rank the same RTM_SHM_* values",
+                      iface->world_rank, iface->hostname, iface->name, iface->local_peers[0],
+                      queue_name(seg->queue), shm_config.queue == SHM_QUEUE_AUTO ? "auto" : queue_name((uint32_t)shm_config.queue),
+                      shm_config.rx_budget, shm_config.seg_max, iface->local_size,
+                      iface->shared ? "shared" : "pair");
+        munmap(seg, (size_t)st.st_size);
+        goto err_close;
+    }
+    if (seg->magic != SHM_SEG_MAGIC || seg->local_size != (uint32_t)iface->local_size ||
+        seg->size != (uint64_t)st.st_size) {
         rtm_error_set(RTM_ERR_TRANSPORT,
                       "rank %d (%s): shared memory segment /dev/shm%s does not belong to this "
                       "job (magic %#llx, version %u, %u local ranks, expected %d)",

@@ -1,6 +1,7 @@
 /*
  * The shm endpoint's part of a job-state report (ops.ep_state): how full
- * the ring to the peer is. Read on the slow path of a report only.
+ * the ring to the peer (or the peer's shared queue) is. Read on the slow
+ * path of a report only.
  */
 #include "config.h"
 
@@ -23,8 +24,11 @@ size_t shm_ep_state(rtm_tl_ep_t *tl_ep, char *buf, size_t len)
         return 0;
     tail = atomic_load_explicit(ep->tx->tail, memory_order_acquire);
     lines = ep->tx->mask + 1;
-    used = ep->tx->head - tail;
-    n = snprintf(buf, len, "\"ring_lines_used\":%llu,\"ring_lines\":%llu,\"peer_pid\":%d",
-                 (unsigned long long)used, (unsigned long long)lines, (int)ep->pid);
+    /* a shared queue: the lines every sender holds in the peer's queue */
+    used = (ep->tx->qhead != NULL ? atomic_load_explicit(ep->tx->qhead, memory_order_relaxed)
+                                  : ep->tx->head) - tail;
+    n = snprintf(buf, len, "\"ring_lines_used\":%llu,\"ring_lines\":%llu,\"queue\":\"%s\","
+                 "\"peer_pid\":%d", (unsigned long long)used, (unsigned long long)lines,
+                 ep->tx->qhead != NULL ? "shared" : "pair", (int)ep->pid);
     return n < 0 ? 0 : (size_t)n >= len ? len - 1 : (size_t)n;
 }
