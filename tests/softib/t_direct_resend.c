@@ -43,10 +43,10 @@ struct msg {
     uint64_t addr;
 };
 
-/* R's QP timeout: 4.096 us * 2^16 = 268 ms per try, 7 retries, so S has
- * ~1.9 s after R's first timeout to answer (it answers within
+/* R's QP timeout: 4.096 us * 2^17 = 537 ms per try, 7 retries, so S has
+ * ~3.7 s after R's first timeout to answer (it answers within
  * milliseconds once it runs). */
-#define R_TIMEOUT 16
+#define R_TIMEOUT 17
 
 static void xwrite(int fd, const void *p, size_t n)
 {
