@@ -265,7 +265,13 @@ static bool sib_direct(struct sib_qp *qp, struct sib_swqe *w,
     ssize_t got;
     int need;
 
-    if (!dev->cma || dev->cma_broken || qp->inflight ||
+    /* Not for a WQE sent before (SWQE_RESEND, after a timeout or a NAK):
+     * its first packet may still wait at the responder, which would then
+     * place it after this direct write and after the writes that follow
+     * it (their cells already reused by the peer; a ring message read
+     * with an old one's bytes). It goes again by its PSN, so the
+     * responder takes it once, in order. qp->inflight covers the rest. */
+    if (!dev->cma || dev->cma_broken || qp->inflight || w->state == SWQE_RESEND ||
         qp->ex.qp_base.qp_type != IBV_QPT_RC || w->length == 0 ||
         (w->opcode != IBV_WR_RDMA_WRITE && w->opcode != IBV_WR_RDMA_READ))
         return false;

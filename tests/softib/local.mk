@@ -16,6 +16,7 @@ SOFTIB_TESTS = \
 	tests/softib/t_pin \
 	tests/softib/t_async \
 	tests/softib/t_psn_resend \
+	tests/softib/t_direct_resend \
 	tests/softib/t_mw \
 	tests/softib/t_mw_two_proc \
 	tests/softib/t_caps
@@ -38,6 +39,8 @@ tests_softib_t_async_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_softib_t_async_LDADD = $(SOFTIB_TEST_LDADD) -lpthread
 tests_softib_t_psn_resend_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_softib_t_psn_resend_LDADD = $(SOFTIB_TEST_LDADD)
+tests_softib_t_direct_resend_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_softib_t_direct_resend_LDADD = $(SOFTIB_TEST_LDADD)
 tests_softib_t_mw_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_softib_t_mw_LDADD = $(SOFTIB_TEST_LDADD)
 tests_softib_t_mw_two_proc_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
