@@ -43,10 +43,11 @@ struct msg {
     uint64_t addr;
 };
 
-/* R's QP timeout: 4.096 us * 2^17 = 537 ms per try, 7 retries, so S has
- * ~3.7 s after R's first timeout to answer (it answers within
- * milliseconds once it runs). */
-#define R_TIMEOUT 17
+/* R's QP timeout: 4.096 us * 2^18 = 1.07 s per try, 7 retries, so S has
+ * ~7.5 s after R's first timeout to answer (it answers within
+ * milliseconds once it runs: the margin is for a starved CI machine, the
+ * test takes ~1.1 s). */
+#define R_TIMEOUT 18
 
 static void xwrite(int fd, const void *p, size_t n)
 {
