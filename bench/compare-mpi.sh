@@ -150,6 +150,9 @@ if [ "$load" = 1 ]; then
     done
     echo "loaded mode: ${#busy_pids[@]} busy processes (pids ${busy_pids[*]}), at most $load_seconds s" >&2
 fi
+# the tree as measured, before this run writes its own files into it
+commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git -C "$top" status --porcelain 2>/dev/null)" ]; then commit="$commit + uncommitted changes"; fi
 start_load=$(cut -d' ' -f1-3 /proc/loadavg)
 start_date=$(date -u '+%Y-%m-%d %H:%M UTC')
 for r in $(seq 1 "$rounds"); do
@@ -344,8 +347,6 @@ plot reduce mpi-reduce.png "MPI_Reduce (float sum), $np ranks (median over $roun
 plot allreduce mpi-allreduce.png "MPI_Allreduce (float sum), $np ranks (median over $rounds rounds, bars: min-max)" "microseconds (lower is better)" yes
 
 # ---- the write-up --------------------------------------------------------
-commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git -C "$top" status --porcelain 2>/dev/null)" ]; then commit="$commit + uncommitted changes"; fi
 ompi_ver=$(mpirun.openmpi --version 2>&1 | sed -n 's/.*(Open[A-Za-z ]*) *//p' | head -n 1)
 mpich_ver=$(mpirun.mpich --version 2>&1 | sed -n 's/^ *Version: *//p' | head -n 1)
 cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)
