@@ -1,7 +1,8 @@
 /*
  * MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw and their nonblocking forms:
  * every transfer posted at once, or a pairwise exchange for larger blocks
- * (RTM_MPI_ALLTOALL_PAIRWISE). All three are built as alltoallw. A blocking
+ * (RTM_MPI_ALLTOALL_PAIRWISE; RTM_MPI_ALLTOALL_PAIRWISE_OVERSUB at a rank
+ * whose host is oversubscribed). All three are built as alltoallw. A blocking
  * MPI_Alltoall whose rows fit a slot of the communicator's shared segment
  * goes through it (coll_shm.c).
  */
@@ -171,7 +172,15 @@ static int alltoall(const char *fn, enum a2a_kind kind, const void *sendbuf,
         }
         block += (size_t)a->rcounts[i] * (size_t)rtmpi_dtype_get(rt)->size;
     }
-    int pairwise = p > 2 && block / (size_t)p >= mpi_config.alltoall_pairwise;
+    /* On an oversubscribed host every transfer is posted at once up to a
+     * larger size: a pairwise step waits for its one peer to be scheduled.
+     * Each rank's own view: both ways send the same messages, one per
+     * ordered pair, and differ only in when a rank posts them. */
+    size_t from = mpi_config.alltoall_pairwise;
+
+    if (mpi_config.alltoall_pairwise_oversub > from && binding_host_oversubscribed())
+        from = mpi_config.alltoall_pairwise_oversub;
+    int pairwise = p > 2 && block / (size_t)p >= from;
     return coll_launch(fn, ci, s, build_alltoallw(s, ci, a, in_place, pairwise), request);
 }
 

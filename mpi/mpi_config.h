@@ -14,6 +14,7 @@ typedef struct mpi_config {
     size_t allreduce_ring;     /* RTM_MPI_ALLREDUCE_RING */
     size_t allgather_ring;     /* RTM_MPI_ALLGATHER_RING */
     size_t alltoall_pairwise;  /* RTM_MPI_ALLTOALL_PAIRWISE */
+    size_t alltoall_pairwise_oversub;  /* RTM_MPI_ALLTOALL_PAIRWISE_OVERSUB */
     int    coll_shm;           /* RTM_MPI_COLL_SHM */
     size_t coll_shm_chunk;     /* RTM_MPI_COLL_SHM_CHUNK */
     size_t bcast_shm_max;      /* RTM_MPI_BCAST_SHM_MAX */

@@ -19,3 +19,14 @@ for setting in "$large_algs" "$small_algs"; do
     env $setting sh -c ". \"$top_srcdir/tests/mpi/common.sh\"; run_np 3 mpi_coll" || exit 1
     env $setting RTM_MPI_COLL_SCRATCH=0 sh -c ". \"$top_srcdir/tests/mpi/common.sh\"; run_np 4 mpi_coll nb" || exit 1
 done
+# Alltoall(v,w) picks its algorithm by each rank's own view of its host
+# (RTM_MPI_ALLTOALL_PAIRWISE_OVERSUB where the host is oversubscribed):
+# rank 0 yielding (oversubscribed: every transfer posted at once), the
+# others spinning (pairwise from 1 byte) must still meet, blocking and
+# nonblocking, since both algorithms send the same messages.
+for mode in "" nb; do
+    "$RTRUN" -n 3 --oversubscribe --timeout 120 sh -c \
+        'if [ "$PMIX_RANK" = 0 ]; then RTM_IDLE_WAIT=yield; else RTM_IDLE_WAIT=spin; fi
+         export RTM_IDLE_WAIT RTM_MPI_ALLTOALL_PAIRWISE=1; exec "$1" $2' sh "$prog_dir/mpi_coll" "$mode" ||
+        { echo "FAIL: mpi_coll $mode with rank 0 oversubscribed and the others not" >&2; exit 1; }
+done
