@@ -61,6 +61,7 @@ int rtm_parse_size(const char *s, size_t *size_p)
     case 'K': shift = 10; end++; break;
     case 'M': shift = 20; end++; break;
     case 'G': shift = 30; end++; break;
+    case 'T': shift = 40; end++; break;   /* the ranges say 1T: it must parse */
     default: return -1;
     }
     if (toupper((unsigned char)*end) == 'B' || toupper((unsigned char)*end) == 'I')
@@ -159,7 +160,7 @@ rtm_status_t rtm_config_parse_value(const rtm_cfg_row_t *row, const char *value,
     case RTM_CFG_SIZE:
         if (rtm_parse_size(value, &sz) != 0)
             return rtm_error_set(RTM_ERR_INVALID_ARG,
-                                 "%s=\"%s\" is not a size (bytes, optionally with a K, M or G suffix, e.g. 64K)",
+                                 "%s=\"%s\" is not a size (bytes, optionally with a K, M, G or T suffix, e.g. 64K)",
                                  row->name, value);
         if (sz < (unsigned long long)row->min || sz > (unsigned long long)row->max)
             return out_of_range(row, value);

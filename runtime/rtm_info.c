@@ -88,8 +88,8 @@ static void print_config_doc(void)
            "mpi/mpi_config.c, launcher/launcher_config.c; RTM_LOG_LEVEL is\n"
            "common/config_parse.c's); do not edit by hand. Every variable is read\n"
            "from the environment of each rank (rtrun passes its environment on, and\n"
-           "`-x` adds to it). `rtm_info` shows the values in effect. Sizes take K, M\n"
-           "or G suffixes (binary). A value outside its range is an error naming\n"
+           "`-x` adds to it). `rtm_info` shows the values in effect. Sizes take K, M,\n"
+           "G or T suffixes (binary). A value outside its range is an error naming\n"
            "the variable. An unknown `RTM_*` variable gets a warning naming the\n"
            "closest known one.\n");
     for (const rtm_cfg_table_t *t = rtm_config_tables(); t != NULL; t = t->next) {
