@@ -202,9 +202,15 @@ int main(int argc, char **argv)
         g.sbuf[side] = bench_alloc((size_t)g.s2 * sizeof(double));
         g.rbuf[side] = bench_alloc((size_t)g.s2 * sizeof(double));
     }
-    double *x = bench_alloc(g.len * sizeof(double)), *b = bench_alloc(g.len * sizeof(double)),
-           *r = bench_alloc(g.len * sizeof(double)), *z = bench_alloc(g.len * sizeof(double)),
-           *p = bench_alloc(g.len * sizeof(double)), *ap = bench_alloc(g.len * sizeof(double));
+    /* the six vectors in one block, a whole number of pages apart, so that
+     * every MPI's run gets the same layout: allocated one by one, where the
+     * allocator put them moved the time of one rank with no messages by ~3%
+     * between two MPIs' runs */
+    const size_t stride = (g.len * sizeof(double) + 4095) & ~(size_t)4095;
+    char *blk = bench_alloc(6 * stride);
+    double *x = (double *)(void *)blk, *b = (double *)(void *)(blk + stride),
+           *r = (double *)(void *)(blk + 2 * stride), *z = (double *)(void *)(blk + 3 * stride),
+           *p = (double *)(void *)(blk + 4 * stride), *ap = (double *)(void *)(blk + 5 * stride);
     double samples[BENCH_MAX_REPS], rel = 0, err = 0;
 
     /* b = A * ones: 26 less the neighbours inside the global box, from the
@@ -282,12 +288,7 @@ int main(int argc, char **argv)
         free(g.sbuf[side]);
         free(g.rbuf[side]);
     }
-    free(x);
-    free(b);
-    free(r);
-    free(z);
-    free(p);
-    free(ap);
+    free(blk);
     MPI_Comm_free(&g.comm);
     MPI_Finalize();
     return 0;
