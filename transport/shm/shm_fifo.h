@@ -285,6 +285,14 @@ static inline int shm_queue_push(shm_fifo_tx_t *tx, unsigned am_id, const void *
     return 0;
 }
 
+/* Zero the first word of lines 1 .. n - 1 from `line` (within one lap):
+ * what the receiver leaves behind a record or a SKIP in a shared queue. */
+static inline void shm_queue_zero_after(shm_line_t *line, uint64_t n)
+{
+    for (uint64_t i = 1; i < n; i++)
+        atomic_store_explicit(&line[i].word, 0, memory_order_relaxed);
+}
+
 /* The next record of a shared queue, or NULL when there is none (yet: a
  * reserved line holds zero or last lap's header until its sender publishes
  * it). *word_p receives its header word, *src_p its sender's local rank. */
@@ -304,8 +312,7 @@ static inline shm_line_t *shm_queue_peek(shm_fifo_rx_t *rx, uint64_t *word_p, un
         }
         /* the skipped lines were not written this lap: they hold zero or a
          * header of the last one, which must not survive another lap */
-        for (uint64_t i = 1; i < (word & SHM_REC_LEN_MAX); i++)
-            atomic_store_explicit(&line[i].word, 0, memory_order_relaxed);
+        shm_queue_zero_after(line, word & SHM_REC_LEN_MAX);
         rx->pos += word & SHM_REC_LEN_MAX;
         atomic_store_explicit(rx->tail, rx->pos, memory_order_release);
     }
@@ -320,8 +327,7 @@ static inline void shm_queue_release(shm_fifo_rx_t *rx, uint64_t word)
     const uint64_t lines = shm_rec_lines((size_t)(word & SHM_REC_LEN_MAX));
     shm_line_t *line = &rx->lines[rx->pos & rx->mask];
 
-    for (uint64_t i = 1; i < lines; i++)   /* a record never wraps */
-        atomic_store_explicit(&line[i].word, 0, memory_order_relaxed);
+    shm_queue_zero_after(line, lines);   /* a record never wraps */
     rx->pos += lines;
     atomic_store_explicit(rx->tail, rx->pos, memory_order_release);
 }
@@ -389,9 +395,7 @@ static inline int shm_fifo_push_line(shm_fifo_tx_t *tx, unsigned am_id, const vo
         return -1;
     shm_copy_small(line->data, hdr, hdr_len);
     shm_copy_small(line->data + hdr_len, payload, len);
-    atomic_store_explicit(&line->word, shm_rec_word(pos, am_id, hdr_len + len),
-                          memory_order_release);
-    tx->head = pos + 1;
+    shm_fifo_line_commit(tx, line, pos, am_id, hdr_len + len);
     return 0;
 }
 
