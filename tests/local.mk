@@ -25,7 +25,8 @@ ITEST_PROGS = \
 	tests/integration/barrier \
 	tests/integration/sendrecv \
 	tests/integration/argcheck \
-	tests/integration/alltoall
+	tests/integration/alltoall \
+	tests/integration/window
 
 check_PROGRAMS += $(ITEST_PROGS) tests/integration/no_cma tests/fault/fault_rank
 noinst_HEADERS += tests/harness.h tests/integration/itest.h
@@ -58,6 +59,8 @@ tests_integration_sendrecv_LDADD = $(ITEST_LIBS)
 tests_integration_sendrecv_LDFLAGS = $(ITEST_LINK_FLAGS)
 tests_integration_argcheck_LDADD = $(ITEST_LIBS)
 tests_integration_argcheck_LDFLAGS = $(ITEST_LINK_FLAGS)
+tests_integration_window_LDADD = $(ITEST_LIBS)
+tests_integration_window_LDFLAGS = $(ITEST_LINK_FLAGS)
 tests_integration_alltoall_LDADD = $(ITEST_LIBS)
 tests_integration_alltoall_LDFLAGS = $(ITEST_LINK_FLAGS)
 tests_fault_fault_rank_LDADD = $(ITEST_LIBS)

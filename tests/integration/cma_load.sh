@@ -6,9 +6,12 @@
 # RTM_SHM_CMA_THRESHOLD_BUSY (32K) are read by CMA; quiet, with
 # RTM_SHM_CMA_THRESHOLD=16M: none is, every rendezvous goes through the
 # rings. Checked by the counters each rank logs at close, not by time.
+# Then the reads are gathered: a window of 64 rendezvous messages whose
+# receives are posted once every RTS is there (window.c) is read in at most
+# two process_vm_readv calls at the receiver.
 . "$top_srcdir/tests/integration/lib.sh"
 
-itest_require_rtrun
+t_require_rtrun
 failed=0
 # run LOAD ENV...: prints "reads declined" of rank 0's shm counters
 run() {
@@ -21,7 +24,7 @@ run() {
     printf '%s\n' "$out" | grep 'CMA reads' >&2
     [ $rc -eq 0 ] || { echo "FAIL: RTM_SHM_LOAD=$load $*: the job exited $rc" >&2; return 1; }
     printf '%s\n' "$out" |
-        sed -n 's/^\[[^]]*:0\] debug: shm: \([0-9]*\) CMA reads ([0-9]* B), \([0-9]*\) rendezvous left.*/\1 \2/p'
+        sed -n 's/^\[[^]]*:0\] debug: shm: \([0-9]*\) CMA reads ([0-9]* B) in [0-9]* system calls, \([0-9]*\) rendezvous left.*/\1 \2/p'
 }
 if grep -q 'CMA refused\|CMA off' < <(RTM_LOG_LEVEL=info itest_run 2 "$ITEST_BIN/pingpong" 1 2>&1); then
     echo "CMA is not available here: skipped"
@@ -39,5 +42,18 @@ if [ -z "${reads:-}" ] || [ "$reads" -ne 0 ] || [ "$declined" -eq 0 ]; then
     echo "FAIL: RTM_SHM_LOAD=quiet, threshold 16M: ${reads:-?} CMA reads, ${declined:-?} left to the rings; expected none by CMA"
     failed=1
 fi
-[ $failed -eq 0 ] && echo "PASS: CMA chosen by size and load, every byte checked"
+out=$(RTM_LOG_LEVEL=debug itest_run 2 "$ITEST_BIN/window" 2>&1) || {
+    printf '%s\n' "$out" | tail -20
+    echo "FAIL: the window job failed"
+    failed=1
+}
+printf '%s\n' "$out" | grep -v '\] debug: ' | tail -3
+printf '%s\n' "$out" | grep 'CMA reads'
+read -r reads calls < <(printf '%s\n' "$out" |
+    sed -n 's/^\[[^]]*:1\] debug: shm: \([0-9]*\) CMA reads ([0-9]* B) in \([0-9]*\) system calls.*/\1 \2/p')
+if [ "${reads:-0}" -ne 64 ] || [ "${calls:-99}" -gt 2 ]; then
+    echo "FAIL: window: rank 1 made ${reads:-?} CMA reads in ${calls:-?} system calls; expected 64 in 1 or 2"
+    failed=1
+fi
+[ $failed -eq 0 ] && echo "PASS: CMA chosen by size and load, every byte checked; a window read in $calls call(s)"
 exit $failed

@@ -8,7 +8,7 @@
 # the matching table held two contexts per communicator ever made.
 . "$top_srcdir/tests/integration/lib.sh"
 
-itest_require_rtrun
+t_require_rtrun
 failed=0
 for job in 2:100000 3:2000 4:5000; do
     n=${job%%:*}

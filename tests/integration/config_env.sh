@@ -8,7 +8,7 @@
 #   rows) with a message naming the variable, the value and the range
 #   (a negative RTM_POLL_SPIN used to be cast to unsigned).
 . "$top_srcdir/tests/integration/lib.sh"
-itest_require_rtrun
+t_require_rtrun
 failed=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT

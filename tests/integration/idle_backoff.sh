@@ -6,7 +6,7 @@
 # 0.5 s); forced to yield, it must have yielded as well.
 . "$top_srcdir/tests/integration/lib.sh"
 
-itest_require_rtrun
+t_require_rtrun
 failed=0
 # counters POLICY: "yields sleeps" of rank 0
 counters() {

@@ -8,7 +8,7 @@
 # is ignored with a warning listing the transports available here. (A build
 # with verbs whose module is missing: tests/verbs/vrb_module.sh.)
 . "$top_srcdir/tests/integration/lib.sh"
-itest_require_rtrun
+t_require_rtrun
 PROG=$top_builddir/tests/tcp/tcp_pingpong
 failed=0
 log=$(mktemp)

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "tests/unit/test_shm_util.h"
+#include "common/list.h"
 #include "transport/shm/shm.h"
 #include "transport/shm/shm_config.h"
 
@@ -349,6 +350,9 @@ static void cma_exchange(tjob_t *job, int expect_get)
         st = rtm_tl_shm.get(T.ep[0], dst, NULL, LEN, addr, rkey, rkey_len, &tc.comp);
         if (expect_get) {
             CHECK(st == RTM_OK, "get: %s", rtm_last_error());
+            /* a rendezvous read is gathered until the end of a progress pass */
+            CHECK(test_comp_calls == 0, "completion called before progress");
+            rtm_tl_shm.progress(T.iface);
             CHECK(test_comp_calls == 1 && test_comp_status == RTM_OK,
                   "completion called %d times", test_comp_calls);
             for (size_t i = 0; i < LEN; i++)
@@ -357,6 +361,9 @@ static void cma_exchange(tjob_t *job, int expect_get)
             test_comp_calls = 0;
             CHECK(rtm_tl_shm.get(T.ep[0], dst, NULL, 1000, addr + 12345, rkey, rkey_len,
                                  &tc.comp) == RTM_OK, "sub-range get: %s", rtm_last_error());
+            CHECK(rtm_tl_shm.flush(T.ep[0]) == RTM_OK, "flush: %s", rtm_last_error());
+            CHECK(test_comp_calls == 1 && test_comp_status == RTM_OK,
+                  "flush: completion called %d times", test_comp_calls);
             for (size_t i = 0; i < 1000; i++)
                 CHECK(dst[i] == pattern(LEN, i + 12345), "sub-range: byte %zu differs", i);
             test_comp_calls = 0;
@@ -369,6 +376,150 @@ static void cma_exchange(tjob_t *job, int expect_get)
         }
         tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
     }
+}
+
+/* Gathered reads (SHM_GET_BATCH per system call): completions in order,
+ * one call per batch, a new batch for another peer, and a read the kernel
+ * refuses (a page the sender unmapped) failing alone in its batch. */
+typedef struct {
+    rtm_tl_comp_t comp;
+    int           calls;
+    int           order;
+    rtm_status_t  status;
+} batch_get_t;
+
+static int batch_order;
+
+static void batch_cb(rtm_tl_comp_t *comp, rtm_status_t status)
+{
+    batch_get_t *g = rtm_container_of(comp, batch_get_t, comp);
+
+    g->calls++;
+    g->order = batch_order++;
+    g->status = status;
+}
+
+static void body_cma_batch(tjob_t *job)
+{
+    enum { NGET = SHM_GET_BATCH + 6 };
+    long page = sysconf(_SC_PAGESIZE);
+    size_t region = 4 * (size_t)page;
+
+    tsetup(job);
+    twireup(job);
+    CHECK(T.caps.flags & RTM_TL_CAP_GET, "no CAP_GET although CMA should work here");
+    if (job->rank != 1) {
+        /* four pages, the third unmapped: its address is in the key, its
+         * memory is not */
+        unsigned char *base = mmap(NULL, region, PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        uint64_t addr = (uint64_t)(uintptr_t)base;
+
+        CHECK(base != MAP_FAILED, "mmap");
+        for (size_t i = 0; i < region; i++)
+            base[i] = pattern((uint64_t)job->rank, i);
+        CHECK(munmap(base + 2 * page, (size_t)page) == 0, "munmap");
+        if (job->rank == 2)
+            tjob_barrier_progress(job, &rtm_tl_shm, T.iface);   /* rank 0's went first */
+        send_retry(1, AM_CTRL, &addr, sizeof(addr), NULL, 0);
+        if (job->rank == 0)
+            tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
+        tjob_barrier_progress(job, &rtm_tl_shm, T.iface);   /* rank 1 is done */
+        munmap(base, 2 * (size_t)page);
+        munmap(base + 3 * page, (size_t)page);
+    } else {
+        static batch_get_t g[NGET];
+        static unsigned char dst[NGET][4096];
+        shm_iface_t *iface = shm_iface(T.iface);
+        shm_rkey_t key[3];
+        uint64_t calls;
+
+        while (T.ctrl_count < 1)
+            rtm_tl_shm.progress(T.iface);
+        memcpy(&key[0].addr, T.ctrl, 8);
+        tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
+        while (T.ctrl_count < 2)
+            rtm_tl_shm.progress(T.iface);
+        memcpy(&key[2].addr, T.ctrl, 8);
+        key[0].len = key[2].len = region;
+
+        /* NGET reads of 1..4000 B from the first two pages of rank 0 */
+        memset(g, 0, sizeof(g));
+        batch_order = 0;
+        calls = iface->cma_calls;
+        for (int i = 0; i < NGET; i++) {
+            size_t len = 1 + (size_t)(i * 977) % 4000, off = (size_t)(i * 131) % 4096;
+
+            g[i].comp.cb = batch_cb;
+            CHECK(rtm_tl_shm.get(T.ep[0], dst[i], NULL, len, key[0].addr + off, &key[0],
+                                 sizeof(key[0]), &g[i].comp) == RTM_OK, "get %d: %s", i,
+                  rtm_last_error());
+        }
+        CHECK(g[SHM_GET_BATCH - 1].calls == 1 && g[SHM_GET_BATCH].calls == 0,
+              "a full batch was not made at once (%d, %d)", g[SHM_GET_BATCH - 1].calls,
+              g[SHM_GET_BATCH].calls);
+        CHECK(iface->cma_calls == calls + 1, "%llu system calls for a full batch",
+              (unsigned long long)(iface->cma_calls - calls));
+        rtm_tl_shm.progress(T.iface);
+        CHECK(iface->cma_calls == calls + 2, "%llu system calls for %d reads",
+              (unsigned long long)(iface->cma_calls - calls), NGET);
+        for (int i = 0; i < NGET; i++) {
+            size_t len = 1 + (size_t)(i * 977) % 4000, off = (size_t)(i * 131) % 4096;
+
+            CHECK(g[i].calls == 1 && g[i].status == RTM_OK && g[i].order == i,
+                  "read %d: %d completions, status %d, completed as %d", i, g[i].calls,
+                  g[i].status, g[i].order);
+            for (size_t k = 0; k < len; k++)
+                CHECK(dst[i][k] == pattern(0, off + k), "read %d: byte %zu differs", i, k);
+        }
+
+        /* rank 0's page 0, rank 2's page 1 (a new batch: the first completes) */
+        memset(g, 0, sizeof(g));
+        memset(dst, 0, sizeof(dst));
+        batch_order = 0;
+        g[0].comp.cb = g[1].comp.cb = batch_cb;
+        CHECK(rtm_tl_shm.get(T.ep[0], dst[0], NULL, 4096, key[0].addr, &key[0], sizeof(key[0]),
+                             &g[0].comp) == RTM_OK, "get from rank 0: %s", rtm_last_error());
+        CHECK(g[0].calls == 0, "a read completed before progress");
+        CHECK(rtm_tl_shm.get(T.ep[2], dst[1], NULL, 4096, key[2].addr + (uint64_t)page,
+                             &key[2], sizeof(key[2]), &g[1].comp) == RTM_OK,
+              "get from rank 2: %s", rtm_last_error());
+        CHECK(g[0].calls == 1 && g[1].calls == 0, "a read from another peer did not make the "
+              "batch (%d, %d)", g[0].calls, g[1].calls);
+        rtm_tl_shm.progress(T.iface);
+        CHECK(g[1].calls == 1 && g[1].status == RTM_OK, "read from rank 2: %d, %d",
+              g[1].calls, g[1].status);
+        for (size_t k = 0; k < 4096; k++) {
+            CHECK(dst[0][k] == pattern(0, k), "rank 0's byte %zu differs", k);
+            CHECK(dst[1][k] == pattern(2, (size_t)page + k), "rank 2's byte %zu differs", k);
+        }
+
+        /* pages 0, 2 (unmapped) and 3 of rank 0 in one batch */
+        memset(g, 0, sizeof(g));
+        memset(dst, 0, sizeof(dst));
+        batch_order = 0;
+        for (int i = 0; i < 3; i++) {
+            g[i].comp.cb = batch_cb;
+            CHECK(rtm_tl_shm.get(T.ep[0], dst[i], NULL, 4096,
+                                 key[0].addr + (uint64_t)(i == 0 ? 0 : i + 1) * (uint64_t)page,
+                                 &key[0], sizeof(key[0]), &g[i].comp) == RTM_OK, "get %d: %s",
+                  i, rtm_last_error());
+        }
+        rtm_tl_shm.progress(T.iface);
+        CHECK(g[0].calls == 1 && g[0].status == RTM_OK && g[0].order == 0, "page 0: %d, %d",
+              g[0].calls, g[0].status);
+        CHECK(g[1].calls == 1 && g[1].status == RTM_ERR_TRANSPORT && g[1].order == 1,
+              "unmapped page: %d completions, status %d", g[1].calls, g[1].status);
+        CHECK(g[2].calls == 1 && g[2].status == RTM_OK && g[2].order == 2, "page 3: %d, %d",
+              g[2].calls, g[2].status);
+        for (size_t k = 0; k < 4096; k++) {
+            CHECK(dst[0][k] == pattern(0, k), "page 0: byte %zu differs", k);
+            CHECK(dst[2][k] == pattern(0, 3 * (size_t)page + k), "page 3: byte %zu differs", k);
+        }
+        CHECK(strstr(rtm_last_error(), "failed") != NULL, "error: %s", rtm_last_error());
+        tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
+    }
+    tteardown(job);
 }
 
 static void body_cma(tjob_t *job)
@@ -716,6 +867,8 @@ int main(void)
                        body_seg_budget, 0);
     failed |= tjob_run("CMA get", 2, body_cma, 0);
     failed |= tjob_run("CMA get, probe through addr_lookup", 2, body_cma_lookup, 0);
+    failed |= tjob_run("CMA reads gathered: one call per batch, per peer, a refused one alone", 3,
+                       body_cma_batch, 0);
     failed |= tjob_run("CMA chosen by size and load (RTM_SHM_LOAD)", 2, body_cma_load, 0);
     failed |= tjob_run("load signal: /proc/loadavg's runnable tasks", 1, body_load_parse, 0);
     failed |= tjob_run("Yama ptrace_scope: parsed, and PR_SET_PTRACER_ANY at scope 1 only", 2,

@@ -270,14 +270,39 @@ void shm_mem_dereg(rtm_tl_iface_t *tl_iface, rtm_tl_memh_t *memh)
 
 /* Completes before returning: comp->cb runs on success only; on failure
  * the error is returned and the runtime falls back to the copy path. */
+/* A read the kernel refused after shm_get accepted it: said once per
+ * rank as a warning (the runtime then has the bytes copied through the
+ * rings), each time at debug level. Not the hot path. */
+static rtm_status_t cma_read_failed(shm_iface_t *iface, int peer, pid_t pid, size_t len,
+                                    int err)
+{
+    if (!iface->cma_warned) {
+        iface->cma_warned = 1;
+        rtm_warn("rank %d (%s): CMA read of %zu B from rank %d (pid %d) failed: %s; "
+                 "copying through shared memory instead",
+                 iface->world_rank, iface->hostname, len, peer, (int)pid, strerror(err));
+    }
+    return rtm_error_set(RTM_ERR_TRANSPORT,
+                         "rank %d (%s): CMA read of %zu B from rank %d (pid %d) failed: %s",
+                         iface->world_rank, iface->hostname, len, peer, (int)pid,
+                         strerror(err));
+}
+
+/* A rendezvous read is gathered (iface->gets) and made by shm_get_flush,
+ * at the latest at the end of the progress pass it came in: the receiver
+ * meets a window of RTS records in one pass, and their reads from one
+ * sender then cost one system call. A one-sided read (an exposure's key)
+ * is made at once: MPI_Get's caller may wait on the transport's flush, and
+ * such reads come one per call. No allocation, lock or log. */
 rtm_status_t shm_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh, size_t len,
                      uint64_t remote_addr, const void *rkey, size_t rkey_len,
                      rtm_tl_comp_t *comp)
 {
     shm_ep_t *ep = shm_ep(tl_ep);
     shm_iface_t *iface;
+    shm_get_batch_t *b;
     shm_rkey_t key;
-    int err;
+    int one_sided = 0, err;
 
     (void)local_memh;
     if (ep == NULL || comp == NULL || comp->cb == NULL || rkey == NULL ||
@@ -298,7 +323,7 @@ rtm_status_t shm_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh,
                                  "with this key", tl_ep->peer);
         key.addr = x.addr;
         key.len = x.len;
-        iface->cma_rma_ops++;
+        one_sided = 1;
     } else if (rkey_len != sizeof(key)) {
         return rtm_error_set(RTM_ERR_INVALID_ARG, "shm get: rkey of %zu B, expected %zu",
                              rkey_len, sizeof(key));
@@ -311,24 +336,84 @@ rtm_status_t shm_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh,
                              "peer exposed at %#llx",
                              len, (unsigned long long)remote_addr, tl_ep->peer,
                              (unsigned long long)key.len, (unsigned long long)key.addr);
-    err = cma_read(ep->pid, local, remote_addr, len);
-    if (err != 0) {
-        if (!iface->cma_warned) {
-            iface->cma_warned = 1;
-            rtm_warn("rank %d (%s): CMA read of %zu B from rank %d (pid %d) failed: %s; "
-                     "copying through shared memory instead",
-                     iface->world_rank, iface->hostname, len, tl_ep->peer, (int)ep->pid,
-                     strerror(err));
-        }
-        return rtm_error_set(RTM_ERR_TRANSPORT,
-                             "rank %d (%s): CMA read of %zu B from rank %d (pid %d) failed: %s",
-                             iface->world_rank, iface->hostname, len, tl_ep->peer, (int)ep->pid,
-                             strerror(err));
+    if (one_sided || len == 0) {
+        err = cma_read(ep->pid, local, remote_addr, len);
+        if (err != 0)
+            return cma_read_failed(iface, tl_ep->peer, ep->pid, len, err);
+        if (one_sided)
+            iface->cma_rma_ops++;
+        else
+            iface->cma_reads++;
+        comp->cb(comp, RTM_OK);
+        return RTM_OK;
     }
-    iface->cma_reads++;
-    iface->cma_bytes += len;
-    comp->cb(comp, RTM_OK);
+    b = &iface->gets;
+    if (b->n > 0 && (b->pid != ep->pid || b->n == SHM_GET_BATCH))
+        shm_get_flush(iface);
+    b->pid = ep->pid;
+    b->peer = tl_ep->peer;
+    b->local[b->n].iov_base = local;
+    b->local[b->n].iov_len = len;
+    b->remote[b->n].iov_base = (void *)(uintptr_t)remote_addr;
+    b->remote[b->n].iov_len = len;
+    b->comp[b->n] = comp;
+    b->n++;
     return RTM_OK;
+}
+
+/* Not the hot path's fast part: one system call per batch. The batch is
+ * taken off the iface first, so a completion may start new reads. The
+ * kernel does not split an iovec element in a partial transfer; a short
+ * count is taken element by element anyway (the rest of one is read
+ * again), and an element it refuses fails alone. */
+int shm_get_flush(shm_iface_t *iface)
+{
+    shm_get_batch_t *b = &iface->gets;
+    struct iovec local[SHM_GET_BATCH], remote[SHM_GET_BATCH];
+    rtm_tl_comp_t *comp[SHM_GET_BATCH];
+    int n = b->n, i = 0, peer = b->peer;
+    pid_t pid = b->pid;
+
+    if (n == 0)
+        return 0;
+    memcpy(local, b->local, (size_t)n * sizeof(local[0]));
+    memcpy(remote, b->remote, (size_t)n * sizeof(remote[0]));
+    memcpy(comp, b->comp, (size_t)n * sizeof(comp[0]));
+    b->n = 0;
+    while (i < n) {
+        int first = i;
+        ssize_t got = process_vm_readv(pid, &local[i], (unsigned long)(n - i), &remote[i],
+                                       (unsigned long)(n - i), 0);
+
+        iface->cma_calls++;
+        if (got > 0)
+            iface->cma_bytes += (uint64_t)got;
+        if (got <= 0) {
+            int err = got < 0 ? errno : EFAULT;
+
+            if (err == EINTR)
+                continue;
+            cma_read_failed(iface, peer, pid, local[i].iov_len, err);
+            comp[i]->cb(comp[i], RTM_ERR_TRANSPORT);
+            i++;
+            continue;
+        }
+        while (i < n && (size_t)got >= local[i].iov_len) {
+            got -= (ssize_t)local[i].iov_len;
+            i++;
+        }
+        if (i < n && got > 0) {
+            local[i].iov_base = (char *)local[i].iov_base + got;
+            local[i].iov_len -= (size_t)got;
+            remote[i].iov_base = (char *)remote[i].iov_base + got;
+            remote[i].iov_len -= (size_t)got;
+        }
+        for (int k = first; k < i; k++) {
+            iface->cma_reads++;
+            comp[k]->cb(comp[k], RTM_OK);
+        }
+    }
+    return n;
 }
 
 /* The smallest size a CMA read may be chosen for (the transport's
@@ -367,8 +452,9 @@ int shm_get_preferred(rtm_tl_ep_t *tl_ep, size_t len)
  * whoever may use CMA on a rank may ptrace it, so no check at the target
  * could protect more, and revoke cannot be enforced there: it frees the
  * exposure, and a peer that kept the key is not stopped by shm (verbs is).
- * Every operation completes before the call returns, so flush has nothing
- * to wait for. No atomics (NULL in the table). */
+ * Every one-sided operation completes before the call returns; flush only
+ * makes the rendezvous reads still gathered (shm_get_flush). No atomics
+ * (NULL in the table). */
 typedef struct shm_expo {
     shm_xkey_t key;
 } shm_expo_t;
@@ -461,7 +547,10 @@ rtm_status_t shm_flush(rtm_tl_ep_t *tl_ep)
 {
     if (tl_ep == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "shm flush: NULL endpoint");
-    return RTM_OK;   /* every put and get completed in its call */
+    /* puts and one-sided gets completed in their calls; rendezvous reads
+     * may wait in the batch */
+    shm_get_flush(shm_iface(tl_ep->iface));
+    return RTM_OK;
 }
 
 uint64_t shm_rma_wr_count(rtm_tl_iface_t *tl_iface)

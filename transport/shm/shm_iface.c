@@ -138,10 +138,12 @@ static void shm_close(rtm_tl_iface_t *tl_iface)
 
     if (iface == NULL)
         return;
+    shm_get_flush(iface);
     if (iface->cma == SHM_CMA_OK)
-        rtm_debug("shm: %llu CMA reads (%llu B), %llu rendezvous left to the rings; host busy "
+        rtm_debug("shm: %llu CMA reads (%llu B) in %llu system calls, %llu rendezvous left to the rings; host busy "
                   "in %llu of %llu load samples", (unsigned long long)iface->cma_reads,
-                  (unsigned long long)iface->cma_bytes, (unsigned long long)iface->cma_declined,
+                  (unsigned long long)iface->cma_bytes, (unsigned long long)iface->cma_calls,
+                  (unsigned long long)iface->cma_declined,
                   (unsigned long long)iface->load_busy_samples,
                   (unsigned long long)iface->load_samples);
     if (iface->bad_records > 0)
@@ -445,6 +447,8 @@ static int shm_progress(rtm_tl_iface_t *tl_iface)
     iface->in_progress = 1;
     if (__builtin_expect(iface->shared, 0)) {
         events = shm_progress_queue(iface);
+        if (iface->gets.n > 0)
+            events += shm_get_flush(iface);
         iface->in_progress = 0;
         return events;
     }
@@ -462,6 +466,9 @@ static int shm_progress(rtm_tl_iface_t *tl_iface)
         }
         events += n;
     }
+    /* the reads this pass's RTS records asked for, one system call per sender */
+    if (iface->gets.n > 0)
+        events += shm_get_flush(iface);
     iface->in_progress = 0;
     return events;
 }
