@@ -132,10 +132,10 @@ typedef enum shm_cma_state {
 typedef struct shm_iface shm_iface_t;
 
 /* Rendezvous reads gathered over a progress pass (shm_cma.c): up to
- * SHM_GET_BATCH reads from one peer go in one process_vm_readv, as the
+ * RTM_SHM_CMA_BATCH reads from one peer go in one process_vm_readv, as the
  * system call, not the copy, is most of a read of 4-16 KiB (0.82 us for
  * 8 KiB alone, 0.42 us each in a call of 64). */
-#define SHM_GET_BATCH 64
+#define SHM_GET_BATCH SHM_CONFIG_CMA_BATCH_MAX   /* RTM_SHM_CMA_BATCH lowers it */
 
 typedef struct shm_get_batch {
     int            n;            /* reads waiting (0: none) */

@@ -348,7 +348,7 @@ rtm_status_t shm_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh,
         return RTM_OK;
     }
     b = &iface->gets;
-    if (b->n > 0 && (b->pid != ep->pid || b->n == SHM_GET_BATCH))
+    if (b->n > 0 && (b->pid != ep->pid || b->n >= shm_config.cma_batch))
         shm_get_flush(iface);
     b->pid = ep->pid;
     b->peer = tl_ep->peer;

@@ -35,6 +35,8 @@ static const rtm_cfg_row_t shm_config_rows[] = {
       "Shared memory: which CMA threshold applies; auto samples the host's runnable tasks (/proc/loadavg, at most every 10 ms, smoothed) against its CPUs, only for a size between the two thresholds (never while they are equal, as by default); quiet and busy force one"),
     RTM_CFG_ROW(SHM_CMA, shm_config_t, cma, ENUM, "auto", "auto|off", 0, 0,
       "Shared memory: auto uses CMA single copy when the kernel permits it (checked at init); off always copies through the shared segment"),
+    RTM_CFG_ROW(SHM_CMA_BATCH, shm_config_t, cma_batch, INT, "64", NULL, 1, SHM_CONFIG_CMA_BATCH_MAX,
+      "Shared memory: most rendezvous reads from one sender gathered into one process_vm_readv (those one progress pass meets; the system call, not the copy, is most of a read of 4-16 KiB); 1 makes each read alone"),
     RTM_CFG_ROW(SHM_FIFO_SIZE, shm_config_t, fifo_size, SIZE, "256K", NULL, SHM_CONFIG_FIFO_MIN,
                 SHM_CONFIG_FIFO_MAX,
       "Shared memory: bytes of each queue in the job's segment, per pair or shared (at most: see RTM_SHM_RX_BUDGET, RTM_SHM_SEG_MAX and RTM_SHM_QUEUE)"),

@@ -10,6 +10,8 @@
 /* RTM_SHM_FIFO_SIZE's range (shm_iface.c asserts its ring limits match) */
 #define SHM_CONFIG_FIFO_MIN (8 * RTM_CFG_KIB)
 #define SHM_CONFIG_FIFO_MAX RTM_CFG_GIB
+/* RTM_SHM_CMA_BATCH's most (the iface's gathered reads, shm.h) */
+#define SHM_CONFIG_CMA_BATCH_MAX 64
 
 typedef struct shm_config {
     size_t eager_limit;    /* RTM_SHM_EAGER_LIMIT */
@@ -17,6 +19,7 @@ typedef struct shm_config {
     size_t cma_threshold_busy; /* RTM_SHM_CMA_THRESHOLD_BUSY */
     int    load;           /* RTM_SHM_LOAD: 0 auto, 1 quiet, 2 busy */
     int    cma;            /* RTM_SHM_CMA: 0 auto, 1 off */
+    long   cma_batch;      /* RTM_SHM_CMA_BATCH */
     size_t fifo_size;      /* RTM_SHM_FIFO_SIZE */
     size_t rx_budget;      /* RTM_SHM_RX_BUDGET */
     size_t seg_max;        /* RTM_SHM_SEG_MAX */
