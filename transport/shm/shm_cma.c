@@ -268,8 +268,6 @@ void shm_mem_dereg(rtm_tl_iface_t *tl_iface, rtm_tl_memh_t *memh)
     (void)memh;
 }
 
-/* Completes before returning: comp->cb runs on success only; on failure
- * the error is returned and the runtime falls back to the copy path. */
 /* A read the kernel refused after shm_get accepted it: said once per
  * rank as a warning (the runtime then has the bytes copied through the
  * rings), each time at debug level. Not the hot path. */
@@ -291,9 +289,12 @@ static rtm_status_t cma_read_failed(shm_iface_t *iface, int peer, pid_t pid, siz
 /* A rendezvous read is gathered (iface->gets) and made by shm_get_flush,
  * at the latest at the end of the progress pass it came in: the receiver
  * meets a window of RTS records in one pass, and their reads from one
- * sender then cost one system call. A one-sided read (an exposure's key)
- * is made at once: MPI_Get's caller may wait on the transport's flush, and
- * such reads come one per call. No allocation, lock or log. */
+ * sender then cost one system call. comp->cb runs then, with RTM_OK or,
+ * when the kernel refuses that read, RTM_ERR_TRANSPORT (the runtime has the
+ * bytes copied instead). A one-sided read (an exposure's key) and an empty
+ * one are made at once, before the call returns: such reads come one per
+ * call. A bad argument is returned, and comp->cb never runs. No
+ * allocation, lock or log. */
 rtm_status_t shm_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh, size_t len,
                      uint64_t remote_addr, const void *rkey, size_t rkey_len,
                      rtm_tl_comp_t *comp)

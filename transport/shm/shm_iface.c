@@ -140,8 +140,9 @@ static void shm_close(rtm_tl_iface_t *tl_iface)
         return;
     shm_get_flush(iface);
     if (iface->cma == SHM_CMA_OK)
-        rtm_debug("shm: %llu CMA reads (%llu B) in %llu system calls, %llu rendezvous left to the rings; host busy "
-                  "in %llu of %llu load samples", (unsigned long long)iface->cma_reads,
+        rtm_debug("shm: %llu CMA reads (%llu B) in %llu system calls, %llu rendezvous left "
+                  "to the rings; host busy in %llu of %llu load samples",
+                  (unsigned long long)iface->cma_reads,
                   (unsigned long long)iface->cma_bytes, (unsigned long long)iface->cma_calls,
                   (unsigned long long)iface->cma_declined,
                   (unsigned long long)iface->load_busy_samples,
