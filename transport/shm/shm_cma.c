@@ -387,8 +387,6 @@ int shm_get_flush(shm_iface_t *iface)
                                        (unsigned long)(n - i), 0);
 
         iface->cma_calls++;
-        if (got > 0)
-            iface->cma_bytes += (uint64_t)got;
         if (got <= 0) {
             int err = got < 0 ? errno : EFAULT;
 
@@ -399,6 +397,7 @@ int shm_get_flush(shm_iface_t *iface)
             i++;
             continue;
         }
+        iface->cma_bytes += (uint64_t)got;
         while (i < n && (size_t)got >= local[i].iov_len) {
             got -= (ssize_t)local[i].iov_len;
             i++;

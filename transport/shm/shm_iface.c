@@ -435,24 +435,11 @@ static int shm_progress_queue(shm_iface_t *iface)
     return n;
 }
 
-/* Hot path: no allocation, lock or log. Cheap when every ring is empty:
- * one load per local peer, of a line only that peer writes; in shared mode
- * one load of the rank's own queue. */
-static int shm_progress(rtm_tl_iface_t *tl_iface)
+/* Pair mode: the records of each incoming ring, up to a batch per ring. */
+static int shm_progress_rings(shm_iface_t *iface)
 {
-    shm_iface_t *iface = shm_iface(tl_iface);
     int events = 0;
 
-    if (iface->in_progress)
-        return 0;
-    iface->in_progress = 1;
-    if (__builtin_expect(iface->shared, 0)) {
-        events = shm_progress_queue(iface);
-        if (iface->gets.n > 0)
-            events += shm_get_flush(iface);
-        iface->in_progress = 0;
-        return events;
-    }
     for (int i = 0; i < iface->num_rx; i++) {
         shm_fifo_rx_t *rx = &iface->rx[i];
         shm_line_t *line;
@@ -467,6 +454,22 @@ static int shm_progress(rtm_tl_iface_t *tl_iface)
         }
         events += n;
     }
+    return events;
+}
+
+/* Hot path: no allocation, lock or log. Cheap when every ring is empty:
+ * one load per local peer, of a line only that peer writes; in shared mode
+ * one load of the rank's own queue. */
+static int shm_progress(rtm_tl_iface_t *tl_iface)
+{
+    shm_iface_t *iface = shm_iface(tl_iface);
+    int events;
+
+    if (iface->in_progress)
+        return 0;
+    iface->in_progress = 1;
+    events = __builtin_expect(iface->shared, 0) ? shm_progress_queue(iface)
+                                                : shm_progress_rings(iface);
     /* the reads this pass's RTS records asked for, one system call per sender */
     if (iface->gets.n > 0)
         events += shm_get_flush(iface);
