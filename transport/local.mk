@@ -13,6 +13,7 @@ SELF_SOURCES = \
 SHM_SOURCES = \
 	transport/shm/shm.h \
 	transport/shm/shm_cma.c \
+	transport/shm/shm_split.c \
 	transport/shm/shm_fifo.h \
 	transport/shm/shm_geom.c \
 	transport/shm/shm_iface.c \

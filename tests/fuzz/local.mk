@@ -18,7 +18,7 @@
 # the tier targets leave them out (NO_SANITIZER_TESTS, tests/local.mk).
 
 FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire rtd_hs tcp_frames tcp_handshake tcp_hs am config \
-	addr vrb_addr rtd_msg rma_hdr rma_key
+	addr vrb_addr rtd_msg rma_hdr rma_key shm_split
 
 FUZZ_BINS = $(FUZZ_NAMES:%=tests/fuzz/fuzz_%)
 # Spelled out: automake rewrites a substitution reference inside TESTS
@@ -39,7 +39,8 @@ FUZZ_TESTS += \
 	tests/fuzz/vrb_addr.sh \
 	tests/fuzz/rtd_msg.sh \
 	tests/fuzz/rma_hdr.sh \
-	tests/fuzz/rma_key.sh
+	tests/fuzz/rma_key.sh \
+	tests/fuzz/shm_split.sh
 NO_SANITIZER_TESTS += $(FUZZ_NAMES:%=tests/fuzz/%.sh)
 EXTRA_DIST += $(FUZZ_NAMES:%=tests/fuzz/%.sh) $(FUZZ_NAMES:%=tests/fuzz/fuzz_%.c) \
 	tests/fuzz/run.sh tests/fuzz/fuzz.h tests/fuzz/fuzz_tcp.h tests/fuzz/corpus
@@ -185,3 +186,11 @@ tests/fuzz/fuzz_rma_hdr: $(top_srcdir)/tests/fuzz/fuzz_rma_hdr.c $(FUZZ_COMMON) 
 tests/fuzz/fuzz_rma_key: $(top_srcdir)/tests/fuzz/fuzz_rma_key.c $(FUZZ_COMMON) \
 		$(top_srcdir)/runtime/rma_key.c
 	$(FUZZ_COMPILE) $(fuzz_srcs)
+
+# What a rank takes from a local peer for a split read (transport/shm/
+# shm_split.c): the SHM_AM_SPLIT record and the slot word both ranks claim
+# chunks from, through shm_split_check and shm_split_claim.
+tests/fuzz/fuzz_shm_split: $(top_srcdir)/tests/fuzz/fuzz_shm_split.c $(FUZZ_COMMON) \
+		$(filter %.c,$(SHM_SOURCES:%=$(top_srcdir)/%)) $(top_srcdir)/common/config_parse.c $(top_srcdir)/common/shmname.c \
+		$(runtime_librtmcfg_la_SOURCES:%=$(top_srcdir)/%)
+	$(FUZZ_COMPILE) $(SODIUM_CFLAGS) $(fuzz_srcs) -lrt $(SODIUM_LIBS)

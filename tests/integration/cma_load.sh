@@ -9,7 +9,8 @@
 # Then the reads are gathered: a window of 64 rendezvous messages whose
 # receives are posted once every RTS is there (window.c) is read in at most
 # two process_vm_readv calls at the receiver, and in 64 with
-# RTM_SHM_CMA_BATCH=1.
+# RTM_SHM_CMA_BATCH=1. Then reads from RTM_SHM_CMA_SPLIT are split with
+# their senders (shm_split.c), byte-checked, and not with 0.
 . "$top_srcdir/tests/integration/lib.sh"
 
 t_require_rtrun
@@ -43,11 +44,13 @@ if [ -z "${reads:-}" ] || [ "$reads" -ne 0 ] || [ "$declined" -eq 0 ]; then
     echo "FAIL: RTM_SHM_LOAD=quiet, threshold 16M: ${reads:-?} CMA reads, ${declined:-?} left to the rings; expected none by CMA"
     failed=1
 fi
-# window BATCH MAXCALLS: the window job with RTM_SHM_CMA_BATCH=BATCH; rank 1
+# window BATCH MAXCALLS: the window job with RTM_SHM_CMA_BATCH=BATCH (and no
+# split reads, which window's 64 KiB messages would make); rank 1
 # must make its 64 reads in at least 64/BATCH and at most MAXCALLS calls
 window() {
     local batch=$1 max=$2 out reads calls
-    out=$(RTM_SHM_CMA_BATCH=$batch RTM_LOG_LEVEL=debug itest_run 2 "$ITEST_BIN/window" 2>&1) || {
+    out=$(RTM_SHM_CMA_BATCH=$batch RTM_SHM_CMA_SPLIT=0 RTM_LOG_LEVEL=debug \
+          itest_run 2 "$ITEST_BIN/window" 2>&1) || {
         printf '%s\n' "$out" | tail -20
         echo "FAIL: the window job failed (RTM_SHM_CMA_BATCH=$batch)"
         return 1
@@ -64,5 +67,29 @@ window() {
 }
 window 64 2 || failed=1
 window 1 64 || failed=1
-[ $failed -eq 0 ] && echo "PASS: CMA chosen by size and load, every byte checked; a window read in one or two calls, or one per read with RTM_SHM_CMA_BATCH=1"
+# split SPLIT MIN: ping-pong up to 4 MiB with RTM_SHM_CMA_SPLIT=SPLIT (every
+# byte and a canary checked); each rank must have split at least MIN of its
+# reads with its sender, and none when MIN is 0. How many chunks the sender
+# wrote depends on scheduling and is only shown.
+split() {
+    local val=$1 min=$2 out n r0 r1
+    out=$(RTM_SHM_CMA_SPLIT=$val RTM_LOG_LEVEL=debug itest_run 2 "$ITEST_BIN/pingpong" 4M 2>&1) || {
+        printf '%s\n' "$out" | tail -20
+        echo "FAIL: ping-pong with RTM_SHM_CMA_SPLIT=$val failed"
+        return 1
+    }
+    printf '%s\n' "$out" | grep 'reads split'
+    for r in 0 1; do
+        n=$(printf '%s\n' "$out" |
+            sed -n "s/^\[[^]]*:$r\] debug: shm: \([0-9]*\) reads split with their senders.*/\1/p")
+        if [ -z "$n" ] || { [ "$min" -eq 0 ] && [ "$n" -ne 0 ]; } || [ "$n" -lt "$min" ]; then
+            echo "FAIL: RTM_SHM_CMA_SPLIT=$val: rank $r split ${n:-?} reads; expected $([ "$min" -eq 0 ] && echo none || echo "at least $min")"
+            return 1
+        fi
+    done
+}
+split 256K 1 || failed=1
+split 64K 1 || failed=1
+split 0 0 || failed=1
+[ $failed -eq 0 ] && echo "PASS: CMA chosen by size and load, every byte checked; a window read in one or two calls, or one per read with RTM_SHM_CMA_BATCH=1; large reads split with the sender (none with RTM_SHM_CMA_SPLIT=0)"
 exit $failed

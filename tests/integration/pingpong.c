@@ -2,8 +2,8 @@
  * Ping-pong of every power of two from 0 B to 16 MiB, plus sizes one byte
  * either side of every protocol switch point: the defaults (4 KiB eager,
  * 256 KiB CMA), the neighbouring powers that a tuned machine might use, and
- * the values of RTM_SHM_EAGER_LIMIT / RTM_SHM_CMA_THRESHOLD when the driver
- * sets them. Ranks pair up (0-1, 2-3, ...); an odd rank out ping-pongs with
+ * the values of RTM_SHM_EAGER_LIMIT / RTM_SHM_CMA_THRESHOLD /
+ * RTM_SHM_CMA_SPLIT when the driver sets them. Ranks pair up (0-1, 2-3, ...); an odd rank out ping-pongs with
  * itself. Every byte is checked, and a canary after the receive buffer
  * catches a receive that writes past the message.
  *
@@ -56,6 +56,9 @@ static void build_sizes(size_t max)
     /* The driver runs us again with other switch points; test around them. */
     add_around(itest_parse_size(getenv("RTM_SHM_EAGER_LIMIT")), max);
     add_around(itest_parse_size(getenv("RTM_SHM_CMA_THRESHOLD")), max);
+    /* around the split-read threshold (shm_split.c; 1 MiB + 1 is 5 chunks,
+     * the last of one byte) */
+    add_around(itest_parse_size(getenv("RTM_SHM_CMA_SPLIT")), max);
     add_size(max, max);
     qsort(sizes, (size_t)nsizes, sizeof(sizes[0]), cmp_size);
 }

@@ -5,8 +5,8 @@
 # within budget/(n-1) (at most RTM_SHM_FIFO_SIZE, at least 4 KiB). With a
 # 32 KiB budget, 3, 5 and 9 ranks get rings of 16, 8 and 4 KiB (the floor):
 # the rings take exactly n x 32 KiB (n-1 is a power of two), and the
-# segment that size plus a header page, a page of rank records per 64 ranks
-# and a 64 B control line per ring (a block of them per receiver, in 128 B
+# segment that size plus a header page, a page of rank records per 64 ranks,
+# a page of split-read slots per rank and a 64 B control line per ring (a block of them per receiver, in 128 B
 # units), page aligned; local rank 0's debug line "shm: segment ... of K
 # KiB" must say so. At 9 ranks the rings are at their minimum (the largest
 # active message 1016 B, the eager limit 760 B): tests/integration/alltoall
@@ -17,7 +17,8 @@
 # Shared queues (RTM_SHM_QUEUE=shared, which auto takes past 449 ranks at
 # the default budget), at 3 and 9 ranks: one queue per rank of the whole
 # budget (32 KiB), a 256 B control block per rank: the segment is a header
-# page, the rank records and control blocks page aligned, and n x 32 KiB;
+# page, the rank records, a page of split-read slots per rank, the control
+# blocks page aligned, and n x 32 KiB;
 # the same all-to-all, and again with RTM_SHM_CMA=off (every rendezvous
 # fragment through queues that 8 senders share).
 . "$top_srcdir/tests/integration/lib.sh"
@@ -45,7 +46,7 @@ check_run() {
         rings=$((n * (n - 1)))
         ctrl=$(( n * (((n - 1) * 64 + 127) / 128 * 128) )); what=rings
     fi
-    want=$(( 4 + $(pages_kib $((n * 64))) + $(pages_kib "$ctrl") + rings * ring / 1024 ))
+    want=$(( 4 + $(pages_kib $((n * 64))) + n * 4 + $(pages_kib "$ctrl") + rings * ring / 1024 ))
     echo "+ RTM_SHM_QUEUE=$mode RTM_SHM_RX_BUDGET=${budget_kib}K ${*:+$* }RTM_LOG_LEVEL=debug $RTRUN -n $n --oversubscribe alltoall"
     (
         export RTM_SHM_QUEUE="$mode" RTM_SHM_RX_BUDGET=${budget_kib}K RTM_LOG_LEVEL=debug

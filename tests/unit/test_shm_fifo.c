@@ -352,7 +352,10 @@ static void cma_exchange(tjob_t *job, int expect_get)
             CHECK(st == RTM_OK, "get: %s", rtm_last_error());
             /* a rendezvous read is gathered until the end of a progress pass */
             CHECK(test_comp_calls == 0, "completion called before progress");
-            rtm_tl_shm.progress(T.iface);
+            /* 1 MiB is split with rank 0 (RTM_SHM_CMA_SPLIT): done once rank 0
+             * wrote the chunks it claimed, if any */
+            while (test_comp_calls == 0)
+                rtm_tl_shm.progress(T.iface);
             CHECK(test_comp_calls == 1 && test_comp_status == RTM_OK,
                   "completion called %d times", test_comp_calls);
             for (size_t i = 0; i < LEN; i++)
@@ -518,6 +521,198 @@ static void body_cma_batch(tjob_t *job)
         }
         CHECK(strstr(rtm_last_error(), "failed") != NULL, "error: %s", rtm_last_error());
         tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
+    }
+    tteardown(job);
+}
+
+/* Split reads (shm_split.c): rank 1 reads 1 MiB + 12345 B (5 chunks of
+ * 256 KiB, the last of 12345 B) from rank 0, which writes the chunks it
+ * claims from the back.
+ * Each step is ordered by the slot's words or a barrier, never by time. */
+static void split_wait_claimed(shm_iface_t *iface, int s, uint32_t nchunks)
+{
+    /* until rank 0 claimed from the back (no progress here: rank 1 takes
+     * nothing meanwhile) */
+    while ((atomic_load(&iface->split_slots[s].claim) & 0xffffu) == nchunks)
+        sched_yield();
+}
+
+static void split_progress_until(int *calls)
+{
+    while (*calls == 0)
+        rtm_tl_shm.progress(T.iface);
+}
+
+static void body_cma_split(tjob_t *job)
+{
+    enum { LEN = (1 << 20) + 12345, NCHUNKS = 5, CHUNK = 256 * 1024 };
+    long page = sysconf(_SC_PAGESIZE);
+    shm_iface_t *iface;
+
+    setenv("RTM_SHM_CMA_SPLIT", "128K", 1);
+    tsetup(job);
+    twireup(job);
+    unsetenv("RTM_SHM_CMA_SPLIT");
+    iface = shm_iface(T.iface);
+    CHECK(T.caps.flags & RTM_TL_CAP_GET, "no CAP_GET although CMA should work here");
+    if (job->rank == 0) {
+        unsigned char *src = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                                  -1, 0);
+        uint64_t addr = (uint64_t)(uintptr_t)src, helped;
+
+        CHECK(src != MAP_FAILED, "mmap");
+        for (size_t i = 0; i < LEN; i++)
+            src[i] = pattern(LEN, i);
+        send_retry(1, AM_CTRL, &addr, sizeof(addr), NULL, 0);
+
+        /* 1: rank 1 waits for this rank's claim, then both copy */
+        helped = iface->split_helped;
+        while (iface->split_helped == helped)
+            rtm_tl_shm.progress(T.iface);
+        CHECK(iface->split_helped - helped >= (NCHUNKS + 1) / 2,
+              "wrote %llu chunks, expected at least %d",
+              (unsigned long long)(iface->split_helped - helped), (NCHUNKS + 1) / 2);
+        tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
+
+        /* 2: two reads in one slot came while this rank did not progress:
+         * the first (completed by rank 1 alone) is stale, the second helped */
+        tjob_barrier(job);
+        helped = iface->split_helped;
+        while (iface->split_helped == helped)
+            rtm_tl_shm.progress(T.iface);
+        tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
+
+        /* 3: rank 1 made the back of its buffer read-only: the writes fail
+         * (rank 1 does not progress meanwhile: it would read them itself) */
+        tjob_barrier(job);
+        helped = iface->split_help_failed;
+        while (iface->split_help_failed == helped)
+            rtm_tl_shm.progress(T.iface);
+        tjob_barrier(job);
+
+        /* 4: a page at the front unmapped: rank 1's read fails, this rank's
+         * chunks are written */
+        tjob_barrier(job);   /* rank 1 completed 3 (it read the whole again) */
+        CHECK(munmap(src + page, (size_t)page) == 0, "munmap");
+        helped = iface->split_helped;
+        while (iface->split_helped == helped)
+            rtm_tl_shm.progress(T.iface);
+        tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
+
+        /* 5: a record that fails its check is dropped and counted */
+        tjob_barrier(job);
+        while (iface->split_bad == 0)
+            rtm_tl_shm.progress(T.iface);
+        tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
+        munmap(src, (size_t)page);
+        munmap(src + 2 * page, LEN - 2 * (size_t)page);
+    } else {
+        static batch_get_t g[2];
+        unsigned char *dst = mmap(NULL, 2 * (size_t)LEN, PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        unsigned char *dst2 = dst + LEN;
+        size_t back = (size_t)(NCHUNKS / 2) * CHUNK;   /* rank 0's first claim starts here */
+        shm_rkey_t key;
+        shm_split_req_t req;
+        uint64_t peer_chunks;
+
+        CHECK(dst != MAP_FAILED, "mmap");
+        while (T.ctrl_count < 1)
+            rtm_tl_shm.progress(T.iface);
+        memcpy(&key.addr, T.ctrl, 8);
+        key.len = LEN;
+
+        /* 1 */
+        memset(g, 0, sizeof(g));
+        g[0].comp.cb = batch_cb;
+        CHECK(rtm_tl_shm.get(T.ep[0], dst, NULL, LEN, key.addr, &key, sizeof(key),
+                             &g[0].comp) == RTM_OK, "get: %s", rtm_last_error());
+        CHECK(iface->split_busy == 1 && iface->split_reads == 1 && g[0].calls == 0,
+              "not split: busy %#llx, %llu reads", (unsigned long long)iface->split_busy,
+              (unsigned long long)iface->split_reads);
+        split_wait_claimed(iface, 0, NCHUNKS);
+        split_progress_until(&g[0].calls);
+        CHECK(g[0].status == RTM_OK && iface->split_busy == 0, "status %d", g[0].status);
+        CHECK(iface->split_peer_chunks >= (NCHUNKS + 1) / 2 &&
+              iface->split_peer_chunks == NCHUNKS - iface->split[0].mine,
+              "rank 0 wrote %llu chunks, this rank read %u",
+              (unsigned long long)iface->split_peer_chunks, iface->split[0].mine);
+        for (size_t i = 0; i < LEN; i++)
+            CHECK(dst[i] == pattern(LEN, i), "split read: byte %zu differs", i);
+        tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
+
+        /* 2: rank 0 is in a plain barrier: the first read completes here
+         * alone; its buffer is then reused, the slot serves a second read */
+        memset(g, 0, sizeof(g));
+        memset(dst, 0, 2 * (size_t)LEN);
+        g[0].comp.cb = g[1].comp.cb = batch_cb;
+        peer_chunks = iface->split_peer_chunks;
+        CHECK(rtm_tl_shm.get(T.ep[0], dst, NULL, LEN, key.addr, &key, sizeof(key),
+                             &g[0].comp) == RTM_OK, "get: %s", rtm_last_error());
+        split_progress_until(&g[0].calls);
+        CHECK(g[0].status == RTM_OK && iface->split_peer_chunks == peer_chunks &&
+              iface->split[0].mine == NCHUNKS, "alone: status %d, read %u chunks", g[0].status,
+              iface->split[0].mine);
+        for (size_t i = 0; i < LEN; i++)
+            CHECK(dst[i] == pattern(LEN, i), "read alone: byte %zu differs", i);
+        memset(dst, 0xee, LEN);
+        CHECK(rtm_tl_shm.get(T.ep[0], dst2, NULL, LEN, key.addr, &key, sizeof(key),
+                             &g[1].comp) == RTM_OK, "get: %s", rtm_last_error());
+        CHECK(iface->split_busy == 1, "the second read is not in slot 0: %#llx",
+              (unsigned long long)iface->split_busy);
+        tjob_barrier(job);
+        split_wait_claimed(iface, 0, NCHUNKS);
+        tjob_barrier_progress(job, &rtm_tl_shm, T.iface);   /* rank 0 helped */
+        for (size_t i = 0; i < LEN; i++)
+            CHECK(dst[i] == 0xee, "the stale record wrote byte %zu of a completed read", i);
+        split_progress_until(&g[1].calls);
+        CHECK(g[1].status == RTM_OK && iface->split_peer_chunks > peer_chunks, "second: %d",
+              g[1].status);
+        for (size_t i = 0; i < LEN; i++)
+            CHECK(dst2[i] == pattern(LEN, i), "second read: byte %zu differs", i);
+
+        /* 3: rank 0's writes fail (read-only pages): this rank reads its chunks */
+        memset(g, 0, sizeof(g));
+        memset(dst, 0, LEN);
+        g[0].comp.cb = batch_cb;
+        CHECK(rtm_tl_shm.get(T.ep[0], dst, NULL, LEN, key.addr, &key, sizeof(key),
+                             &g[0].comp) == RTM_OK, "get: %s", rtm_last_error());
+        CHECK(mprotect(dst + back, LEN - back, PROT_READ) == 0, "mprotect");
+        tjob_barrier(job);
+        tjob_barrier(job);   /* rank 0 failed */
+        CHECK(mprotect(dst + back, LEN - back, PROT_READ | PROT_WRITE) == 0, "mprotect");
+        split_progress_until(&g[0].calls);
+        CHECK(g[0].status == RTM_OK, "after a failed write: status %d", g[0].status);
+        for (size_t i = 0; i < LEN; i++)
+            CHECK(dst[i] == pattern(LEN, i), "after a failed write: byte %zu differs", i);
+
+        /* 4: this rank's read fails (rank 0 unmapped its second page): the
+         * read completes with RTM_ERR_TRANSPORT once rank 0's chunks are in */
+        memset(g, 0, sizeof(g));
+        memset(dst, 0, LEN);
+        g[0].comp.cb = batch_cb;
+        CHECK(rtm_tl_shm.get(T.ep[0], dst, NULL, LEN, key.addr, &key, sizeof(key),
+                             &g[0].comp) == RTM_OK, "get: %s", rtm_last_error());
+        tjob_barrier(job);
+        split_wait_claimed(iface, 0, NCHUNKS);
+        split_progress_until(&g[0].calls);
+        CHECK(g[0].status == RTM_ERR_TRANSPORT, "a failed read: status %d", g[0].status);
+        for (size_t i = back; i < LEN; i++)
+            CHECK(dst[i] == pattern(LEN, i), "rank 0's chunks: byte %zu differs", i);
+        tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
+
+        /* 5: a slot out of range */
+        memset(&req, 0, sizeof(req));
+        req.slot = SHM_SPLIT_SLOTS;
+        req.nchunks = 2;
+        req.len = 2 * CHUNK;
+        req.chunk = CHUNK;
+        CHECK(shm_split_check(&req, sizeof(req), &req) == -1, "slot 64 accepted");
+        CHECK(shm_fifo_push(&iface->tx[0], SHM_AM_SPLIT, &req, sizeof(req), NULL, 0) == 0,
+              "push");
+        tjob_barrier(job);
+        tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
+        munmap(dst, 2 * (size_t)LEN);
     }
     tteardown(job);
 }
@@ -869,6 +1064,8 @@ int main(void)
     failed |= tjob_run("CMA get, probe through addr_lookup", 2, body_cma_lookup, 0);
     failed |= tjob_run("CMA reads gathered: one call per batch, per peer, a refused one alone", 3,
                        body_cma_batch, 0);
+    failed |= tjob_run("CMA reads split with the sender: both copy, a late record writes "
+                       "nothing, failed writes and reads", 2, body_cma_split, 0);
     failed |= tjob_run("CMA chosen by size and load (RTM_SHM_LOAD)", 2, body_cma_load, 0);
     failed |= tjob_run("load signal: /proc/loadavg's runnable tasks", 1, body_load_parse, 0);
     failed |= tjob_run("Yama ptrace_scope: parsed, and PR_SET_PTRACER_ANY at scope 1 only", 2,

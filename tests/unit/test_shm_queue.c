@@ -358,7 +358,7 @@ static void geometry(void)
 
         shm_seg_geometry(cases[i].n, &g);
         ctrl = cases[i].shared ? n * 256 : n * (((n - 1) * 64 + 127) / 128 * 128);
-        want = 4096 + (n * 64 + 4095) / 4096 * 4096 + (ctrl + 4095) / 4096 * 4096 +
+        want = 4096 + (n * 64 + 4095) / 4096 * 4096 + n * 4096 + (ctrl + 4095) / 4096 * 4096 +
                (cases[i].shared ? n : n * (n - 1)) * cases[i].kib * 1024;
         CHECK(g.shared == cases[i].shared && g.fifo_lines * SHM_LINE == cases[i].kib * 1024 &&
               g.size == want, "%d ranks: %s, %llu KiB each, %llu B; expected %s, %llu KiB, "
@@ -366,10 +366,10 @@ static void geometry(void)
               (unsigned long long)(g.fifo_lines * SHM_LINE / 1024), (unsigned long long)g.size,
               cases[i].shared ? "shared" : "pair", (unsigned long long)cases[i].kib,
               (unsigned long long)want);
-        /* linear: the data at most n x budget; shared queues with 1 KiB a
+        /* linear: the data at most n x budget; shared queues with 5 KiB a
          * rank for the rest (pair rings have a 64 B control line each) */
         CHECK(g.rings * g.fifo_lines * SHM_LINE <= n * 1792 * 1024 &&
-              (!g.shared || g.size <= n * (1792 + 1) * 1024 + 8192),
+              (!g.shared || g.size <= n * (1792 + 5) * 1024 + 8192),
               "%d ranks: %llu B is over n x budget", cases[i].n, (unsigned long long)g.size);
         printf("ok   geometry, %4d ranks, auto: %s, %llu x %llu KiB, segment %llu KiB\n",
                cases[i].n, g.shared ? "shared" : "pair", (unsigned long long)g.rings,
@@ -384,7 +384,7 @@ static void geometry(void)
     set_env_and_read("shared", "32K", "1G");
     shm_seg_geometry(3, &g);
     CHECK(g.shared && g.rings == 3 && g.fifo_lines * SHM_LINE == 32768 &&
-          g.size == 3 * 4096 + 3 * 32768, "shared at 3, 32K: %d, %llu lines, %llu B", g.shared,
+          g.size == 3 * 4096 + 3 * 4096 + 3 * 32768, "shared at 3, 32K: %d, %llu lines, %llu B", g.shared,
           (unsigned long long)g.fifo_lines, (unsigned long long)g.size);
     /* RTM_SHM_SEG_MAX shrinks the queues too (1 MiB for 64 ranks: 8 KiB) */
     set_env_and_read("shared", "1792K", "1M");

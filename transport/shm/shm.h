@@ -8,6 +8,10 @@
  *   0                shm_seg_hdr_t      one page: geometry, attach counter
  *   4096             shm_rank_info_t[local_size]   64 B each: pid and CMA
  *                                       probe word of every local rank
+ *   split_offset     shm_split_slot_t[local_size][SHM_SPLIT_SLOTS], page
+ *                                       aligned: a page per rank, the words
+ *                                       of the large reads it shares with
+ *                                       their senders (shm_split.c)
  *   ctrl_offset      control lines, page aligned (below)
  *   rings_offset     the data: rings or queues, page aligned (below)
  *
@@ -57,7 +61,8 @@
 #include <sys/uio.h>
 
 #define SHM_SEG_MAGIC   UINT64_C(0x31304d48534d5452)  /* "RTMSHM01" */
-#define SHM_SEG_VERSION 3u   /* 2: control lines apart from the data; 3: the queue mode */
+#define SHM_SEG_VERSION 4u   /* 2: control lines apart from the data; 3: the queue mode;
+                              * 4: the split-read slots */
 #define SHM_ADDR_MAGIC  0x72736d68u                   /* "hmsr" */
 #define SHM_NAME_MAX    256
 #define SHM_PAGE        4096u
@@ -76,6 +81,7 @@ typedef struct shm_seg_hdr {
     uint64_t         size;            /* of the whole segment */
     _Atomic uint32_t attached;        /* ranks that have mapped it */
     _Atomic uint32_t unlinked;        /* 1 once the name is gone */
+    uint64_t         split_offset;    /* the split-read slots, SHM_SPLIT_SLOTS per rank */
 } shm_seg_hdr_t;
 
 /* One per local rank, written by that rank: before the fence for local
@@ -146,12 +152,73 @@ typedef struct shm_get_batch {
     rtm_tl_comp_t *comp[SHM_GET_BATCH];
 } shm_get_batch_t;
 
+/*
+ * A large rendezvous read split between the two ranks (shm_split.c): the
+ * receiver reads chunks from the front of the sender's buffer while the
+ * sender, asked by an SHM_AM_SPLIT record, writes chunks from the back into
+ * the receiver's buffer. Which chunks are whose is decided by a
+ * compare-and-swap on one word of a slot the receiver owns, so that a
+ * sender that is busy or off its core costs nothing (the receiver takes
+ * every chunk nobody claimed) and a sender that comes late writes nothing
+ * (the generation in the word changed, or no chunk is left).
+ */
+#define SHM_AM_SPLIT      126u      /* shm's own record (the runtime's ids are < 16) */
+#define SHM_SPLIT_SLOTS   64        /* a page of slots per receiving rank */
+#define SHM_SPLIT_CHUNK   (256u * 1024u)  /* largest chunk, but for a message of more
+                                           * than 65535 chunks (16 GiB) */
+#define SHM_SPLIT_CHUNKS_MAX 0xffffu
+#define SHM_SPLIT_FAILED  (UINT64_C(1) << 63)   /* in done: a write of the sender failed */
+#define SHM_SPLIT_MISSES  2         /* split reads in a row a sender wrote nothing of... */
+#define SHM_SPLIT_PAUSE   64        /* ...or a record of its own skipped: reads not split */
+
+typedef struct shm_split_slot {
+    _Atomic uint64_t claim;   /* gen << 32 | front << 16 | back: chunks [front, back) are
+                               * unclaimed; the receiver takes from front, the sender
+                               * from back */
+    _Atomic uint64_t done;    /* chunks the sender has written (| SHM_SPLIT_FAILED) */
+    char             pad[48];
+} shm_split_slot_t;
+
+_Static_assert(sizeof(shm_split_slot_t) == 64, "a split slot is one line");
+_Static_assert(SHM_SPLIT_SLOTS * sizeof(shm_split_slot_t) == SHM_PAGE, "a page per rank");
+
+/* The SHM_AM_SPLIT record, receiver -> sender: 40 B, one ring line. */
+typedef struct shm_split_req {
+    uint32_t gen;       /* the slot's generation for this read */
+    uint16_t slot;      /* < SHM_SPLIT_SLOTS, in the receiver's page */
+    uint16_t nchunks;   /* (len - 1) / chunk + 1, at least 2 */
+    uint64_t src;       /* the sender's buffer (its address) */
+    uint64_t dst;       /* the receiver's buffer (its address) */
+    uint64_t len;
+    uint64_t chunk;     /* a multiple of the page */
+} shm_split_req_t;
+
+_Static_assert(sizeof(shm_split_req_t) == 40, "a split request fits one ring line");
+
+/* The receiver's side of one split read (iface->split[slot]). */
+typedef struct shm_split {
+    rtm_tl_comp_t *comp;
+    unsigned char *local;
+    uint64_t       remote;
+    size_t         len;
+    uint64_t       chunk;
+    uint32_t       gen;
+    uint32_t       nchunks;
+    uint32_t       mine;         /* chunks this rank read */
+    int            failed;       /* an errno of one of its reads, or 0 */
+    pid_t          pid;
+    int            peer;
+    int            local_peer;   /* the sender's local rank */
+} shm_split_t;
+
 typedef struct shm_ep {
     rtm_tl_ep_t    super;        /* iface, peer (world rank) */
     shm_fifo_tx_t *tx;           /* persistent ring state, owned by the iface */
     int            local;        /* local rank */
     pid_t          pid;
     int            in_use;
+    uint32_t       split_misses; /* split reads in a row the peer wrote nothing of */
+    uint32_t       split_pause;  /* reads from it not to split (shm_split.c) */
 } shm_ep_t;
 
 struct shm_iface {
@@ -196,6 +263,23 @@ struct shm_iface {
     uint64_t           cma_declined; /* rendezvous left to the rings (get_preferred) */
     uint64_t           cma_calls;    /* process_vm_readv calls for those reads */
     shm_get_batch_t    gets;         /* reads not yet made (shm_get_flush) */
+    /* split reads (shm_split.c) */
+    uint64_t           split_busy;   /* bit s: iface->split[s] in use */
+    shm_split_slot_t  *split_slots;  /* this rank's page of the segment */
+    shm_split_t        split[SHM_SPLIT_SLOTS];
+    uint32_t           split_gen[SHM_SPLIT_SLOTS];
+    uint64_t           split_reads;  /* reads split (offered to the sender) */
+    uint64_t           split_chunks; /* their chunks */
+    uint64_t           split_peer_chunks;  /* of those, the senders wrote */
+    uint64_t           split_declined;     /* large reads not split: no slot, ring full */
+    uint64_t           split_helped;       /* chunks this rank wrote for receivers */
+    uint64_t           split_helped_bytes;
+    uint64_t           split_help_failed;  /* writes for receivers the kernel refused */
+    uint64_t           split_skipped;      /* records left to their receivers */
+    uint64_t           split_paused;       /* large reads not split: SHM_SPLIT_PAUSE */
+    uint64_t           split_both_ways;    /* large reads not split: this rank sending too */
+    uint64_t           exposed;            /* rendezvous sends exposed (mem_reg, not dereg'ed) */
+    uint64_t           split_bad;          /* SHM_AM_SPLIT records that failed the check */
 
     /* The load signal (shm_load.c): runnable tasks on the host, sampled
      * from /proc/loadavg at most every SHM_LOAD_SAMPLE_S, smoothed. */
@@ -228,6 +312,7 @@ typedef struct shm_seg_geom {
     int      shared;        /* 1: a shared queue per rank; 0: a ring per pair */
     uint64_t fifo_lines;    /* data lines per ring or queue, a power of two */
     uint64_t rings;         /* local_size * (local_size - 1) rings, or local_size queues */
+    uint64_t split_offset;  /* a page of split-read slots per rank */
     uint64_t ctrl_offset;
     uint64_t ctrl_stride;
     uint64_t rings_offset;
@@ -248,6 +333,8 @@ shm_fifo_ctrl_t *shm_seg_ctrl(shm_iface_t *iface, int src_local, int dst_local);
 /* shared mode: the queue into a rank and its control lines */
 void        *shm_seg_queue(shm_iface_t *iface, int dst_local);
 shm_queue_ctrl_t *shm_seg_qctrl(shm_iface_t *iface, int dst_local);
+/* the split-read slots of a receiving rank */
+shm_split_slot_t *shm_seg_split_slots(shm_iface_t *iface, int dst_local);
 
 /* shm_cma.c */
 /* Yama's ptrace_scope from the text of /proc/sys/kernel/yama/ptrace_scope:
@@ -281,6 +368,41 @@ rtm_status_t shm_put(rtm_tl_ep_t *ep, const void *local, size_t len, uint64_t re
 rtm_status_t shm_flush(rtm_tl_ep_t *ep);
 uint64_t     shm_rma_wr_count(rtm_tl_iface_t *iface);
 size_t       shm_cma_min_threshold(void);
+
+/* shm_split.c */
+/* The check of an SHM_AM_SPLIT record from a peer, before anything in it is
+ * used: 0 and *req filled, or -1. Pure (fuzzed: tests/fuzz/fuzz_shm_split.c). */
+int          shm_split_check(const void *data, size_t len, shm_split_req_t *req);
+/* A claim on a split read's word w (gen, nchunks, chunk, len: the read's):
+ * by the receiver (sender 0: from the front) or the sender (from the back),
+ * half of the chunks left, rounded up. 1 with the word to swap in and the
+ * bytes [off, end) of the message claimed; 0 when nothing is left, the word
+ * is of another generation or is not one this read could have (the slot
+ * is the peer's to write too). Pure (fuzzed with shm_split_check). */
+typedef struct shm_split_claim {
+    uint64_t word;
+    uint64_t off, end;
+    uint32_t chunks;
+} shm_split_claim_t;
+int          shm_split_claim(uint64_t w, uint32_t gen, uint32_t nchunks, uint64_t chunk,
+                             uint64_t len, int sender, shm_split_claim_t *c);
+/* Receiver: split a read of len bytes (shm_get validated it) with the
+ * sender; 1 when it did (comp->cb runs from shm_split_progress), 0 when the
+ * read goes the usual way (no free slot, the ring to the sender full). */
+int          shm_split_start(shm_iface_t *iface, shm_ep_t *ep, void *local, uint64_t remote,
+                             size_t len, rtm_tl_comp_t *comp);
+/* Receiver: take and read chunks of every split read, complete those whose
+ * chunks are all written. Returns how many completed. */
+int          shm_split_progress(shm_iface_t *iface);
+/* Until every split read completed (flush, close). */
+void         shm_split_drain(shm_iface_t *iface);
+/* Sender: an SHM_AM_SPLIT record from local rank src_local. */
+void         shm_split_help(shm_iface_t *iface, int src_local, const void *data, size_t len);
+/* shm_cma.c's copy, resumed after short transfers and EINTR: 0 or an errno */
+int          shm_cma_xfer(pid_t pid, void *local, uint64_t remote, size_t len, int write);
+/* A read the kernel refused after it was accepted: warned once per rank,
+ * the error set, RTM_ERR_TRANSPORT returned (shm_cma.c). */
+rtm_status_t shm_cma_read_failed(shm_iface_t *iface, int peer, pid_t pid, size_t len, int err);
 
 /* shm_load.c */
 void         shm_load_open(shm_iface_t *iface);

@@ -32,7 +32,7 @@
 /* len bytes between local memory and remote (an address of process pid),
  * by process_vm_writev (write) or process_vm_readv, resumed after short
  * transfers and EINTR. 0 or an errno. */
-static int cma_xfer(pid_t pid, void *local, uint64_t remote, size_t len, int write)
+int shm_cma_xfer(pid_t pid, void *local, uint64_t remote, size_t len, int write)
 {
     struct iovec liov;
     struct iovec riov;
@@ -61,14 +61,14 @@ static int cma_xfer(pid_t pid, void *local, uint64_t remote, size_t len, int wri
 
 static int cma_read(pid_t pid, void *local, uint64_t remote, size_t len)
 {
-    return cma_xfer(pid, local, remote, len, 0);
+    return shm_cma_xfer(pid, local, remote, len, 0);
 }
 
 /* process_vm_writev only reads the local iovec: the cast drops a const the
  * call keeps. */
 static int cma_write(pid_t pid, const void *local, uint64_t remote, size_t len)
 {
-    return cma_xfer(pid, (void *)(uintptr_t)local, remote, len, 1);
+    return shm_cma_xfer(pid, (void *)(uintptr_t)local, remote, len, 1);
 }
 
 /* Whom to probe, into *target: a local peer whose pid and probe word are
@@ -259,19 +259,22 @@ rtm_status_t shm_mem_reg(rtm_tl_iface_t *tl_iface, void *addr, size_t len,
     memcpy(rkey, &key, sizeof(key));
     *rkey_len_p = sizeof(key);
     *memh_p = (rtm_tl_memh_t *)(void *)&iface->memh_token;
+    iface->exposed++;   /* a rendezvous send in flight: shm_split_start asks */
     return RTM_OK;
 }
 
 void shm_mem_dereg(rtm_tl_iface_t *tl_iface, rtm_tl_memh_t *memh)
 {
-    (void)tl_iface;
-    (void)memh;
+    shm_iface_t *iface = shm_iface(tl_iface);
+
+    if (iface != NULL && memh != NULL && iface->exposed > 0)
+        iface->exposed--;
 }
 
 /* A read the kernel refused after shm_get accepted it: said once per
  * rank as a warning (the runtime then has the bytes copied through the
  * rings), each time at debug level. Not the hot path. */
-static rtm_status_t cma_read_failed(shm_iface_t *iface, int peer, pid_t pid, size_t len,
+rtm_status_t shm_cma_read_failed(shm_iface_t *iface, int peer, pid_t pid, size_t len,
                                     int err)
 {
     if (!iface->cma_warned) {
@@ -340,7 +343,7 @@ rtm_status_t shm_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh,
     if (one_sided || len == 0) {
         err = cma_read(ep->pid, local, remote_addr, len);
         if (err != 0)
-            return cma_read_failed(iface, tl_ep->peer, ep->pid, len, err);
+            return shm_cma_read_failed(iface, tl_ep->peer, ep->pid, len, err);
         if (one_sided)
             iface->cma_rma_ops++;
         else
@@ -348,6 +351,10 @@ rtm_status_t shm_get(rtm_tl_ep_t *tl_ep, void *local, rtm_tl_memh_t *local_memh,
         comp->cb(comp, RTM_OK);
         return RTM_OK;
     }
+    /* a large read: the sender may copy half of it (shm_split.c) */
+    if (len >= shm_config.cma_split && shm_config.cma_split > 0 &&
+        shm_split_start(iface, ep, local, remote_addr, len, comp))
+        return RTM_OK;
     b = &iface->gets;
     if (b->n > 0 && (b->pid != ep->pid || b->n >= shm_config.cma_batch))
         shm_get_flush(iface);
@@ -392,7 +399,7 @@ int shm_get_flush(shm_iface_t *iface)
 
             if (err == EINTR)
                 continue;
-            cma_read_failed(iface, peer, pid, local[i].iov_len, err);
+            shm_cma_read_failed(iface, peer, pid, local[i].iov_len, err);
             comp[i]->cb(comp[i], RTM_ERR_TRANSPORT);
             i++;
             continue;
@@ -548,8 +555,9 @@ rtm_status_t shm_flush(rtm_tl_ep_t *tl_ep)
     if (tl_ep == NULL)
         return rtm_error_set(RTM_ERR_INVALID_ARG, "shm flush: NULL endpoint");
     /* puts and one-sided gets completed in their calls; rendezvous reads
-     * may wait in the batch */
+     * may wait in the batch, or be split with their senders */
     shm_get_flush(shm_iface(tl_ep->iface));
+    shm_split_drain(shm_iface(tl_ep->iface));
     return RTM_OK;
 }
 

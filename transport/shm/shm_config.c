@@ -37,6 +37,8 @@ static const rtm_cfg_row_t shm_config_rows[] = {
       "Shared memory: auto uses CMA single copy when the kernel permits it (checked at init); off always copies through the shared segment"),
     RTM_CFG_ROW(SHM_CMA_BATCH, shm_config_t, cma_batch, INT, "64", NULL, 1, SHM_CONFIG_CMA_BATCH_MAX,
       "Shared memory: most rendezvous reads from one sender gathered into one process_vm_readv (those one progress pass meets; the system call, not the copy, is most of a read of 4-16 KiB); 1 makes each read alone"),
+    RTM_CFG_ROW(SHM_CMA_SPLIT, shm_config_t, cma_split, SIZE, "64K", NULL, 0, RTM_CFG_TIB,
+      "Shared memory: smallest CMA read the receiver shares with the sender, which writes chunks from the back of the message while the receiver reads from the front (each claims half of what is left; a sender busy elsewhere leaves them all to the receiver); 0 never: the receiver reads alone"),
     RTM_CFG_ROW(SHM_FIFO_SIZE, shm_config_t, fifo_size, SIZE, "256K", NULL, SHM_CONFIG_FIFO_MIN,
                 SHM_CONFIG_FIFO_MAX,
       "Shared memory: bytes of each queue in the job's segment, per pair or shared (at most: see RTM_SHM_RX_BUDGET, RTM_SHM_SEG_MAX and RTM_SHM_QUEUE)"),

@@ -20,6 +20,7 @@ typedef struct shm_config {
     int    load;           /* RTM_SHM_LOAD: 0 auto, 1 quiet, 2 busy */
     int    cma;            /* RTM_SHM_CMA: 0 auto, 1 off */
     long   cma_batch;      /* RTM_SHM_CMA_BATCH */
+    size_t cma_split;      /* RTM_SHM_CMA_SPLIT */
     size_t fifo_size;      /* RTM_SHM_FIFO_SIZE */
     size_t rx_budget;      /* RTM_SHM_RX_BUDGET */
     size_t seg_max;        /* RTM_SHM_SEG_MAX */

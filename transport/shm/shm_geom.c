@@ -67,7 +67,8 @@ void shm_seg_geometry(int local_size, shm_seg_geom_t *geom)
     uint64_t n = local_size > 1 ? (uint64_t)local_size : 1;
     uint64_t lines = SHM_MIN_FIFO_LINES;
 
-    geom->ctrl_offset = align_up(SHM_PAGE + n * sizeof(shm_rank_info_t), SHM_PAGE);
+    geom->split_offset = align_up(SHM_PAGE + n * sizeof(shm_rank_info_t), SHM_PAGE);
+    geom->ctrl_offset = geom->split_offset + n * SHM_SPLIT_SLOTS * sizeof(shm_split_slot_t);
     pair_layout(n, geom);
     if (shm_config.queue == SHM_QUEUE_SHARED ||
         (shm_config.queue == SHM_QUEUE_AUTO && n > 1 && !pair_fits(n, geom, lines))) {

@@ -139,7 +139,8 @@ static void shm_close(rtm_tl_iface_t *tl_iface)
     if (iface == NULL)
         return;
     shm_get_flush(iface);
-    if (iface->cma == SHM_CMA_OK)
+    shm_split_drain(iface);
+    if (iface->cma == SHM_CMA_OK) {
         rtm_debug("shm: %llu CMA reads (%llu B) in %llu system calls, %llu rendezvous left "
                   "to the rings; host busy in %llu of %llu load samples",
                   (unsigned long long)iface->cma_reads,
@@ -147,6 +148,23 @@ static void shm_close(rtm_tl_iface_t *tl_iface)
                   (unsigned long long)iface->cma_declined,
                   (unsigned long long)iface->load_busy_samples,
                   (unsigned long long)iface->load_samples);
+        rtm_debug("shm: %llu reads split with their senders (%llu chunks, %llu written by "
+                  "the senders); not split: %llu while sending too, %llu after a sender "
+                  "missed, %llu without a slot or ring room; wrote %llu chunks (%llu B) of "
+                  "peers' reads, left %llu requests",
+                  (unsigned long long)iface->split_reads,
+                  (unsigned long long)iface->split_chunks,
+                  (unsigned long long)iface->split_peer_chunks,
+                  (unsigned long long)iface->split_both_ways,
+                  (unsigned long long)iface->split_paused,
+                  (unsigned long long)iface->split_declined,
+                  (unsigned long long)iface->split_helped,
+                  (unsigned long long)iface->split_helped_bytes,
+                  (unsigned long long)iface->split_skipped);
+    }
+    if (iface->split_bad > 0)
+        rtm_warn("rank %d (%s): shm: ignored %llu split-read records that failed their check",
+                 iface->world_rank, iface->hostname, (unsigned long long)iface->split_bad);
     if (iface->bad_records > 0)
         rtm_warn("rank %d (%s): shm: dropped %llu records of the shared queue that named no "
                  "local peer", iface->world_rank, iface->hostname,
@@ -242,6 +260,8 @@ static rtm_status_t shm_wireup(rtm_tl_iface_t *tl_iface)
     if (status != RTM_OK)
         return status;
     shm_cma_probe(iface);
+    if (iface->cma == SHM_CMA_OK)
+        iface->split_slots = shm_seg_split_slots(iface, iface->local_rank);
     shm_load_open(iface);
     shm_cma_describe(iface, desc, sizeof(desc));
     rtm_debug("shm: %s, %d local ranks, %s of %llu KiB, %s", iface->name, iface->local_size,
@@ -423,12 +443,16 @@ static int shm_progress_queue(shm_iface_t *iface)
     if (rx == NULL)
         return 0;
     while (n < SHM_RX_BATCH && (line = shm_queue_peek(rx, &word, &src)) != NULL) {
-        if (__builtin_expect(src < (unsigned)iface->local_size &&
-                             src != (unsigned)iface->local_rank, 1))
-            iface->am_cb(iface->am_arg, iface->local_peers[src], (unsigned)(word >> 24) & 0x7fu,
-                         line->data, (size_t)(word & SHM_REC_LEN_MAX));
-        else
+        unsigned am_id = (unsigned)(word >> 24) & 0x7fu;
+
+        if (__builtin_expect(src >= (unsigned)iface->local_size ||
+                             src == (unsigned)iface->local_rank, 0))
             iface->bad_records++;   /* reported at close */
+        else if (__builtin_expect(am_id == SHM_AM_SPLIT, 0))
+            shm_split_help(iface, (int)src, line->data, (size_t)(word & SHM_REC_LEN_MAX));
+        else
+            iface->am_cb(iface->am_arg, iface->local_peers[src], am_id, line->data,
+                         (size_t)(word & SHM_REC_LEN_MAX));
         shm_queue_release(rx, word);
         n++;
     }
@@ -447,8 +471,14 @@ static int shm_progress_rings(shm_iface_t *iface)
         int n = 0;
 
         while (n < SHM_RX_BATCH && (line = shm_fifo_peek(rx, &word)) != NULL) {
-            iface->am_cb(iface->am_arg, rx->src, (unsigned)(word >> 24) & 0x7fu, line->data,
-                         (size_t)(word & SHM_REC_LEN_MAX));
+            unsigned am_id = (unsigned)(word >> 24) & 0x7fu;
+
+            if (__builtin_expect(am_id == SHM_AM_SPLIT, 0))
+                shm_split_help(iface, i < iface->local_rank ? i : i + 1, line->data,
+                               (size_t)(word & SHM_REC_LEN_MAX));
+            else
+                iface->am_cb(iface->am_arg, rx->src, am_id, line->data,
+                             (size_t)(word & SHM_REC_LEN_MAX));
             shm_fifo_release(rx, word);
             n++;
         }
@@ -470,7 +500,10 @@ static int shm_progress(rtm_tl_iface_t *tl_iface)
     iface->in_progress = 1;
     events = __builtin_expect(iface->shared, 0) ? shm_progress_queue(iface)
                                                 : shm_progress_rings(iface);
-    /* the reads this pass's RTS records asked for, one system call per sender */
+    /* the reads this pass's RTS records asked for: the large ones with their
+     * senders, the others one system call per sender */
+    if (iface->split_busy != 0)
+        events += shm_split_progress(iface);
     if (iface->gets.n > 0)
         events += shm_get_flush(iface);
     iface->in_progress = 0;

@@ -66,6 +66,12 @@ shm_queue_ctrl_t *shm_seg_qctrl(shm_iface_t *iface, int dst_local)
                                         (uint64_t)dst_local * iface->seg->ctrl_stride);
 }
 
+shm_split_slot_t *shm_seg_split_slots(shm_iface_t *iface, int dst_local)
+{
+    return (shm_split_slot_t *)(void *)((char *)iface->seg + iface->seg->split_offset) +
+           (uint64_t)dst_local * SHM_SPLIT_SLOTS;
+}
+
 static const char *queue_name(uint32_t queue)
 {
     return queue == SHM_QUEUE_SHARED ? "shared" : queue == SHM_QUEUE_PAIR ? "pair" : "unknown";
@@ -148,6 +154,7 @@ rtm_status_t shm_seg_create(shm_iface_t *iface, const shm_seg_geom_t *geom)
     seg->queue = geom->shared ? SHM_QUEUE_SHARED : SHM_QUEUE_PAIR;
     seg->fifo_lines = geom->fifo_lines;
     seg->ring_stride = geom->fifo_lines * SHM_LINE;
+    seg->split_offset = geom->split_offset;
     seg->ctrl_offset = geom->ctrl_offset;
     seg->ctrl_stride = geom->ctrl_stride;
     seg->rings_offset = geom->rings_offset;
