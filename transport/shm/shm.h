@@ -386,6 +386,8 @@ typedef struct shm_split_claim {
 } shm_split_claim_t;
 int          shm_split_claim(uint64_t w, uint32_t gen, uint32_t nchunks, uint64_t chunk,
                              uint64_t len, int sender, shm_split_claim_t *c);
+/* Whether this rank may split its reads at all (not under valgrind) */
+int          shm_split_allowed(const shm_iface_t *iface);
 /* Receiver: split a read of len bytes (shm_get validated it) with the
  * sender; 1 when it did (comp->cb runs from shm_split_progress), 0 when the
  * read goes the usual way (no free slot, the ring to the sender full). */

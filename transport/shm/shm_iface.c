@@ -260,7 +260,7 @@ static rtm_status_t shm_wireup(rtm_tl_iface_t *tl_iface)
     if (status != RTM_OK)
         return status;
     shm_cma_probe(iface);
-    if (iface->cma == SHM_CMA_OK)
+    if (iface->cma == SHM_CMA_OK && shm_split_allowed(iface))
         iface->split_slots = shm_seg_split_slots(iface, iface->local_rank);
     shm_load_open(iface);
     shm_cma_describe(iface, desc, sizeof(desc));
