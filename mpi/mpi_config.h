@@ -18,7 +18,9 @@ typedef struct mpi_config {
     int    coll_shm;           /* RTM_MPI_COLL_SHM */
     size_t coll_shm_chunk;     /* RTM_MPI_COLL_SHM_CHUNK */
     size_t bcast_shm_max;      /* RTM_MPI_BCAST_SHM_MAX */
+    size_t bcast_shm_max_pair; /* RTM_MPI_BCAST_SHM_MAX_PAIR */
     size_t reduce_shm_max;     /* RTM_MPI_REDUCE_SHM_MAX */
+    size_t reduce_shm_max_pair; /* RTM_MPI_REDUCE_SHM_MAX_PAIR */
     size_t allreduce_shm_max;  /* RTM_MPI_ALLREDUCE_SHM_MAX */
     size_t allreduce_shm_max_oversub;  /* RTM_MPI_ALLREDUCE_SHM_MAX_OVERSUB */
     size_t allgather_shm_max;  /* RTM_MPI_ALLGATHER_SHM_MAX */

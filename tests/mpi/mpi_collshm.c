@@ -11,6 +11,8 @@
  *   mpi_collshm data SHM   SHM: 1 if the world must have a segment, 0 not
  *   mpi_collshm idle       shm barriers and bcasts for a second (the driver
  *                          checks rank 0's idle counters: no back-off sleep)
+ *   mpi_collshm pair       2 ranks: Bcast 256 KiB and Reduce 1 MiB from
+ *                          each root, checked (the driver: which way they go)
  *   mpi_collshm leak       2 ranks: rank 1 exits 3 while rank 0 holds a
  *                          segment not yet unlinked; prints "segment PATH"
  */
@@ -493,6 +495,41 @@ int main(int argc, char **argv)
             CHECK_RC(MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD));
         }
         return mt_finish("mpi_collshm idle");
+    }
+    if (argc > 1 && !strcmp(argv[1], "pair")) {
+        /* 2 ranks: Bcast of 256 KiB from each root and Reduce of 1 MiB,
+         * checked; the driver reads from the shm counters which way the
+         * Bcast went (RTM_MPI_BCAST_SHM_MAX_PAIR: one split message) */
+        enum { BN = 65536, RN = 262144 };
+        int *a = malloc(BN * sizeof(int)), *x = malloc(RN * sizeof(int));
+        int *y = malloc(RN * sizeof(int)), bad = 0;
+
+        if (a == NULL || x == NULL || y == NULL)
+            TH_FAIL("no memory");
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));
+        CHECK_RC(MPI_Barrier(MPI_COMM_WORLD));   /* the segment exists */
+        for (int it = 0; it < 4; it++) {
+            int root = it % p;
+
+            for (int i = 0; i < BN; i++)
+                a[i] = th_rank == root ? i * 7 + it : -1;
+            CHECK_RC(MPI_Bcast(a, BN, MPI_INT, root, MPI_COMM_WORLD));
+            for (int i = 0; i < BN; i++)
+                bad += a[i] != i * 7 + it;
+            EXPECT(!bad, "Bcast %d of 256 KiB from %d: %d ints differ", it, root, bad);
+            for (int i = 0; i < RN; i++)
+                x[i] = i % PRIME + th_rank;
+            memset(y, 0, RN * sizeof(int));
+            CHECK_RC(MPI_Reduce(x, y, RN, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD));
+            if (th_rank == root)
+                for (int i = 0; i < RN; i++)
+                    bad += y[i] != p * (i % PRIME) + p * (p - 1) / 2;
+            EXPECT(!bad, "Reduce %d of 1 MiB to %d: %d ints differ", it, root, bad);
+        }
+        free(a);
+        free(x);
+        free(y);
+        return mt_finish("mpi_collshm pair");
     }
     if (argc > 1 && !strcmp(argv[1], "leak")) {
         /* 2 ranks. Rank 1 leaves the job while rank 0 is inside the

@@ -22,6 +22,44 @@ for np in $(t_np "2 3" "3"); do
     RTM_MPI_COLL_SHM_CHUNK=4K RTM_MPI_ALLREDUCE_SHM_SPLIT=0 RTM_MPI_ALLREDUCE_SHM_MAX=1G \
         RTM_MPI_ALLGATHER_SHM_MAX=1G run_np $np mpi_collshm data 1
 done
+# 2 ranks: a Bcast of 256 KiB goes as one message (RTM_MPI_BCAST_SHM_MAX_PAIR,
+# 32K), which the shm transport splits between its two ranks: each rank,
+# receiving twice, splits reads; with the pair limit at 1G everything goes
+# through the segment and no read is split. Both byte-checked, with Reduce
+# of 1 MiB (point-to-point above RTM_MPI_REDUCE_SHM_MAX_PAIR).
+pair_splits() {   # ENV...: prints rank 0's and rank 1's split reads, or "nocma"
+    local out
+    out=$(env "$@" RTM_LOG_LEVEL=debug "$RTRUN" -n 2 --timeout 120 "$prog_dir/mpi_collshm" pair 2>&1) || {
+        printf '%s\n' "$out" | grep -v '\] debug: ' >&2
+        echo "FAIL: mpi_collshm pair $* failed" >&2
+        return 1
+    }
+    printf '%s\n' "$out" | grep 'reads split' >&2
+    if printf '%s\n' "$out" | grep -q 'CMA refused\|CMA off\|CMA not probed (no peer'; then
+        echo nocma
+        return 0
+    fi
+    for r in 0 1; do
+        printf '%s\n' "$out" |
+            sed -n "s/^\[[^]]*:$r\] debug: shm: \([0-9]*\) reads split with their senders.*/\1/p"
+    done | tr '\n' ' '
+}
+s=$(pair_splits RTM_SHM_CMA_SPLIT=64K) || exit 1
+if [ "$s" = nocma ]; then
+    echo "CMA unavailable: the pair split check is skipped"
+else
+    set -- $s
+    if [ "${1:-0}" -lt 1 ] || [ "${2:-0}" -lt 1 ]; then
+        echo "FAIL: 2-rank Bcast of 256 KiB: split reads ${1:-?} and ${2:-?}; want one message per Bcast, split" >&2
+        exit 1
+    fi
+    s=$(pair_splits RTM_SHM_CMA_SPLIT=64K RTM_MPI_BCAST_SHM_MAX_PAIR=1G RTM_MPI_REDUCE_SHM_MAX_PAIR=1G) || exit 1
+    set -- $s
+    if [ "${1:-x}" != 0 ] || [ "${2:-x}" != 0 ]; then
+        echo "FAIL: 2-rank Bcast and Reduce through the segment: split reads ${1:-?} and ${2:-?}; want none" >&2
+        exit 1
+    fi
+fi
 # A rank killed while the segment's file still has a name (rank 0 made it,
 # rank 1 never attached) leaves no file: it is named /rtm-<nspace>-coll-*,
 # which rtrun deletes at the end of the job. Before, /rtmpi-coll-* outlived

@@ -99,7 +99,7 @@ int shm_split_start(shm_iface_t *iface, shm_ep_t *ep, void *local, uint64_t remo
     uint32_t gen;
     int s;
 
-    if (len < 2 * (size_t)SHM_PAGE || iface->split_slots == NULL)
+    if (len < 2 * (size_t)SHM_PAGE || len > SHM_SPLIT_LEN_MAX || iface->split_slots == NULL)
         return 0;
     /* While this rank has rendezvous sends out, traffic goes both ways (a
      * halo exchange, bidirectional bandwidth, an alltoall): both cores are
