@@ -543,6 +543,25 @@ static void split_progress_until(int *calls)
         rtm_tl_shm.progress(T.iface);
 }
 
+/* A split-read get of len bytes at key's address into dst (zeroed first),
+ * completing into g (reset). */
+static void split_get(unsigned char *dst, size_t len, const shm_rkey_t *key, batch_get_t *g)
+{
+    memset(g, 0, sizeof(*g));
+    memset(dst, 0, len);
+    g->comp.cb = batch_cb;
+    CHECK(rtm_tl_shm.get(T.ep[0], dst, NULL, len, key->addr, key, sizeof(*key), &g->comp) ==
+          RTM_OK, "get: %s", rtm_last_error());
+}
+
+/* bytes [from, to) of dst hold the sender's pattern of a len-byte message */
+static void split_check(const unsigned char *dst, size_t len, size_t from, size_t to,
+                        const char *what)
+{
+    for (size_t i = from; i < to; i++)
+        CHECK(dst[i] == pattern(len, i), "%s: byte %zu differs", what, i);
+}
+
 static void body_cma_split(tjob_t *job)
 {
     enum { LEN = (1 << 20) + 12345, NCHUNKS = 5, CHUNK = 256 * 1024 };
@@ -623,10 +642,7 @@ static void body_cma_split(tjob_t *job)
         key.len = LEN;
 
         /* 1 */
-        memset(g, 0, sizeof(g));
-        g[0].comp.cb = batch_cb;
-        CHECK(rtm_tl_shm.get(T.ep[0], dst, NULL, LEN, key.addr, &key, sizeof(key),
-                             &g[0].comp) == RTM_OK, "get: %s", rtm_last_error());
+        split_get(dst, LEN, &key, &g[0]);
         CHECK(iface->split_busy == 1 && iface->split_reads == 1 && g[0].calls == 0,
               "not split: busy %#llx, %llu reads", (unsigned long long)iface->split_busy,
               (unsigned long long)iface->split_reads);
@@ -637,27 +653,20 @@ static void body_cma_split(tjob_t *job)
               iface->split_peer_chunks == NCHUNKS - iface->split[0].mine,
               "rank 0 wrote %llu chunks, this rank read %u",
               (unsigned long long)iface->split_peer_chunks, iface->split[0].mine);
-        for (size_t i = 0; i < LEN; i++)
-            CHECK(dst[i] == pattern(LEN, i), "split read: byte %zu differs", i);
+        split_check(dst, LEN, 0, LEN, "split read");
         tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
 
         /* 2: rank 0 is in a plain barrier: the first read completes here
          * alone; its buffer is then reused, the slot serves a second read */
-        memset(g, 0, sizeof(g));
-        memset(dst, 0, 2 * (size_t)LEN);
-        g[0].comp.cb = g[1].comp.cb = batch_cb;
         peer_chunks = iface->split_peer_chunks;
-        CHECK(rtm_tl_shm.get(T.ep[0], dst, NULL, LEN, key.addr, &key, sizeof(key),
-                             &g[0].comp) == RTM_OK, "get: %s", rtm_last_error());
+        split_get(dst, LEN, &key, &g[0]);
         split_progress_until(&g[0].calls);
         CHECK(g[0].status == RTM_OK && iface->split_peer_chunks == peer_chunks &&
               iface->split[0].mine == NCHUNKS, "alone: status %d, read %u chunks", g[0].status,
               iface->split[0].mine);
-        for (size_t i = 0; i < LEN; i++)
-            CHECK(dst[i] == pattern(LEN, i), "read alone: byte %zu differs", i);
+        split_check(dst, LEN, 0, LEN, "read alone");
         memset(dst, 0xee, LEN);
-        CHECK(rtm_tl_shm.get(T.ep[0], dst2, NULL, LEN, key.addr, &key, sizeof(key),
-                             &g[1].comp) == RTM_OK, "get: %s", rtm_last_error());
+        split_get(dst2, LEN, &key, &g[1]);
         CHECK(iface->split_busy == 1, "the second read is not in slot 0: %#llx",
               (unsigned long long)iface->split_busy);
         tjob_barrier(job);
@@ -668,37 +677,26 @@ static void body_cma_split(tjob_t *job)
         split_progress_until(&g[1].calls);
         CHECK(g[1].status == RTM_OK && iface->split_peer_chunks > peer_chunks, "second: %d",
               g[1].status);
-        for (size_t i = 0; i < LEN; i++)
-            CHECK(dst2[i] == pattern(LEN, i), "second read: byte %zu differs", i);
+        split_check(dst2, LEN, 0, LEN, "second read");
 
         /* 3: rank 0's writes fail (read-only pages): this rank reads its chunks */
-        memset(g, 0, sizeof(g));
-        memset(dst, 0, LEN);
-        g[0].comp.cb = batch_cb;
-        CHECK(rtm_tl_shm.get(T.ep[0], dst, NULL, LEN, key.addr, &key, sizeof(key),
-                             &g[0].comp) == RTM_OK, "get: %s", rtm_last_error());
+        split_get(dst, LEN, &key, &g[0]);
         CHECK(mprotect(dst + back, LEN - back, PROT_READ) == 0, "mprotect");
         tjob_barrier(job);
         tjob_barrier(job);   /* rank 0 failed */
         CHECK(mprotect(dst + back, LEN - back, PROT_READ | PROT_WRITE) == 0, "mprotect");
         split_progress_until(&g[0].calls);
         CHECK(g[0].status == RTM_OK, "after a failed write: status %d", g[0].status);
-        for (size_t i = 0; i < LEN; i++)
-            CHECK(dst[i] == pattern(LEN, i), "after a failed write: byte %zu differs", i);
+        split_check(dst, LEN, 0, LEN, "after a failed write");
 
         /* 4: this rank's read fails (rank 0 unmapped its second page): the
          * read completes with RTM_ERR_TRANSPORT once rank 0's chunks are in */
-        memset(g, 0, sizeof(g));
-        memset(dst, 0, LEN);
-        g[0].comp.cb = batch_cb;
-        CHECK(rtm_tl_shm.get(T.ep[0], dst, NULL, LEN, key.addr, &key, sizeof(key),
-                             &g[0].comp) == RTM_OK, "get: %s", rtm_last_error());
+        split_get(dst, LEN, &key, &g[0]);
         tjob_barrier(job);
         split_wait_claimed(iface, 0, NCHUNKS);
         split_progress_until(&g[0].calls);
         CHECK(g[0].status == RTM_ERR_TRANSPORT, "a failed read: status %d", g[0].status);
-        for (size_t i = back; i < LEN; i++)
-            CHECK(dst[i] == pattern(LEN, i), "rank 0's chunks: byte %zu differs", i);
+        split_check(dst, LEN, back, LEN, "rank 0's chunks");
         tjob_barrier_progress(job, &rtm_tl_shm, T.iface);
 
         /* 5: a slot out of range */
