@@ -46,11 +46,12 @@ if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null; then
 fi
 
 # The segment's size is the shm transport's own geometry (RTM_SHM_RX_BUDGET
-# shared by a rank's incoming rings: 8 KiB rings at 128 ranks, 128 MiB, not
-# the 4 GiB of 256 KiB rings per pair it assumed before), and a bad RTM_SHM_*
+# shared by a rank's incoming rings: 8 KiB rings at 128 ranks, 128.5 MiB with
+# a page of split-read slots per rank, not the 4 GiB of 256 KiB rings per
+# pair it assumed before), and a bad RTM_SHM_*
 # value is named
 "$CHECK" -n 128 > "$T/out" 2>&1
-grep -qE "/dev/shm +(ok|FAIL) +.* 128.0 MiB .*128 ranks" "$T/out" || bad "/dev/shm at 128 ranks: not 128.0 MiB"
+grep -qE "/dev/shm +(ok|FAIL) +.* 128.5 MiB .*128 ranks" "$T/out" || bad "/dev/shm at 128 ranks: not 128.5 MiB"
 RTM_SHM_RX_BUDGET=lots "$CHECK" -n 4 > "$T/out" 2>&1
 [ $? = 1 ] || bad "RTM_SHM_RX_BUDGET=lots: exit not 1"
 grep -qE '/dev/shm +FAIL +RTM_SHM_RX_BUDGET="lots" is not a size' "$T/out" ||
