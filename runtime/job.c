@@ -306,7 +306,8 @@ static rtm_status_t job_init_singleton(void)
     return RTM_OK;
 }
 
-/* A launcher that started this process as one task of several but runs no
+/* A launcher that started this process as a rank of a PMIx job whose server
+ * did not take it (PMIX_NAMESPACE set), or as one task of several but runs no
  * PMIx server for it: srun without --mpi=pmix, MPICH's PMI-1 mpiexec. Each
  * task would run alone as a singleton and "succeed"; better to stop and say
  * how to launch. These variables are read here, not through the config
@@ -326,6 +327,19 @@ static rtm_status_t job_check_foreign_launch(const char *pmix_error)
           "mpirun" },
     };
 
+    const char *ns = getenv("PMIX_NAMESPACE"), *pmix_rank = getenv("PMIX_RANK");
+
+    /* Any PMIx launcher (rtrun, rtd, srun --mpi=pmix, prterun) gives its
+     * processes their namespace: one started so whose server refused it or
+     * did not answer is a rank of a job, and alone as a singleton it would
+     * leave the others waiting for it for good. */
+    if (ns != NULL && ns[0] != '\0')
+        return rtm_error_set(RTM_ERR_PMIX, "rank %s (%s): started by a PMIx launcher as a "
+                             "rank of job %s (PMIX_NAMESPACE) but its PMIx server did not "
+                             "take this process (%s); not running alone as a singleton, "
+                             "which would leave the job's other ranks waiting: see the "
+                             "launcher's messages (rtrun names a connection it refused)",
+                             pmix_rank ? pmix_rank : "?", rtm_rt.hostname, ns, pmix_error);
     for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
         const char *size = getenv(launchers[i].size_var);
         const char *rank = getenv(launchers[i].rank_var);
