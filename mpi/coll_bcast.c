@@ -115,10 +115,8 @@ static int bcast(const char *fn, void *buffer, int count, MPI_Datatype datatype,
     if ((rc = coll_check_buf(fn, ci, buffer, count, datatype, NULL, "")) ||
         (rc = coll_check_root(fn, ci, root)))
         return rc;
-    if (!request && coll_shm_usable(ci) &&
-        (size_t)count * (size_t)rtmpi_dtype_get(datatype)->size <= mpi_config.bcast_shm_max &&
-        (ci->size != 2 ||
-         (size_t)count * (size_t)rtmpi_dtype_get(datatype)->size <= mpi_config.bcast_shm_max_pair)) {
+    if (!request && coll_shm_fits(ci, count, datatype, mpi_config.bcast_shm_max,
+                                  mpi_config.bcast_shm_max_pair)) {
         rtmpi_call_enter(fn, RTMPI_CALL_NONE, RTMPI_CALL_NONE, comm);
         if ((rc = coll_shm_bcast(ci, buffer, count, datatype, root)) != COLL_SHM_DECLINED)
             return rc ? rtmpi_error(comm, fn, rc, "out of memory") : MPI_SUCCESS;

@@ -336,14 +336,6 @@ static int build_reduce_scatter(rtmpi_sched_t *s, cinfo_t *ci, const void *sbuf,
 
 /* Reduce and Allreduce may go through shared memory (coll_shm.c), each up
  * to its own size (max). */
-/* pair: the limit at 2 ranks, where one message is copied by both (RTM_SHM_CMA_SPLIT) */
-static int shm_size_ok(cinfo_t *ci, int count, MPI_Datatype dt, size_t max, size_t pair)
-{
-    size_t bytes = (size_t)count * (size_t)rtmpi_dtype_get(dt)->size;
-
-    return coll_shm_usable(ci) && bytes <= max && (ci->size != 2 || bytes <= pair);
-}
-
 static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
                   MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -364,7 +356,7 @@ static int reduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
          (rc = coll_check_buf(fn, ci, recvbuf, count, datatype, NULL, "receive"))) ||
         (rc = coll_check_op(fn, ci, op, datatype)))
         return rc;
-    if (!request && count > 0 && shm_size_ok(ci, count, datatype, mpi_config.reduce_shm_max,
+    if (!request && count > 0 && coll_shm_fits(ci, count, datatype, mpi_config.reduce_shm_max,
                                             mpi_config.reduce_shm_max_pair)) {
         rtmpi_call_enter(fn, RTMPI_CALL_NONE, RTMPI_CALL_NONE, comm);
         if ((rc = coll_shm_reduce(ci, sendbuf, recvbuf, count, datatype, op, root)) !=
@@ -410,7 +402,7 @@ static int allreduce(const char *fn, const void *sendbuf, void *recvbuf, int cou
         (rc = coll_check_op(fn, ci, op, datatype)))
         return rc;
     if (!request && count > 0 &&
-        shm_size_ok(ci, count, datatype, coll_shm_allreduce_max(), SIZE_MAX)) {
+        coll_shm_fits(ci, count, datatype, coll_shm_allreduce_max(), SIZE_MAX)) {
         rtmpi_call_enter(fn, RTMPI_CALL_NONE, RTMPI_CALL_NONE, comm);
         if ((rc = coll_shm_allreduce(ci, sendbuf, recvbuf, count, datatype, op)) !=
             COLL_SHM_DECLINED)

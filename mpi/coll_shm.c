@@ -231,6 +231,13 @@ int coll_shm_usable(cinfo_t *ci)
            !c->inter && ci->size >= 2;
 }
 
+int coll_shm_fits(cinfo_t *ci, int count, MPI_Datatype dt, size_t max, size_t pair)
+{
+    size_t bytes = (size_t)count * (size_t)rtmpi_dtype_get(dt)->size;
+
+    return coll_shm_usable(ci) && bytes <= max && (ci->size != 2 || bytes <= pair);
+}
+
 void coll_shm_free(rtmpi_comm_t *c)
 {
     seg_unmap(c->shm);

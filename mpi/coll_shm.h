@@ -24,6 +24,10 @@
 /* The communicator may have (or get) a segment: a cheap test before the
  * size checks of a caller. */
 int coll_shm_usable(cinfo_t *ci);
+/* coll_shm_usable, and count elements of dt within max bytes, within pair
+ * on a communicator of 2 ranks (whose one message both ranks copy:
+ * RTM_SHM_CMA_SPLIT) */
+int coll_shm_fits(cinfo_t *ci, int count, MPI_Datatype dt, size_t max, size_t pair);
 int coll_shm_barrier(cinfo_t *ci);
 int coll_shm_bcast(cinfo_t *ci, void *buf, int count, MPI_Datatype dt, int root);
 int coll_shm_reduce(cinfo_t *ci, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
