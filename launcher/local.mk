@@ -78,6 +78,12 @@ LAUNCHER_FAULT_SH = \
 	tests/launcher/cleanup.sh \
 	tests/launcher/signals.sh
 UNIT_TESTS += tests/launcher/test_cli tests/launcher/test_map
+# The PMIx gate's verdict on real sockets and processes (pmix_gate.c).
+check_PROGRAMS += tests/launcher/test_gate
+tests_launcher_test_gate_SOURCES = tests/launcher/test_gate.c
+tests_launcher_test_gate_CFLAGS = $(AM_CFLAGS) $(PMIX_CFLAGS)
+tests_launcher_test_gate_LDADD = launcher/librtrun.la common/libcommon.la $(PMIX_LIBS) $(HWLOC_LIBS)
+UNIT_TESTS += tests/launcher/test_gate
 INTEGRATION_TESTS += $(LAUNCHER_TEST_SH)
 FAULT_TESTS += $(LAUNCHER_FAULT_SH)
 EXTRA_DIST += $(LAUNCHER_TEST_SH) $(LAUNCHER_FAULT_SH) tests/launcher/common.sh

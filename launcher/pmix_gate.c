@@ -58,8 +58,10 @@
 #define GATE_MAX_LISTENERS 8
 #define GATE_MAX_BEFORE    64
 /* A rank forked but not yet in the table (the fork returned a moment
- * ago): how long the gate waits for it before it refuses. */
-#define GATE_PENDING_WAIT_MS 2000
+ * ago): how long the gate waits for it before it refuses, in sleeps of
+ * GATE_PENDING_STEP_MS (a loaded host stretches it; only a process rtrun
+ * itself started waits, and only while some rank is unrecorded). */
+#define GATE_PENDING_WAIT_MS 10000
 #define GATE_PENDING_STEP_MS 5
 
 static _Atomic int gate_listener[GATE_MAX_LISTENERS] = {-1, -1, -1, -1, -1, -1, -1, -1};
@@ -70,6 +72,8 @@ static int         nbefore;
 static char        gate_nspace[256];
 static char        gate_who[128] = "this host"; /* the host, in messages */
 static _Atomic int gate_refused;
+
+void (*rtrun_pmix_gate_test_after_look)(void);
 
 /* Per local rank: its pid; 0 not started yet, -1 reaped. */
 #define GATE_PID_UNSTARTED 0
@@ -438,7 +442,7 @@ int rtrun_pmix_gate_admit(int fd)
 {
     struct sockaddr_storage local, peer;
     socklen_t llen = sizeof(local), plen = sizeof(peer);
-    char why[200];
+    char why[256];
     uid_t uid = 0;
     ino_t ino = 0;
     int owner, waited_ms = 0;
@@ -462,21 +466,38 @@ int rtrun_pmix_gate_admit(int fd)
         return -1;
     }
     for (;;) {
+        /* Whether a rank was still unrecorded is taken before the look:
+         * a rank recorded while find_owner reads /proc may have been seen
+         * there as a process of ours that is no rank, and only a look
+         * begun after every rank was recorded is final. (Taken after the
+         * look, that rank was refused when it was the last to start.) */
+        int pending = some_rank_unstarted();
+
         owner = find_owner(ino);
+        if (rtrun_pmix_gate_test_after_look != NULL)
+            rtrun_pmix_gate_test_after_look();
         if (owner >= 0 || waited_ms >= GATE_PENDING_WAIT_MS)
             break;
         /* A process of ours that no rank is known to be the ancestor of:
          * a rank whose fork has not been recorded yet, while ranks are
          * still being started. */
-        if (owner != OWNER_NOT_RANK || !some_rank_unstarted())
+        if (owner != OWNER_NOT_RANK || !pending)
             break;
         nanosleep(&(struct timespec){.tv_nsec = GATE_PENDING_STEP_MS * 1000000L}, NULL);
         waited_ms += GATE_PENDING_STEP_MS;
     }
     if (owner < 0) {
+        uid_t uid_now;
+        ino_t ino_now;
+        int held = diag_lookup(&peer, &local, &uid_now, &ino_now) == 0 && ino_now == ino;
+
         snprintf(why, sizeof(why),
-                 "uid %u, but no rank started for this job (nor a descendant of one) holds it",
-                 (unsigned)uid);
+                 "uid %u, but no rank started for this job (nor a descendant of one) holds it "
+                 "(%s; %s; waited %d ms)",
+                 (unsigned)uid,
+                 owner == OWNER_NOT_RANK ? "a process rtrun started that is no rank"
+                                         : "no process rtrun started",
+                 held ? "still held" : "its holder has closed it since", waited_ms);
         refuse_log(&peer, why);
         return -1;
     }

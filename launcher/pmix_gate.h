@@ -43,5 +43,9 @@ void rtrun_pmix_gate_rank_pid(int rank, pid_t pid);
 int rtrun_pmix_gate_bind(int rank);
 /* Connections refused so far (tests, and the teardown's choice). */
 int rtrun_pmix_gate_refusals(void);
+/* Tests only (tests/launcher/test_gate.c): when set, called by
+ * rtrun_pmix_gate_admit after each look at the process table, so a test
+ * can record a rank's pid at the moment a race would. NULL in rtrun. */
+extern void (*rtrun_pmix_gate_test_after_look)(void);
 
 #endif
