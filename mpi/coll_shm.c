@@ -261,22 +261,33 @@ static inline void flag_store(uint64_t *f, uint64_t v)
  * collectives, one-sided targets) and idling as the runtime's blocking
  * waits do: a rank that shares its core yields it, so the rank it waits
  * for can run. */
-static void wait_ge(const uint64_t *f, uint64_t v)
+static uint64_t wait_ge(const uint64_t *f, uint64_t v)
 {
     unsigned long polls = 0;
+    uint64_t now;
 
-    while (flag_load(f) < v) {
+    while ((now = flag_load(f)) < v) {
         if (rtmpi_progress() > 0)
             polls = 0;
         else
             binding_idle(++polls);
     }
+    return now;
 }
 
-static void wait_all_done(struct coll_shm *sh, int p, uint64_t v)
+/* Waits until every done flag is >= v; returns the least of the values
+ * read (>= v), which every done flag stays at or above. */
+static uint64_t wait_all_done(struct coll_shm *sh, int p, uint64_t v)
 {
-    for (int i = 0; i < p; i++)
-        wait_ge(&sh->flags[i].done, v);
+    uint64_t least = UINT64_MAX;
+
+    for (int i = 0; i < p; i++) {
+        uint64_t d = wait_ge(&sh->flags[i].done, v);
+
+        if (d < least)
+            least = d;
+    }
+    return least;
 }
 
 static void wait_all_ready(struct coll_shm *sh, int p, uint64_t v)
@@ -331,11 +342,12 @@ static inline void wait_writable(struct coll_shm *sh, uint64_t n, size_t len)
     uint64_t lag = small_step(len) ? sh->nsmall : SHM_NBUF;
 
     /* the flags only grow: no need to read p lines again while the last
-     * reading covers n */
-    if (n > lag && sh->all_done < n - lag) {
-        wait_all_done(sh, sh->p, n - lag);
-        sh->all_done = n - lag;
-    }
+     * reading covers n. What that reading found is kept, not the bound it
+     * waited for: a writer ahead of its readers then reads their lines
+     * again about once in `lag` steps, not at every step (each read takes
+     * a line the readers write at every step across cores). */
+    if (n > lag && sh->all_done < n - lag)
+        sh->all_done = wait_all_done(sh, sh->p, n - lag);
 }
 
 /* ---- Barrier ----------------------------------------------------------- */
