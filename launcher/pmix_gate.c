@@ -505,6 +505,14 @@ int rtrun_pmix_gate_admit(int fd)
         refuse_log(&peer, "out of memory recording it");
         return -1;
     }
+    /* The server's replies and notifications go out at once: OpenPMIx
+     * sets no TCP_NODELAY, and a second small message would wait for the
+     * client's delayed ACK of the first (40 ms; runtime/pmix_sock.h). */
+    {
+        int one = 1;
+
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    }
     return 0;
 }
 

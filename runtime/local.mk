@@ -15,6 +15,7 @@ librtmsg_la_SOURCES = \
 	runtime/eager.c runtime/eager.h \
 	runtime/init.c \
 	runtime/job.c runtime/job.h \
+	runtime/pmix_sock.c runtime/pmix_sock.h \
 	runtime/match.c runtime/match.h \
 	runtime/p2p.c \
 	runtime/peer.c runtime/peer.h \
@@ -73,6 +74,10 @@ check_PROGRAMS += tests/unit/test_rma
 tests_unit_test_rma_SOURCES = tests/unit/test_rma.c runtime/rma.c runtime/rma_key.c
 tests_unit_test_rma_LDADD = common/libcommon.la
 UNIT_TESTS += tests/unit/test_rma
+# the PMIx server's URI and TCP_NODELAY on its connection, linked alone
+check_PROGRAMS += tests/unit/test_pmix_sock
+tests_unit_test_pmix_sock_SOURCES = tests/unit/test_pmix_sock.c runtime/pmix_sock.c
+UNIT_TESTS += tests/unit/test_pmix_sock
 tests_unit_test_config_SOURCES = tests/unit/test_config.c
 tests_unit_test_config_LDADD = runtime/librtmcfg.la common/libcommon.la
 UNIT_TESTS += tests/unit/test_match tests/unit/test_config tests/unit/config_doc.sh
@@ -91,8 +96,8 @@ EXTRA_DIST += tests/integration/idle_wait.sh tests/integration/rndv_bidir.sh
 
 # Only transports that can have work are polled (self only while a
 # self-send waits: runtime/progress.c), checked by poll counters.
-INTEGRATION_TESTS += tests/integration/poll_self.sh
-EXTRA_DIST += tests/integration/poll_self.sh
+INTEGRATION_TESTS += tests/integration/poll_self.sh tests/integration/pmix_nodelay.sh
+EXTRA_DIST += tests/integration/poll_self.sh tests/integration/pmix_nodelay.sh
 
 # Long waits back off, yielding waits yield (runtime/progress.c).
 check_PROGRAMS += tests/integration/idle_backoff

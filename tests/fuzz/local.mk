@@ -18,7 +18,7 @@
 # the tier targets leave them out (NO_SANITIZER_TESTS, tests/local.mk).
 
 FUZZ_NAMES = hostfile alloc cli jobdesc rtd_wire rtd_hs tcp_frames tcp_handshake tcp_hs am config \
-	addr vrb_addr rtd_msg rma_hdr rma_key shm_split
+	addr vrb_addr rtd_msg rma_hdr rma_key shm_split pmix_uri
 
 FUZZ_BINS = $(FUZZ_NAMES:%=tests/fuzz/fuzz_%)
 # Spelled out: automake rewrites a substitution reference inside TESTS
@@ -40,7 +40,8 @@ FUZZ_TESTS += \
 	tests/fuzz/rtd_msg.sh \
 	tests/fuzz/rma_hdr.sh \
 	tests/fuzz/rma_key.sh \
-	tests/fuzz/shm_split.sh
+	tests/fuzz/shm_split.sh \
+	tests/fuzz/pmix_uri.sh
 NO_SANITIZER_TESTS += $(FUZZ_NAMES:%=tests/fuzz/%.sh)
 EXTRA_DIST += $(FUZZ_NAMES:%=tests/fuzz/%.sh) $(FUZZ_NAMES:%=tests/fuzz/fuzz_%.c) \
 	tests/fuzz/run.sh tests/fuzz/fuzz.h tests/fuzz/fuzz_tcp.h tests/fuzz/corpus
@@ -194,3 +195,9 @@ tests/fuzz/fuzz_shm_split: $(top_srcdir)/tests/fuzz/fuzz_shm_split.c $(FUZZ_COMM
 		$(filter %.c,$(SHM_SOURCES:%=$(top_srcdir)/%)) $(top_srcdir)/common/config_parse.c $(top_srcdir)/common/shmname.c \
 		$(runtime_librtmcfg_la_SOURCES:%=$(top_srcdir)/%)
 	$(FUZZ_COMPILE) $(SODIUM_CFLAGS) $(fuzz_srcs) -lrt $(SODIUM_LIBS)
+
+# The PMIx server URI a rank reads from its environment (runtime/
+# pmix_sock.c), through rtm_pmix_uri_addr.
+tests/fuzz/fuzz_pmix_uri: $(top_srcdir)/tests/fuzz/fuzz_pmix_uri.c $(FUZZ_COMMON) \
+		$(top_srcdir)/runtime/pmix_sock.c
+	$(FUZZ_COMPILE) $(fuzz_srcs)
