@@ -60,10 +60,13 @@ struct coll_shm {
 #define SHM_NBUF 16
 
 /* Steps of at most SHM_SMALL bytes per slot go through small sets of their
- * own (one cache line per slot): 256 of them up to 32 ranks (at most 528
- * KiB), 64 beyond. A writer runs that many steps ahead rather than 16, so
- * an oversubscribed root or leaf of 8 B collectives yields less often (with
- * 64: Reduce 8 B 0.50 -> 0.27 us, Bcast 8 B 0.43 -> 0.18-0.29). Which sets a
+ * own (one cache line per slot): up to 32 ranks as many as fit the 512 KiB
+ * that 256 take at 32 ranks (a power of two, at least 256: 2048 at 2 and 3
+ * ranks, 1024 at 4, 512 at 8; at most 528 KiB), 64 beyond. A writer runs
+ * that many steps ahead rather than 16, so an oversubscribed root or leaf
+ * of 8 B collectives yields less often (with 64: Reduce 8 B 0.50 -> 0.27
+ * us, Bcast 8 B 0.43 -> 0.18-0.29; 2048 rather than 256 at 2 ranks: Reduce
+ * 8 B 0.148 -> 0.107 us, its leaf no longer held to the root's pace). Which sets a
  * step uses follows from its size, the same at every rank. Reuse stays
  * safe: the step that last used a set is at least nsmall (small) or
  * SHM_NBUF (large) steps back, so "every done flag >= n - that" covers it. */
@@ -79,7 +82,14 @@ struct coll_shm {
 
 static uint64_t small_sets(int p)
 {
-    return p <= 32 ? 256 : 64;
+    uint64_t n = 256;
+
+    if (p > 32)
+        return 64;
+    /* the 512 KiB that 256 sets take at 32 ranks, at every size up to it */
+    while (n * 2 * (uint64_t)(p + 1) * SHM_SMALL <= ((uint64_t)512 << 10))
+        n *= 2;
+    return n;
 }
 /* a step whose area is a whole large set whatever its size (Reduce's chain) */
 #define SHM_LARGE ((size_t)-1)

@@ -393,16 +393,17 @@ static void check_allgather(MPI_Comm comm, const char *what)
 }
 
 /* Many small steps in a row (more than there are buffer sets of either
- * size), their data checked: Reduce leaves and Bcast roots run ahead and
- * reuse sets; every 10th iteration a large Bcast (another kind of set)
- * comes between them. */
+ * size: 4 small steps an iteration, 3200 against at most 2048 small sets),
+ * their data checked: Reduce leaves and Bcast roots run ahead and reuse
+ * sets; every 10th iteration a large Bcast (another kind of set) comes
+ * between them. */
 static void check_many_small(MPI_Comm comm)
 {
     int r, p, big[4096];
 
     MPI_Comm_rank(comm, &r);
     MPI_Comm_size(comm, &p);
-    for (int it = 0; it < 300; it++) {
+    for (int it = 0; it < 800; it++) {
         int root = it % p, v[2] = {r + it, r * it}, sum[2] = {-1, -1}, b = r == root ? it : -1;
         int want0 = 0, want1 = 0, a2a_in[64], a2a_out[64];
         int bad = 0;
