@@ -31,13 +31,42 @@ static int parse_port(const char *s, in_port_t *port_p)
     return 0;
 }
 
+/* host (an address literal of family) and port into *ss */
+static int fill_addr(int family, const char *host, const char *port,
+                     struct sockaddr_storage *ss)
+{
+    struct sockaddr_storage tmp;
+    in_port_t p;
+
+    memset(&tmp, 0, sizeof(tmp));
+    if (parse_port(port, &p) != 0)
+        return -1;
+    if (family == AF_INET) {
+        struct sockaddr_in *a = (struct sockaddr_in *)(void *)&tmp;
+
+        a->sin_family = AF_INET;
+        a->sin_port = p;
+        if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+            return -1;
+    } else {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)(void *)&tmp;
+
+        a->sin6_family = AF_INET6;
+        a->sin6_port = p;
+        if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1)
+            return -1;
+    }
+    *ss = tmp;
+    return 0;
+}
+
 int rtm_pmix_uri_addr(const char *uri, struct sockaddr_storage *ss)
 {
     char buf[URI_MAX];
     const char *semi;
     char *host, *colon;
     size_t len;
-    in_port_t port;
+    int family;
 
     if (uri == NULL || ss == NULL)
         return -1;
@@ -45,51 +74,29 @@ int rtm_pmix_uri_addr(const char *uri, struct sockaddr_storage *ss)
     if (len == sizeof(buf) || (semi = strrchr(uri, ';')) == NULL)
         return -1;
     memcpy(buf, semi + 1, len - (size_t)(semi + 1 - uri) + 1);
-    if (strncmp(buf, "tcp4://", 7) == 0) {
-        struct sockaddr_in a;
+    if (strncmp(buf, "tcp4://", 7) == 0)
+        family = AF_INET;
+    else if (strncmp(buf, "tcp6://", 7) == 0)
+        family = AF_INET6;
+    else
+        return -1;
+    host = buf + 7;
+    if (family == AF_INET6 && host[0] == '[') {
+        /* "[ADDR]:PORT" */
+        char *close_br = strchr(++host, ']');
 
-        host = buf + 7;
+        if (close_br == NULL || close_br[1] != ':')
+            return -1;
+        *close_br = '\0';
+        colon = close_br + 1;
+    } else {
+        /* "ADDR:PORT": the port after the last colon */
         colon = strrchr(host, ':');
         if (colon == NULL)
             return -1;
         *colon = '\0';
-        memset(&a, 0, sizeof(a));
-        a.sin_family = AF_INET;
-        if (inet_pton(AF_INET, host, &a.sin_addr) != 1 || parse_port(colon + 1, &port) != 0)
-            return -1;
-        a.sin_port = port;
-        memset(ss, 0, sizeof(*ss));
-        memcpy(ss, &a, sizeof(a));
-        return 0;
     }
-    if (strncmp(buf, "tcp6://", 7) == 0) {
-        struct sockaddr_in6 a;
-        char *close_br;
-
-        host = buf + 7;
-        if (host[0] == '[') {
-            host++;
-            close_br = strchr(host, ']');
-            if (close_br == NULL || close_br[1] != ':')
-                return -1;
-            *close_br = '\0';
-            colon = close_br + 1;
-        } else {
-            colon = strrchr(host, ':');
-            if (colon == NULL)
-                return -1;
-            *colon = '\0';
-        }
-        memset(&a, 0, sizeof(a));
-        a.sin6_family = AF_INET6;
-        if (inet_pton(AF_INET6, host, &a.sin6_addr) != 1 || parse_port(colon + 1, &port) != 0)
-            return -1;
-        a.sin6_port = port;
-        memset(ss, 0, sizeof(*ss));
-        memcpy(ss, &a, sizeof(a));
-        return 0;
-    }
-    return -1;
+    return fill_addr(family, host, colon + 1, ss);
 }
 
 static int same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
