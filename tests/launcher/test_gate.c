@@ -127,8 +127,10 @@ static client_t start_client(client_kind_t kind)
     }
     close(ready[1]);
     close(hold[0]);
-    if (kind == CLIENT_ORPHAN)
+    if (kind == CLIENT_ORPHAN) {
         CHECK(waitpid(cl.pid, NULL, 0) == cl.pid, "waitpid");
+        cl.pid = 0; /* reaped: only the grandchild is left */
+    }
     CHECK(read(ready[0], &c, 1) == 1, "the client did not connect");
     close(ready[0]);
     cl.hold_w = hold[1];
@@ -139,7 +141,7 @@ static void stop_client(client_t *cl)
 {
     close(cl->hold_w);
     if (cl->pid > 0)
-        waitpid(cl->pid, NULL, 0); /* an orphan's parent was reaped already */
+        waitpid(cl->pid, NULL, 0); /* 0: an orphan's parent, reaped already */
 }
 
 static int accept_one(void)
@@ -239,7 +241,6 @@ static void case_stranger(void)
 
     CHECK(rtrun_pmix_gate_set_ranks(1) == RTM_OK, "set_ranks");
     orphan = start_client(CLIENT_ORPHAN);
-    orphan.pid = 0; /* reaped in start_client */
     fd = accept_one();
     EXPECT(rtrun_pmix_gate_admit(fd) == -1, "a process rtrun did not start was admitted");
     EXPECT(looks == 1, "%d looks, expected 1", looks);

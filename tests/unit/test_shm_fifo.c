@@ -546,15 +546,26 @@ static void split_progress_until(int *calls)
         rtm_tl_shm.progress(T.iface);
 }
 
-/* A split-read get of len bytes at key's address into dst (zeroed first),
- * completing into g (reset). */
-static void split_get(unsigned char *dst, size_t len, const shm_rkey_t *key, batch_get_t *g)
+/* dst zeroed and g reset for a split read into dst */
+static void split_reset(unsigned char *dst, size_t len, batch_get_t *g)
 {
     memset(g, 0, sizeof(*g));
     memset(dst, 0, len);
     g->comp.cb = batch_cb;
+}
+
+/* The split-read get of len bytes at key's address into dst, completing
+ * into g (both as split_reset left them). */
+static void split_issue(unsigned char *dst, size_t len, const shm_rkey_t *key, batch_get_t *g)
+{
     CHECK(rtm_tl_shm.get(T.ep[0], dst, NULL, len, key->addr, key, sizeof(*key), &g->comp) ==
           RTM_OK, "get: %s", rtm_last_error());
+}
+
+static void split_get(unsigned char *dst, size_t len, const shm_rkey_t *key, batch_get_t *g)
+{
+    split_reset(dst, len, g);
+    split_issue(dst, len, key, g);
 }
 
 /* bytes [from, to) of dst hold the sender's pattern of a len-byte message */
@@ -684,12 +695,9 @@ static void body_cma_split(tjob_t *job)
 
         /* 3: rank 0's writes fail (read-only pages, made so before the
          * record goes): this rank reads its chunks */
-        memset(g, 0, sizeof(g));
-        memset(dst, 0, LEN);
-        g[0].comp.cb = batch_cb;
+        split_reset(dst, LEN, &g[0]);
         CHECK(mprotect(dst + back, LEN - back, PROT_READ) == 0, "mprotect");
-        CHECK(rtm_tl_shm.get(T.ep[0], dst, NULL, LEN, key.addr, &key, sizeof(key),
-                             &g[0].comp) == RTM_OK, "get: %s", rtm_last_error());
+        split_issue(dst, LEN, &key, &g[0]);
         tjob_barrier(job);
         tjob_barrier(job);   /* rank 0 failed */
         CHECK(mprotect(dst + back, LEN - back, PROT_READ | PROT_WRITE) == 0, "mprotect");
