@@ -415,7 +415,9 @@ rtm_status_t job_init(void)
     pmi_active = 1;
     snprintf(rtm_rt.nspace, sizeof(rtm_rt.nspace), "%s", pmi_me.nspace);
     rtm_rt.world_rank = (int)pmi_me.rank;
-    /* Its requests go out at once (pmix_sock.h: Nagle cost 40 ms a job). */
+    /* Its requests go out at once (pmix_sock.h: Nagle cost 40 ms a job).
+     * Called outside rtm_debug, whose arguments are evaluated only at the
+     * debug level. */
     {
         int n = rtm_pmix_server_nodelay();
 
